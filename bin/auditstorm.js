@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Stable entry point: other tooling calls `node bin/auditstorm.js analyze PATH...`.
+import { main } from '../dist/cli/main.js';
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`auditstorm: internal error: ${err && err.stack ? err.stack : String(err)}\n`);
+    process.exitCode = 2;
+  },
+);

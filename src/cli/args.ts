@@ -1,0 +1,362 @@
+/**
+ * Command-line grammar: the yargs definitions and their normalization into {@link ParsedArgs}.
+ * Nothing here reads files or the environment; merging with the config file happens in
+ * `./options.ts`. Flags have no yargs defaults on purpose, so that "not given" (undefined) can
+ * be told apart and the config file can fill it.
+ */
+import yargs from 'yargs';
+import type { Argv } from 'yargs';
+import { UsageError } from '../errors.js';
+import type { Format } from '../report/index.js';
+import { SEVERITIES, type Severity } from '../report/schema.js';
+
+/** Formats accepted by `--format`, in help order (same as `FORMATS` in `src/report/index.ts`). */
+const FORMATS = ['text', 'json', 'markdown'] as const satisfies readonly Format[];
+
+/** Command-line arguments after parsing and normalization (no config file, no defaults). */
+export interface ParsedArgs {
+  /** Input paths (files, directories, `-` for stdin); empty means stdin. */
+  paths: string[];
+  since?: string;
+  until?: string;
+  /** Repeated flags and comma lists, flattened; empty when not given. */
+  namespace: string[];
+  user: string[];
+  resource: string[];
+  verb: string[];
+  /** `--config FILE`. */
+  config?: string;
+  /** Raw duration text of `--window` / `--step` (parsed in `createOptions`). */
+  window?: string;
+  step?: string;
+  minConflicts?: number;
+  minConflictRatio?: number;
+  /** `--format`; undefined when not given (stdout then defaults to text). */
+  format?: Format;
+  /** `-o/--out` paths, in order. */
+  out: string[];
+  failOn?: Severity;
+  top?: number;
+  maxLineLength?: number;
+  /** True when `--no-color` was given. */
+  noColor: boolean;
+  /** True when `--quiet` was given. */
+  quiet: boolean;
+}
+
+/** What parsing asked for: run an analysis, or print text (help, version) and exit 0. */
+export type ParseOutcome = { kind: 'run'; args: ParsedArgs } | { kind: 'print'; text: string };
+
+const GROUP_INPUT = 'Input:';
+const GROUP_FILTERS = 'Filters:';
+const GROUP_DETECTION = 'Detection:';
+const GROUP_OUTPUT = 'Output:';
+
+/**
+ * Defaults shown in `--help` (shown only: flags have no yargs defaults, see the module doc).
+ * `main` fills them from the core and detector schemas so the help never drifts from them.
+ */
+export interface HelpDefaults {
+  window?: string;
+  step?: string;
+  minConflicts?: number;
+  minConflictRatio?: number;
+  top?: number;
+  maxLineLength?: number;
+}
+
+/**
+ * Build the yargs parser. Exposed for tests and for printing help; use {@link parseArgs} to
+ * parse.
+ *
+ * @param version string printed by `--version`
+ * @param width help wrap width in columns (default 80)
+ * @param defaults default values to show in the help
+ */
+export function buildParser(version: string, width = 80, defaults: HelpDefaults = {}): Argv {
+  const shown = (v: string | number | undefined) => (v === undefined ? {} : { defaultDescription: String(v) });
+  return yargs()
+    .scriptName('auditstorm')
+    .locale('en')
+    .exitProcess(false)
+    .fail(false)
+    .strict()
+    .parserConfiguration({
+      // `--no-color` is an option of its own, not the negation of an unknown `--color`.
+      'boolean-negation': false,
+      // Keep paths after `--` (e.g. a file named `-x.log`).
+      'populate--': true,
+      // No camelCase twins: strict mode would name an unknown `--foo-bar` twice.
+      'camel-case-expansion': false,
+    })
+    .usage('$0 [analyze] [paths..]\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.')
+    .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) =>
+      y.positional('paths', {
+        type: 'string',
+        array: true,
+        describe: 'Audit log files (plain or .gz) or directories; "-" or nothing reads stdin',
+      }),
+    )
+    .option('config', {
+      group: GROUP_INPUT,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Read options from a YAML or JSON file; flags override it',
+    })
+    .option('max-line-length', {
+      group: GROUP_INPUT,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Longest line accepted, in bytes; longer lines are counted and skipped',
+      ...shown(defaults.maxLineLength),
+    })
+    .option('since', {
+      group: GROUP_FILTERS,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Keep requests at or after this time: RFC 3339, or a duration back from the end of the log (15m, 2h)',
+    })
+    .option('until', {
+      group: GROUP_FILTERS,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Keep requests at or before this time (same forms as --since)',
+    })
+    .option('namespace', {
+      alias: 'n',
+      group: GROUP_FILTERS,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Keep only this namespace (repeatable, or a comma list)',
+    })
+    .option('user', {
+      group: GROUP_FILTERS,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Keep only this user; * is a wildcard (system:serviceaccount:shop:*) (repeatable, comma list)',
+    })
+    .option('resource', {
+      group: GROUP_FILTERS,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Keep only this resource: resource, resource/subresource, resource.group (repeatable, comma list)',
+    })
+    .option('verb', {
+      group: GROUP_FILTERS,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Keep only this verb (repeatable, comma list)',
+    })
+    .option('window', {
+      group: GROUP_DETECTION,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Conflict-storm sliding window (60s, 1m, 2m30s)',
+      ...shown(defaults.window),
+    })
+    .option('step', {
+      group: GROUP_DETECTION,
+      type: 'string',
+      requiresArg: true,
+      describe: 'How often the window is evaluated; must divide --window',
+      ...shown(defaults.step),
+    })
+    .option('min-conflicts', {
+      group: GROUP_DETECTION,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Fewest 409 Conflicts in a window for a conflict storm',
+      ...shown(defaults.minConflicts),
+    })
+    .option('min-conflict-ratio', {
+      group: GROUP_DETECTION,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Smallest share (0..1) of write attempts in a window that must be 409 Conflicts',
+      ...shown(defaults.minConflictRatio),
+    })
+    .option('format', {
+      group: GROUP_OUTPUT,
+      type: 'string',
+      choices: FORMATS,
+      requiresArg: true,
+      describe: 'Format written to stdout',
+      defaultDescription: 'text',
+    })
+    .option('out', {
+      alias: 'o',
+      group: GROUP_OUTPUT,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Also write the report to FILE, format from its extension: .txt, .json, .md (repeatable). '
+        + 'With only --out and no --format, stdout gets nothing and stderr a one-line summary',
+    })
+    .option('fail-on', {
+      group: GROUP_OUTPUT,
+      type: 'string',
+      choices: SEVERITIES,
+      requiresArg: true,
+      describe: 'Exit 1 when a finding has this severity or higher',
+    })
+    .option('top', {
+      group: GROUP_OUTPUT,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Rows in each top-N summary table',
+      ...shown(defaults.top),
+    })
+    .option('no-color', {
+      group: GROUP_OUTPUT,
+      type: 'boolean',
+      describe: 'No colours (also when NO_COLOR is set or stdout is not a terminal)',
+    })
+    .option('quiet', {
+      alias: 'q',
+      group: GROUP_OUTPUT,
+      type: 'boolean',
+      describe: 'No progress line and no summary on stderr',
+    })
+    .version('version', 'Show the version', version)
+    .help('help', 'Show this help')
+    .alias('help', 'h')
+    .example('$0 audit.log', 'Text report of one log')
+    .example('$0 logs/ --since 2h', 'All logs in a directory, last 2h')
+    .example('zcat a.log.gz | $0 -n shop', 'Read stdin; namespace shop only')
+    .example('$0 a.log -o r.json -o r.md', 'Write files; summary on stderr')
+    .example('$0 a.log --fail-on high', 'Exit 1 on high or critical findings')
+    .example('$0 a.log --format json | jq', 'JSON for programs')
+    .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override')
+    .epilog(
+      'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
+        + 'maxLineLength, window, step, and detectors.<id>.<option> (e.g. detectors.conflict-storm.minConflicts).\n'
+        + 'Exit codes: 0 success, 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
+        + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
+    )
+    .wrap(Math.max(60, Math.min(width, 120)));
+}
+
+/**
+ * Parse command-line arguments.
+ *
+ * @param argv arguments after the program name (`process.argv.slice(2)`)
+ * @param version text for `--version`
+ * @param width help wrap width in columns
+ * @param defaults default values shown in the help
+ * @returns `{ kind: 'print', text }` for `--help` / `--version`, otherwise the normalized
+ *   arguments
+ * @throws UsageError for unknown options, missing option values, bad choices and values that
+ *   are not numbers; the message is yargs' own (one line)
+ */
+export async function parseArgs(
+  argv: readonly string[],
+  version: string,
+  width = 80,
+  defaults: HelpDefaults = {},
+): Promise<ParseOutcome> {
+  const parser = buildParser(version, width, defaults);
+  let printed = '';
+  let raw: Record<string, unknown>;
+  try {
+    // yargs drops a lone `-` (stdin); carry it through as a placeholder.
+    const args = argv.map((a) => (a === '-' ? STDIN_PLACEHOLDER : a));
+    raw = (await parser.parse(args, {}, (_err: unknown, _argv: unknown, output: string) => {
+      printed = output;
+    })) as Record<string, unknown>;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new UsageError(oneLine(msg), 'run `auditstorm --help` for usage');
+  }
+  if (raw['help'] === true || raw['version'] === true) {
+    return { kind: 'print', text: printed.endsWith('\n') ? printed : `${printed}\n` };
+  }
+  const restored = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, restoreDash(v)]));
+  return { kind: 'run', args: normalize(restored) };
+}
+
+const STDIN_PLACEHOLDER = '\u0000stdin';
+
+function restoreDash(v: unknown): unknown {
+  if (v === STDIN_PLACEHOLDER) return '-';
+  return Array.isArray(v) ? v.map(restoreDash) : v;
+}
+
+function oneLine(msg: string): string {
+  return msg.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** Repeated flags become arrays in yargs; single-valued ones keep the last value given. */
+function last(v: unknown): unknown {
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+function str(v: unknown): string | undefined {
+  const x = last(v);
+  return x === undefined ? undefined : String(x);
+}
+
+function list(v: unknown): string[] {
+  if (v === undefined) return [];
+  const items = Array.isArray(v) ? v : [v];
+  return splitList(items.map(String));
+}
+
+/** Flatten comma lists: `['a,b', 'c']` → `['a', 'b', 'c']` (trimmed, empties dropped). */
+export function splitList(items: readonly string[]): string[] {
+  return items.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function num(v: unknown, flag: string, kind: 'positive-int' | 'non-negative' | 'ratio'): number | undefined {
+  const x = last(v);
+  if (x === undefined) return undefined;
+  const n = typeof x === 'number' ? x : Number(x);
+  const ok =
+    kind === 'positive-int'
+      ? Number.isInteger(n) && n > 0
+      : kind === 'ratio'
+        ? Number.isFinite(n) && n >= 0 && n <= 1
+        : Number.isFinite(n) && n >= 0;
+  if (!ok) {
+    const expected =
+      kind === 'positive-int' ? 'a whole number > 0' : kind === 'ratio' ? 'a number from 0 to 1' : 'a number ≥ 0';
+    throw new UsageError(`${flag}: expected ${expected}`, 'run `auditstorm --help` for usage');
+  }
+  return n;
+}
+
+function normalize(raw: Record<string, unknown>): ParsedArgs {
+  const positional = Array.isArray(raw['paths']) ? raw['paths'] : [];
+  const afterDashes = Array.isArray(raw['--']) ? raw['--'] : [];
+  const args: ParsedArgs = {
+    paths: [...positional, ...afterDashes].map(String),
+    namespace: list(raw['namespace']),
+    user: list(raw['user']),
+    resource: list(raw['resource']),
+    verb: list(raw['verb']),
+    out: (raw['out'] === undefined ? [] : [raw['out']].flat()).map(String),
+    noColor: last(raw['no-color']) === true,
+    quiet: last(raw['quiet']) === true,
+  };
+  const since = str(raw['since']);
+  if (since !== undefined) args.since = since;
+  const until = str(raw['until']);
+  if (until !== undefined) args.until = until;
+  const config = str(raw['config']);
+  if (config !== undefined) args.config = config;
+  const window = str(raw['window']);
+  if (window !== undefined) args.window = window;
+  const step = str(raw['step']);
+  if (step !== undefined) args.step = step;
+  const minConflicts = num(raw['min-conflicts'], '--min-conflicts', 'non-negative');
+  if (minConflicts !== undefined) args.minConflicts = minConflicts;
+  const minConflictRatio = num(raw['min-conflict-ratio'], '--min-conflict-ratio', 'ratio');
+  if (minConflictRatio !== undefined) args.minConflictRatio = minConflictRatio;
+  const format = str(raw['format']);
+  if (format !== undefined) args.format = format as Format;
+  const failOn = str(raw['fail-on']);
+  if (failOn !== undefined) args.failOn = failOn as Severity;
+  const top = num(raw['top'], '--top', 'positive-int');
+  if (top !== undefined) args.top = top;
+  const maxLineLength = num(raw['max-line-length'], '--max-line-length', 'positive-int');
+  if (maxLineLength !== undefined) args.maxLineLength = maxLineLength;
+  return args;
+}

@@ -1,0 +1,255 @@
+/**
+ * The command line: argv in, exit code out. The only module that touches `process` (through
+ * {@link processIO}); everything else takes a {@link CliIO} so tests can inject streams, the
+ * environment, terminal facts, the clock and even `analyze`.
+ *
+ * Exit codes: 0 success; 1 a finding at or above `--fail-on`; 2 usage, config, input or
+ * output-file error (message on stderr as `auditstorm: …` plus an optional `hint: …` line).
+ */
+import { stat, writeFile as fsWriteFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { isatty } from 'node:tty';
+import type { AnalyzeIO } from '../index.js';
+import type { AnalyzeOptionsInput } from '../options.js';
+import { AuditstormError, UsageError } from '../errors.js';
+import { SEVERITIES, severityRank, type Report, type Severity } from '../report/schema.js';
+import { VERSION } from '../version.js';
+import { DETECTORS } from '../detectors/registry.js';
+import { AnalyzeOptionsSchema } from '../options.js';
+import { parseArgs, type HelpDefaults } from './args.js';
+import { formatDuration } from '../duration.js';
+import { CONFLICT_STORM, createOptions, describeFsError, type OutputOptions, type ReadFileFn } from './options.js';
+import { createProgressLine, type ProgressLine } from './progress.js';
+
+/** The analysis entry point, as `main` calls it (the real one is `analyze` in `src/index.ts`). */
+export type AnalyzeFn = (options: AnalyzeOptionsInput, io?: AnalyzeIO) => Promise<Report>;
+
+/** A writable stream as `main` uses it: `write` with a callback, and `error` events. */
+export type CliWritable = NodeJS.WritableStream;
+
+/** Everything `main` needs from the outside world. */
+export interface CliIO {
+  /** Read when no path or `-` is given. */
+  stdin: NodeJS.ReadableStream;
+  stdout: CliWritable;
+  stderr: CliWritable;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Which of the standard streams are terminals. */
+  isTTY: { stdin: boolean; stdout: boolean; stderr: boolean };
+  /** Terminal widths in columns, when they are terminals. */
+  columns?: { stdout?: number; stderr?: number };
+  /** Clock for the report's `generatedAt`. */
+  now: () => Date;
+  /** Replaces the real `analyze` (tests). */
+  analyze?: AnalyzeFn;
+  /** Replaces reading the `--config` file (tests). */
+  readFile?: ReadFileFn;
+}
+
+/**
+ * The real process: `process.stdin/stdout/stderr`, `process.env`, `isatty(0/1/2)`, wall clock.
+ * `stdin` is only touched when the analysis reads it.
+ */
+export function processIO(): CliIO {
+  return {
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    isTTY: { stdin: isatty(0), stdout: isatty(1), stderr: isatty(2) },
+    // `columns` is 0 or undefined when the size is unknown.
+    columns: { stdout: process.stdout.columns || undefined, stderr: process.stderr.columns || undefined },
+    now: () => new Date(),
+  };
+}
+
+/**
+ * Run the command line.
+ *
+ * @param argv arguments after the program name (`process.argv.slice(2)`)
+ * @param io the outside world (default: the real process)
+ * @returns the exit code: 0 success, 1 a finding at or above `--fail-on`, 2 user error
+ *   (usage, config, input, an `--out` file that cannot be written). Internal errors (bugs)
+ *   are printed with their stack and also give 2. Never rejects for those; a closed stdout
+ *   (`| head`) just stops the writing.
+ */
+export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const out = guard(io.stdout);
+  const err = guard(io.stderr);
+  let progress: ProgressLine | undefined;
+  try {
+    const width = io.isTTY.stdout ? (io.columns?.stdout ?? 80) : 80;
+    const parsed = await parseArgs(argv, VERSION, width, helpDefaults());
+    if (parsed.kind === 'print') {
+      await out.write(parsed.text);
+      return 0;
+    }
+    const { analyze: analyzeOptions, output } = await createOptions(parsed.args, io.readFile, {
+      term: { stdoutIsTTY: io.isTTY.stdout, stderrIsTTY: io.isTTY.stderr, env: io.env },
+    });
+    const inputs = analyzeOptions.inputs ?? [];
+    const readsStdin = inputs.length === 0 || inputs.includes('-');
+    if (readsStdin && io.isTTY.stdin) {
+      throw new UsageError(
+        inputs.length === 0 ? 'no input: give audit log files or directories, or pipe a log into stdin' : 'stdin ("-") is a terminal, not an audit log',
+        'e.g. auditstorm /var/log/kubernetes/audit.log, or zcat audit.log.gz | auditstorm',
+      );
+    }
+    await checkOutDirs(output.outs.map((o) => o.path));
+
+    if (output.progress) progress = createProgressLine(io.stderr, { columns: io.columns?.stderr ?? 80 });
+    const analyze: AnalyzeFn = io.analyze ?? (await import('../index.js')).analyze;
+    // stdin only when it is an input: touching `process.stdin` sets up a handle for nothing.
+    const analyzeIO: AnalyzeIO = readsStdin ? { stdin: io.stdin, now: io.now } : { now: io.now };
+    if (progress) analyzeIO.onProgress = progress.update;
+    const report = await analyze(analyzeOptions, analyzeIO);
+    progress?.done();
+
+    await writeOutputs(report, output, out, err, io);
+    return exitCodeFor(report, output.failOn);
+  } catch (e) {
+    progress?.done();
+    await err.write(describeError(e));
+    return 2;
+  }
+}
+
+/**
+ * The exit code for a finished report: 1 when a finding (not a note) has severity ≥ `failOn`,
+ * else 0.
+ *
+ * @param report the analysis result
+ * @param failOn threshold; undefined means never 1
+ */
+export function exitCodeFor(report: Pick<Report, 'findings'>, failOn: Severity | undefined): number {
+  if (failOn === undefined) return 0;
+  const min = severityRank(failOn);
+  return report.findings.some((f) => severityRank(f.severity) >= min) ? 1 : 0;
+}
+
+/**
+ * The one-line summary printed on stderr when the report went only to `--out` files, e.g.
+ * `auditstorm: wrote report.json, report.md: 3 findings (1 high, 2 medium) in 12,345 requests`.
+ */
+export function summaryLine(report: Report, paths: readonly string[]): string {
+  const n = report.findings.length;
+  const counts = [...SEVERITIES]
+    .reverse()
+    .map((s) => [s, report.findings.filter((f) => f.severity === s).length] as const)
+    .filter(([, c]) => c > 0)
+    .map(([s, c]) => `${c} ${s}`);
+  const findings = n === 0 ? 'no findings' : `${n} finding${n === 1 ? '' : 's'} (${counts.join(', ')})`;
+  return `auditstorm: wrote ${paths.join(', ')}: ${findings} in ${report.input.requests.toLocaleString('en-US')} requests\n`;
+}
+
+async function writeOutputs(report: Report, output: OutputOptions, out: Guarded, err: Guarded, io: CliIO): Promise<void> {
+  const { renderReport } = await import('../report/index.js');
+  // Files first: they are what a pipeline keeps even if stdout is closed early.
+  for (const o of output.outs) {
+    const text = withNewline(renderReport(report, o.format, { color: false }));
+    try {
+      await fsWriteFile(o.path, text);
+    } catch (e) {
+      throw new UsageError(`--out ${o.path}: cannot write: ${describeFsError(e)}`);
+    }
+  }
+  if (output.stdout) {
+    const renderOpts: { color: boolean; width?: number } = { color: output.color };
+    const width = io.isTTY.stdout ? io.columns?.stdout : undefined;
+    if (width !== undefined) renderOpts.width = width;
+    await out.write(withNewline(renderReport(report, output.format, renderOpts)));
+  } else if (!output.quiet) {
+    await err.write(summaryLine(report, output.outs.map((o) => o.path)));
+  }
+}
+
+/** Fail before a long analysis when an `--out` file could not be written anyway. */
+async function checkOutDirs(paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const dir = dirname(resolve(path));
+    let isDir: boolean;
+    try {
+      isDir = (await stat(dir)).isDirectory();
+    } catch (e) {
+      const missing = (e as { code?: string }).code === 'ENOENT';
+      throw new UsageError(
+        missing ? `--out ${path}: directory ${dirname(path)} does not exist` : `--out ${path}: ${describeFsError(e)}`,
+        missing ? 'create the directory first; auditstorm does not create directories' : undefined,
+      );
+    }
+    if (!isDir) throw new UsageError(`--out ${path}: ${dirname(path)} is not a directory`);
+    try {
+      if ((await stat(path)).isDirectory()) throw new UsageError(`--out ${path}: is a directory`);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      // ENOENT: the file does not exist yet, as expected.
+    }
+  }
+}
+
+/** Defaults for `--help`, from the core options schema and the conflict-storm detector schema. */
+function helpDefaults(): HelpDefaults {
+  const core = AnalyzeOptionsSchema.parse({});
+  const d: HelpDefaults = { top: core.top, maxLineLength: core.maxLineLength };
+  const cs = DETECTORS.find((x) => x.meta.id === CONFLICT_STORM)?.meta.optionsSchema.safeParse({});
+  if (cs?.success) {
+    const o = cs.data as Partial<Record<'windowMs' | 'stepMs' | 'minConflicts' | 'minConflictRatio', unknown>>;
+    if (typeof o.windowMs === 'number') d.window = formatDuration(o.windowMs);
+    if (typeof o.stepMs === 'number') d.step = formatDuration(o.stepMs);
+    if (typeof o.minConflicts === 'number') d.minConflicts = o.minConflicts;
+    if (typeof o.minConflictRatio === 'number') d.minConflictRatio = o.minConflictRatio;
+  }
+  return d;
+}
+
+/** `auditstorm: <message>` plus `hint: …` for user errors; the stack for bugs. */
+function describeError(e: unknown): string {
+  if (e instanceof AuditstormError) {
+    return `auditstorm: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`;
+  }
+  // A file system error that escaped the core still names a path the user gave: not a bug.
+  const fsErr = e as { code?: unknown; path?: unknown } | null;
+  if (fsErr && typeof fsErr.path === 'string' && ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR'].includes(String(fsErr.code))) {
+    return `auditstorm: ${fsErr.path}: ${describeFsError(e)}\n`;
+  }
+  const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  return `auditstorm: internal error: ${detail}\nhint: this is a bug in auditstorm; please report it with the command line used\n`;
+}
+
+function withNewline(s: string): string {
+  return s === '' || s.endsWith('\n') ? s : `${s}\n`;
+}
+
+/** A stream wrapper whose writes resolve when flushed and become no-ops once the stream broke. */
+interface Guarded {
+  write(text: string): Promise<void>;
+}
+
+/**
+ * Guard a stream against EPIPE and friends (`auditstorm … | head`): on the first error the
+ * stream is considered closed and later writes are dropped; no error surfaces, no stack trace.
+ */
+function guard(stream: CliWritable): Guarded {
+  let broken = false;
+  stream.on('error', () => {
+    broken = true;
+  });
+  return {
+    write(text) {
+      if (broken || text === '') return Promise.resolve();
+      return new Promise<void>((resolveWrite) => {
+        try {
+          stream.write(text, (e?: Error | null) => {
+            if (e) broken = true;
+            resolveWrite();
+          });
+        } catch {
+          broken = true;
+          resolveWrite();
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,432 @@
+/**
+ * The one place where defaults, the config file and flags meet. Precedence, lowest first:
+ * core defaults (applied later by `analyze`) ← config file ← flags. A list flag (`-n`, `--user`,
+ * …) replaces the config file's list rather than adding to it.
+ */
+import { readFile as fsReadFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { parseDocument } from 'yaml';
+import { ConfigError, UsageError } from '../errors.js';
+import type { AnalyzeOptionsInput } from '../options.js';
+import type { Detector } from '../detectors/types.js';
+import { formatFromPath, type Format } from '../report/index.js';
+import { SeveritySchema, type Severity } from '../report/schema.js';
+import { splitList, type ParsedArgs } from './args.js';
+import { durationProblem, timeBoundProblem, tryParseDuration } from '../duration.js';
+
+/** Id of the detector that `--window`, `--step`, `--min-conflicts`, `--min-conflict-ratio` tune. */
+export const CONFLICT_STORM = 'conflict-storm';
+
+const StringList = z.union([z.string(), z.array(z.string())], {
+  error: 'expected a string or a list of strings',
+});
+
+/** A number is accepted here only to be rejected with "has no unit (did you mean 60s?)". */
+const DurationText = z.union([z.string(), z.number()], { error: 'expected a duration such as 60s' });
+
+/**
+ * Schema of the config file (YAML or JSON). Keys mirror the long flag names in camelCase;
+ * `detectors` holds per-detector options keyed by detector id, each validated by that
+ * detector's own schema. Unknown keys are errors.
+ */
+export const ConfigFileSchema = z
+  .object({
+    since: z.string().optional(),
+    until: z.string().optional(),
+    namespace: StringList.optional(),
+    user: StringList.optional(),
+    resource: StringList.optional(),
+    verb: StringList.optional(),
+    failOn: SeveritySchema.optional(),
+    top: z.number().int().positive().optional(),
+    maxLineLength: z.number().int().positive().optional(),
+    /** Duration text (`60s`, `1m`) for `detectors.conflict-storm.windowMs`. */
+    window: DurationText.optional(),
+    /** Duration text (`10s`) for `detectors.conflict-storm.stepMs`. */
+    step: DurationText.optional(),
+    detectors: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  })
+  .strict();
+
+/** A validated config file. */
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+/** Where one report goes besides stdout. */
+export interface OutFile {
+  path: string;
+  format: Format;
+}
+
+/** How results are presented: everything `main` needs besides the analysis options. */
+export interface OutputOptions {
+  /** Format of stdout. `text` unless `--format` was given. */
+  format: Format;
+  /**
+   * Whether the report goes to stdout: false only when there are `--out` files and `--format`
+   * was not given (then `main` prints a one-line summary to stderr instead).
+   */
+  stdout: boolean;
+  /** `--out` files in the order given, format from the extension. */
+  outs: OutFile[];
+  /** Colour on stdout (see {@link useColor}). Files never get colour. */
+  color: boolean;
+  /** Exit 1 when a finding is at or above this severity. */
+  failOn?: Severity;
+  /** Self-overwriting progress line on stderr (see {@link useProgress}). */
+  progress: boolean;
+  /** `--quiet`: nothing on stderr but errors. */
+  quiet: boolean;
+}
+
+/** Everything `createOptions` produces. */
+export interface CliOptions {
+  analyze: AnalyzeOptionsInput;
+  output: OutputOptions;
+}
+
+/** The terminal facts colour and progress depend on. */
+export interface TermInfo {
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Reads a text file; rejects with a Node error (with `code`) when it cannot. */
+export type ReadFileFn = (path: string) => Promise<string>;
+
+const defaultReadFile: ReadFileFn = (path) => fsReadFile(path, 'utf8');
+
+/**
+ * Decide whether stdout gets colour (no-color.org): only when stdout is a terminal, `NO_COLOR`
+ * is unset or empty, `--no-color` was not given, and `FORCE_COLOR` is not `0`/`false`.
+ * `FORCE_COLOR` never turns colour on for a non-terminal.
+ *
+ * @param term whether stdout is a TTY, and the environment
+ * @param noColorFlag `--no-color` was given
+ * @returns true for colour
+ */
+export function useColor(term: TermInfo, noColorFlag: boolean): boolean {
+  if (noColorFlag || !term.stdoutIsTTY) return false;
+  const noColor = term.env['NO_COLOR'];
+  if (noColor !== undefined && noColor !== '') return false;
+  const force = term.env['FORCE_COLOR'];
+  if (force === '0' || force === 'false') return false;
+  return true;
+}
+
+/**
+ * Decide whether to show the progress line: only when stderr is a terminal and not `--quiet`.
+ *
+ * @param term whether stderr is a TTY
+ * @param quiet `--quiet` was given
+ */
+export function useProgress(term: TermInfo, quiet: boolean): boolean {
+  return term.stderrIsTTY && !quiet;
+}
+
+/** Extra inputs of {@link createOptions}, all optional. */
+export interface CreateOptionsContext {
+  /** Terminal facts for colour and progress; default: not a terminal, empty environment. */
+  term?: TermInfo;
+  /**
+   * Detectors whose schemas validate `detectors.<id>` and the detection flags; default: the
+   * registry (`src/detectors/registry.ts`), loaded only when needed.
+   */
+  detectors?: readonly Detector[];
+}
+
+/**
+ * Build the analysis options and the output settings from parsed flags and the config file.
+ * Detector options are validated here, so mistakes are reported against the file or the flag
+ * that caused them; `analyze` validates them again.
+ *
+ * @param argv parsed command-line arguments (`parseArgs`)
+ * @param readFile reads the `--config` file (injectable for tests)
+ * @param ctx terminal facts and detector list (see {@link CreateOptionsContext})
+ * @returns `analyze`: input for `analyze()`; `output`: formats, files, colour, fail-on, progress
+ * @throws ConfigError when the config file cannot be read, is not valid YAML/JSON, has unknown
+ *   keys or wrong values; the message starts with the file path and names the field, e.g.
+ *   `config.yaml: detectors.conflict-storm.minConflicts: expected number, received string`
+ * @throws UsageError for bad flag values (`--window abc`, `--since yesterday`, an `--out` file
+ *   whose extension names no format, the same `--out` path twice)
+ */
+export async function createOptions(
+  argv: ParsedArgs,
+  readFile: ReadFileFn = defaultReadFile,
+  ctx: CreateOptionsContext = {},
+): Promise<CliOptions> {
+  const term = ctx.term ?? { stdoutIsTTY: false, stderrIsTTY: false, env: {} };
+  const file = argv.config;
+  const config = file === undefined ? {} : await loadConfig(file, readFile);
+  const cfgErr = (field: string, reason: string) => new ConfigError(`${file}: ${field}: ${reason}`);
+
+  // --- filters: flags replace the config's values -------------------------------------------
+  const since = pickTimeBound(argv.since, config.since, '--since', file);
+  const until = pickTimeBound(argv.until, config.until, '--until', file);
+  const namespaces = pickList(argv.namespace, config.namespace);
+  const users = pickList(argv.user, config.user);
+  const resources = pickList(argv.resource, config.resource);
+  const verbs = pickList(argv.verb, config.verb);
+  const failOn = argv.failOn ?? config.failOn;
+  const top = argv.top ?? config.top;
+  const maxLineLength = argv.maxLineLength ?? config.maxLineLength;
+
+  // --- detectors ----------------------------------------------------------------------------
+  const detectors: Record<string, Record<string, unknown>> = {};
+  for (const [id, opts] of Object.entries(config.detectors ?? {})) detectors[id] = { ...opts };
+  const cs: Record<string, unknown> = { ...(detectors[CONFLICT_STORM] ?? {}) };
+  /** Which option of conflict-storm came from which flag, for error messages. */
+  const fromFlag = new Map<string, string>();
+
+  if (config.window !== undefined) {
+    if (cs['windowMs'] !== undefined) {
+      throw cfgErr('window', `also set as detectors.${CONFLICT_STORM}.windowMs; keep one`);
+    }
+    cs['windowMs'] = configDuration(String(config.window), file as string, 'window');
+  }
+  if (config.step !== undefined) {
+    if (cs['stepMs'] !== undefined) {
+      throw cfgErr('step', `also set as detectors.${CONFLICT_STORM}.stepMs; keep one`);
+    }
+    cs['stepMs'] = configDuration(String(config.step), file as string, 'step');
+  }
+  if (argv.window !== undefined) {
+    cs['windowMs'] = flagDuration(argv.window, '--window');
+    fromFlag.set('windowMs', `--window ${argv.window}`);
+  }
+  if (argv.step !== undefined) {
+    cs['stepMs'] = flagDuration(argv.step, '--step');
+    fromFlag.set('stepMs', `--step ${argv.step}`);
+  }
+  if (argv.minConflicts !== undefined) {
+    cs['minConflicts'] = argv.minConflicts;
+    fromFlag.set('minConflicts', `--min-conflicts ${argv.minConflicts}`);
+  }
+  if (argv.minConflictRatio !== undefined) {
+    cs['minConflictRatio'] = argv.minConflictRatio;
+    fromFlag.set('minConflictRatio', `--min-conflict-ratio ${argv.minConflictRatio}`);
+  }
+  if (Object.keys(cs).length > 0) detectors[CONFLICT_STORM] = cs;
+
+  if (Object.keys(detectors).length > 0) {
+    const known = ctx.detectors ?? (await import('../detectors/registry.js')).DETECTORS;
+    validateDetectors(config.detectors ?? {}, detectors, known, file, fromFlag);
+  }
+
+  // --- outputs ------------------------------------------------------------------------------
+  const outs: OutFile[] = [];
+  const seen = new Set<string>();
+  for (const path of argv.out) {
+    if (path === '') throw new UsageError('--out: empty file name');
+    if (seen.has(path)) throw new UsageError(`--out ${path}: given twice`);
+    seen.add(path);
+    const format = formatFromPath(path);
+    if (format === undefined) {
+      throw new UsageError(
+        `--out ${path}: cannot tell the format from the file name`,
+        'end the name in .txt, .json or .md (or .markdown)',
+      );
+    }
+    outs.push({ path, format });
+  }
+
+  const analyze: AnalyzeOptionsInput = {
+    inputs: argv.paths,
+    namespaces,
+    users,
+    resources,
+    verbs,
+    detectors,
+  };
+  if (since !== undefined) analyze.since = since;
+  if (until !== undefined) analyze.until = until;
+  if (failOn !== undefined) analyze.failOn = failOn;
+  if (top !== undefined) analyze.top = top;
+  if (maxLineLength !== undefined) analyze.maxLineLength = maxLineLength;
+
+  const output: OutputOptions = {
+    format: argv.format ?? 'text',
+    stdout: argv.format !== undefined || outs.length === 0,
+    outs,
+    color: useColor(term, argv.noColor),
+    progress: useProgress(term, argv.quiet),
+    quiet: argv.quiet,
+  };
+  if (failOn !== undefined) output.failOn = failOn;
+  return { analyze, output };
+}
+
+/**
+ * Read, parse and validate a config file.
+ *
+ * @param path the `--config` path, used as given in messages
+ * @param readFile file reader
+ * @returns the validated config (an empty file is `{}`)
+ * @throws ConfigError `<path>: cannot read: …`, `<path>:<line>:<col>: <YAML problem>`,
+ *   `<path>: <field>: <reason>`
+ */
+export async function loadConfig(path: string, readFile: ReadFileFn = defaultReadFile): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = await readFile(path);
+  } catch (err) {
+    throw new ConfigError(`${path}: cannot read config file: ${describeFsError(err)}`, undefined, { cause: err });
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const yamlError = doc.errors[0];
+  if (yamlError) {
+    const pos = yamlError.linePos?.[0];
+    const where = pos ? `${path}:${pos.line}:${pos.col}` : path;
+    const reason = (yamlError.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    throw new ConfigError(`${where}: ${reason}`, 'the config file must be YAML or JSON');
+  }
+  const data: unknown = doc.toJS() ?? {};
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new ConfigError(
+      `${path}: expected a mapping of options (since, namespace, detectors, …), got ${kindOf(data)}`,
+    );
+  }
+  const parsed = ConfigFileSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new ConfigError(`${path}: ${formatIssue(parsed.error.issues[0] as z.core.$ZodIssue)}`, configHint(parsed.error.issues[0]));
+  }
+  return parsed.data;
+}
+
+function configHint(issue: z.core.$ZodIssue | undefined): string | undefined {
+  if (issue?.code === 'unrecognized_keys' && issue.path.length === 0) {
+    return `known keys: ${Object.keys(ConfigFileSchema.shape).join(', ')}`;
+  }
+  return undefined;
+}
+
+/**
+ * One zod issue as `field.path: reason`, with zod's "Invalid input: " style prefixes dropped:
+ * `detectors.conflict-storm.minConflicts: expected number, received string`.
+ *
+ * @param issue a zod issue
+ * @param prefix path segments to put before the issue's own path
+ */
+export function formatIssue(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[] = []): string {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys;
+    const where = path.length > 0 ? `${formatPath(path)}: ` : '';
+    return `${where}unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}`;
+  }
+  let reason = issue.message.replace(/^(Invalid input|Invalid option|Too small|Too big|Invalid string|Invalid number): /, '');
+  if (issue.code === 'invalid_type' && issue.expected === 'int') reason = 'expected an integer';
+  if (issue.code === 'invalid_type' && (issue.expected === 'record' || issue.expected === 'object')) {
+    reason = reason.replace(/^expected (record|object)/, 'expected a mapping');
+  }
+  return path.length > 0 ? `${formatPath(path)}: ${reason}` : reason;
+}
+
+/** `['detectors', 'conflict-storm', 'x', 0]` → `detectors.conflict-storm.x[0]`. */
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out === '' ? String(seg) : `.${String(seg)}`;
+  }
+  return out;
+}
+
+function validateDetectors(
+  fromConfig: Record<string, Record<string, unknown>>,
+  merged: Record<string, Record<string, unknown>>,
+  known: readonly Detector[],
+  file: string | undefined,
+  fromFlag: ReadonlyMap<string, string>,
+): void {
+  const byId = new Map(known.map((d) => [d.meta.id, d]));
+  const ids = known.map((d) => d.meta.id).join(', ');
+  // The config's own values first, so its mistakes are reported against the file.
+  for (const [id, opts] of Object.entries(fromConfig)) {
+    const det = byId.get(id);
+    if (!det) throw new ConfigError(`${file}: detectors.${id}: unknown detector`, `known detectors: ${ids}`);
+    const r = det.meta.optionsSchema.safeParse(opts);
+    if (!r.success) {
+      const issue = r.error.issues[0] as z.core.$ZodIssue;
+      // A cross-field rule broken only together with a flag is the flag's problem, below.
+      const key = issue.path[0];
+      if (!(typeof key === 'string' && fromFlag.has(key))) {
+        throw new ConfigError(`${file}: ${formatIssue(issue, ['detectors', id])}`);
+      }
+    }
+  }
+  for (const [id, opts] of Object.entries(merged)) {
+    const det = byId.get(id);
+    if (!det) continue; // only reachable for config ids, already rejected
+    const r = det.meta.optionsSchema.safeParse(opts);
+    if (r.success) continue;
+    const issue = r.error.issues[0] as z.core.$ZodIssue;
+    const key = issue.path[0];
+    const flag = id === CONFLICT_STORM && typeof key === 'string' ? fromFlag.get(key) : undefined;
+    const flags = id === CONFLICT_STORM ? [...fromFlag.values()] : [];
+    const reason = formatIssue({ ...issue, path: issue.path.slice(1) } as z.core.$ZodIssue);
+    const label = flag ?? flags.join(', ');
+    if (label !== '') throw new UsageError(`${label}: ${reason}`);
+    throw new ConfigError(`${file ? `${file}: ` : ''}${formatIssue(issue, ['detectors', id])}`);
+  }
+}
+
+function pickTimeBound(flag: string | undefined, cfg: string | undefined, name: string, file: string | undefined): string | undefined {
+  if (flag !== undefined) {
+    const problem = timeBoundProblem(flag);
+    if (problem) throw new UsageError(`${name}: ${problem}`, 'e.g. --since 2026-08-08T18:00:00Z or --since 15m');
+    return flag;
+  }
+  if (cfg !== undefined) {
+    const problem = timeBoundProblem(cfg);
+    if (problem) throw new ConfigError(`${file}: ${name.slice(2)}: ${problem}`);
+    return cfg;
+  }
+  return undefined;
+}
+
+function pickList(flag: readonly string[], cfg: string | readonly string[] | undefined): string[] {
+  if (flag.length > 0) return [...flag];
+  if (cfg === undefined) return [];
+  return splitList(typeof cfg === 'string' ? [cfg] : cfg);
+}
+
+function flagDuration(text: string, flag: string): number {
+  const ms = tryParseDuration(text);
+  if (ms === undefined) {
+    throw new UsageError(durationProblem(text, flag), 'use a number with a unit: ms, s, m, h or d (e.g. 90s, 15m, 1h30m)');
+  }
+  if (ms <= 0) throw new UsageError(`${flag}: must be longer than 0`);
+  return ms;
+}
+
+function configDuration(text: string, file: string, field: string): number {
+  const ms = tryParseDuration(text);
+  if (ms === undefined) throw new ConfigError(durationProblem(text, `${file}: ${field}`));
+  if (ms <= 0) throw new ConfigError(`${file}: ${field}: must be longer than 0`);
+  return ms;
+}
+
+function kindOf(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (v === null) return 'null';
+  return `a ${typeof v}`;
+}
+
+/** `ENOENT` and friends in words. */
+export function describeFsError(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'ENOTDIR':
+      return 'a parent is not a directory';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
+}

@@ -1,0 +1,564 @@
+/**
+ * `conflict-storm`: one actor keeps writing one object and keeps losing the optimistic-lock
+ * race (409 `Conflict`), typically `Status().Update()` from an informer cache that is always a
+ * step behind, retried at once.
+ *
+ * Per (actor, object) it counts update/patch attempts and 409 Conflict answers in a sliding
+ * window (`windowMs`, evaluated every `stepMs`). An **episode** opens when a window holds at
+ * least `minConflicts` Conflicts and a Conflict ratio of at least `minConflictRatio`, and closes
+ * at the first step where that no longer holds. While an actor is hot (from its first Conflict
+ * after a quiet window) every write feeds the episode's totals, per-second peaks, the retry gap
+ * (time from a 409's `stageTimestamp` to the same client's next `requestReceivedTimestamp` on
+ * the same object), and its retry chains (per source IP: attempts from a first 409 to a success
+ * or a give-up).
+ *
+ * The chains give the backoff verdict:
+ * - `exponential`: gaps inside chains grow by at least `exponentialGrowth` per attempt
+ *   (controller-runtime per-item backoff doubles from 5 ms; `retry.DefaultBackoff` multiplies
+ *   by 5) — `kubernetes/client-go` `util/workqueue/default_rate_limiters.go`, `util/retry/util.go`;
+ * - `retry-on-conflict`: chains of at most `rocMaxAttempts` attempts about 10 ms apart
+ *   (`retry.DefaultRetry`: 5 steps, 10 ms, factor 1, jitter 0.1);
+ * - `none`: anything else, typically long chains of short flat gaps: retries with no backoff.
+ * An episode with `exponential` backoff, or `retry-on-conflict` chains that end in success at
+ * least `rocMinSuccess` of the time, is handled well: it becomes a note, not a finding.
+ *
+ * Severity: the higher of the rank of the episode's share of all writes in its window and the
+ * rank of its peak 409/s, against the `severity` thresholds.
+ */
+import { z } from 'zod';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import { isConflict } from '../parser/record.js';
+import type { Advice, Finding, Severity } from '../report/schema.js';
+import { SEVERITIES } from '../report/schema.js';
+import { reportObject } from '../engine/aggregates.js';
+import { objectLabel } from '../labels.js';
+import { BoundedSample } from '../engine/sample.js';
+import { actorName, int, iso, ratio, reportActor, round2, shortHash } from './common.js';
+import type { DetectorContext } from './types.js';
+import { defineDetector } from './types.js';
+
+const SeverityThresholds = z
+  .object({
+    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+    share: z.number().min(0).max(1),
+    /** Peak 409 Conflict answers per second (1 s buckets) at or above which this severity applies. */
+    peak409PerSec: z.number().nonnegative(),
+  })
+  .strict();
+
+export const conflictStormOptions = z
+  .object({
+    /** Sliding window length, ms. */
+    windowMs: z.number().int().positive().default(60_000),
+    /** Window evaluation step, ms; must divide `windowMs`. */
+    stepMs: z.number().int().positive().default(10_000),
+    /** Conflicts in one window needed to open an episode. */
+    minConflicts: z.number().int().positive().default(20),
+    /** Conflicts / attempts in one window needed to open an episode (0..1). */
+    minConflictRatio: z.number().min(0).max(1).default(0.3),
+    /** A write more than this long after the same client's 409 starts a new chain, ms. */
+    chainBreakMs: z.number().int().positive().default(60_000),
+    /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
+    rocMaxAttempts: z.number().int().positive().default(5),
+    /** Median retry gap range (ms) typical of `retry.DefaultRetry` (10 ms sleep + a GET). */
+    rocMinGapMs: z.number().nonnegative().default(9),
+    rocMaxGapMs: z.number().nonnegative().default(250),
+    /** Share of chains ending in success for a RetryOnConflict writer to count as handled well. */
+    rocMinSuccess: z.number().min(0).max(1).default(0.8),
+    /** Median growth of successive retry gaps that means exponential backoff. */
+    exponentialGrowth: z.number().positive().default(1.5),
+    /** Sample auditIDs kept as evidence, besides the first and last. */
+    evidenceSamples: z.number().int().nonnegative().default(3),
+    /** Distinct source IPs listed per actor. */
+    maxSourceIPs: z.number().int().positive().default(16),
+    /** Successful writes per second above which timestamp churn in status is suspected. */
+    churnWritesPerSec: z.number().nonnegative().default(0.2),
+    severity: z
+      .object({
+        critical: SeverityThresholds.default({ share: 0.5, peak409PerSec: 50 }),
+        high: SeverityThresholds.default({ share: 0.2, peak409PerSec: 10 }),
+        medium: SeverityThresholds.default({ share: 0.05, peak409PerSec: 1 }),
+      })
+      .strict()
+      .default({
+        critical: { share: 0.5, peak409PerSec: 50 },
+        high: { share: 0.2, peak409PerSec: 10 },
+        medium: { share: 0.05, peak409PerSec: 1 },
+      }),
+  })
+  .strict()
+  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+
+export type ConflictStormOptions = z.output<typeof conflictStormOptions>;
+
+/** Backoff verdict of an episode. */
+export type Backoff = 'none' | 'retry-on-conflict' | 'exponential';
+
+/** Retry chain of one client (source IP) on one object. */
+interface Chain {
+  /** `stageTimestamp` of the last write, ms. */
+  lastTs: number;
+  lastConflict: boolean;
+  /** resourceVersion sent with the last 409'd write. */
+  lastConflictRV: string;
+  attempts: number;
+  conflicts: number;
+  /** Previous retry gap in this chain, ms, or -1. */
+  prevGap: number;
+}
+
+/** Everything gathered while an (actor, object) pair is hot, from its first Conflict. */
+interface Hot {
+  from: number;
+  attempts: number;
+  conflicts: number;
+  successes: number;
+  otherErrors: number;
+  /** Totals as of the last write tied to a Conflict (a 409 or the retry right after one). */
+  to: number;
+  toAttempts: number;
+  toConflicts: number;
+  toSuccesses: number;
+  toOtherErrors: number;
+  retries: number;
+  staleRetries: number;
+  gaps: BoundedSample;
+  growth: BoundedSample;
+  chainLengths: BoundedSample;
+  chainsSucceeded: number;
+  ips: Set<string>;
+  ipCount: number;
+  fieldManagers: Set<string>;
+  sec: number;
+  secWrites: number;
+  secConflicts: number;
+  peakWrites: number;
+  peakConflicts: number;
+  auditIDs: string[];
+  lastAuditID: string;
+  level: string;
+  verbs: Set<string>;
+  severity: Severity | null;
+}
+
+interface Pair {
+  actor: Actor;
+  object: ObjectRef;
+  /** Ring of per-step counters: bucket index held in each slot, writes and conflicts. */
+  slot: Float64Array;
+  writes: Uint32Array;
+  conflicts: Uint32Array;
+  lastWriteTs: number;
+  chains: Map<string, Chain>;
+  hot: Hot | null;
+  open: boolean;
+}
+
+/** Writes the detector watches: optimistic-concurrency writes that can answer 409 Conflict. */
+function isWatchedWrite(r: RequestRecord): boolean {
+  return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';
+}
+
+export const conflictStorm = defineDetector({
+  meta: {
+    id: 'conflict-storm',
+    description:
+      'One actor writes one object and keeps getting 409 Conflict, retrying without backoff (optimistic-lock retry loop).',
+    optionsSchema: conflictStormOptions,
+  },
+  create(ctx: DetectorContext<ConflictStormOptions>) {
+    const o = ctx.options;
+    const n = o.windowMs / o.stepMs;
+    const pairs = new Map<ObjectRef, Map<Actor, Pair>>();
+    const active = new Set<Pair>();
+    /** Boundary index (window end = boundary * stepMs) evaluated last. */
+    let evaluated = -Infinity;
+
+    function pairOf(r: RequestRecord): Pair {
+      const obj = r.object as ObjectRef;
+      let byActor = pairs.get(obj);
+      if (byActor === undefined) {
+        byActor = new Map();
+        pairs.set(obj, byActor);
+      }
+      let p = byActor.get(r.actor);
+      if (p === undefined) {
+        p = {
+          actor: r.actor,
+          object: obj,
+          slot: new Float64Array(n).fill(-1),
+          writes: new Uint32Array(n),
+          conflicts: new Uint32Array(n),
+          lastWriteTs: r.ts,
+          chains: new Map(),
+          hot: null,
+          open: false,
+        };
+        byActor.set(r.actor, p);
+      }
+      return p;
+    }
+
+    function newHot(r: RequestRecord): Hot {
+      return {
+        from: r.ts,
+        attempts: 0,
+        conflicts: 0,
+        successes: 0,
+        otherErrors: 0,
+        to: r.ts,
+        toAttempts: 0,
+        toConflicts: 0,
+        toSuccesses: 0,
+        toOtherErrors: 0,
+        retries: 0,
+        staleRetries: 0,
+        gaps: new BoundedSample(),
+        growth: new BoundedSample(),
+        chainLengths: new BoundedSample(),
+        chainsSucceeded: 0,
+        ips: new Set(),
+        ipCount: 0,
+        fieldManagers: new Set(),
+        sec: -1,
+        secWrites: 0,
+        secConflicts: 0,
+        peakWrites: 0,
+        peakConflicts: 0,
+        auditIDs: [],
+        lastAuditID: r.auditID,
+        level: r.level,
+        verbs: new Set(),
+        severity: null,
+      };
+    }
+
+    /** Close a chain that contained a Conflict into the hot stats. */
+    function endChain(h: Hot | null, c: Chain, succeeded: boolean): void {
+      if (h === null || c.conflicts === 0) return;
+      h.chainLengths.add(c.attempts);
+      if (succeeded) h.chainsSucceeded++;
+    }
+
+    function onWrite(r: RequestRecord): void {
+      const p = pairOf(r);
+      const conflict = isConflict(r);
+      const ok = r.code >= 200 && r.code < 300;
+      active.add(p);
+      p.lastWriteTs = r.ts;
+
+      const b = Math.floor(r.ts / o.stepMs);
+      const s = b % n;
+      if (p.slot[s] !== b) {
+        p.slot[s] = b;
+        p.writes[s] = 0;
+        p.conflicts[s] = 0;
+      }
+      (p.writes[s] as number)++;
+      if (conflict) (p.conflicts[s] as number)++;
+
+      if (conflict && p.hot === null) p.hot = newHot(r);
+      const h = p.hot;
+
+      // Retry chain of this client on this object.
+      let c = p.chains.get(r.sourceIP);
+      let retryGap = -1;
+      if (c !== undefined && c.lastConflict && r.ts - c.lastTs <= o.chainBreakMs) {
+        retryGap = Math.max(0, r.receivedTs - c.lastTs);
+        c.attempts++;
+      } else {
+        if (c !== undefined && c.lastConflict) endChain(h, c, false);
+        c = { lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1 };
+        p.chains.set(r.sourceIP, c);
+      }
+      const tiedToConflict = conflict || retryGap >= 0;
+
+      if (h !== null) {
+        h.attempts++;
+        if (conflict) h.conflicts++;
+        else if (ok) h.successes++;
+        else h.otherErrors++;
+        h.verbs.add(r.verb);
+        if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+        if (!h.ips.has(r.sourceIP)) {
+          h.ipCount++;
+          if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
+        }
+        const sec = Math.floor(r.ts / 1000);
+        if (sec !== h.sec) {
+          h.sec = sec;
+          h.secWrites = 0;
+          h.secConflicts = 0;
+        }
+        if (++h.secWrites > h.peakWrites) h.peakWrites = h.secWrites;
+        if (conflict && ++h.secConflicts > h.peakConflicts) h.peakConflicts = h.secConflicts;
+        if (retryGap >= 0) {
+          h.retries++;
+          h.gaps.add(retryGap);
+          if (c.prevGap >= 0) h.growth.add((retryGap + 1) / (c.prevGap + 1));
+          if (conflict && r.resourceVersion !== '' && r.resourceVersion === c.lastConflictRV) h.staleRetries++;
+        }
+        if (conflict && h.auditIDs.length < o.evidenceSamples + 1) h.auditIDs.push(r.auditID);
+        if (tiedToConflict) {
+          h.to = r.ts;
+          h.toAttempts = h.attempts;
+          h.toConflicts = h.conflicts;
+          h.toSuccesses = h.successes;
+          h.toOtherErrors = h.otherErrors;
+          h.lastAuditID = r.auditID;
+        }
+      }
+
+      c.prevGap = retryGap;
+      c.lastTs = r.ts;
+      if (conflict) {
+        c.conflicts++;
+        c.lastConflict = true;
+        c.lastConflictRV = r.resourceVersion;
+      } else {
+        c.lastConflict = false;
+        if (c.conflicts > 0) endChain(h, c, ok);
+        c.attempts = 0;
+        c.conflicts = 0;
+        c.prevGap = -1;
+      }
+    }
+
+    function windowSums(p: Pair, boundary: number): [number, number] {
+      let w = 0;
+      let cf = 0;
+      for (let i = 0; i < n; i++) {
+        const b = p.slot[i] as number;
+        if (b >= boundary - n && b < boundary) {
+          w += p.writes[i] as number;
+          cf += p.conflicts[i] as number;
+        }
+      }
+      return [w, cf];
+    }
+
+    /** Evaluate the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
+    function evaluate(p: Pair, boundary: number): boolean {
+      const [w, cf] = windowSums(p, boundary);
+      const passes = cf >= o.minConflicts && cf >= o.minConflictRatio * w;
+      if (p.open) {
+        if (passes) {
+          const sev = severityOf(p.hot as Hot);
+          const h = p.hot as Hot;
+          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
+            h.severity = sev;
+            ctx.alert('update', build(p));
+          }
+          return true;
+        }
+        close(p);
+      } else if (passes && p.hot !== null) {
+        p.open = true;
+        p.hot.severity = severityOf(p.hot);
+        ctx.alert('open', build(p));
+        return true;
+      } else if (cf === 0) {
+        p.hot = null;
+      }
+      const end = boundary * o.stepMs;
+      if (w === 0 && p.hot === null && end - p.lastWriteTs > o.chainBreakMs) {
+        const byActor = pairs.get(p.object);
+        byActor?.delete(p.actor);
+        if (byActor !== undefined && byActor.size === 0) pairs.delete(p.object);
+        return false;
+      }
+      return true;
+    }
+
+    function close(p: Pair): void {
+      p.open = false;
+      // The next episode must be earned by new Conflicts, not by this one's tail still in the window.
+      p.slot.fill(-1);
+      const h = p.hot as Hot;
+      // Chains still waiting for their next attempt end here, unresolved.
+      for (const c of p.chains.values()) {
+        if (c.lastConflict) {
+          endChain(h, c, false);
+          c.lastConflict = false;
+          c.attempts = 0;
+          c.conflicts = 0;
+          c.prevGap = -1;
+        }
+      }
+      const f = build(p);
+      ctx.alert('close', f);
+      if (isHandledWell(f)) ctx.note({ ...f, severity: 'info' });
+      else ctx.emit(f);
+      p.hot = null;
+    }
+
+    function advanceTo(boundary: number): void {
+      if (boundary <= evaluated) return;
+      const first = evaluated === -Infinity ? boundary : evaluated + 1;
+      // After n + 1 empty steps every window is empty: skip straight to the target.
+      const last = Math.min(boundary, first + n + 1);
+      for (let k = first; k <= last; k++) {
+        const at = k === last ? boundary : k;
+        for (const p of active) if (!evaluate(p, at)) active.delete(p);
+      }
+      evaluated = boundary;
+    }
+
+    function backoffOf(h: Hot): { backoff: Backoff; growth: number | null; chainP90: number | null } {
+      const growth = h.growth.size >= 3 ? h.growth.percentile(50) : null;
+      const chainP90 = h.chainLengths.percentile(90);
+      const gapP50 = h.gaps.percentile(50);
+      let backoff: Backoff = 'none';
+      if (growth !== null && growth >= o.exponentialGrowth) backoff = 'exponential';
+      else if (
+        chainP90 !== null &&
+        chainP90 <= o.rocMaxAttempts &&
+        gapP50 !== null &&
+        gapP50 >= o.rocMinGapMs &&
+        gapP50 <= o.rocMaxGapMs
+      )
+        backoff = 'retry-on-conflict';
+      return { backoff, growth, chainP90 };
+    }
+
+    function severityOf(h: Hot): Severity {
+      const total = ctx.series.sum(h.from, h.to).writes;
+      const share = total > 0 ? Math.min(1, h.toAttempts / total) : 0;
+      for (const sev of ['critical', 'high', 'medium'] as const) {
+        const t = o.severity[sev];
+        if (share >= t.share || h.peakConflicts >= t.peak409PerSec) return sev;
+      }
+      return 'low';
+    }
+
+    function isHandledWell(f: Finding): boolean {
+      const m = f.metrics;
+      if (m.backoff === 'exponential') return true;
+      const chains = Number(m.retryChains);
+      return m.backoff === 'retry-on-conflict' && chains > 0 && Number(m.retryChainsSucceeded) / chains >= o.rocMinSuccess;
+    }
+
+    /** The finding for a pair's current hot state. */
+    function build(p: Pair): Finding {
+      const h = p.hot as Hot;
+      const { backoff, growth, chainP90 } = backoffOf(h);
+      const durationMs = Math.max(0, h.to - h.from);
+      const around = ctx.series.sum(h.from, h.to);
+      const chains = h.chainLengths.count;
+      const gapP50 = h.gaps.percentile(50);
+      const gapP90 = h.gaps.percentile(90);
+      const okPerSec = durationMs > 0 ? h.toSuccesses / (durationMs / 1000) : 0;
+      const sa = p.actor.serviceAccount;
+
+      const signals: string[] = [];
+      if (backoff === 'none') signals.push('no-backoff');
+      if (sa !== null && h.ipCount > 1) signals.push('duplicate-replicas');
+      if (h.toConflicts > 1 && h.staleRetries * 2 >= h.toConflicts) signals.push('stale-cache');
+
+      const metrics: Finding['metrics'] = {
+        attempts: h.toAttempts,
+        conflicts: h.toConflicts,
+        successes: h.toSuccesses,
+        otherErrors: h.toOtherErrors,
+        conflictRatio: ratio(h.toConflicts, h.toAttempts),
+        attemptsPerSuccess: h.toSuccesses > 0 ? round2(h.toAttempts / h.toSuccesses) : null,
+        durationMs: Math.round(durationMs),
+        meanWritesPerSec: durationMs > 0 ? round2(h.toAttempts / (durationMs / 1000)) : null,
+        peakWritesPerSec: h.peakWrites,
+        peak409PerSec: h.peakConflicts,
+        retryGapP50Ms: gapP50 === null ? null : round2(gapP50),
+        retryGapP90Ms: gapP90 === null ? null : round2(gapP90),
+        retries: h.retries,
+        retryChains: chains,
+        retryChainsSucceeded: h.chainsSucceeded,
+        retryChainP90Attempts: chainP90,
+        gapGrowth: growth === null ? null : round2(growth),
+        backoff,
+        staleRetries: h.staleRetries,
+        sourceIPCount: h.ipCount,
+        shareOfWrites: ratio(h.toAttempts, around.writes),
+        shareOfRequests: ratio(h.toAttempts, around.requests),
+      };
+
+      const auditIDs = [...h.auditIDs];
+      if (!auditIDs.includes(h.lastAuditID)) auditIDs.push(h.lastAuditID);
+      const who = actorName(p.actor);
+      const what = objectLabel(p.object);
+      const pct = Math.round((h.toConflicts / Math.max(1, h.toAttempts)) * 100);
+      const how = backoff === 'none' ? 'without backoff' : `with ${backoff} backoff`;
+      return {
+        id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.object.key}\u0001${h.from}`)}`,
+        kind: 'conflict-storm',
+        severity: h.severity ?? severityOf(h),
+        title: `${who} retries 409 Conflict on ${what} ${how}: ${int(h.toConflicts)} of ${int(h.toAttempts)} writes conflicted (${pct}%), peak ${int(h.peakConflicts)} 409/s`,
+        actors: [reportActor(p.actor, h.ips, h.fieldManagers)],
+        object: reportObject(p.object),
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: { auditIDs, firstAuditID: auditIDs[0] as string, lastAuditID: h.lastAuditID, auditLevel: h.level },
+        advice: adviceFor(p, h, backoff, signals, okPerSec),
+      };
+    }
+
+    function adviceFor(p: Pair, h: Hot, backoff: Backoff, signals: string[], okPerSec: number): Advice[] {
+      const advice: Advice[] = [];
+      const status = p.object.subresource === 'status';
+      advice.push({
+        id: 'compare-before-write',
+        text: `Compare the desired ${status ? 'status' : 'object'} with the current one and skip the write when nothing changed (equality.Semantic.DeepEqual): every write bumps resourceVersion and makes the next write from a cached copy conflict.`,
+      });
+      if (h.verbs.has('update')) {
+        advice.push({
+          id: status ? 'patch-status' : 'patch-instead-of-update',
+          text: status
+            ? 'Write status with a merge patch (controller-runtime Status().Patch(ctx, obj, client.MergeFrom(orig))) instead of Status().Update(): a patch without resourceVersion applies to the current object and cannot 409 on a stale read.'
+            : 'Use a patch (client.MergeFrom, or server-side apply) instead of a full Update: a patch without resourceVersion applies to the current object and cannot 409 on a stale read.',
+        });
+      }
+      if (backoff === 'none') {
+        advice.push({
+          id: 'requeue-with-backoff',
+          text: 'Requeue with backoff instead of retrying at once: return the error from Reconcile (the workqueue backs off per item from 5 ms up to 1000 s) or use retry.RetryOnConflict(retry.DefaultBackoff, …) with a fresh Get before each attempt.',
+        });
+      }
+      if (signals.includes('stale-cache')) {
+        advice.push({
+          id: 'reread-before-retry',
+          text: 'Most retries resend the resourceVersion that just conflicted: re-read the object (Get from the API server, or wait for the informer to catch up) before retrying.',
+        });
+      }
+      if (signals.includes('duplicate-replicas')) {
+        const sa = p.actor.serviceAccount as { namespace: string; name: string };
+        advice.push({
+          id: 'leader-election',
+          text: `${h.ipCount} pods of service account ${sa.namespace}/${sa.name} write this object from different IPs and race each other: run one active replica with leader election (controller-runtime manager option LeaderElection: true).`,
+        });
+      }
+      if (status && okPerSec >= o.churnWritesPerSec) {
+        advice.push({
+          id: 'stable-transition-time',
+          text: "Only change a condition's lastTransitionTime when its status changes (meta.SetStatusCondition does this): a timestamp set to now on every reconcile makes every status write a real change that triggers the next reconcile.",
+        });
+      }
+      return advice;
+    }
+
+    return {
+      onRecord(r: RequestRecord): void {
+        advanceTo(Math.floor(r.ts / o.stepMs));
+        if (isWatchedWrite(r)) onWrite(r);
+      },
+      advance(nowMs: number): void {
+        advanceTo(Math.floor(nowMs / o.stepMs));
+      },
+      finish(): void {
+        // Evaluate the last, partial step as if it were complete, then close what is open.
+        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
+        for (const p of active) if (p.open) close(p);
+        active.clear();
+        pairs.clear();
+      },
+    };
+  },
+});

@@ -1,0 +1,195 @@
+/**
+ * Run-wide summaries: requests by verb × resource × code, top actors and objects, and latency
+ * percentiles per verb × resource (hdr-histogram-js, microsecond resolution, 2 significant
+ * digits, 1 h ceiling). Per-object counters are kept for writes only, since reads of millions of
+ * objects say nothing about storms.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import { isConflict } from '../parser/record.js';
+import type { ReportObject, Summaries } from '../report/schema.js';
+import { resourceLabel } from '../labels.js';
+
+interface ActorCounts {
+  requests: number;
+  writes: number;
+  conflicts: number;
+  alreadyExists: number;
+  throttled: number;
+}
+
+interface ObjectCounts {
+  writes: number;
+  conflicts: number;
+}
+
+/** Highest latency tracked, in µs (1 hour); longer values are clamped. */
+const MAX_LATENCY_US = 3_600_000_000;
+
+/** Plain copy of an interned object for the report. */
+export function reportObject(o: ObjectRef): ReportObject {
+  return {
+    apiGroup: o.apiGroup,
+    apiVersion: o.apiVersion,
+    resource: o.resource,
+    namespace: o.namespace,
+    name: o.name,
+    subresource: o.subresource,
+  };
+}
+
+/** Accumulates summaries; feed every counted request once. */
+export class Aggregates {
+  private readonly labels = new Map<ObjectRef, string>();
+  /** label -> verb -> code -> count; label '' for non-resource requests. */
+  private readonly vrc = new Map<string, Map<string, Map<number, number>>>();
+  private readonly actors = new Map<Actor, ActorCounts>();
+  private readonly objects = new Map<ObjectRef, ObjectCounts>();
+  private readonly latency = new Map<string, Map<string, hdr.Histogram>>();
+  private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
+
+  add(r: RequestRecord): void {
+    const conflict = isConflict(r);
+    const exists = r.code === 409 && !conflict;
+    const throttled = r.code === 429;
+    const t = this.totals;
+    t.requests++;
+    if (r.isWrite) t.writes++;
+    if (conflict) t.conflicts++;
+    if (exists) t.alreadyExists++;
+    if (throttled) t.throttled++;
+
+    let a = this.actors.get(r.actor);
+    if (a === undefined) {
+      a = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
+      this.actors.set(r.actor, a);
+    }
+    a.requests++;
+    if (r.isWrite) a.writes++;
+    if (conflict) a.conflicts++;
+    if (exists) a.alreadyExists++;
+    if (throttled) a.throttled++;
+
+    const o = r.object;
+    let label = '';
+    if (o !== null) {
+      label = this.labels.get(o) ?? '';
+      if (label === '') {
+        label = resourceLabel(o);
+        this.labels.set(o, label);
+      }
+      if (r.isWrite || conflict) {
+        let oc = this.objects.get(o);
+        if (oc === undefined) {
+          oc = { writes: 0, conflicts: 0 };
+          this.objects.set(o, oc);
+        }
+        if (r.isWrite) oc.writes++;
+        if (conflict) oc.conflicts++;
+      }
+    }
+
+    let byVerb = this.vrc.get(label);
+    if (byVerb === undefined) {
+      byVerb = new Map();
+      this.vrc.set(label, byVerb);
+    }
+    let byCode = byVerb.get(r.verb);
+    if (byCode === undefined) {
+      byCode = new Map();
+      byVerb.set(r.verb, byCode);
+    }
+    byCode.set(r.code, (byCode.get(r.code) ?? 0) + 1);
+
+    if (r.latencyMs >= 0) {
+      let hv = this.latency.get(label);
+      if (hv === undefined) {
+        hv = new Map();
+        this.latency.set(label, hv);
+      }
+      let h = hv.get(r.verb);
+      if (h === undefined) {
+        h = hdr.build({ numberOfSignificantValueDigits: 2, highestTrackableValue: MAX_LATENCY_US, autoResize: false });
+        hv.set(r.verb, h);
+      }
+      h.recordValue(Math.min(MAX_LATENCY_US, Math.max(0, Math.round(r.latencyMs * 1000))));
+    }
+  }
+
+  /** Summaries with `top` rows per table, in a total, deterministic order. */
+  summarize(top: number): Summaries {
+    const vrcRows: Summaries['requestsByVerbResourceCode'] = [];
+    for (const [resource, byVerb] of this.vrc) {
+      for (const [verb, byCode] of byVerb) {
+        for (const [code, count] of byCode) vrcRows.push({ verb, resource: resource || '(non-resource)', code, count });
+      }
+    }
+    vrcRows.sort(
+      (x, y) =>
+        y.count - x.count || cmp(x.verb, y.verb) || cmp(x.resource, y.resource) || x.code - y.code,
+    );
+
+    const actorRows = [...this.actors].map(([actor, c]) => ({
+      username: actor.username,
+      userAgent: actor.userAgent,
+      ...c,
+    }));
+    type ActorRow = (typeof actorRows)[number];
+    const topActors = (field: keyof ActorCounts): ActorRow[] =>
+      actorRows
+        .filter((r) => r[field] > 0)
+        .sort((x, y) => y[field] - x[field] || cmp(x.username, y.username) || cmp(x.userAgent, y.userAgent))
+        .slice(0, top);
+
+    const objectRows = [...this.objects].map(([o, c]) => ({ key: o.key, object: reportObject(o), ...c }));
+    type ObjectRow = (typeof objectRows)[number];
+    const topObjects = (field: keyof ObjectCounts) =>
+      objectRows
+        .filter((r) => r[field] > 0)
+        .sort((x: ObjectRow, y: ObjectRow) => y[field] - x[field] || cmp(x.key, y.key))
+        .slice(0, top)
+        .map(({ object, writes, conflicts }) => ({ object, writes, conflicts }));
+
+    const latency: Summaries['latency'] = [];
+    for (const [resource, hv] of this.latency) {
+      for (const [verb, h] of hv) {
+        latency.push({
+          verb,
+          resource: resource || '(non-resource)',
+          count: h.totalCount,
+          p50: us(h.getValueAtPercentile(50)),
+          p90: us(h.getValueAtPercentile(90)),
+          p99: us(h.getValueAtPercentile(99)),
+          max: us(h.maxValue),
+        });
+      }
+    }
+    latency.sort((x, y) => y.count - x.count || cmp(x.verb, y.verb) || cmp(x.resource, y.resource));
+
+    return {
+      totals: { ...this.totals },
+      requestsByVerbResourceCode: vrcRows.slice(0, Math.max(top, 20)),
+      topActors: {
+        byRequests: topActors('requests'),
+        byWrites: topActors('writes'),
+        byConflicts: topActors('conflicts'),
+        byThrottled: topActors('throttled'),
+      },
+      topObjects: { byWrites: topObjects('writes'), byConflicts: topObjects('conflicts') },
+      latency: latency.slice(0, Math.max(top, 20)),
+    };
+  }
+}
+
+/**
+ * µs from the histogram → ms, to 3 significant digits: the histogram keeps 2, and reports the
+ * highest value equivalent to a bucket, so more digits would be noise.
+ */
+function us(v: number): number {
+  return Number((v / 1000).toPrecision(3));
+}
+
+/** Code-unit string comparison (locale-independent, so output is the same everywhere). */
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

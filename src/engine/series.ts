@@ -1,0 +1,60 @@
+/**
+ * Cluster-wide totals per time step (requests, writes, 409 Conflict, 429), kept for the whole
+ * run: one small entry per step that saw traffic (8,640 entries a day at the default 10 s step).
+ * Detectors read it to express an episode as a share of all traffic.
+ */
+
+/** Counters of one step. */
+export interface StepTotals {
+  requests: number;
+  writes: number;
+  conflicts: number;
+  throttled: number;
+}
+
+/** Per-step totals keyed by `floor(ts / stepMs)`. */
+export class TimeSeries {
+  readonly stepMs: number;
+  private readonly steps = new Map<number, StepTotals>();
+
+  /** @param stepMs bucket width in ms (> 0). */
+  constructor(stepMs: number) {
+    if (!(stepMs > 0)) throw new RangeError(`stepMs must be > 0, got ${stepMs}`);
+    this.stepMs = stepMs;
+  }
+
+  /** Count one request at `ts` (epoch ms). */
+  add(ts: number, isWrite: boolean, conflict: boolean, throttled: boolean): void {
+    const k = Math.floor(ts / this.stepMs);
+    let s = this.steps.get(k);
+    if (s === undefined) {
+      s = { requests: 0, writes: 0, conflicts: 0, throttled: 0 };
+      this.steps.set(k, s);
+    }
+    s.requests++;
+    if (isWrite) s.writes++;
+    if (conflict) s.conflicts++;
+    if (throttled) s.throttled++;
+  }
+
+  /** Sum of the steps overlapping `[fromMs, toMs]` (whole steps, so slightly wider than asked). */
+  sum(fromMs: number, toMs: number): StepTotals {
+    const out: StepTotals = { requests: 0, writes: 0, conflicts: 0, throttled: 0 };
+    const a = Math.floor(fromMs / this.stepMs);
+    const b = Math.floor(toMs / this.stepMs);
+    for (let k = a; k <= b; k++) {
+      const s = this.steps.get(k);
+      if (s === undefined) continue;
+      out.requests += s.requests;
+      out.writes += s.writes;
+      out.conflicts += s.conflicts;
+      out.throttled += s.throttled;
+    }
+    return out;
+  }
+
+  /** All steps in time order, as `[stepStartMs, totals]`. */
+  entries(): Array<[number, StepTotals]> {
+    return [...this.steps.entries()].sort((x, y) => x[0] - y[0]).map(([k, v]) => [k * this.stepMs, v]);
+  }
+}

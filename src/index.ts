@@ -1,0 +1,264 @@
+/**
+ * Programmatic API: `analyze(options, io)` reads audit logs and returns the `Report` model.
+ * No argv, no exit codes, no writing: that is the CLI's job (`src/cli`).
+ */
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { DETECTORS } from './detectors/registry.js';
+import type { Detector } from './detectors/types.js';
+import { cmp } from './engine/aggregates.js';
+import { Engine } from './engine/engine.js';
+import type { EngineSink } from './engine/engine.js';
+import { compileFilter } from './engine/filters.js';
+import { mergeByTime } from './engine/merge.js';
+import { ConfigError, UsageError } from './errors.js';
+import type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
+import { AnalyzeOptionsSchema } from './options.js';
+import { findLogEnd } from './parser/log-end.js';
+import { Normalizer } from './parser/normalize.js';
+import { BadLineLog, readChain } from './parser/read.js';
+import type { SourceStats } from './parser/read.js';
+import { resolveInputs } from './parser/sources.js';
+import type { Finding, Report } from './report/schema.js';
+import { SCHEMA_VERSION, severityRank } from './report/schema.js';
+import { tryParseDuration } from './duration.js';
+import { VERSION } from './version.js';
+
+export type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
+export type { Report, Finding, Severity } from './report/schema.js';
+export { ReportSchema, SCHEMA_VERSION } from './report/schema.js';
+export { UsageError, ConfigError, InputError, AuditstormError } from './errors.js';
+export { DETECTORS } from './detectors/registry.js';
+
+/** Progress of a run, for a progress line. Bytes are as read from disk (compressed for .gz). */
+export interface Progress {
+  bytesRead: number;
+  /** Sum of the input files' sizes; 0 when unknown (stdin). */
+  bytesTotal: number;
+  events: number;
+  requests: number;
+  elapsedMs: number;
+}
+
+/** Injected I/O of a run. */
+export interface AnalyzeIO {
+  /** Read for `-` or when no input is given; required then. */
+  stdin?: NodeJS.ReadableStream;
+  /** Clock for `generatedAt`. Default: `() => new Date()`. */
+  now?: () => Date;
+  /** Called at most every `progressIntervalMs` while reading. */
+  onProgress?: (p: Progress) => void;
+  progressIntervalMs?: number;
+  /** Live alerts as episodes open, worsen and close. */
+  onAlert?: EngineSink['alert'];
+}
+
+/** Format zod issues as `path: message` lines. */
+export function formatZodIssues(err: z.ZodError, prefix = ''): string {
+  return err.issues
+    .map((i) => {
+      const path = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join('; ');
+}
+
+/**
+ * Validate core options and each detector's options.
+ * @throws ConfigError naming the field path and the reason.
+ */
+export function resolveOptions(input: AnalyzeOptionsInput): {
+  options: AnalyzeOptions;
+  detectors: Array<{ detector: Detector; options: unknown }>;
+} {
+  const parsed = AnalyzeOptionsSchema.safeParse(input);
+  if (!parsed.success) throw new ConfigError(`invalid options: ${formatZodIssues(parsed.error)}`);
+  const options = parsed.data;
+  const known = new Set(DETECTORS.map((d) => d.meta.id));
+  for (const id of Object.keys(options.detectors)) {
+    if (!known.has(id)) {
+      throw new ConfigError(`detectors.${id}: unknown detector (known: ${[...known].join(', ')})`);
+    }
+  }
+  const detectors = DETECTORS.map((detector) => {
+    const r = detector.meta.optionsSchema.safeParse(options.detectors[detector.meta.id] ?? {});
+    if (!r.success) throw new ConfigError(formatZodIssues(r.error, `detectors.${detector.meta.id}`));
+    return { detector, options: r.data };
+  });
+  return { options, detectors };
+}
+
+/**
+ * Resolve `--since` / `--until`: RFC 3339 → epoch ms; a duration → that long before `endMs`.
+ * @throws UsageError for anything else.
+ */
+export function resolveTimeBound(value: string, flag: string, endMs: () => Promise<number | null>): Promise<number | undefined> {
+  const d = tryParseDuration(value);
+  if (d !== undefined) return endMs().then((end) => (end === null ? undefined : end - d));
+  const t = Date.parse(value);
+  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/.test(value)) {
+    return Promise.reject(
+      new UsageError(`${flag}: "${value}" is neither an RFC 3339 time (2026-08-08T18:00:00Z) nor a duration (15m, 2h)`),
+    );
+  }
+  return Promise.resolve(t);
+}
+
+/** Total order of findings: severity desc, start, kind, object, actor, id. */
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    severityRank(b.severity) - severityRank(a.severity) ||
+    cmp(a.window.from, b.window.from) ||
+    cmp(a.kind, b.kind) ||
+    cmp(objectKey(a), objectKey(b)) ||
+    cmp(a.actors[0]?.username ?? '', b.actors[0]?.username ?? '') ||
+    cmp(a.id, b.id)
+  );
+}
+
+function objectKey(f: Finding): string {
+  const o = f.object;
+  return o ? `${o.apiGroup}/${o.resource}/${o.namespace}/${o.name}/${o.subresource}` : '';
+}
+
+/**
+ * Analyze audit logs.
+ *
+ * @param input options (see `AnalyzeOptionsSchema`); `inputs` are files, directories or `-`.
+ * @param io injected stdin, clock, progress and alert callbacks.
+ * @returns the report model (findings sorted by {@link compareFindings}).
+ * @throws ConfigError for invalid options, UsageError for bad `--since`/`--until`, InputError for
+ *   unreadable input or input that is not an audit log.
+ */
+export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): Promise<Report> {
+  const { options, detectors } = resolveOptions(input);
+  const now = io.now ?? (() => new Date());
+  const wantsStdin = options.inputs.length === 0 || options.inputs.includes('-');
+  if (wantsStdin && io.stdin === undefined) {
+    throw new UsageError('no input: give paths to audit logs, or pass io.stdin to read standard input');
+  }
+  const stdin = (io.stdin ?? Readable.from([])) as Readable;
+  const chains = await resolveInputs(options.inputs, { stdin });
+
+  let end: Promise<number | null> | undefined;
+  const endMs = (): Promise<number | null> => {
+    if (chains.some((c) => c.members.some((m) => m.kind === 'stdin'))) {
+      return Promise.reject(
+        new UsageError(
+          'a duration for --since/--until counts back from the end of the log, which stdin does not have yet',
+          'give an RFC 3339 time instead, e.g. --since 2026-08-08T18:00:00Z',
+        ),
+      );
+    }
+    if (end === undefined) end = findLogEnd(chains, options.maxLineLength);
+    return end;
+  };
+  const sinceMs = options.since === undefined ? undefined : await resolveTimeBound(options.since, '--since', endMs);
+  const untilMs = options.until === undefined ? undefined : await resolveTimeBound(options.until, '--until', endMs);
+  if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs) {
+    throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is after --until (${new Date(untilMs).toISOString()})`);
+  }
+
+  const engine = new Engine(
+    {
+      detectors,
+      filter: compileFilter({
+        namespaces: options.namespaces,
+        users: options.users,
+        resources: options.resources,
+        verbs: options.verbs,
+        sinceMs,
+        untilMs,
+      }),
+      reorderWindowMs: options.reorderWindowMs,
+      seriesStepMs: options.seriesStepMs,
+    },
+    io.onAlert ? { alert: io.onAlert } : {},
+  );
+
+  const normalizer = new Normalizer();
+  const bad = new BadLineLog(options.badLineSamples);
+  const readOpts = { maxLineLength: options.maxLineLength, sniffLines: options.sniffLines };
+  const reads = chains.map((c) => readChain(c, normalizer, readOpts, bad));
+  const stats = (): SourceStats[] => reads.flatMap((r) => r.stats);
+
+  const started = performance.now();
+  const interval = io.progressIntervalMs ?? 250;
+  let lastProgress = started;
+  const progress = (): Progress => {
+    const s = stats();
+    return {
+      bytesRead: s.reduce((a, x) => a + x.bytesRead, 0),
+      bytesTotal: s.reduce((a, x) => a + x.bytes, 0),
+      events: s.reduce((a, x) => a + x.events, 0),
+      requests: s.reduce((a, x) => a + x.requests, 0),
+      elapsedMs: performance.now() - started,
+    };
+  };
+
+  for await (const batch of mergeByTime(reads.map((r) => r.batches))) {
+    for (let i = 0; i < batch.length; i++) engine.push(batch[i]!);
+    if (io.onProgress) {
+      const t = performance.now();
+      if (t - lastProgress >= interval) {
+        lastProgress = t;
+        io.onProgress(progress());
+      }
+    }
+  }
+  if (io.onProgress) io.onProgress(progress());
+  const counters = engine.finish();
+  const s = stats();
+  const sum = (f: (x: SourceStats) => number): number => s.reduce((a, x) => a + f(x), 0);
+
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: 'auditstorm', version: VERSION },
+    generatedAt: now().toISOString(),
+    input: {
+      sources: s.map((x) => ({
+        name: x.name,
+        kind: x.kind,
+        bytes: x.bytes,
+        lines: x.lines,
+        events: x.events,
+        requests: x.requests,
+        badLines: x.badLines,
+      })),
+      lines: sum((x) => x.lines),
+      events: sum((x) => x.events),
+      requests: counters.requests,
+      badLines: sum((x) => x.badLines),
+      badLineSamples: bad.samples(),
+      skipped: {
+        nonFinalStages: sum((x) => x.nonFinalStages),
+        duplicates: counters.duplicates,
+        filtered: counters.filtered,
+        overlongLines: sum((x) => x.overlongLines),
+      },
+      lateRequests: counters.late,
+      nonResourceRequests: counters.nonResource,
+      timeRange:
+        counters.firstTs === null || counters.lastTs === null
+          ? null
+          : { from: new Date(Math.floor(counters.firstTs)).toISOString(), to: new Date(Math.floor(counters.lastTs)).toISOString() },
+    },
+    settings: {
+      reorderWindowMs: options.reorderWindowMs,
+      seriesStepMs: options.seriesStepMs,
+      filters: {
+        since: sinceMs === undefined ? null : new Date(sinceMs).toISOString(),
+        until: untilMs === undefined ? null : new Date(untilMs).toISOString(),
+        namespaces: options.namespaces,
+        users: options.users,
+        resources: options.resources,
+        verbs: options.verbs,
+      },
+      detectors: Object.fromEntries(detectors.map((d) => [d.detector.meta.id, d.options])),
+    },
+    findings: [...engine.findings].sort(compareFindings),
+    notes: [...engine.notes].sort(compareFindings),
+    summaries: engine.aggregates.summarize(options.top),
+  };
+}
+

@@ -1,0 +1,51 @@
+/**
+ * Core options of an analysis run, validated by zod. The CLI (`src/cli/options.ts`) builds this
+ * object from flags and the config file; programs call `analyze()` with it directly. Every
+ * field has a default, so `AnalyzeOptionsSchema.parse({ inputs: ['audit.log'] })` is a full set.
+ */
+import { z } from 'zod';
+import { SeveritySchema } from './report/schema.js';
+
+/** Per-detector options live under `detectors.<id>`; each detector's schema validates its own. */
+export const AnalyzeOptionsSchema = z
+  .object({
+    /** Paths: files, directories, or `-` for stdin. Empty means stdin. */
+    inputs: z.array(z.string()).default([]),
+    /**
+     * Keep requests at or after this time: RFC 3339 (`2026-08-08T18:00:00Z`) or a duration back
+     * from the end of the log (`15m`, `2h`, `1h30m`, `90s`).
+     */
+    since: z.string().optional(),
+    /** Keep requests at or before this time: RFC 3339, or a duration back from the end of the log. */
+    until: z.string().optional(),
+    /** Keep only these namespaces (objectRef.namespace). */
+    namespaces: z.array(z.string()).default([]),
+    /** Keep only these usernames; `*` is a wildcard (`system:serviceaccount:shop:*`). */
+    users: z.array(z.string()).default([]),
+    /** Keep only these resources: `resource`, `resource/subresource`, `resource.group`; `*` wildcards. */
+    resources: z.array(z.string()).default([]),
+    /** Keep only these verbs. */
+    verbs: z.array(z.string()).default([]),
+    /** Longest line accepted, in bytes; longer lines are counted and skipped. */
+    maxLineLength: z.number().int().positive().default(16 * 1024 * 1024),
+    /** How far (ms) a request may arrive out of time order and still be placed correctly. */
+    reorderWindowMs: z.number().int().nonnegative().default(2000),
+    /** Bad-line samples kept for the report. */
+    badLineSamples: z.number().int().nonnegative().default(10),
+    /** If none of a source's first N lines is an audit event, the input is rejected (exit 2). */
+    sniffLines: z.number().int().positive().default(1000),
+    /** Rows in each top-N summary table. */
+    top: z.number().int().positive().default(10),
+    /** Step of the cluster-wide time series (ms). */
+    seriesStepMs: z.number().int().positive().default(10_000),
+    /** Per-detector options keyed by detector id (`conflict-storm`, …). */
+    detectors: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
+    /** Findings at or above this severity make the CLI exit 1. */
+    failOn: SeveritySchema.optional(),
+  })
+  .strict();
+
+/** Options as accepted (defaults optional). */
+export type AnalyzeOptionsInput = z.input<typeof AnalyzeOptionsSchema>;
+/** Options after defaults. */
+export type AnalyzeOptions = z.output<typeof AnalyzeOptionsSchema>;

@@ -1,0 +1,293 @@
+/**
+ * Input sources: files, directories of rotated logs, and stdin, opened as streams of
+ * decompressed bytes.
+ *
+ * Rotation follows kube-apiserver's log backend, which writes through `natefinch/lumberjack`
+ * v2.2.1: backups are `<prefix>-<2006-01-02T15-04-05.000><ext>` in UTC, gzipped to `…<ext>.gz`
+ * with `--audit-log-compress`; the active file is `<prefix><ext>` (reference
+ * `audit-formats.md` §6.1). gzip is recognised by its magic bytes `1f 8b` (RFC 1952), not by name.
+ */
+import { createReadStream, type Stats } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { InputError } from '../errors.js';
+
+/** How a source is stored: plain file, gzip file, or standard input (gzip or not). */
+export type SourceKind = 'file' | 'gzip' | 'stdin';
+
+/** An opened source. */
+export interface OpenedSource {
+  /**
+   * Decompressed bytes. Read failures, including corrupt or truncated gzip data, are emitted as a
+   * stream error that is an {@link InputError} naming the source.
+   */
+  readonly stream: Readable;
+  /** True when the data was gzip (detected by magic bytes). */
+  readonly gzip: boolean;
+  /** Raw (on-disk, compressed) bytes read so far; grows while `stream` is consumed. */
+  readonly bytesRead: number;
+}
+
+/** One file (or stdin) to read. */
+export interface SourceSpec {
+  /** Path as given or found in a directory; `<stdin>` for standard input. */
+  readonly name: string;
+  /** `gzip` when a regular file starts with the gzip magic bytes; stdin is always `stdin`. */
+  readonly kind: SourceKind;
+  /** On-disk size in bytes; 0 for stdin, pipes and devices. */
+  readonly bytes: number;
+  /** Opens the source. Rejects with {@link InputError} if it cannot be read. Call once. */
+  open(): Promise<OpenedSource>;
+}
+
+/** The rotated files of one log in time order (oldest first, active file last). */
+export interface SourceChain {
+  /** The active file's path (`dir/audit.log`), even if only rotated files exist; or the source name. */
+  readonly name: string;
+  readonly members: readonly SourceSpec[];
+}
+
+/** Name used for standard input in stats and bad-line samples. */
+export const STDIN_NAME = '<stdin>';
+
+const READ_CHUNK = 256 * 1024;
+const GUNZIP_CHUNK = 64 * 1024;
+
+/** lumberjack backup name: `<prefix>-YYYY-MM-DDTHH-MM-SS.mmm[<ext>][.gz]` (reference §6.1). */
+const ROTATED = /^(.+)-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})\.(\d{3})(\.[^.]+)?(\.gz)?$/;
+
+function isGzipMagic(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+function errnoText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | undefined;
+  switch (e?.code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    default:
+      return e instanceof Error ? e.message : String(err);
+  }
+}
+
+function pathError(p: string, err: unknown): InputError {
+  return new InputError(
+    `Cannot read input "${p}": ${errnoText(err)}.`,
+    'Check the path and its permissions.',
+    { cause: err },
+  );
+}
+
+/** The error a source's stream emits: an {@link InputError} naming the source. */
+function readError(name: string, gzip: boolean, err: unknown): InputError {
+  if (err instanceof InputError) return err;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (gzip && typeof code === 'string' && code.startsWith('Z_')) {
+    return new InputError(
+      `Cannot read "${name}": corrupt or truncated gzip data (${(err as Error).message}).`,
+      'Check it with `gzip -t`; a file still being written or copied may be cut short.',
+      { cause: err },
+    );
+  }
+  return new InputError(`Cannot read "${name}": ${errnoText(err)}.`, undefined, { cause: err });
+}
+
+function toBuffer(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (typeof chunk === 'string') return Buffer.from(chunk);
+  return Buffer.from(chunk as Uint8Array);
+}
+
+/** `raw` as Buffers, counting raw bytes into `counter`. */
+async function* counted(raw: AsyncIterable<unknown>, counter: { bytesRead: number }): AsyncGenerator<Buffer> {
+  for await (const chunk of raw) {
+    const bytes = toBuffer(chunk);
+    counter.bytesRead += bytes.length;
+    yield bytes;
+  }
+}
+
+/** Yields `head`, then the rest of `rest`; ending early ends `rest`. */
+async function* prepend(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* head;
+    for (let r = await rest.next(); r.done !== true; r = await rest.next()) yield r.value;
+  } finally {
+    await rest.return?.();
+  }
+}
+
+/** Re-throws any failure of `body` as the source's {@link InputError}. */
+async function* guarded(name: string, gzip: boolean, body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* body;
+  } catch (err) {
+    throw readError(name, gzip, err);
+  }
+}
+
+/** Opens `raw`, sniffs the gzip magic from its first bytes, and decompresses if needed. */
+async function openDecoded(name: string, raw: Readable): Promise<OpenedSource> {
+  const counter = { bytesRead: 0 };
+  const chunks = counted(raw, counter);
+  const head: Buffer[] = [];
+  try {
+    for (let headBytes = 0; headBytes < 2; ) {
+      const r = await chunks.next();
+      if (r.done === true) break;
+      headBytes += r.value.length;
+      head.push(r.value);
+    }
+  } catch (err) {
+    throw readError(name, false, err);
+  }
+  const gzip = isGzipMagic(head.length === 1 ? head[0]! : Buffer.concat(head));
+  const body = prepend(head, chunks);
+  let bytes: AsyncIterable<Buffer> = body;
+  if (gzip) {
+    const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
+    pipeline(body, gunzip, () => {}); // errors surface on `gunzip`, caught by `guarded`
+    bytes = gunzip;
+  }
+  return {
+    stream: Readable.from(guarded(name, gzip, bytes), { objectMode: false }),
+    gzip,
+    get bytesRead() {
+      return counter.bytesRead;
+    },
+  };
+}
+
+/** Reads the first two bytes of a regular file to tell gzip from plain. */
+async function fileKind(p: string): Promise<SourceKind> {
+  const handle = await open(p, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    return isGzipMagic(head.subarray(0, bytesRead)) ? 'gzip' : 'file';
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A file source. Regular files are sniffed for gzip now; pipes and devices (e.g. `<(zcat …)`)
+ * cannot be read twice, so they are reported as `file` and sniffed when opened.
+ */
+async function fileSpec(p: string, st: Stats): Promise<SourceSpec> {
+  let kind: SourceKind = 'file';
+  if (st.isFile()) {
+    try {
+      kind = await fileKind(p);
+    } catch (err) {
+      throw pathError(p, err);
+    }
+  }
+  return {
+    name: p,
+    kind,
+    bytes: st.isFile() ? st.size : 0,
+    open: () => openDecoded(p, createReadStream(p, { highWaterMark: READ_CHUNK })),
+  };
+}
+
+/** The active file name and UTC backup time of a lumberjack backup name, or null. */
+function parseRotatedName(base: string): { active: string; time: number } | null {
+  const m = ROTATED.exec(base);
+  if (m === null) return null;
+  const n = (i: number): number => Number(m[i]);
+  // `audit-<ts>.gz` is the compressed backup of `audit`, not of `audit.gz`.
+  const ext = m[10] === undefined && m[9] === '.gz' ? '' : (m[9] ?? '');
+  return { active: m[1]! + ext, time: Date.UTC(n(2), n(3) - 1, n(4), n(5), n(6), n(7), n(8)) };
+}
+
+/** Groups a directory's regular, non-hidden files into rotation chains sorted by name. */
+async function directoryChains(dir: string): Promise<SourceChain[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    throw pathError(dir, err);
+  }
+  const groups = new Map<string, { rotated: { time: number; spec: SourceSpec }[]; active?: SourceSpec }>();
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const p = path.join(dir, entry.name);
+    let st: Stats;
+    try {
+      st = await stat(p); // follows symlinks
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // dangling symlink
+      throw pathError(p, err);
+    }
+    if (!st.isFile()) continue;
+    const spec = await fileSpec(p, st);
+    const rotated = parseRotatedName(entry.name);
+    const key = rotated ? rotated.active : entry.name;
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { rotated: [] }));
+    if (rotated) group.rotated.push({ time: rotated.time, spec });
+    else group.active = spec;
+  }
+  if (groups.size === 0) {
+    throw new InputError(`Directory "${dir}" has no files to read.`, 'Pass the audit log files or their directory.');
+  }
+  const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  return [...groups.keys()].sort(byName).map((key) => {
+    const group = groups.get(key)!;
+    group.rotated.sort((a, b) => a.time - b.time || byName(a.spec.name, b.spec.name));
+    const members = group.rotated.map((r) => r.spec);
+    if (group.active) members.push(group.active);
+    return { name: path.join(dir, key), members };
+  });
+}
+
+/**
+ * Resolves command-line inputs to source chains, in argument order.
+ *
+ * - `[]` or `-`: standard input (`io.stdin`), one chain named `<stdin>`; gzip is sniffed.
+ * - a file (or pipe/device): one chain of one member.
+ * - a directory: every regular, non-hidden file in it (not recursive; symlinks followed), grouped
+ *   into lumberjack rotation chains (`audit-2026-08-07T01-00-00.000.log`,
+ *   `audit-2026-08-08T18-12-05.123.log.gz`, then `audit.log`), backups ordered by the UTC time in
+ *   their name; other files are chains of one; chains sorted by name.
+ *
+ * Throws {@link InputError} naming the path when it is missing or unreadable, when a directory
+ * has no files, or when `-` is given twice.
+ */
+export async function resolveInputs(paths: string[], io: { stdin: Readable }): Promise<SourceChain[]> {
+  const chains: SourceChain[] = [];
+  let stdinUsed = false;
+  for (const p of paths.length === 0 ? ['-'] : paths) {
+    if (p === '-') {
+      if (stdinUsed) throw new InputError('Standard input ("-") is given more than once.');
+      stdinUsed = true;
+      const spec: SourceSpec = {
+        name: STDIN_NAME,
+        kind: 'stdin',
+        bytes: 0,
+        open: () => openDecoded(STDIN_NAME, io.stdin),
+      };
+      chains.push({ name: STDIN_NAME, members: [spec] });
+      continue;
+    }
+    let st: Stats;
+    try {
+      st = await stat(p);
+    } catch (err) {
+      throw pathError(p, err);
+    }
+    if (st.isDirectory()) chains.push(...(await directoryChains(p)));
+    else if (st.isFile() || st.isFIFO() || st.isCharacterDevice()) {
+      chains.push({ name: p, members: [await fileSpec(p, st)] });
+    } else throw new InputError(`Cannot read input "${p}": not a file or directory.`);
+  }
+  return chains;
+}

@@ -1,0 +1,158 @@
+/**
+ * Markdown renderer: a ticket-ready summary in GitHub-flavoured Markdown. Every string from the
+ * report is escaped (`escapeMarkdownInline` / `escapeMarkdownCell`) or put in a code span
+ * (`markdownCodeSpan`), so audit data can't break a table, inject HTML or add links.
+ */
+import { escapeMarkdownCell, escapeMarkdownInline, markdownCodeSpan } from './escape.js';
+import {
+  bySeverity,
+  evidenceIDs,
+  formatInt,
+  formatObject,
+  formatServiceAccount,
+  formatTime,
+  formatWindow,
+  metricsTable,
+  plural,
+  severityBreakdown,
+  sourcesTable,
+  summaryTables,
+  truncate,
+  type Table,
+} from './format.js';
+import type { Finding, Report, ReportActor } from './schema.js';
+
+/** Longest user string (code points) put in a cell or code span; longer ones are cut with `…`. */
+const MAX_CHARS = 200;
+
+/** Longest prose string (title, advice) put inline. */
+const MAX_TEXT = 1000;
+
+const text = (s: string): string => escapeMarkdownInline(truncate(s, MAX_TEXT));
+const cell = (s: string): string => escapeMarkdownCell(truncate(s, MAX_CHARS, 'middle'));
+const code = (s: string): string => markdownCodeSpan(truncate(s, MAX_CHARS, 'middle')) || '(empty)';
+
+/**
+ * Render a report as GitHub-flavoured Markdown: title and one-sentence verdict; per finding
+ * What / Who / When / Impact (metrics) / Fix (advice) / Evidence (auditIDs); notes; summary
+ * tables; input statistics and bad-line samples.
+ * @param report a valid report (not modified)
+ * @returns the Markdown document, ending with a newline; deterministic
+ */
+export function renderMarkdown(report: Report): string {
+  const findings = bySeverity(report.findings);
+  const out: string[] = [];
+  const n = findings.length;
+  out.push(n === 0 ? '# auditstorm: no conflict storms found' : `# auditstorm: ${plural(n, 'finding')} (${severityBreakdown(findings)})`, '');
+  out.push(verdict(report, findings), '');
+  out.push(
+    `_${text(`${report.tool.name} ${report.tool.version}`)}, generated ${text(formatTime(report.generatedAt))}_`,
+    '',
+  );
+  findings.forEach((f, i) => out.push(...finding(f, i + 1)));
+  out.push(...notes(report.notes));
+  out.push('## Summary', '');
+  for (const t of summaryTables(report.summaries)) out.push(`### ${text(t.title)}`, '', ...table(t));
+  out.push(...input(report));
+  while (out[out.length - 1] === '') out.pop();
+  return `${out.join('\n')}\n`;
+}
+
+/** Lines of a GFM table (or `_None._`), followed by a blank line. */
+function table(t: Table): string[] {
+  if (t.rows.length === 0) return ['_None._', ''];
+  const row = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  const out = [
+    row(t.columns.map((c) => cell(c.header))),
+    row(t.columns.map((c) => (c.align === 'right' ? '---:' : '---'))),
+    ...t.rows.map((r) => row(t.columns.map((_, i) => cell(r[i] ?? '')))),
+  ];
+  if (t.footer !== undefined) out.push('', `_${text(t.footer)}_`);
+  return [...out, ''];
+}
+
+function verdict(report: Report, findings: Finding[]): string {
+  const range = report.input.timeRange;
+  const over = `${plural(report.input.requests, 'request')}${range ? ` over ${formatWindow(range.from, range.to)}` : ''}`;
+  const top = findings[0];
+  if (top === undefined) return `**Verdict:** no conflict storms found in ${text(over)}.`;
+  return (
+    `**Verdict:** ${plural(findings.length, 'finding')} (${severityBreakdown(findings)}) in ${text(over)}; ` +
+    `most severe: **${top.severity.toUpperCase()}** ${text(top.kind)}: ${text(top.title)}`
+  );
+}
+
+function who(a: ReportActor): string {
+  const sa = formatServiceAccount(a);
+  const clauses = [`${code(a.username)}${sa === '' ? '' : ` (service account ${code(sa)})`}`, `user agent ${code(a.userAgent)}`];
+  if (a.controller !== '') clauses.push(`controller ${code(a.controller)}`);
+  if (a.sourceIPs.length > 0) clauses.push(`source IPs ${a.sourceIPs.map(code).join(', ')}`);
+  if (a.fieldManagers.length > 0) clauses.push(`field managers ${a.fieldManagers.map(code).join(', ')}`);
+  return clauses.join('; ');
+}
+
+function finding(f: Finding, n: number): string[] {
+  const out = [`## ${n}. ${f.severity.toUpperCase()} ${text(f.kind)}: ${text(f.title)}`, ''];
+  const what = f.object ? `${code(formatObject(f.object))} (API version ${code(f.object.apiVersion)})` : 'no single object (cluster-wide)';
+  out.push(`- **What:** ${what}`);
+  if (f.actors.length === 1) out.push(`- **Who:** ${who(f.actors[0]!)}`);
+  else if (f.actors.length === 0) out.push('- **Who:** unknown');
+  else out.push('- **Who:**', ...f.actors.map((a) => `  - ${who(a)}`));
+  out.push(`- **When:** ${text(formatWindow(f.window.from, f.window.to))}`);
+  if (f.signals.length > 0) out.push(`- **Signals:** ${f.signals.map(code).join(', ')}`);
+  out.push('');
+  if (Object.keys(f.metrics).length > 0) out.push('**Impact**', '', ...table(metricsTable(f.metrics)));
+  if (f.advice.length > 0) out.push('**Fix**', '', ...f.advice.map((a) => `- ${text(a.text)}`), '');
+  const ids = evidenceIDs(f);
+  const level = `audit level ${code(f.evidence.auditLevel)}`;
+  out.push(
+    ids.length === 0
+      ? `**Evidence** (${level}): no auditIDs recorded`
+      : `**Evidence** (${level}; grep the audit log for these auditIDs): ${ids.map(code).join(', ')}`,
+    '',
+  );
+  return out;
+}
+
+function notes(list: readonly Finding[]): string[] {
+  if (list.length === 0) return [];
+  const out = ['## Notes (handled well, not storms)', ''];
+  for (const f of bySeverity(list)) {
+    const actors = f.actors.map((a) => code(a.username)).join(', ');
+    const object = f.object ? ` on ${code(formatObject(f.object))}` : '';
+    out.push(`- **${f.severity.toUpperCase()}** ${text(f.kind)}: ${text(f.title)} (${actors}${object}, ${text(formatWindow(f.window.from, f.window.to))})`);
+  }
+  return [...out, ''];
+}
+
+function input(report: Report): string[] {
+  const i = report.input;
+  const s = i.skipped;
+  const out = ['## Input', ''];
+  out.push(
+    `- ${plural(i.lines, 'line')}, ${plural(i.events, 'event')}, ${plural(i.requests, 'request')}, ${plural(i.badLines, 'bad line')}`,
+    `- Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
+    `- Late: ${plural(i.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`,
+    `- Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
+    '',
+    '### Sources',
+    '',
+    ...table(sourcesTable(i)),
+  );
+  if (i.badLineSamples.length > 0) {
+    out.push(
+      '### Bad lines',
+      '',
+      ...table({
+        title: 'Bad lines',
+        columns: [
+          { header: 'Source', align: 'left' },
+          { header: 'Line', align: 'right' },
+          { header: 'Reason', align: 'left' },
+        ],
+        rows: i.badLineSamples.map((b) => [b.source, String(b.line), b.reason]),
+      }),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,204 @@
+/**
+ * The report model: one versioned shape for every renderer (text, JSON, Markdown) and for
+ * programs reading `--format json`. The zod schema is the contract; the TypeScript types are
+ * inferred from it. Times are UTC ISO 8601 strings with millisecond precision; rates are per
+ * second; durations are milliseconds.
+ */
+import { z } from 'zod';
+
+/** Bump when a field is removed or changes meaning; adding optional fields keeps the version. */
+export const SCHEMA_VERSION = 1;
+
+export const SeveritySchema = z.enum(['info', 'low', 'medium', 'high', 'critical']);
+/** Finding severity, lowest to highest. */
+export type Severity = z.infer<typeof SeveritySchema>;
+/** Severities in ascending order; index gives rank. */
+export const SEVERITIES: readonly Severity[] = SeveritySchema.options;
+
+/** Rank of a severity: `info` 0 … `critical` 4. */
+export function severityRank(s: Severity): number {
+  return SEVERITIES.indexOf(s);
+}
+
+export const ServiceAccountSchema = z.object({ namespace: z.string(), name: z.string() });
+
+export const ActorSchema = z.object({
+  username: z.string(),
+  userAgent: z.string(),
+  userAgentProduct: z.string(),
+  controller: z.string(),
+  serviceAccount: ServiceAccountSchema.nullable(),
+  /** Distinct `sourceIPs[0]` values seen for this actor in the finding (capped, sorted). */
+  sourceIPs: z.array(z.string()),
+  /** Distinct `fieldManager` query values seen (sorted). */
+  fieldManagers: z.array(z.string()),
+});
+export type ReportActor = z.infer<typeof ActorSchema>;
+
+export const ObjectSchema = z.object({
+  apiGroup: z.string(),
+  apiVersion: z.string(),
+  resource: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  subresource: z.string(),
+});
+export type ReportObject = z.infer<typeof ObjectSchema>;
+
+export const WindowSchema = z.object({ from: z.string(), to: z.string() });
+
+export const AdviceSchema = z.object({ id: z.string(), text: z.string() });
+export type Advice = z.infer<typeof AdviceSchema>;
+
+export const EvidenceSchema = z.object({
+  /** First, a few samples, last: auditIDs to grep for. Unique, in time order. */
+  auditIDs: z.array(z.string()),
+  firstAuditID: z.string(),
+  lastAuditID: z.string(),
+  /** Audit `level` the evidence was logged at (`Metadata`, `Request`, `RequestResponse`). */
+  auditLevel: z.string(),
+});
+
+export const MetricValue = z.union([z.number(), z.string(), z.boolean(), z.null()]);
+
+export const FindingSchema = z.object({
+  /** Stable id: kind + actor + object + start; unique within a report. */
+  id: z.string(),
+  kind: z.string(),
+  severity: SeveritySchema,
+  /** One line: what was seen. */
+  title: z.string(),
+  actors: z.array(ActorSchema),
+  object: ObjectSchema.nullable(),
+  window: WindowSchema,
+  /** Numbers (rates per second, durations in ms, ratios 0..1); keys documented per detector. */
+  metrics: z.record(z.string(), MetricValue),
+  /** Named signals supporting the verdict, e.g. `no-backoff`, `duplicate-replicas`. */
+  signals: z.array(z.string()),
+  evidence: EvidenceSchema,
+  advice: z.array(AdviceSchema),
+});
+export type Finding = z.infer<typeof FindingSchema>;
+
+export const BadLineSampleSchema = z.object({
+  source: z.string(),
+  line: z.number().int(),
+  reason: z.string(),
+});
+export type BadLineSample = z.infer<typeof BadLineSampleSchema>;
+
+export const SourceSummarySchema = z.object({
+  name: z.string(),
+  /** `file`, `gzip` or `stdin`. */
+  kind: z.string(),
+  bytes: z.number(),
+  lines: z.number().int(),
+  events: z.number().int(),
+  requests: z.number().int(),
+  badLines: z.number().int(),
+});
+export type SourceSummary = z.infer<typeof SourceSummarySchema>;
+
+export const TimeRangeSchema = z.object({ from: z.string(), to: z.string() }).nullable();
+
+export const InputSummarySchema = z.object({
+  sources: z.array(SourceSummarySchema),
+  /** Lines read (including bad and skipped ones). */
+  lines: z.number().int(),
+  /** Lines that decoded to an audit Event (any stage). */
+  events: z.number().int(),
+  /** Requests counted: final-stage events after de-duplication and filters. */
+  requests: z.number().int(),
+  badLines: z.number().int(),
+  badLineSamples: z.array(BadLineSampleSchema),
+  skipped: z.object({
+    /** Events at `RequestReceived` / `ResponseStarted` (they add no request). */
+    nonFinalStages: z.number().int(),
+    /** Final events whose auditID was already counted. */
+    duplicates: z.number().int(),
+    /** Requests dropped by --since/--until/--namespace/--user/--resource/--verb. */
+    filtered: z.number().int(),
+    /** Lines longer than the maximum line length. */
+    overlongLines: z.number().int(),
+  }),
+  /** Requests that arrived later than the reordering window allows (fed at the current time). */
+  lateRequests: z.number().int(),
+  /** Requests without objectRef (non-resource URLs): in totals only. */
+  nonResourceRequests: z.number().int(),
+  timeRange: TimeRangeSchema,
+});
+export type InputSummary = z.infer<typeof InputSummarySchema>;
+
+export const VerbResourceCodeSchema = z.object({
+  verb: z.string(),
+  /** `resource[.group][/subresource]` as kubectl names it, e.g. `deployments.apps/status`; `(non-resource)` for URLs without objectRef. */
+  resource: z.string(),
+  code: z.number().int(),
+  count: z.number().int(),
+});
+
+export const TopActorSchema = z.object({
+  username: z.string(),
+  userAgent: z.string(),
+  requests: z.number().int(),
+  writes: z.number().int(),
+  conflicts: z.number().int(),
+  alreadyExists: z.number().int(),
+  throttled: z.number().int(),
+});
+
+export const TopObjectSchema = z.object({
+  object: ObjectSchema,
+  writes: z.number().int(),
+  conflicts: z.number().int(),
+});
+
+export const LatencySchema = z.object({
+  verb: z.string(),
+  resource: z.string(),
+  count: z.number().int(),
+  p50: z.number(),
+  p90: z.number(),
+  p99: z.number(),
+  max: z.number(),
+});
+
+export const SummariesSchema = z.object({
+  totals: z.object({
+    requests: z.number().int(),
+    writes: z.number().int(),
+    conflicts: z.number().int(),
+    alreadyExists: z.number().int(),
+    throttled: z.number().int(),
+  }),
+  requestsByVerbResourceCode: z.array(VerbResourceCodeSchema),
+  topActors: z.object({
+    byRequests: z.array(TopActorSchema),
+    byWrites: z.array(TopActorSchema),
+    byConflicts: z.array(TopActorSchema),
+    byThrottled: z.array(TopActorSchema),
+  }),
+  topObjects: z.object({
+    byWrites: z.array(TopObjectSchema),
+    byConflicts: z.array(TopObjectSchema),
+  }),
+  /** Latency in ms per verb × resource; long-running requests excluded. */
+  latency: z.array(LatencySchema),
+});
+export type Summaries = z.infer<typeof SummariesSchema>;
+
+export const ReportSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  tool: z.object({ name: z.literal('auditstorm'), version: z.string() }),
+  /** Injected clock; stubbed in tests. */
+  generatedAt: z.string(),
+  input: InputSummarySchema,
+  /** Effective detection settings (windows, thresholds) so a reader can judge the findings. */
+  settings: z.record(z.string(), z.unknown()),
+  /** Sorted: severity desc, window.from, kind, object key, actor. */
+  findings: z.array(FindingSchema),
+  /** Episodes that looked busy but were handled well (backoff, RetryOnConflict): not findings. */
+  notes: z.array(FindingSchema),
+  summaries: SummariesSchema,
+});
+export type Report = z.infer<typeof ReportSchema>;

@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { conflictStorm } from '../../src/detectors/conflict-storm.js';
+import type { Detector } from '../../src/detectors/types.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = conflictStorm as unknown as Detector;
+const operator = actor('system:serviceaccount:shop-system:shop-operator');
+const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
+const kubelet = actor('system:node:node-1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+const lease = object('leases', 'kube-node-lease', 'node-1', '', 'coordination.k8s.io');
+
+/** Node lease renewals every 10 s for `seconds`: background writes by another actor. */
+function leases(seconds: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let t = 0; t < seconds * 1000; t += 10_000) out.push(rec(T0 + t, kubelet, lease));
+  return out;
+}
+
+/**
+ * Two replicas (two IPs) of one operator, each writing every 20 ms for `seconds` and retrying at
+ * once; replica A succeeds when k % 12 == 11, replica B when k % 12 == 5: chains of 12 attempts.
+ */
+function twoReplicaStorm(startMs: number, seconds: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  const n = (seconds * 1000) / 20;
+  for (let k = 0; k < n; k++) {
+    out.push(rec(startMs + k * 20, operator, widget, { sourceIP: '10.1.0.1', code: k % 12 === 11 ? 200 : 409 }));
+    out.push(rec(startMs + k * 20 + 10, operator, widget, { sourceIP: '10.1.0.2', code: k % 12 === 5 ? 200 : 409 }));
+  }
+  return out;
+}
+
+/** Count per UTC second (by `ts`) of the records matching `pred`; returns the maximum. */
+function peakPerSecond(records: RequestRecord[], pred: (r: RequestRecord) => boolean): number {
+  const per = new Map<number, number>();
+  for (const r of records) if (pred(r)) per.set(Math.floor(r.ts / 1000), (per.get(Math.floor(r.ts / 1000)) ?? 0) + 1);
+  return Math.max(...per.values());
+}
+
+describe('conflict-storm: storms', () => {
+  it('two replicas retrying at once: one critical finding with exact totals', () => {
+    const storm = twoReplicaStorm(T0, 120);
+    const { findings, notes, alerts } = runDetector(detector, {}, [...leases(180), ...storm]);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('conflict-storm');
+    expect(f.severity).toBe('critical');
+    expect(f.actors).toEqual([
+      {
+        username: 'system:serviceaccount:shop-system:shop-operator',
+        userAgent: 'manager/v0.0.0 (linux/amd64) kubernetes/$Format',
+        userAgentProduct: 'manager',
+        controller: '',
+        serviceAccount: { namespace: 'shop-system', name: 'shop-operator' },
+        sourceIPs: ['10.1.0.1', '10.1.0.2'],
+        fieldManagers: [],
+      },
+    ]);
+    expect(f.object).toEqual({
+      apiGroup: 'example.com',
+      apiVersion: 'v1alpha1',
+      resource: 'widgets',
+      namespace: 'shop',
+      name: 'w1',
+      subresource: 'status',
+    });
+    // First write is A's 409 at T0 (+3 ms latency); last is B's 409 at k = 5999.
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:01:59.993Z' });
+    const conflicts = storm.filter((r) => r.code === 409).length;
+    expect(conflicts).toBe(11_000);
+    expect(f.metrics).toMatchObject({
+      attempts: 12_000,
+      conflicts: 11_000,
+      successes: 1_000,
+      otherErrors: 0,
+      conflictRatio: 0.9167,
+      attemptsPerSuccess: 12,
+      peakWritesPerSec: 100,
+      peak409PerSec: peakPerSecond(storm, (r) => r.code === 409),
+      retryGapP50Ms: 17,
+      retryGapP90Ms: 17,
+      retryChainP90Attempts: 12,
+      backoff: 'none',
+      sourceIPCount: 2,
+      staleRetries: 0,
+    });
+    // 12,000 storm writes among 12,000 + 12 lease renewals in the steps the episode covers.
+    expect(f.metrics.shareOfWrites).toBe(0.999);
+    expect(f.signals).toEqual(['no-backoff', 'duplicate-replicas']);
+    expect(f.advice.map((a) => a.id)).toEqual([
+      'compare-before-write',
+      'patch-status',
+      'requeue-with-backoff',
+      'leader-election',
+      'stable-transition-time',
+    ]);
+    expect(f.evidence.firstAuditID).toBe(storm[0]!.auditID);
+    expect(f.evidence.lastAuditID).toBe(storm[storm.length - 1]!.auditID);
+    expect(f.evidence.auditIDs).toEqual([
+      storm[0]!.auditID,
+      storm[1]!.auditID,
+      storm[2]!.auditID,
+      storm[3]!.auditID,
+      storm[storm.length - 1]!.auditID,
+    ]);
+    expect(alerts).toEqual(['open conflict-storm w1', 'close conflict-storm w1']);
+  });
+
+  it('a storm that stops and starts again is two episodes', () => {
+    const records = [...twoReplicaStorm(T0, 30), ...twoReplicaStorm(T0 + 300_000, 30)];
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.window.from, f.metrics.attempts])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 3000],
+      ['2026-08-08T18:05:00.003Z', 3000],
+    ]);
+  });
+
+  it('retries resending the resourceVersion that conflicted raise stale-cache', () => {
+    const records: RequestRecord[] = [];
+    for (let k = 0; k < 600; k++) {
+      records.push(rec(T0 + k * 50, operator, widget, { code: k % 20 === 19 ? 200 : 409, resourceVersion: String(1000 + Math.floor(k / 20)) }));
+    }
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics.staleRetries).toBe(30 * 18);
+    expect(findings[0]!.signals).toEqual(['no-backoff', 'stale-cache']);
+    expect(findings[0]!.advice.map((a) => a.id)).toContain('reread-before-retry');
+  });
+});
+
+describe('conflict-storm: handled well or below thresholds', () => {
+  it('RetryOnConflict (409 then success 11 ms later, every second) is a note, not a finding', () => {
+    const records: RequestRecord[] = [];
+    for (let s = 0; s < 120; s++) {
+      records.push(rec(T0 + s * 1000, operator, widget, { code: 409 }));
+      records.push(rec(T0 + s * 1000 + 3 + 11, operator, widget, { code: 200 }));
+    }
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(findings).toEqual([]);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.severity).toBe('info');
+    expect(notes[0]!.metrics).toMatchObject({
+      attempts: 240,
+      conflicts: 120,
+      successes: 120,
+      backoff: 'retry-on-conflict',
+      retryChains: 120,
+      retryChainsSucceeded: 120,
+      retryGapP50Ms: 11,
+    });
+  });
+
+  it('exponential backoff (5 ms doubling until success) is a note', () => {
+    const records: RequestRecord[] = [];
+    for (let burst = 0; burst < 20; burst++) {
+      let t = T0 + burst * 5000;
+      let delay = 5;
+      for (let attempt = 0; attempt < 8; attempt++) {
+        records.push(rec(t, operator, widget, { code: attempt === 7 ? 200 : 409 }));
+        t += 3 + delay;
+        delay *= 2;
+      }
+    }
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(findings).toEqual([]);
+    expect(notes.map((n) => n.metrics.backoff)).toEqual(['exponential']);
+    // Gaps 5, 10, 20 … ms; growth is the median of (gap + 1) / (previous gap + 1).
+    expect(notes[0]!.metrics.gapGrowth).toBe(1.95);
+  });
+
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    [
+      'fewer than minConflicts per window (10 a minute)',
+      () => Array.from({ length: 50 }, (_, i) => rec(T0 + i * 6000, operator, widget, { code: 409 })),
+    ],
+    [
+      'low Conflict ratio (5 % of 100 writes/s)',
+      () => Array.from({ length: 6000 }, (_, i) => rec(T0 + i * 10, operator, widget, { code: i % 20 === 0 ? 409 : 200 })),
+    ],
+    [
+      '409 AlreadyExists on create',
+      () =>
+        Array.from({ length: 600 }, (_, i) =>
+          rec(T0 + i * 20, operator, object('configmaps', 'shop', 'cfg'), { verb: 'create', code: 409, reason: 'AlreadyExists' }),
+        ),
+    ],
+    [
+      'dry-run updates',
+      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 20, operator, widget, { code: 409, dryRun: true })),
+    ],
+    [
+      'node lease renewals',
+      () => leases(600),
+    ],
+  ];
+  it.each(quiet)('%s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('thresholds come from options', () => {
+    // One 409 a second: 60 per window at most.
+    const records = Array.from({ length: 50 }, (_, i) => rec(T0 + i * 1000, operator, widget, { code: 409 }));
+    expect(runDetector(detector, { minConflicts: 51 }, records).findings).toHaveLength(0);
+    const { findings } = runDetector(detector, { minConflicts: 50 }, records);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics.conflicts).toBe(50);
+  });
+
+  it('rejects a window that is not a multiple of the step', () => {
+    const r = detector.meta.optionsSchema.safeParse({ windowMs: 60_000, stepMs: 7000 });
+    expect(r.success).toBe(false);
+  });
+});

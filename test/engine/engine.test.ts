@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { Aggregates } from '../../src/engine/aggregates.js';
+import { AuditIdDedupe } from '../../src/engine/dedupe.js';
+import { Engine } from '../../src/engine/engine.js';
+import { compileFilter } from '../../src/engine/filters.js';
+import { mergeByTime } from '../../src/engine/merge.js';
+import { ReorderQueue } from '../../src/engine/reorder.js';
+import { BoundedSample } from '../../src/engine/sample.js';
+import { TimeSeries } from '../../src/engine/series.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const alice = actor('alice', 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc');
+const sa = actor('system:serviceaccount:shop:op');
+const pod = object('pods', 'shop', 'web-0');
+const podStatus = object('pods', 'shop', 'web-0', 'status');
+const deploy = object('deployments', 'prod', 'api', '', 'apps');
+
+describe('ReorderQueue', () => {
+  it('releases in time order within the window and clamps records that come too late', () => {
+    const out: Array<[string, number]> = [];
+    const q = new ReorderQueue(2000, (r) => out.push([r.auditID, r.ts - T0]));
+    for (const [id, t] of [
+      ['a', 5000],
+      ['b', 3500],
+      ['c', 4000],
+      ['d', 10_000],
+      ['e', 1000],
+      ['f', 9000],
+    ] as const) {
+      q.push(rec(T0 + t, alice, pod, { auditID: id, latencyMs: 0 }));
+    }
+    q.flush();
+    // d at 10 s releases everything ≤ 8 s (b, c, a); e (1 s) is then too late and is fed at the
+    // clock (5 s); f (9 s) is still within the window and is placed before d.
+    expect(out).toEqual([
+      ['b', 3500],
+      ['c', 4000],
+      ['a', 5000],
+      ['e', 5000],
+      ['f', 9000],
+      ['d', 10_000],
+    ]);
+    expect(q.late).toBe(1);
+  });
+});
+
+describe('AuditIdDedupe', () => {
+  it('remembers an auditID for at least the horizon, then forgets it', () => {
+    const d = new AuditIdDedupe(1000);
+    expect(d.seen('x', 0)).toBe(false);
+    expect(d.seen('x', 0)).toBe(true);
+    expect(d.seen('y', 1500)).toBe(false);
+    expect(d.seen('x', 1900)).toBe(true);
+    expect(d.seen('z', 3100)).toBe(false);
+    expect(d.seen('x', 3100)).toBe(false);
+  });
+});
+
+describe('BoundedSample', () => {
+  it('keeps an evenly spaced subsequence and exact percentiles while under capacity', () => {
+    const s = new BoundedSample(4);
+    for (const v of [5, 1, 3]) s.add(v);
+    expect([s.percentile(50), s.percentile(90), s.size]).toEqual([3, 5, 3]);
+    for (let v = 0; v < 100; v++) s.add(v);
+    expect(s.count).toBe(103);
+    expect(s.size).toBeLessThan(4);
+  });
+});
+
+describe('mergeByTime', () => {
+  it('merges several time-ordered sources into one ordered stream', async () => {
+    async function* src(times: number[][]): AsyncIterable<RequestRecord[]> {
+      for (const batch of times) yield batch.map((t) => rec(T0 + t, alice, pod, { auditID: `t${t}`, latencyMs: 0 }));
+    }
+    const out: string[] = [];
+    for await (const b of mergeByTime([src([[1, 4], [], [9]]), src([[2, 3, 10]]), src([[0], [5, 6]])])) {
+      for (const r of b) out.push(r.auditID);
+    }
+    expect(out).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't9', 't10']);
+  });
+});
+
+describe('compileFilter', () => {
+  const records = [
+    rec(T0, alice, pod, { verb: 'get' }),
+    rec(T0 + 1000, sa, podStatus, { verb: 'patch' }),
+    rec(T0 + 2000, sa, deploy, { verb: 'update' }),
+    rec(T0 + 3000, alice, null, { verb: 'get' }),
+  ];
+  const ids = (spec: Parameters<typeof compileFilter>[0]): string[] => {
+    const f = compileFilter(spec);
+    return records.filter((r) => f === null || f(r)).map((r) => `${r.verb}:${r.object?.resource ?? '-'}`);
+  };
+  const none = { namespaces: [], users: [], resources: [], verbs: [] };
+
+  it.each([
+    ['no filter', none, ['get:pods', 'patch:pods', 'update:deployments', 'get:-']],
+    ['namespace', { ...none, namespaces: ['shop'] }, ['get:pods', 'patch:pods']],
+    ['user glob', { ...none, users: ['system:serviceaccount:shop:*'] }, ['patch:pods', 'update:deployments']],
+    ['resource', { ...none, resources: ['pods'] }, ['get:pods', 'patch:pods']],
+    ['resource/subresource', { ...none, resources: ['pods/status'] }, ['patch:pods']],
+    ['resource.group', { ...none, resources: ['deployments.apps'] }, ['update:deployments']],
+    ['verb', { ...none, verbs: ['get'] }, ['get:pods', 'get:-']],
+    ['since/until', { ...none, sinceMs: T0 + 500, untilMs: T0 + 2500 }, ['patch:pods', 'update:deployments']],
+  ] as const)('%s', (_n, spec, expected) => {
+    expect(ids(spec)).toEqual(expected);
+  });
+});
+
+describe('Aggregates', () => {
+  it('counts by verb × resource × code, actors, objects and latency', () => {
+    const a = new Aggregates();
+    a.add(rec(T0, alice, pod, { verb: 'get', latencyMs: 4 }));
+    a.add(rec(T0, alice, pod, { verb: 'get', latencyMs: 12 }));
+    a.add(rec(T0, sa, podStatus, { verb: 'patch', code: 409, latencyMs: 8 }));
+    a.add(rec(T0, sa, podStatus, { verb: 'patch', code: 429, latencyMs: 1 }));
+    a.add(rec(T0, sa, deploy, { verb: 'create', code: 409, reason: 'AlreadyExists', latencyMs: 2 }));
+    a.add(rec(T0, alice, pod, { verb: 'watch', latencyMs: -1 }));
+    const s = a.summarize(10);
+    expect(s.totals).toEqual({ requests: 6, writes: 3, conflicts: 1, alreadyExists: 1, throttled: 1 });
+    expect(s.requestsByVerbResourceCode).toEqual([
+      { verb: 'get', resource: 'pods', code: 200, count: 2 },
+      { verb: 'create', resource: 'deployments.apps', code: 409, count: 1 },
+      { verb: 'patch', resource: 'pods/status', code: 409, count: 1 },
+      { verb: 'patch', resource: 'pods/status', code: 429, count: 1 },
+      { verb: 'watch', resource: 'pods', code: 200, count: 1 },
+    ]);
+    expect(s.topActors.byConflicts).toEqual([
+      { username: 'system:serviceaccount:shop:op', userAgent: 'manager/v0.0.0 (linux/amd64) kubernetes/$Format', requests: 3, writes: 3, conflicts: 1, alreadyExists: 1, throttled: 1 },
+    ]);
+    expect(s.topObjects.byWrites.map((o) => [o.object.resource, o.object.subresource, o.writes, o.conflicts])).toEqual([
+      ['pods', 'status', 2, 1],
+      ['deployments', '', 1, 0],
+    ]);
+    // The watch (long-running) is not in latency. Percentiles are hdr's highest equivalent
+    // value (2 significant digits kept) shown to 3 digits; max is exact.
+    expect(s.latency).toEqual([
+      { verb: 'get', resource: 'pods', count: 2, p50: 4.01, p90: 12, p99: 12, max: 12 },
+      { verb: 'patch', resource: 'pods/status', count: 2, p50: 1, p90: 8.03, p99: 8.03, max: 8 },
+      { verb: 'create', resource: 'deployments.apps', count: 1, p50: 2.01, p90: 2.01, p99: 2.01, max: 2 },
+    ]);
+  });
+});
+
+describe('Engine', () => {
+  it('counts each auditID once, applies filters, and feeds the series', () => {
+    const e = new Engine({ detectors: [], filter: compileFilter({ namespaces: ['shop'], users: [], resources: [], verbs: [] }), reorderWindowMs: 2000, seriesStepMs: 10_000 });
+    e.push(rec(T0, sa, podStatus, { auditID: 'a', code: 409 }));
+    e.push(rec(T0, sa, podStatus, { auditID: 'a', code: 409 }));
+    e.push(rec(T0 + 12_000, sa, podStatus, { auditID: 'b' }));
+    e.push(rec(T0 + 1000, sa, deploy, { auditID: 'c' }));
+    const c = e.finish();
+    expect(c).toEqual({ requests: 2, filtered: 1, duplicates: 1, late: 0, nonResource: 0, firstTs: T0 + 3, lastTs: T0 + 12_003 });
+    expect(e.series.entries()).toEqual([
+      [T0, { requests: 1, writes: 1, conflicts: 1, throttled: 0 }],
+      [T0 + 10_000, { requests: 1, writes: 1, conflicts: 0, throttled: 0 }],
+    ]);
+    expect(new TimeSeries(10_000).sum(0, 1)).toEqual({ requests: 0, writes: 0, conflicts: 0, throttled: 0 });
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { decodeLine } from '../../src/parser/decode.js';
+import { Normalizer, parseServiceAccount, parseUserAgent } from '../../src/parser/normalize.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { CONFLICT_EVENT, eventLine } from './helpers.js';
+
+const TEN = Date.UTC(2026, 6, 1, 10, 0, 0);
+
+function normalize(overrides: Record<string, unknown> = {}, normalizer = new Normalizer()): RequestRecord | null {
+  const r = decodeLine(eventLine(overrides));
+  if (!r.ok) throw new Error(r.reason);
+  return normalizer.normalize(r.event);
+}
+
+function record(overrides: Record<string, unknown> = {}, normalizer = new Normalizer()): RequestRecord {
+  const r = normalize(overrides, normalizer);
+  if (r === null) throw new Error('no record');
+  return r;
+}
+
+describe('Normalizer.normalize', () => {
+  it('fills every field of the §1.7 conflict example', () => {
+    expect(record()).toEqual({
+      auditID: '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21',
+      ts: TEN + 131.002,
+      receivedTs: TEN + 123.456,
+      latencyMs: 7.546,
+      stage: 'ResponseComplete',
+      verb: 'update',
+      isWrite: true,
+      dryRun: false,
+      actor: {
+        key: 'system:serviceaccount:shop-system:shop-operator\u0000manager/v0.0.0 (linux/amd64) kubernetes/$Format',
+        username: 'system:serviceaccount:shop-system:shop-operator',
+        userAgent: 'manager/v0.0.0 (linux/amd64) kubernetes/$Format',
+        userAgentProduct: 'manager',
+        userAgentVersion: 'v0.0.0',
+        controller: '',
+        serviceAccount: { namespace: 'shop-system', name: 'shop-operator' },
+      },
+      object: {
+        key: 'apps/deployments/shop/web/status',
+        apiGroup: 'apps',
+        apiVersion: 'v1',
+        resource: 'deployments',
+        namespace: 'shop',
+        name: 'web',
+        subresource: 'status',
+      },
+      code: 409,
+      reason: 'Conflict',
+      resourceVersion: '48213',
+      fieldManager: '',
+      sourceIP: '10.244.1.17',
+      level: 'Metadata',
+      requestURI: '/apis/apps/v1/namespaces/shop/deployments/web/status',
+    });
+  });
+
+  it('returns null for RequestReceived and ResponseStarted, a record for Panic', () => {
+    expect(normalize({ stage: 'RequestReceived' })).toBeNull();
+    expect(normalize({ stage: 'ResponseStarted' })).toBeNull();
+    expect(record({ stage: 'Panic' }).stage).toBe('Panic');
+  });
+
+  it('uses empty defaults for absent fields', () => {
+    const r = record({
+      user: {},
+      userAgent: undefined,
+      sourceIPs: undefined,
+      objectRef: undefined,
+      responseStatus: undefined,
+      level: undefined,
+      requestReceivedTimestamp: undefined,
+    });
+    expect(r.actor.key).toBe('\u0000');
+    expect(r.actor.userAgentProduct).toBe('');
+    expect(r.object).toBeNull();
+    expect([r.code, r.reason, r.resourceVersion, r.sourceIP, r.level]).toEqual([0, '', '', '', '']);
+    expect(r.receivedTs).toBe(r.ts);
+    expect(r.latencyMs).toBe(0);
+  });
+
+  it('marks long-running requests with latency -1 (watch, proxy, attach/exec/log/portforward/proxy)', () => {
+    const ref = (subresource: string) => ({ ...CONFLICT_EVENT.objectRef, resource: 'pods', subresource });
+    expect(record({ verb: 'watch' }).latencyMs).toBe(-1);
+    expect(record({ verb: 'proxy' }).latencyMs).toBe(-1);
+    for (const sub of ['attach', 'exec', 'log', 'portforward', 'proxy']) {
+      expect(record({ verb: 'get', objectRef: ref(sub) }).latencyMs, sub).toBe(-1);
+    }
+    expect(record({ verb: 'create', objectRef: ref('eviction') }).latencyMs).toBe(7.546);
+    expect(record({ verb: 'get', objectRef: undefined, requestURI: '/healthz' }).latencyMs).toBe(7.546);
+  });
+
+  it('clamps a stage time before the received time to latency 0', () => {
+    expect(record({ requestReceivedTimestamp: '2026-07-01T10:00:01Z' }).latencyMs).toBe(0);
+  });
+
+  it('classifies writes and dry runs', () => {
+    for (const verb of ['create', 'update', 'patch', 'delete', 'deletecollection']) {
+      expect(record({ verb }).isWrite, verb).toBe(true);
+    }
+    for (const verb of ['get', 'list', 'watch']) expect(record({ verb }).isWrite, verb).toBe(false);
+    const dry = record({ requestURI: '/api/v1/namespaces/a/pods/b?dryRun=All&fieldManager=kubectl' });
+    expect([dry.dryRun, dry.isWrite]).toEqual([true, false]);
+    const dryLater = record({ requestURI: '/api/v1/namespaces/a/pods/b?fieldManager=x&dryRun=All' });
+    expect([dryLater.dryRun, dryLater.isWrite]).toEqual([true, false]);
+    const notDry = record({ requestURI: '/api/v1/namespaces/a/pods/b?xdryRun=All&dryRun=None' });
+    expect([notDry.dryRun, notDry.isWrite]).toEqual([false, true]);
+  });
+
+  it('decodes the fieldManager query parameter', () => {
+    const fm = (requestURI: string) => record({ requestURI }).fieldManager;
+    expect(fm('/apis/apps/v1/namespaces/a/deployments/b?fieldManager=kubectl-client-side-apply')).toBe(
+      'kubectl-client-side-apply',
+    );
+    expect(fm('/x?force=true&fieldManager=cluster-network-operator%2Foperconfig&y=1')).toBe(
+      'cluster-network-operator/operconfig',
+    );
+    expect(fm('/x?fieldManager=my+manager')).toBe('my manager');
+    expect(fm('/x?notfieldManager=no&fieldManager=yes')).toBe('yes');
+    expect(fm('/x?fieldManager=first&fieldManager=second')).toBe('first');
+    expect(fm('/x?fieldManager=%zz')).toBe('%zz');
+    expect(fm('/x/fieldManager=no')).toBe('');
+    expect(fm('/x?fieldManager=')).toBe('');
+  });
+
+  it('interns actors and objects', () => {
+    const n = new Normalizer();
+    const a = record({ auditID: 'a' }, n);
+    const b = record({ auditID: 'b', objectRef: { ...CONFLICT_EVENT.objectRef, apiVersion: 'v1beta1' } }, n);
+    const c = record({ auditID: 'c', userAgent: 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc' }, n);
+    expect(b.actor).toBe(a.actor);
+    expect(b.object).toBe(a.object);
+    expect(b.object?.apiVersion).toBe('v1'); // first seen wins
+    expect(c.actor).not.toBe(a.actor);
+    expect(c.object).toBe(a.object);
+    expect([n.actorCount, n.objectCount]).toEqual([2, 1]);
+  });
+});
+
+describe('parseUserAgent', () => {
+  it.each([
+    [
+      'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/deployment-controller',
+      'kube-controller-manager',
+      'v1.29.0',
+      'deployment-controller',
+    ],
+    [
+      'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:deployment-controller',
+      'kube-controller-manager',
+      'v1.29.0',
+      'deployment-controller',
+    ],
+    ['kube-scheduler/v1.22.8 (linux/amd64) kubernetes/2dca91e/leader-election', 'kube-scheduler', 'v1.22.8', 'leader-election'],
+    ['manager/v0.0.0 (linux/amd64) kubernetes/$Format', 'manager', 'v0.0.0', ''],
+    ['kube-apiserver/v1.25.8+27e744f (linux/amd64) kubernetes/df8a1b9', 'kube-apiserver', 'v1.25.8+27e744f', ''],
+    ['kubectl/v1.26.1', 'kubectl', 'v1.26.1', ''],
+    ['Mozilla/5.0 (X11; Linux x86_64)', 'Mozilla', '5.0', ''],
+    ['gke-master-healthcheck', 'gke-master-healthcheck', '', ''],
+    ['', '', '', ''],
+  ])('%s', (ua, product, version, controller) => {
+    expect(parseUserAgent(ua)).toEqual({ product, version, controller });
+  });
+
+  it('parses the user agent once per interned actor', () => {
+    const n = new Normalizer();
+    const ua = 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/replicaset-controller';
+    const first = record({ userAgent: ua, user: { username: 'system:kube-controller-manager' } }, n).actor;
+    const second = record({ userAgent: ua, user: { username: 'system:kube-controller-manager' } }, n).actor;
+    expect(second).toBe(first);
+    expect(first.controller).toBe('replicaset-controller');
+    expect(first.serviceAccount).toBeNull();
+  });
+});
+
+describe('parseServiceAccount', () => {
+  it('parses system:serviceaccount:NS:NAME only', () => {
+    expect(parseServiceAccount('system:serviceaccount:kube-system:deployment-controller')).toEqual({
+      namespace: 'kube-system',
+      name: 'deployment-controller',
+    });
+    expect(parseServiceAccount('system:serviceaccounts:default:default')).toBeNull();
+    expect(parseServiceAccount('system:serviceaccount:ns')).toBeNull();
+    expect(parseServiceAccount('system:serviceaccount::name')).toBeNull();
+    expect(parseServiceAccount('system:serviceaccount:a:b:c')).toBeNull();
+    expect(parseServiceAccount('system:node:ip-10-0-31-19')).toBeNull();
+  });
+});
