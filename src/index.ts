@@ -10,6 +10,7 @@ import { cmp } from './engine/aggregates.js';
 import { Engine } from './engine/engine.js';
 import type { EngineSink } from './engine/engine.js';
 import { compileFilter } from './engine/filters.js';
+import { Allowlist, DEFAULT_ALLOWLIST } from './engine/allowlist.js';
 import { mergeByTime } from './engine/merge.js';
 import { ConfigError, UsageError } from './errors.js';
 import type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
@@ -159,6 +160,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
     throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is after --until (${new Date(untilMs).toISOString()})`);
   }
 
+  const allowlist = new Allowlist([...(options.defaultAllowlist ? DEFAULT_ALLOWLIST : []), ...options.allowlist]);
   const engine = new Engine(
     {
       detectors,
@@ -170,6 +172,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
         sinceMs,
         untilMs,
       }),
+      allowlist,
       reorderWindowMs: options.reorderWindowMs,
       seriesStepMs: options.seriesStepMs,
     },
@@ -238,6 +241,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
       },
       lateRequests: counters.late,
       nonResourceRequests: counters.nonResource,
+      allowlisted: allowlist.excluded(),
       timeRange:
         counters.firstTs === null || counters.lastTs === null
           ? null
@@ -254,6 +258,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
         resources: options.resources,
         verbs: options.verbs,
       },
+      allowlist: allowlist.rules.map((r) => r.name),
       detectors: Object.fromEntries(detectors.map((d) => [d.detector.meta.id, d.options])),
     },
     findings: [...engine.findings].sort(compareFindings),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { SeveritySchema } from './report/schema.js';
+import { AllowRuleSchema } from './engine/allowlist.js';
 
 /** Per-detector options live under `detectors.<id>`; each detector's schema validates its own. */
 export const AnalyzeOptionsSchema = z
@@ -40,6 +41,14 @@ export const AnalyzeOptionsSchema = z
     seriesStepMs: z.number().int().positive().default(10_000),
     /** Per-detector options keyed by detector id (`conflict-storm`, …). */
     detectors: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
+    /**
+     * Extra allowlist rules: matching requests count in totals but are never fed to detectors.
+     * Added to the built-in rules (node leases, leader election, kubelet node status, events)
+     * unless `defaultAllowlist` is false.
+     */
+    allowlist: z.array(AllowRuleSchema).default([]),
+    /** Use the built-in allowlist (`DEFAULT_ALLOWLIST` in `src/engine/allowlist.ts`). */
+    defaultAllowlist: z.boolean().default(true),
     /** Findings at or above this severity make the CLI exit 1. */
     failOn: SeveritySchema.optional(),
   })

@@ -3,6 +3,7 @@
  * core defaults (applied later by `analyze`) ← config file ← flags. A list flag (`-n`, `--user`,
  * …) replaces the config file's list rather than adding to it.
  */
+import { AllowRuleSchema } from '../engine/allowlist.js';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
@@ -45,6 +46,10 @@ export const ConfigFileSchema = z
     /** Duration text (`10s`) for `detectors.conflict-storm.stepMs`. */
     step: DurationText.optional(),
     detectors: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    /** Extra allowlist rules (`{ name, users, userAgents, namespaces, resources, verbs }`). */
+    allowlist: z.array(AllowRuleSchema).optional(),
+    /** `false` drops the built-in allowlist (node leases, leader election, kubelet node status, events). */
+    defaultAllowlist: z.boolean().optional(),
   })
   .strict();
 
@@ -243,6 +248,8 @@ export async function createOptions(
   if (failOn !== undefined) analyze.failOn = failOn;
   if (top !== undefined) analyze.top = top;
   if (maxLineLength !== undefined) analyze.maxLineLength = maxLineLength;
+  if (config.allowlist !== undefined) analyze.allowlist = config.allowlist;
+  if (config.defaultAllowlist !== undefined) analyze.defaultAllowlist = config.defaultAllowlist;
 
   const output: OutputOptions = {
     format: argv.format ?? 'text',

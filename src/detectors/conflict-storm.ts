@@ -34,6 +34,7 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, int, iso, ratio, reportActor, round2, shortHash } from './common.js';
+import { excessAttempts, trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
 
@@ -96,7 +97,8 @@ export type Backoff = 'none' | 'retry-on-conflict' | 'exponential';
 
 /** Retry chain of one client (source IP) on one object. */
 interface Chain {
-  /** `stageTimestamp` of the last write, ms. */
+  /** `stageTimestamp` of the first and the last write, ms. */
+  startTs: number;
   lastTs: number;
   lastConflict: boolean;
   /** resourceVersion sent with the last 409'd write. */
@@ -126,6 +128,8 @@ interface Hot {
   growth: BoundedSample;
   chainLengths: BoundedSample;
   chainsSucceeded: number;
+  /** Attempts beyond what a client with per-item backoff would have sent (see impact.ts). */
+  excess: number;
   ips: Set<string>;
   ipCount: number;
   fieldManagers: Set<string>;
@@ -217,6 +221,7 @@ export const conflictStorm = defineDetector({
         growth: new BoundedSample(),
         chainLengths: new BoundedSample(),
         chainsSucceeded: 0,
+        excess: 0,
         ips: new Set(),
         ipCount: 0,
         fieldManagers: new Set(),
@@ -237,6 +242,7 @@ export const conflictStorm = defineDetector({
     function endChain(h: Hot | null, c: Chain, succeeded: boolean): void {
       if (h === null || c.conflicts === 0) return;
       h.chainLengths.add(c.attempts);
+      h.excess += excessAttempts(c.attempts, c.lastTs - c.startTs);
       if (succeeded) h.chainsSucceeded++;
     }
 
@@ -268,7 +274,7 @@ export const conflictStorm = defineDetector({
         c.attempts++;
       } else {
         if (c !== undefined && c.lastConflict) endChain(h, c, false);
-        c = { lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1 };
+        c = { startTs: r.ts, lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1 };
         p.chains.set(r.sourceIP, c);
       }
       const tiedToConflict = conflict || retryGap >= 0;
@@ -443,7 +449,7 @@ export const conflictStorm = defineDetector({
       const h = p.hot as Hot;
       const { backoff, growth, chainP90 } = backoffOf(h);
       const durationMs = Math.max(0, h.to - h.from);
-      const around = ctx.series.sum(h.from, h.to);
+      const share = trafficShare(ctx.series, h.from, h.to, h.toAttempts);
       const chains = h.chainLengths.count;
       const gapP50 = h.gaps.percentile(50);
       const gapP90 = h.gaps.percentile(90);
@@ -476,8 +482,8 @@ export const conflictStorm = defineDetector({
         backoff,
         staleRetries: h.staleRetries,
         sourceIPCount: h.ipCount,
-        shareOfWrites: ratio(h.toAttempts, around.writes),
-        shareOfRequests: ratio(h.toAttempts, around.requests),
+        excessRequests: h.excess,
+        ...share,
       };
 
       const auditIDs = [...h.auditIDs];

@@ -9,6 +9,7 @@ import { isConflict } from '../parser/record.js';
 import type { Finding } from '../report/schema.js';
 import type { Detector, DetectorInstance, EpisodePhase } from '../detectors/types.js';
 import { Aggregates } from './aggregates.js';
+import type { Allowlist } from './allowlist.js';
 import { AuditIdDedupe } from './dedupe.js';
 import { ReorderQueue } from './reorder.js';
 import { TimeSeries } from './series.js';
@@ -19,6 +20,8 @@ export interface EngineOptions {
   detectors: ReadonlyArray<{ detector: Detector; options: unknown }>;
   /** Predicate from the request filters, or null for none. */
   filter: ((r: RequestRecord) => boolean) | null;
+  /** Legitimate periodic writers: counted, but not fed to detectors. */
+  allowlist?: Allowlist | null;
   reorderWindowMs: number;
   seriesStepMs: number;
 }
@@ -48,6 +51,7 @@ export class Engine {
   readonly notes: Finding[] = [];
   private readonly instances: DetectorInstance[];
   private readonly filter: ((r: RequestRecord) => boolean) | null;
+  private readonly allowlist: Allowlist | null;
   private readonly queue: ReorderQueue;
   private readonly dedupe: AuditIdDedupe;
   private readonly counters: EngineCounters = {
@@ -63,6 +67,7 @@ export class Engine {
   constructor(opts: EngineOptions, sink: EngineSink = {}) {
     this.series = new TimeSeries(opts.seriesStepMs);
     this.filter = opts.filter;
+    this.allowlist = opts.allowlist ?? null;
     this.dedupe = new AuditIdDedupe(Math.max(opts.reorderWindowMs, 1000));
     this.queue = new ReorderQueue(opts.reorderWindowMs, (r) => this.count(r));
     const alert = sink.alert ?? (() => {});
@@ -110,6 +115,7 @@ export class Engine {
     if (r.object === null) c.nonResource++;
     this.series.add(r.ts, r.isWrite, isConflict(r), r.code === 429);
     this.aggregates.add(r);
+    if (this.allowlist !== null && this.allowlist.excludes(r)) return;
     const inst = this.instances;
     for (let i = 0; i < inst.length; i++) (inst[i] as DetectorInstance).onRecord(r);
   }

@@ -162,6 +162,8 @@ export class Normalizer {
       sourceIP: ev.sourceIPs?.[0] ?? '',
       level: ev.level ?? '',
       requestURI: uri,
+      responseResourceVersion: '',
+      body: null,
     };
     return record;
   }

@@ -99,6 +99,29 @@ export interface RequestRecord {
   readonly level: string;
   /** `requestURI` as sent (path + query). */
   readonly requestURI: string;
+  /**
+   * `responseObject.metadata.resourceVersion` when the response body is logged
+   * (RequestResponse level); `''` otherwise. For an update, equal to `resourceVersion` means
+   * the write changed nothing (`kubernetes/apiserver` `pkg/storage/etcd3/store.go`
+   * `GuaranteedUpdate` skips byte-identical writes and returns the old resourceVersion).
+   */
+  readonly responseResourceVersion: string;
+  /** Digest of the request body of an update/patch logged at Request level or above; else null. */
+  readonly body: BodyDigest | null;
+}
+
+/**
+ * What a write's request body says, without keeping the body (it may hold secrets): a hash of
+ * its content with volatile fields removed, and a hash of the timestamp fields that were removed.
+ * Two writes with equal `content` and different `timestamps` differ only in timestamps.
+ */
+export interface BodyDigest {
+  /** Hash of `requestObject` without resourceVersion, managedFields and timestamp fields. */
+  readonly content: string;
+  /** Hash of the removed timestamp fields' values (`lastTransitionTime`, `lastUpdateTime`, …). */
+  readonly timestamps: string;
+  /** Sorted, de-duplicated names of the timestamp fields present (interned array). */
+  readonly timestampFields: readonly string[];
 }
 
 /** Verbs that change state. Source: `kubernetes/apiserver` `pkg/endpoints/request/requestinfo.go`. */

@@ -5,6 +5,7 @@
  */
 import { escapeMarkdownCell, escapeMarkdownInline, markdownCodeSpan } from './escape.js';
 import {
+  allowlistSummary,
   bySeverity,
   evidenceIDs,
   formatInt,
@@ -134,6 +135,7 @@ function input(report: Report): string[] {
     `- Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
     `- Late: ${plural(i.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`,
     `- Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
+    `- Allowlisted (periodic by design): ${escapeMarkdownInline(allowlistSummary(i))}`,
     '',
     '### Sources',
     '',

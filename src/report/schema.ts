@@ -125,6 +125,8 @@ export const InputSummarySchema = z.object({
   lateRequests: z.number().int(),
   /** Requests without objectRef (non-resource URLs): in totals only. */
   nonResourceRequests: z.number().int(),
+  /** Traffic of legitimate periodic writers, per allowlist rule: counted, never a finding. */
+  allowlisted: z.array(z.object({ name: z.string(), requests: z.number().int(), writes: z.number().int() })),
   timeRange: TimeRangeSchema,
 });
 export type InputSummary = z.infer<typeof InputSummarySchema>;

@@ -48,6 +48,7 @@ export function fakeReport(severities: Severity[] = [], requests = 1234): Report
       skipped: { nonFinalStages: 0, duplicates: 0, filtered: 0, overlongLines: 0 },
       lateRequests: 0,
       nonResourceRequests: 0,
+      allowlisted: [],
       timeRange: { from: '2026-08-08T18:00:00.000Z', to: '2026-08-08T18:59:59.000Z' },
     },
     settings: {},

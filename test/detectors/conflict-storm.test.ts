@@ -86,6 +86,10 @@ describe('conflict-storm: storms', () => {
       backoff: 'none',
       sourceIPCount: 2,
       staleRetries: 0,
+      // Per-item backoff allows 6 attempts in a 220 ms chain of 12 and 5 in a 100 ms chain of 6:
+      // A has 500 chains of 12 (excess 6 each); B has a first chain of 6, 499 of 12 and a last,
+      // unfinished one of 6.
+      excessRequests: 500 * 6 + 1 + 499 * 6 + 1,
     });
     // 12,000 storm writes among 12,000 + 12 lease renewals in the steps the episode covers.
     expect(f.metrics.shareOfWrites).toBe(0.999);

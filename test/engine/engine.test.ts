@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Aggregates } from '../../src/engine/aggregates.js';
+import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
+import { conflictStormOptions } from '../../src/detectors/conflict-storm.js';
+import type { Detector } from '../../src/detectors/types.js';
 import { AuditIdDedupe } from '../../src/engine/dedupe.js';
 import { Engine } from '../../src/engine/engine.js';
 import { compileFilter } from '../../src/engine/filters.js';
@@ -158,5 +161,52 @@ describe('Engine', () => {
       [T0 + 10_000, { requests: 1, writes: 1, conflicts: 0, throttled: 0 }],
     ]);
     expect(new TimeSeries(10_000).sum(0, 1)).toEqual({ requests: 0, writes: 0, conflicts: 0, throttled: 0 });
+  });
+});
+
+describe('Allowlist', () => {
+  it('default rules exclude heartbeats, leader election, kubelet node status and events, and count them', () => {
+    const allow = new Allowlist(DEFAULT_ALLOWLIST);
+    const kubelet = actor('system:node:n1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    const kcmLE = actor('system:kube-controller-manager', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/leader-election');
+    const cases: Array<[string, RequestRecord, boolean]> = [
+      ['node lease', rec(T0, kubelet, object('leases', 'kube-node-lease', 'n1', '', 'coordination.k8s.io')), true],
+      ['leader election lease', rec(T0, kcmLE, object('leases', 'kube-system', 'kube-controller-manager', '', 'coordination.k8s.io')), true],
+      ['kubelet node status', rec(T0, kubelet, object('nodes', '', 'n1', 'status'), { verb: 'patch' }), true],
+      ['event', rec(T0, sa, object('events', 'shop', 'x.1'), { verb: 'create' }), true],
+      ['events.k8s.io event', rec(T0, sa, object('events', 'shop', 'x.2', '', 'events.k8s.io')), true],
+      ['kubelet pod status', rec(T0, kubelet, object('pods', 'shop', 'web-0', 'status'), { verb: 'patch' }), false],
+      ['operator lease elsewhere', rec(T0, sa, object('leases', 'shop', 'lock', '', 'coordination.k8s.io')), false],
+      ['node status by someone else', rec(T0, sa, object('nodes', '', 'n1', 'status')), false],
+      ['non-resource', rec(T0, kubelet, null, { verb: 'get' }), false],
+    ];
+    expect(cases.map(([name, r]) => [name, allow.excludes(r)])).toEqual(cases.map(([name, , want]) => [name, want]));
+    expect(allow.excluded()).toEqual([
+      { name: 'node-leases', requests: 1, writes: 1 },
+      { name: 'leader-election', requests: 1, writes: 1 },
+      { name: 'kubelet-node-status', requests: 1, writes: 1 },
+      { name: 'events', requests: 2, writes: 2 },
+    ]);
+  });
+
+  it('allowlisted traffic is counted but never reaches detectors', () => {
+    const seen: string[] = [];
+    const spy = {
+      meta: { id: 'spy', description: 'records what it sees', optionsSchema: conflictStormOptions },
+      create: () => ({ onRecord: (r: RequestRecord) => seen.push(r.auditID), advance: () => {}, finish: () => {} }),
+    } as unknown as Detector;
+    const e = new Engine({
+      detectors: [{ detector: spy, options: {} }],
+      filter: null,
+      allowlist: new Allowlist([{ name: 'mine', description: '', users: ['system:serviceaccount:shop:*'], userAgents: [], namespaces: [], resources: [], verbs: ['update'] }]),
+      reorderWindowMs: 0,
+      seriesStepMs: 10_000,
+    });
+    e.push(rec(T0, sa, deploy, { auditID: 'allowed', verb: 'update' }));
+    e.push(rec(T0 + 1, sa, deploy, { auditID: 'judged', verb: 'patch' }));
+    e.push(rec(T0 + 2, alice, deploy, { auditID: 'other', verb: 'update' }));
+    expect(e.finish().requests).toBe(3);
+    expect(seen).toEqual(['judged', 'other']);
+    expect(e.aggregates.summarize(5).totals.writes).toBe(3);
   });
 });

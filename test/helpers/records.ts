@@ -79,6 +79,8 @@ export function rec(
     sourceIP: over.sourceIP ?? '10.0.0.1',
     level: over.level ?? 'Metadata',
     requestURI: over.requestURI ?? '',
+    responseResourceVersion: over.responseResourceVersion ?? '',
+    body: over.body ?? null,
     ...over,
     ...(over.ts === undefined ? { ts: t + latencyMs } : {}),
   };

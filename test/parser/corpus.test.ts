@@ -191,6 +191,8 @@ describe.skipIf(!present)(`public corpus (${present ? CORPUS : `skipped: ${CORPU
       sourceIP: '10.128.0.52',
       level: 'RequestResponse',
       requestURI: '/api/v1/namespaces/openshift-marketplace/serviceaccounts',
+      responseResourceVersion: '',
+      body: null,
     });
   });
 });

@@ -54,6 +54,8 @@ describe('Normalizer.normalize', () => {
       sourceIP: '10.244.1.17',
       level: 'Metadata',
       requestURI: '/apis/apps/v1/namespaces/shop/deployments/web/status',
+      responseResourceVersion: '',
+      body: null,
     });
   });
 

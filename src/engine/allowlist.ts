@@ -1,0 +1,166 @@
+/**
+ * Allowlist of legitimate periodic writers. Requests that match a rule still count in totals,
+ * summaries and the cluster series, but are not fed to detectors, so node heartbeats and leader
+ * election renewals can never become findings. How much traffic each rule excluded is reported.
+ *
+ * Matching is decided once per interned actor, object and verb (bitmasks of the rules whose
+ * conditions that side meets), so a record costs three map lookups.
+ */
+import { z } from 'zod';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import { globToRegExp, resourceNames } from './filters.js';
+
+/** One rule: every non-empty list must match (globs with `*`). */
+export const AllowRuleSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().default(''),
+    /** Usernames (globs), e.g. `system:node:*`. */
+    users: z.array(z.string()).default([]),
+    /** userAgents (globs), e.g. a star then `/leader-election` for every leader-election client. */
+    userAgents: z.array(z.string()).default([]),
+    /** objectRef namespaces (globs). */
+    namespaces: z.array(z.string()).default([]),
+    /** Resources as for `--resource`: `leases.coordination.k8s.io`, `nodes/status`, `events` (globs). */
+    resources: z.array(z.string()).default([]),
+    verbs: z.array(z.string()).default([]),
+  })
+  .strict();
+export type AllowRule = z.output<typeof AllowRuleSchema>;
+
+/**
+ * Writers that are periodic by design. Sources: node leases renewed every 10 s by the kubelet
+ * (`kube-node-lease`, KEP-589); leader-election renewals (client-go `tools/leaderelection`,
+ * userAgent suffix `/leader-election` set by `rest.AddUserAgent`, about every 2 s); the kubelet's
+ * node status updates (`nodes/status`, `--node-status-update-frequency`); Event objects, written
+ * by every component as things happen.
+ */
+export const DEFAULT_ALLOWLIST: readonly AllowRule[] = [
+  {
+    name: 'node-leases',
+    description: 'kubelet heartbeats: Lease objects in kube-node-lease, renewed about every 10 s',
+    users: [],
+    userAgents: [],
+    namespaces: ['kube-node-lease'],
+    resources: ['leases.coordination.k8s.io'],
+    verbs: [],
+  },
+  {
+    name: 'leader-election',
+    description: 'leader-election lock renewals (userAgent ending /leader-election), about every 2 s',
+    users: [],
+    userAgents: ['*/leader-election'],
+    namespaces: [],
+    resources: [],
+    verbs: [],
+  },
+  {
+    name: 'kubelet-node-status',
+    description: "the kubelet's periodic node status writes",
+    users: ['system:node:*'],
+    userAgents: [],
+    namespaces: [],
+    resources: ['nodes/status'],
+    verbs: [],
+  },
+  {
+    name: 'events',
+    description: 'Event objects (core and events.k8s.io), written as things happen',
+    users: [],
+    userAgents: [],
+    namespaces: [],
+    resources: ['events', 'events.events.k8s.io'],
+    verbs: [],
+  },
+];
+
+/** Traffic one rule excluded from detection. */
+export interface AllowCount {
+  name: string;
+  requests: number;
+  writes: number;
+}
+
+/** Compiled allowlist; `match` returns the index of the first matching rule, or -1. */
+export class Allowlist {
+  private readonly actorMasks = new Map<Actor, number>();
+  private readonly objectMasks = new Map<ObjectRef, number>();
+  private readonly verbMasks = new Map<string, number>();
+  private readonly noObjectMask: number;
+  private readonly counts: AllowCount[];
+  private readonly compiled: Array<{
+    users: RegExp[];
+    userAgents: RegExp[];
+    namespaces: RegExp[];
+    resources: RegExp[];
+    verbs: Set<string>;
+  }>;
+
+  /** @throws RangeError for more than 31 rules (masks are 32-bit). */
+  constructor(readonly rules: readonly AllowRule[]) {
+    if (rules.length > 31) throw new RangeError(`at most 31 allowlist rules, got ${rules.length}`);
+    this.compiled = rules.map((r) => ({
+      users: r.users.map(globToRegExp),
+      userAgents: r.userAgents.map(globToRegExp),
+      namespaces: r.namespaces.map(globToRegExp),
+      resources: r.resources.map(globToRegExp),
+      verbs: new Set(r.verbs),
+    }));
+    this.counts = rules.map((r) => ({ name: r.name, requests: 0, writes: 0 }));
+    this.noObjectMask = this.maskOf((c) => c.namespaces.length === 0 && c.resources.length === 0);
+  }
+
+  private maskOf(pred: (c: Allowlist['compiled'][number]) => boolean): number {
+    let m = 0;
+    this.compiled.forEach((c, i) => {
+      if (pred(c)) m |= 1 << i;
+    });
+    return m;
+  }
+
+  /** True (and counted) when a rule matches `r`. */
+  excludes(r: RequestRecord): boolean {
+    if (this.compiled.length === 0) return false;
+    let a = this.actorMasks.get(r.actor);
+    if (a === undefined) {
+      const { username, userAgent } = r.actor;
+      a = this.maskOf(
+        (c) =>
+          (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
+          (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
+      );
+      this.actorMasks.set(r.actor, a);
+    }
+    if (a === 0) return false;
+    let v = this.verbMasks.get(r.verb);
+    if (v === undefined) {
+      v = this.maskOf((c) => c.verbs.size === 0 || c.verbs.has(r.verb));
+      this.verbMasks.set(r.verb, v);
+    }
+    let o = this.noObjectMask;
+    if (r.object !== null) {
+      const obj = r.object;
+      const cached = this.objectMasks.get(obj);
+      if (cached === undefined) {
+        const names = resourceNames(obj);
+        o = this.maskOf(
+          (c) =>
+            (c.namespaces.length === 0 || c.namespaces.some((re) => re.test(obj.namespace))) &&
+            (c.resources.length === 0 || c.resources.some((re) => names.some((n) => re.test(n)))),
+        );
+        this.objectMasks.set(obj, o);
+      } else o = cached;
+    }
+    const m = a & v & o;
+    if (m === 0) return false;
+    const c = this.counts[31 - Math.clz32(m & -m)] as AllowCount;
+    c.requests++;
+    if (r.isWrite) c.writes++;
+    return true;
+  }
+
+  /** Traffic excluded per rule, in rule order. */
+  excluded(): AllowCount[] {
+    return this.counts.map((c) => ({ ...c }));
+  }
+}
