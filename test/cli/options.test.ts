@@ -150,7 +150,7 @@ describe('createOptions', () => {
       expect(e).toBeInstanceOf(ConfigError);
       expect(e.message).toBe('config.yaml: unknown key "namespaces"');
       expect((e as ConfigError).hint).toBe(
-        'known keys: since, until, namespace, user, resource, verb, failOn, top, maxLineLength, window, step, detectors',
+        'known keys: since, until, namespace, user, resource, verb, failOn, top, maxLineLength, window, step, detectors, allowlist, defaultAllowlist',
       );
     });
 
@@ -268,5 +268,17 @@ describe('useProgress', () => {
     expect(useProgress({ stdoutIsTTY: false, stderrIsTTY: true, env: {} }, false)).toBe(true);
     expect(useProgress({ stdoutIsTTY: true, stderrIsTTY: false, env: {} }, false)).toBe(false);
     expect(useProgress({ stdoutIsTTY: true, stderrIsTTY: true, env: {} }, true)).toBe(false);
+  });
+});
+
+describe('allowlist in the config file', () => {
+  it('passes extra rules and defaultAllowlist to the analysis', async () => {
+    const { analyze } = await opts(['--config', 'c.yaml'], {
+      'c.yaml': 'defaultAllowlist: false\nallowlist:\n  - name: my-heartbeat\n    users: ["system:serviceaccount:ops:beat"]\n    resources: [configmaps]\n',
+    });
+    expect(analyze.defaultAllowlist).toBe(false);
+    expect(analyze.allowlist).toEqual([
+      { name: 'my-heartbeat', description: '', users: ['system:serviceaccount:ops:beat'], userAgents: [], namespaces: [], resources: ['configmaps'], verbs: [] },
+    ]);
   });
 });
