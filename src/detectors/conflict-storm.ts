@@ -502,7 +502,7 @@ export const conflictStorm = defineDetector({
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
         signals,
-        evidence: { auditIDs, firstAuditID: auditIDs[0] as string, lastAuditID: h.lastAuditID, auditLevel: h.level },
+        evidence: { auditIDs, firstAuditID: auditIDs[0] as string, lastAuditID: h.lastAuditID, auditLevel: h.level, level: 'proven' },
         advice: adviceFor(p, h, backoff, signals, okPerSec),
       };
     }

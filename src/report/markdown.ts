@@ -105,7 +105,7 @@ function finding(f: Finding, n: number): string[] {
   if (Object.keys(f.metrics).length > 0) out.push('**Impact**', '', ...table(metricsTable(f.metrics)));
   if (f.advice.length > 0) out.push('**Fix**', '', ...f.advice.map((a) => `- ${text(a.text)}`), '');
   const ids = evidenceIDs(f);
-  const level = `audit level ${code(f.evidence.auditLevel)}`;
+  const level = `${f.evidence.level}, audit level ${code(f.evidence.auditLevel)}`;
   out.push(
     ids.length === 0
       ? `**Evidence** (${level}): no auditIDs recorded`

@@ -57,6 +57,11 @@ export const EvidenceSchema = z.object({
   lastAuditID: z.string(),
   /** Audit `level` the evidence was logged at (`Metadata`, `Request`, `RequestResponse`). */
   auditLevel: z.string(),
+  /**
+   * `proven`: the audit events show it (409s, equal resourceVersions, bodies that differ only in
+   * timestamps); `suspected`: inferred from timing alone (e.g. Metadata-level logs without bodies).
+   */
+  level: z.enum(['proven', 'suspected']),
 });
 
 export const MetricValue = z.union([z.number(), z.string(), z.boolean(), z.null()]);

@@ -315,8 +315,8 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
   }
   if (f.signals.length > 0) r.field(4, 'Signals', f.signals.join(', '));
   const ids = evidenceIDs(f);
-  if (ids.length === 0) r.field(4, 'Evidence', `audit level ${f.evidence.auditLevel}; no auditIDs recorded`);
-  else r.field(4, 'Evidence', `audit level ${f.evidence.auditLevel}; grep the audit log for these auditIDs:`);
+  if (ids.length === 0) r.field(4, 'Evidence', `${f.evidence.level}, audit level ${f.evidence.auditLevel}; no auditIDs recorded`);
+  else r.field(4, 'Evidence', `${f.evidence.level}, audit level ${f.evidence.auditLevel}; grep the audit log for these auditIDs:`);
   for (const id of ids) r.para(id, 4 + LABEL);
   if (f.advice.length > 0) {
     r.raw('    Advice');

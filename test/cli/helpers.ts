@@ -27,7 +27,7 @@ export function fakeFinding(severity: Severity, i = 0): Finding {
     window: { from: '2026-08-08T18:00:00.000Z', to: '2026-08-08T18:05:00.000Z' },
     metrics: { conflicts: 300, conflictRatio: 0.8 },
     signals: ['no-backoff'],
-    evidence: { auditIDs: ['a', 'b'], firstAuditID: 'a', lastAuditID: 'b', auditLevel: 'Metadata' },
+    evidence: { auditIDs: ['a', 'b'], firstAuditID: 'a', lastAuditID: 'b', auditLevel: 'Metadata', level: 'proven' },
     advice: [{ id: 'use-patch', text: 'Use a patch instead of an update.' }],
   };
 }

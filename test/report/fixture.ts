@@ -56,7 +56,7 @@ export const storm: Finding = {
     ],
     firstAuditID: '5d3c1a2e-0f4b-4c3a-9a51-1b2f3e4d5c6a',
     lastAuditID: 'c0ffee00-1234-4abc-8def-0123456789ab',
-    auditLevel: 'Metadata',
+    auditLevel: 'Metadata', level: 'proven'
   },
   advice: [
     {
@@ -82,7 +82,7 @@ export const note: Finding = {
     auditIDs: ['11111111-2222-4333-8444-555555555555'],
     firstAuditID: '11111111-2222-4333-8444-555555555555',
     lastAuditID: '11111111-2222-4333-8444-555555555555',
-    auditLevel: 'Metadata',
+    auditLevel: 'Metadata', level: 'proven'
   },
   advice: [],
 };

@@ -49,7 +49,7 @@ describe('renderMarkdown', () => {
         '- Write status with a merge patch or server-side apply instead of an update carrying a stale resourceVersion.',
         '- Two source IPs write the same object: check that only one replica holds the leader lease.',
         '',
-        '**Evidence** (audit level `Metadata`; grep the audit log for these auditIDs): `5d3c1a2e-0f4b-4c3a-9a51-1b2f3e4d5c6a`, `8e7f6a5b-4c3d-4e2f-8a1b-0c9d8e7f6a5b`, `c0ffee00-1234-4abc-8def-0123456789ab`',
+        '**Evidence** (proven, audit level `Metadata`; grep the audit log for these auditIDs): `5d3c1a2e-0f4b-4c3a-9a51-1b2f3e4d5c6a`, `8e7f6a5b-4c3d-4e2f-8a1b-0c9d8e7f6a5b`, `c0ffee00-1234-4abc-8def-0123456789ab`',
       ].join('\n'),
     );
   });
@@ -133,13 +133,13 @@ describe('renderMarkdown', () => {
     const f = r.findings[0]!;
     f.actors = [f.actors[0]!, { ...f.actors[0]!, username: 'alice', serviceAccount: null, sourceIPs: [], fieldManagers: [] }];
     f.object = null;
-    f.evidence = { auditIDs: [], firstAuditID: '', lastAuditID: '', auditLevel: 'Metadata' };
+    f.evidence = { auditIDs: [], firstAuditID: '', lastAuditID: '', auditLevel: 'Metadata', level: 'proven' };
     const out = renderMarkdown(r);
     expect(out).toContain(
       '- **What:** no single object (cluster-wide)\n- **Who:**\n  - `system:serviceaccount:shop:cart-operator` (service account `shop/cart-operator`); user agent',
     );
     expect(out).toContain('\n  - `alice`; user agent `manager/v0.0.0 (linux/amd64) kubernetes/$Format`\n');
-    expect(out).toContain('**Evidence** (audit level `Metadata`): no auditIDs recorded\n');
+    expect(out).toContain('**Evidence** (proven, audit level `Metadata`): no auditIDs recorded\n');
   });
 
   it('is pure: deterministic and does not touch the report', () => {

@@ -52,7 +52,7 @@ describe('renderText', () => {
       '      shareOfWrites        41.2%',
       '      durationMs          6m 13s',
       '    Signals         no-backoff, duplicate-replicas',
-      '    Evidence        audit level Metadata; grep the audit log for these auditIDs:',
+      '    Evidence        proven, audit level Metadata; grep the audit log for these auditIDs:',
       '                    5d3c1a2e-0f4b-4c3a-9a51-1b2f3e4d5c6a',
       '                    8e7f6a5b-4c3d-4e2f-8a1b-0c9d8e7f6a5b',
       '                    c0ffee00-1234-4abc-8def-0123456789ab',
@@ -202,13 +202,13 @@ describe('renderText', () => {
     const f = r.findings[0]!;
     f.actors = [f.actors[0]!, { ...f.actors[0]!, username: 'alice', serviceAccount: null, userAgent: 'a'.repeat(100_000), sourceIPs: [], fieldManagers: [] }];
     f.object = null;
-    f.evidence = { auditIDs: [], firstAuditID: 'first-id', lastAuditID: 'last-id', auditLevel: 'Request' };
+    f.evidence = { auditIDs: [], firstAuditID: 'first-id', lastAuditID: 'last-id', auditLevel: 'Request', level: 'proven' };
     const text = plain(r);
     expect(text).toContain('    Actor 1 of 2\n    User            system:serviceaccount:shop:cart-operator\n');
     expect(text).toContain('    Actor 2 of 2\n    User            alice\n    User agent      aaaa');
     expect(text).toContain('    Object          (none: cluster-wide)\n');
     expect(text).toContain(
-      '    Evidence        audit level Request; grep the audit log for these auditIDs:\n                    first-id\n                    last-id\n',
+      '    Evidence        proven, audit level Request; grep the audit log for these auditIDs:\n                    first-id\n                    last-id\n',
     );
     expect(lines(text).filter((l) => displayWidth(l) > 100)).toEqual([]);
     expect(text.length).toBeLessThan(20_000);
