@@ -21,3 +21,21 @@ export class ConfigError extends AuditstormError {}
 
 /** Input that cannot be read (missing path, not an audit log, unreadable gzip). */
 export class InputError extends AuditstormError {}
+
+/** A file-system error (`ENOENT`, `EACCES`, …) in words, e.g. `no such file or directory`. */
+export function describeFsError(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'ENOTDIR':
+      return 'a parent is not a directory';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
+}

@@ -11,14 +11,14 @@ import { dirname, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import type { AnalyzeIO } from '../index.js';
 import type { AnalyzeOptionsInput } from '../options.js';
-import { AuditstormError, UsageError } from '../errors.js';
+import { AuditstormError, describeFsError, UsageError } from '../errors.js';
 import { SEVERITIES, severityRank, type Report, type Severity } from '../report/schema.js';
 import { VERSION } from '../version.js';
 import { DETECTORS } from '../detectors/registry.js';
 import { AnalyzeOptionsSchema } from '../options.js';
 import { parseArgs, type HelpDefaults } from './args.js';
 import { formatDuration } from '../duration.js';
-import { CONFLICT_STORM, createOptions, describeFsError, type OutputOptions, type ReadFileFn } from './options.js';
+import { CONFLICT_STORM, createOptions, type OutputOptions, type ReadFileFn } from './options.js';
 import { createProgressLine, type ProgressLine } from './progress.js';
 
 /** The analysis entry point, as `main` calls it (the real one is `analyze` in `src/index.ts`). */

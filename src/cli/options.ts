@@ -7,7 +7,7 @@ import { AllowRuleSchema } from '../engine/allowlist.js';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, describeFsError, UsageError } from '../errors.js';
 import type { AnalyzeOptionsInput } from '../options.js';
 import type { Detector } from '../detectors/types.js';
 import { formatFromPath, type Format } from '../report/index.js';
@@ -420,20 +420,3 @@ function kindOf(v: unknown): string {
   return `a ${typeof v}`;
 }
 
-/** `ENOENT` and friends in words. */
-export function describeFsError(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'is a directory';
-    case 'ENOTDIR':
-      return 'a parent is not a directory';
-    default:
-      return err instanceof Error ? err.message : String(err);
-  }
-}

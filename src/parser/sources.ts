@@ -12,7 +12,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { InputError } from '../errors.js';
+import { describeFsError, InputError } from '../errors.js';
 
 /** How a source is stored: plain file, gzip file, or standard input (gzip or not). */
 export type SourceKind = 'file' | 'gzip' | 'stdin';
@@ -62,24 +62,10 @@ function isGzipMagic(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-function errnoText(err: unknown): string {
-  const e = err as NodeJS.ErrnoException | undefined;
-  switch (e?.code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a directory';
-    default:
-      return e instanceof Error ? e.message : String(err);
-  }
-}
 
 function pathError(p: string, err: unknown): InputError {
   return new InputError(
-    `Cannot read input "${p}": ${errnoText(err)}.`,
+    `Cannot read input "${p}": ${describeFsError(err)}.`,
     'Check the path and its permissions.',
     { cause: err },
   );
@@ -96,7 +82,7 @@ function readError(name: string, gzip: boolean, err: unknown): InputError {
       { cause: err },
     );
   }
-  return new InputError(`Cannot read "${name}": ${errnoText(err)}.`, undefined, { cause: err });
+  return new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
 }
 
 function toBuffer(chunk: unknown): Buffer {
