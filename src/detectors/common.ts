@@ -59,3 +59,107 @@ export function int(n: number): string {
     .toString()
     .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
+
+/**
+ * Sliding-window counters of one key: a ring of `steps` per-step buckets, each with `width`
+ * counters. Bucket `b` covers `[b·stepMs, (b+1)·stepMs)`; the window ending at boundary `B`
+ * holds buckets `B − steps … B − 1`. Memory: `steps · (width + 2)` numbers.
+ */
+export class StepRing {
+  private readonly slot: Float64Array;
+  private readonly counts: Float64Array;
+
+  constructor(
+    readonly steps: number,
+    readonly width: number,
+  ) {
+    this.slot = new Float64Array(steps).fill(-1);
+    this.counts = new Float64Array(steps * width);
+  }
+
+  /** Add `by` to counter `i` of bucket `bucket`. */
+  add(bucket: number, i: number, by = 1): void {
+    const s = bucket % this.steps;
+    if (this.slot[s] !== bucket) {
+      this.slot[s] = bucket;
+      this.counts.fill(0, s * this.width, (s + 1) * this.width);
+    }
+    this.counts[s * this.width + i] = (this.counts[s * this.width + i] as number) + by;
+  }
+
+  /** Sum of counter `i` over the window ending at `boundary` (buckets `boundary − steps … boundary − 1`). */
+  sum(boundary: number, i: number): number {
+    let t = 0;
+    for (let s = 0; s < this.steps; s++) {
+      const b = this.slot[s] as number;
+      if (b >= boundary - this.steps && b < boundary) t += this.counts[s * this.width + i] as number;
+    }
+    return t;
+  }
+
+  /** Counter `i` of exactly bucket `bucket` (0 when that bucket is not held). */
+  at(bucket: number, i: number): number {
+    const s = bucket % this.steps;
+    return this.slot[s] === bucket ? (this.counts[s * this.width + i] as number) : 0;
+  }
+
+  /** Forget every bucket (e.g. when an episode closes, so its tail cannot reopen it). */
+  clear(): void {
+    this.slot.fill(-1);
+  }
+}
+
+/** Evidence auditIDs: the first, up to `samples` more, and the last, unique and in time order. */
+export class EvidenceIDs {
+  private readonly ids: string[] = [];
+  last = '';
+  level = '';
+
+  constructor(private readonly samples: number) {}
+
+  add(auditID: string, level: string): void {
+    if (this.ids.length === 0) this.level = level;
+    if (this.ids.length < this.samples + 1) this.ids.push(auditID);
+    this.last = auditID;
+  }
+
+  /** Evidence of a finding; `level` says whether the log proves it or only suggests it. */
+  evidence(level: 'proven' | 'suspected'): { auditIDs: string[]; firstAuditID: string; lastAuditID: string; auditLevel: string; level: 'proven' | 'suspected' } {
+    const auditIDs = [...this.ids];
+    if (this.last !== '' && !auditIDs.includes(this.last)) auditIDs.push(this.last);
+    return { auditIDs, firstAuditID: auditIDs[0] ?? '', lastAuditID: this.last, auditLevel: this.level, level };
+  }
+}
+
+/** Highest count in any 1 s bucket (UTC seconds of `ts`) of a stream in non-decreasing time. */
+export class PeakPerSecond {
+  private sec = -1;
+  private cur = 0;
+  peak = 0;
+
+  add(ts: number): void {
+    const s = Math.floor(ts / 1000);
+    if (s !== this.sec) {
+      this.sec = s;
+      this.cur = 0;
+    }
+    if (++this.cur > this.peak) this.peak = this.cur;
+  }
+}
+
+/** Top `k` entries of a count map as `label(count)`, by count desc then label; comma-joined. */
+export function topList<K>(counts: Iterable<[K, number]>, label: (k: K) => string, k: number): string {
+  return [...counts]
+    .map(([key, c]) => [label(key), c] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, k)
+    .map(([l, c]) => `${l}(${c})`)
+    .join(', ');
+}
+
+/** Nearest-rank median of integers, or null when empty. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.ceil(s.length / 2) - 1] as number;
+}

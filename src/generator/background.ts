@@ -9,11 +9,9 @@
 import {
   alreadyExistsStatus,
   microTime,
-  nodeUser,
   notFoundStatus,
   okStatus,
   rbacReason,
-  serviceAccountUser,
   tooManyRequestsStatus,
   userAgent,
   type Client,
@@ -21,14 +19,16 @@ import {
 } from './events.js';
 import { NAMESPACES, OBJECT_NAMES, nodeName } from './names.js';
 import {
-  CONTROL_PLANE_IP,
   K8S_COMMIT,
   K8S_VERSION,
   MS,
   SECOND,
   call,
+  componentClient,
   conflictEpisode,
   context,
+  controllerClient,
+  kubeletClient,
   periodic,
   podClients,
   poisson,
@@ -78,26 +78,6 @@ const WORKLOADS = [
   { namespace: 'payments', name: 'api' },
   { namespace: 'monitoring', name: 'grafana' },
 ];
-
-/** A kube-system controller of kube-controller-manager, with its own service-account credentials. */
-function controllerClient(rng: Rng, sa: string): Client {
-  return {
-    user: serviceAccountUser('kube-system', sa, rng.uuid()),
-    sourceIP: CONTROL_PLANE_IP,
-    userAgent: userAgent('kube-controller-manager', K8S_VERSION, K8S_COMMIT, `system:serviceaccount:kube-system:${sa}`),
-    authzReason: rbacReason(`system:controller:${sa}`, `system:controller:${sa}`, `ServiceAccount "${sa}/kube-system"`),
-  };
-}
-
-/** A control-plane component authenticating as `system:<component>` with a user-agent suffix. */
-function componentClient(component: 'kube-controller-manager' | 'kube-scheduler', suffix: string): Client {
-  return {
-    user: { username: `system:${component}`, groups: ['system:authenticated'] },
-    sourceIP: CONTROL_PLANE_IP,
-    userAgent: userAgent(component, K8S_VERSION, K8S_COMMIT, suffix),
-    authzReason: rbacReason(`system:${component}`, `system:${component}`, `User "system:${component}"`),
-  };
-}
 
 /** Everything the parts of the background share. */
 interface Env {
@@ -313,7 +293,7 @@ export const background: Scenario<BackgroundParams> = (rng, params, w) => {
     kubelets: Array.from({ length: p.nodes }, (_, i) => {
       const ip = `10.0.${1 + Math.floor(i / 200)}.${20 + (i % 200)}`;
       const name = nodeName(nodeStyle, i, ip, names, pool);
-      return { name, client: { user: nodeUser(name), sourceIP: ip, userAgent: userAgent('kubelet', K8S_VERSION, K8S_COMMIT), authzReason: '' } };
+      return { name, client: kubeletClient(name, ip) };
     }),
     every: (meanGapMs) => poisson(rng, meanGapMs / p.noise, w.startUs, w.endUs - 10 * SECOND),
     kubectl: {

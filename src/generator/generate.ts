@@ -15,6 +15,8 @@ import { isLongRunning, microTime, renderEvent, stagesOf, type Micros, type Requ
 import { createRng } from './random.js';
 import { runScenario, type PlannedRequest, type ScenarioSpec, type TruthActor, type TruthKind, type TruthObject } from './scenarios.js';
 
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete']);
+
 /**
  * Which stages to write. `all`: RequestReceived and ResponseComplete for every request, plus
  * ResponseStarted for watches (the default audit policy). `final-only`: only ResponseComplete,
@@ -41,7 +43,7 @@ export interface LogSpec {
 export interface GroundTruth {
   /** Scenario label (its `name`, default its type: `storm`, `incident`, `background`, …). */
   scenario: string;
-  /** `conflict-storm` must be reported; `benign` must not be reported as a storm. */
+  /** The finding kind this pair must be reported as, or `benign`: it must not be reported. */
   kind: TruthKind;
   actor: TruthActor;
   object: TruthObject;
@@ -57,6 +59,37 @@ export interface GroundTruth {
   sourceIPs: string[];
 }
 
+/**
+ * One finding a detector must report (or, `benign`, one healthy pattern it must not), with
+ * every actor involved. Built from the pairs of {@link GroundTruth} that form it (a write-fight's
+ * two writers, a fleet's members); counts are taken from the written log. A finding matches when
+ * it names one of `actors` and `object` (or any object when `object` is null: fleet-wide and
+ * actor-level findings).
+ */
+export interface ExpectedFinding {
+  scenario: string;
+  kind: TruthKind;
+  /** Every actor involved, sorted by username then userAgent. */
+  actors: TruthActor[];
+  /** The object the finding names; `null` for fleet-wide or actor-level findings. */
+  object: TruthObject | null;
+  /** First request received and last request completed (MicroTime, UTC). */
+  from: string;
+  to: string;
+  /** Write requests (create, update, patch, delete). */
+  writes: number;
+  /** 409s with reason `Conflict`. */
+  conflicts: number;
+  /** 409s with reason `AlreadyExists`. */
+  alreadyExists: number;
+  /** 429s (any verb, reads included). */
+  throttled: number;
+  /** Successful writes that changed nothing, or nothing but timestamps. */
+  noOps: number;
+  /** Distinct objects written or throttled on. */
+  objects: number;
+}
+
 /** A generated log. `lines` renders lazily and can be iterated any number of times. */
 export interface GeneratedLog {
   /** JSON lines without newlines, in emission order (ResponseComplete lines in stageTimestamp order). */
@@ -64,7 +97,10 @@ export interface GeneratedLog {
   lineCount: number;
   /** Requests (auditIDs) with at least one line in the log. */
   requestCount: number;
+  /** Per (actor, object) pair: what the scenarios planted (`truth.json`). */
   truth: GroundTruth[];
+  /** Per expected finding (or benign pattern): the pairs grouped as a detector should report them. */
+  expected: ExpectedFinding[];
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
@@ -80,11 +116,12 @@ function groundTruth(requests: PlannedRequest[]): GroundTruth[] {
   const byKey = new Map<string, GroundTruth & { fromUs: Micros; toUs: Micros }>();
   for (const req of requests) {
     const s = req.subject;
-    if (!s) continue;
+    if (!s || !WRITE_VERBS.has(req.verb)) continue;
     const key = JSON.stringify([s.scenario, s.kind, s.actor, s.object]);
     let t = byKey.get(key);
     if (!t) {
-      t = { ...s, from: '', to: '', attempts: 0, conflicts: 0, sourceIPs: [], fromUs: req.receivedUs, toUs: req.completedUs };
+      const { scenario, kind, actor, object } = s;
+      t = { scenario, kind, actor, object, from: '', to: '', attempts: 0, conflicts: 0, sourceIPs: [], fromUs: req.receivedUs, toUs: req.completedUs };
       byKey.set(key, t);
     }
     t.attempts++;
@@ -94,6 +131,50 @@ function groundTruth(requests: PlannedRequest[]): GroundTruth[] {
     if (!t.sourceIPs.includes(req.client.sourceIP)) t.sourceIPs.push(req.client.sourceIP);
   }
   return [...byKey.values()].map(({ fromUs, toUs, ...t }) => ({ ...t, from: microTime(fromUs), to: microTime(toUs), sourceIPs: [...t.sourceIPs].sort() }));
+}
+
+/** Group the subjects' requests into the findings they form, counting from the log. */
+function expectedFindings(requests: PlannedRequest[]): ExpectedFinding[] {
+  type Acc = ExpectedFinding & { fromUs: Micros; toUs: Micros; actorKeys: Map<string, TruthActor>; objectKeys: Set<string> };
+  const byKey = new Map<string, Acc>();
+  for (const req of requests) {
+    const s = req.subject;
+    if (!s) continue;
+    const pair = JSON.stringify([s.actor, s.object]);
+    for (const ref of s.findings ?? [{ kind: s.kind, id: pair }]) {
+      const key = JSON.stringify([s.scenario, ref.kind, ref.id]);
+      let e = byKey.get(key);
+      if (!e) {
+        e = {
+          scenario: s.scenario, kind: ref.kind, actors: [], object: ref.object === undefined ? s.object : ref.object, from: '', to: '',
+          writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0, noOps: 0, objects: 0,
+          fromUs: req.receivedUs, toUs: req.completedUs, actorKeys: new Map(), objectKeys: new Set(),
+        };
+        byKey.set(key, e);
+      }
+      e.actorKeys.set(JSON.stringify(s.actor), s.actor);
+      e.objectKeys.add(JSON.stringify(s.object));
+      const { code, reason } = req.responseStatus;
+      if (WRITE_VERBS.has(req.verb)) e.writes++;
+      if (code === 409 && reason === 'Conflict') e.conflicts++;
+      if (code === 409 && reason === 'AlreadyExists') e.alreadyExists++;
+      if (code === 429) e.throttled++;
+      if (req.noOp) e.noOps++;
+      e.fromUs = Math.min(e.fromUs, req.receivedUs);
+      e.toUs = Math.max(e.toUs, req.completedUs);
+    }
+  }
+  return [...byKey.values()].map(({ fromUs, toUs, actorKeys, objectKeys, ...e }) => ({
+    ...e,
+    actors: [...actorKeys.values()].sort((a, b) => (a.username === b.username ? cmpStr(a.userAgent, b.userAgent) : cmpStr(a.username, b.username))),
+    from: microTime(fromUs),
+    to: microTime(toUs),
+    objects: objectKeys.size,
+  }));
+}
+
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -143,6 +224,7 @@ export function generateLog(spec: LogSpec): GeneratedLog {
     lineCount: entries.length,
     requestCount: new Set(entries.map((e) => e.req)).size,
     truth: groundTruth(kept.filter((r) => !isLongRunning(r))),
+    expected: expectedFindings(kept.filter((r) => !isLongRunning(r))),
   };
 }
 

@@ -22,6 +22,8 @@ import {
   type RequestSpec,
   type ResponseStatus,
   type Target,
+  nodeUser,
+  userAgent,
 } from './events.js';
 import type { Rng } from './random.js';
 
@@ -43,8 +45,12 @@ export interface Window {
   revisionAt(us: Micros): string;
 }
 
-/** Expected verdict for what a scenario planted. */
-export type TruthKind = 'conflict-storm' | 'benign';
+/** Finding kinds (the report's `Finding.kind`) a scenario can plant. */
+export const FINDING_KINDS = ['conflict-storm', 'hot-loop', 'no-op-writes', 'write-fight', 'create-conflict-storm', 'fleet-storm', 'throttling'] as const;
+/** A finding kind detectors must report. */
+export type FindingKind = (typeof FINDING_KINDS)[number];
+/** Expected verdict for what a scenario planted: a finding kind, or `benign` (must not be reported). */
+export type TruthKind = FindingKind | 'benign';
 
 /** An actor as detectors identify it: username plus user agent. */
 export interface TruthActor {
@@ -61,6 +67,17 @@ export interface TruthObject {
   subresource: string;
 }
 
+/**
+ * One finding a pair belongs to. Pairs of one scenario with the same `kind` and `id` form one
+ * expected finding (write-fight: both writers; fleet-storm: every member of the family).
+ */
+export interface FindingRef {
+  kind: TruthKind;
+  id: string;
+  /** The object the finding names; `null` for fleet-wide findings. Default: the pair's object. */
+  object?: TruthObject | null;
+}
+
 /** One (actor, object) pair a scenario planted; generate.ts counts its attempts in the final log. */
 export interface Subject {
   /** The scenario's label (its `name` parameter, default its type). */
@@ -68,11 +85,15 @@ export interface Subject {
   kind: TruthKind;
   actor: TruthActor;
   object: TruthObject;
+  /** The expected findings this pair is part of. Default: one finding of `kind` on this pair alone. */
+  findings?: FindingRef[];
 }
 
 /** A planned request; write attempts that belong to a planted pattern carry their {@link Subject}. */
 export interface PlannedRequest extends Request {
   subject?: Subject;
+  /** A successful write that changed nothing but timestamps (or nothing at all). */
+  noOp?: boolean;
 }
 
 /** A scenario: `(rng, params, window) → requests`. Must use only `rng` for randomness. */
@@ -184,13 +205,19 @@ export function visibleRV(obj: TrackedObject, us: Micros): string {
   return obj.since <= us ? obj.rv : obj.prev;
 }
 
-/** The truth subject for `client` writing `t`. */
-export function subjectOf(scenario: string, kind: TruthKind, client: Client, t: Target): Subject {
+/** The truth object of a target (no apiVersion). */
+export function truthObject(t: Target): TruthObject {
+  return { apiGroup: t.apiGroup, resource: t.resource, namespace: t.namespace, name: t.name, subresource: t.subresource };
+}
+
+/** The truth subject for `client` writing `t`; `findings` when the pair is part of a group finding. */
+export function subjectOf(scenario: string, kind: TruthKind, client: Client, t: Target, findings?: FindingRef[]): Subject {
   return {
     scenario,
     kind,
     actor: { username: client.user.username, userAgent: client.userAgent },
-    object: { apiGroup: t.apiGroup, resource: t.resource, namespace: t.namespace, name: t.name, subresource: t.subresource },
+    object: truthObject(t),
+    ...(findings ? { findings } : {}),
   };
 }
 
@@ -201,8 +228,18 @@ export interface WriteOptions {
   obj: TrackedObject;
   subresource?: string;
   at: Micros;
-  /** update only: the RV the client sends; the update conflicts unless it equals `obj.rv`. */
+  /** update (or a preconditioned patch): the RV the client sends; the write conflicts unless it equals `obj.rv`. */
   sentRV?: string;
+  /** patch only: the patch carries `metadata.resourceVersion` (optimistic lock), so it can conflict. */
+  precondition?: boolean;
+  /**
+   * The write changes nothing stored: the apiserver skips the etcd write and answers with the
+   * old RV (audit-formats.md §4a). Timestamp-only changes are real writes; mark them with
+   * `noOpMark` instead.
+   */
+  noOp?: boolean;
+  /** Mark the request as a no-op in the plan (counted in the expected findings). Default `noOp`. */
+  noOpMark?: boolean;
   query?: Record<string, string>;
   latencyUs?: Micros;
   subject?: Subject;
@@ -219,9 +256,9 @@ export interface WriteOptions {
 export function write(ctx: Ctx, o: WriteOptions): PlannedRequest {
   const target = { ...o.obj.target, subresource: o.subresource ?? '' };
   const sentRV = o.sentRV ?? o.obj.rv;
-  const ok = o.verb === 'patch' || sentRV === o.obj.rv;
+  const ok = (o.verb === 'patch' && !o.precondition) || sentRV === o.obj.rv;
   const lat = o.latencyUs ?? latencyUs(ctx.rng, ok ? 'write' : 'conflict');
-  const newRV = ctx.w.revisionAt(Math.round(o.at) + lat);
+  const newRV = o.noOp ? o.obj.rv : ctx.w.revisionAt(Math.round(o.at) + lat);
   const req = ctx.add(
     {
       client: o.client,
@@ -237,7 +274,8 @@ export function write(ctx: Ctx, o: WriteOptions): PlannedRequest {
     },
     o.subject,
   );
-  if (ok) Object.assign(o.obj, { prev: o.obj.rv, rv: newRV, since: req.completedUs });
+  if (ok && !o.noOp) Object.assign(o.obj, { prev: o.obj.rv, rv: newRV, since: req.completedUs });
+  if (ok && (o.noOpMark ?? o.noOp)) req.noOp = true;
   return req;
 }
 
@@ -258,7 +296,7 @@ export function call(
   verb: string,
   t: Target,
   at: Micros,
-  opts: { status?: ResponseStatus; query?: Record<string, string>; latencyUs?: Micros; subject?: Subject } = {},
+  opts: { status?: ResponseStatus; query?: Record<string, string>; latencyUs?: Micros; subject?: Subject; level?: Level; requestObject?: unknown } = {},
 ): PlannedRequest {
   return ctx.add(
     {
@@ -266,6 +304,8 @@ export function call(
       verb,
       target: t,
       ...(opts.query ? { query: opts.query } : {}),
+      ...(opts.level ? { level: opts.level } : {}),
+      ...(opts.requestObject !== undefined ? { requestObject: opts.requestObject } : {}),
       status: opts.status ?? okStatus(verb === 'create' ? 201 : 200),
       receivedUs: at,
       latencyUs: opts.latencyUs ?? latencyUs(ctx.rng, LATENCY_OF_VERB[verb] ?? 'write'),
@@ -394,6 +434,36 @@ export function podClients(rng: Rng, op: OperatorParams, replicas: number): Clie
     userAgent: op.userAgent,
     authzReason,
   }));
+}
+
+/** A kube-system controller of kube-controller-manager, with its own service-account credentials. */
+export function controllerClient(rng: Rng, sa: string): Client {
+  return {
+    user: serviceAccountUser('kube-system', sa, rng.uuid()),
+    sourceIP: CONTROL_PLANE_IP,
+    userAgent: userAgent('kube-controller-manager', K8S_VERSION, K8S_COMMIT, `system:serviceaccount:kube-system:${sa}`),
+    authzReason: rbacReason(`system:controller:${sa}`, `system:controller:${sa}`, `ServiceAccount "${sa}/kube-system"`),
+  };
+}
+
+/** A control-plane component authenticating as `system:<component>` with a user-agent suffix. */
+export function componentClient(component: 'kube-controller-manager' | 'kube-scheduler', suffix: string): Client {
+  return {
+    user: { username: `system:${component}`, groups: ['system:authenticated'] },
+    sourceIP: CONTROL_PLANE_IP,
+    userAgent: userAgent(component, K8S_VERSION, K8S_COMMIT, suffix),
+    authzReason: rbacReason(`system:${component}`, `system:${component}`, `User "system:${component}"`),
+  };
+}
+
+/** A kubelet: `system:node:<name>` from its node IP (X.509, no authorization reason logged). */
+export function kubeletClient(name: string, ip: string): Client {
+  return { user: nodeUser(name), sourceIP: ip, userAgent: userAgent('kubelet', K8S_VERSION, K8S_COMMIT), authzReason: '' };
+}
+
+/** With `randomizeNames`: the scenario's randomized parameters from its own `names` stream; else nothing. */
+export function randomized<P>(rng: Rng, params: CommonParams, draw: (names: Rng) => Partial<P>): Partial<P> {
+  return params.randomizeNames ? draw(rng.fork('names')) : {};
 }
 
 /** A value for every scenario-specific parameter. */

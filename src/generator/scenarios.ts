@@ -16,13 +16,32 @@
  */
 import { background, type BackgroundParams } from './background.js';
 import type { Micros, Target } from './events.js';
-import { randomContender, randomWriter } from './names.js';
+import type { Client } from './events.js';
+import { NAMESPACES, OBJECT_NAMES, randomContender, randomWriter } from './names.js';
+import { busyController, kubeletStatus, rollout, type BusyControllerParams, type KubeletStatusParams, type RolloutParams } from './healthy.js';
+import {
+  createConflictStorm,
+  fleetStorm,
+  hotLoop,
+  noOpWrites,
+  throttling,
+  transitionTimeReplay,
+  writeFight,
+  type CreateConflictParams,
+  type FleetStormParams,
+  type HotLoopParams,
+  type NoOpWritesParams,
+  type ThrottlingParams,
+  type TransitionTimeParams,
+  type WriteFightParams,
+} from './patterns.js';
 import {
   MS,
   OPERATOR_UA,
   SECOND,
   conflictEpisode,
   context,
+  controllerClient,
   podClients,
   resolve,
   subjectOf,
@@ -40,8 +59,9 @@ import {
 import type { Rng } from './random.js';
 
 export type { BackgroundParams } from './background.js';
-export type { CommonParams, OperatorParams, PlannedRequest, Scenario, Subject, TruthActor, TruthKind, TruthObject, Window } from './plan.js';
-export { background };
+export type { CommonParams, FindingKind, FindingRef, OperatorParams, PlannedRequest, Scenario, Subject, TruthActor, TruthKind, TruthObject, Window } from './plan.js';
+export { FINDING_KINDS } from './plan.js';
+export { background, busyController, createConflictStorm, fleetStorm, hotLoop, kubeletStatus, noOpWrites, rollout, throttling, transitionTimeReplay, writeFight };
 
 // ---------------------------------------------------------------------------------------------
 // storm / incident
@@ -84,17 +104,24 @@ export const INCIDENT_DEFAULTS: Defaults<StormParams> = {
   watches: true,
 };
 
+/** How a storm replay differs from an operator's storm: who writes, and what `randomizeNames` draws. */
+interface StormVariant {
+  /** The writers (default: `replicas` pods of `operator`). */
+  clients?: (rng: Rng) => Client[];
+  /** Parameters drawn for `randomizeNames` (default: a random operator, object, replicas and rates). */
+  random?: (names: Rng) => Partial<StormParams>;
+}
+
 /** A storm scenario whose unset parameters come from `defaults`; `type` labels its truth by default. */
-function stormWith(defaults: Defaults<StormParams>, type: string): Scenario<StormParams> {
+function stormWith(defaults: Defaults<StormParams>, type: string, variant: StormVariant = {}): Scenario<StormParams> {
+  const randomOf = variant.random ?? ((names: Rng) => ({ ...randomWriter(names), replicas: names.int(1, 3), ratePerSec: Math.round(names.uniform(20, 150)), conflictRatio: names.uniform(0.75, 0.97) }));
   return (rng, params, w) => {
     const names = rng.fork('names');
-    const random: Partial<StormParams> = params.randomizeNames
-      ? { ...randomWriter(names), replicas: names.int(1, 3), ratePerSec: Math.round(names.uniform(20, 150)), conflictRatio: names.uniform(0.75, 0.97) }
-      : {};
+    const random: Partial<StormParams> = params.randomizeNames ? randomOf(names) : {};
     const p = resolve(defaults, random, params);
     const ctx = context(rng, w);
     const obj = trackObject(ctx, p.object);
-    const clients = podClients(rng, p.operator, p.replicas);
+    const clients = variant.clients ? variant.clients(rng) : podClients(rng, p.operator, p.replicas);
     const first = clients[0];
     if (!first) return [];
     const subject = subjectOf(p.name ?? type, 'conflict-storm', first, p.object);
@@ -139,6 +166,63 @@ export const storm: Scenario<StormParams> = stormWith(STORM_DEFAULTS, 'storm');
  * from 2 pods, answered 409 Conflict tens of times a second. A {@link storm} with other defaults.
  */
 export const incident: Scenario<StormParams> = stormWith(INCIDENT_DEFAULTS, 'incident');
+
+/**
+ * Replay of a public report: kube-controller-manager's job controller updating one Job's
+ * `/status` about 60 times a second, most answered 409 Conflict, because it kept writing with
+ * the RV of a stale informer copy (`kubernetes/kubernetes` job controller with tracking
+ * finalizers, 1.2x). One writer (`system:serviceaccount:kube-system:job-controller`, user agent
+ * suffix `/system:serviceaccount:kube-system:job-controller`) from the control-plane IP.
+ */
+export const jobControllerReplay: Scenario<StormParams> = stormWith(
+  {
+    ...STORM_DEFAULTS,
+    object: { apiGroup: 'batch', apiVersion: 'v1', resource: 'jobs', namespace: 'data-pipeline', name: 'nightly-etl-29541120', subresource: 'status' },
+    replicas: 1,
+    ratePerSec: 60,
+    conflictRatio: 0.9,
+    retryGapMs: [12, 18],
+    watches: false,
+  },
+  'jobControllerReplay',
+  {
+    clients: (rng) => [controllerClient(rng, 'job-controller')],
+    random: (n) => ({
+      object: { apiGroup: 'batch', apiVersion: 'v1', resource: 'jobs', namespace: n.pick(NAMESPACES), name: `${n.pick(OBJECT_NAMES)}-${n.int(29_000_000, 29_999_999)}`, subresource: 'status' },
+      ratePerSec: Math.round(n.uniform(40, 80)),
+      conflictRatio: n.uniform(0.8, 0.95),
+    }),
+  },
+);
+
+/**
+ * Replay of a public report: a policy engine's background controller whose updates of its own
+ * `UpdateRequest` objects conflict every 50–100 ms ("the object has been modified"), retried
+ * without backoff from a stale cache, by one or two replicas.
+ */
+export const policyEngineReplay: Scenario<StormParams> = stormWith(
+  {
+    operator: { namespace: 'kyverno', serviceAccount: 'kyverno-background-controller', deployment: 'kyverno-background-controller', userAgent: 'kyverno/v1.11.4 (linux/amd64) kubernetes/$Format' },
+    object: { apiGroup: 'kyverno.io', apiVersion: 'v1beta1', resource: 'updaterequests', namespace: 'kyverno', name: 'ur-7xq2k', subresource: 'status' },
+    replicas: 1,
+    ratePerSec: 14,
+    conflictRatio: 0.95,
+    retryGapMs: [50, 100],
+    watches: true,
+  },
+  'policyEngineReplay',
+  {
+    random: (n) => {
+      const engine = n.pick(['kyverno', 'gatekeeper', 'policy-engine']);
+      return {
+        operator: { namespace: engine, serviceAccount: `${engine}-background-controller`, deployment: `${engine}-background-controller`, userAgent: `${engine}/v1.${n.int(8, 13)}.${n.int(0, 9)} (linux/amd64) kubernetes/$Format` },
+        object: { apiGroup: `${engine}.io`, apiVersion: 'v1beta1', resource: 'updaterequests', namespace: engine, name: `ur-${n.nameSuffix(5)}`, subresource: 'status' },
+        replicas: n.int(1, 2),
+        ratePerSec: Math.round(n.uniform(10, 18)),
+      };
+    },
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // retryOnConflict / exponentialBackoff
@@ -287,20 +371,48 @@ export type ScenarioSpec =
   | ({ type: 'storm' } & StormParams)
   | ({ type: 'incident' } & StormParams)
   | ({ type: 'retryOnConflict' } & RetryOnConflictParams)
-  | ({ type: 'exponentialBackoff' } & ExponentialBackoffParams);
+  | ({ type: 'exponentialBackoff' } & ExponentialBackoffParams)
+  | ({ type: 'hotLoop' } & HotLoopParams)
+  | ({ type: 'noOpWrites' } & NoOpWritesParams)
+  | ({ type: 'writeFight' } & WriteFightParams)
+  | ({ type: 'createConflictStorm' } & CreateConflictParams)
+  | ({ type: 'fleetStorm' } & FleetStormParams)
+  | ({ type: 'throttling' } & ThrottlingParams)
+  | ({ type: 'rollout' } & RolloutParams)
+  | ({ type: 'busyController' } & BusyControllerParams)
+  | ({ type: 'kubeletStatus' } & KubeletStatusParams)
+  | ({ type: 'jobControllerReplay' } & StormParams)
+  | ({ type: 'policyEngineReplay' } & StormParams)
+  | ({ type: 'transitionTimeReplay' } & TransitionTimeParams);
+
+/** Every scenario type. */
+export type ScenarioType = ScenarioSpec['type'];
+
+/** Every scenario by type. */
+const SCENARIOS: { [T in ScenarioType]: Scenario<Omit<Extract<ScenarioSpec, { type: T }>, 'type'>> } = {
+  background,
+  storm,
+  incident,
+  retryOnConflict,
+  exponentialBackoff,
+  hotLoop,
+  noOpWrites,
+  writeFight,
+  createConflictStorm,
+  fleetStorm,
+  throttling,
+  rollout,
+  busyController,
+  kubeletStatus,
+  jobControllerReplay,
+  policyEngineReplay,
+  transitionTimeReplay,
+};
+
+/** The scenario types, in registry order. */
+export const SCENARIO_TYPES = Object.keys(SCENARIOS) as ScenarioType[];
 
 /** Run the scenario a spec names. */
 export function runScenario(rng: Rng, spec: ScenarioSpec, window: Window): PlannedRequest[] {
-  switch (spec.type) {
-    case 'background':
-      return background(rng, spec, window);
-    case 'storm':
-      return storm(rng, spec, window);
-    case 'incident':
-      return incident(rng, spec, window);
-    case 'retryOnConflict':
-      return retryOnConflict(rng, spec, window);
-    case 'exponentialBackoff':
-      return exponentialBackoff(rng, spec, window);
-  }
+  return (SCENARIOS[spec.type] as Scenario<ScenarioSpec>)(rng, spec, window);
 }

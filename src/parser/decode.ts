@@ -73,6 +73,14 @@ export interface AuditEvent {
   requestReceivedTimestamp?: string | null;
   stageTimestamp?: string | null;
   /**
+   * The request body (`runtime.Unknown`: embedded JSON), at `Request` level and above, final
+   * stages only; `null` when truncated (reference §1.1, §1.6). Not validated here: read only by
+   * the normalizer for update/patch, which digests it (`body.ts`) and drops it.
+   */
+  requestObject?: unknown;
+  /** The response body, at `RequestResponse` level only (reference §1.2). Not validated. */
+  responseObject?: unknown;
+  /**
    * Not in the JSON: set by {@link decodeLine}. UTC epoch ms (µs as the fraction) of
    * `stageTimestamp`, else v1beta1 `metadata.creationTimestamp`, else `timestamp`.
    */

@@ -4,6 +4,7 @@
  * Field meanings are those documented in `record.ts`; facts about stages, long-running requests,
  * query parameters and user agents come from the reference `audit-formats.md` (§1.3, §3, §5.4).
  */
+import { digestBody, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './decode.js';
 import {
   WRITE_VERBS,
@@ -102,6 +103,8 @@ function queryParam(uri: string, query: number, key: string): string {
   return '';
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** Rounds ms to whole microseconds (the audit log's resolution) to drop float noise. */
 function roundMicros(ms: number): number {
   return Math.round(ms * 1000) / 1000;
@@ -144,7 +147,7 @@ export class Normalizer {
       LONG_RUNNING_VERBS.has(verb) ||
       (object !== null && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
     const status = ev.responseStatus;
-    const record: RequestRecord = {
+    const record: Mutable<RequestRecord> = {
       auditID: ev.auditID,
       ts: ev.stageTimeMs,
       receivedTs: ev.receivedTimeMs,
@@ -165,6 +168,15 @@ export class Normalizer {
       responseResourceVersion: '',
       body: null,
     };
+    // Bodies exist only at Request/RequestResponse level: Metadata events pay two property reads.
+    const requestObject = ev.requestObject;
+    const responseObject = ev.responseObject;
+    if (responseObject !== undefined && responseObject !== null) {
+      record.responseResourceVersion = responseResourceVersion(responseObject);
+    }
+    if (requestObject !== undefined && requestObject !== null && (verb === 'update' || verb === 'patch')) {
+      record.body = digestBody(requestObject);
+    }
     return record;
   }
 

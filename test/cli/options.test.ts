@@ -159,7 +159,9 @@ describe('createOptions', () => {
       expect(e.message).toBe('config.yaml: detectors.conflict-storm: unknown key "minConflict"');
       const e2 = await failure(['--config', 'config.yaml'], { 'config.yaml': 'detectors:\n  conflict-storms: {}\n' });
       expect(e2.message).toBe('config.yaml: detectors.conflict-storms: unknown detector');
-      expect((e2 as ConfigError).hint).toBe('known detectors: conflict-storm');
+      expect((e2 as ConfigError).hint).toBe(
+        'known detectors: conflict-storm, create-conflict-storm, fleet-storm, hot-loop, no-op-writes, throttling, write-fight',
+      );
     });
 
     it('rejects a top level that is not a mapping', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeLine } from '../../src/parser/decode.js';
+import { digestBody } from '../../src/parser/body.js';
 import { Normalizer, parseServiceAccount, parseUserAgent } from '../../src/parser/normalize.js';
 import type { RequestRecord } from '../../src/parser/record.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
@@ -138,6 +139,52 @@ describe('Normalizer.normalize', () => {
     expect(c.actor).not.toBe(a.actor);
     expect(c.object).toBe(a.object);
     expect([n.actorCount, n.objectCount]).toEqual([2, 1]);
+  });
+});
+
+describe('Normalizer.normalize: bodies (Request / RequestResponse level)', () => {
+  const requestObject = {
+    kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    metadata: { name: 'web', namespace: 'shop', resourceVersion: '48213', managedFields: [{ manager: 'm', time: '2026-07-01T10:00:00Z' }] },
+    status: { readyReplicas: 3, conditions: [{ type: 'Available', status: 'True', lastTransitionTime: '2026-07-01T10:00:00Z' }] },
+  };
+  const responseObject = { ...requestObject, metadata: { ...requestObject.metadata, resourceVersion: '48214' } };
+  const ok = { responseStatus: { metadata: {}, code: 200 } };
+
+  it('digests the request body of an update and reads the response resourceVersion', () => {
+    const r = record({ ...ok, level: 'RequestResponse', requestObject, responseObject });
+    expect(r.responseResourceVersion).toBe('48214');
+    expect(r.body).toEqual(digestBody(requestObject));
+    expect(r.body?.timestampFields).toEqual(['lastTransitionTime']);
+    expect(r.body?.content).toMatch(/^[0-9a-f]{16}$/);
+    expect(r.body?.timestamps).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('Request level: body, no response resourceVersion', () => {
+    const r = record({ ...ok, level: 'Request', requestObject });
+    expect([r.responseResourceVersion, r.body]).toEqual(['', digestBody(requestObject)]);
+  });
+
+  it('digests JSON-patch bodies of patches', () => {
+    const patch = [{ op: 'replace', path: '/status/readyReplicas', value: 3 }];
+    const r = record({ ...ok, verb: 'patch', level: 'Request', requestObject: patch });
+    expect(r.body).toEqual(digestBody(patch));
+    expect(r.body?.timestampFields).toEqual([]);
+    expect(r.body?.timestamps).toBe('');
+  });
+
+  it('no body for other verbs, truncated bodies and Metadata level', () => {
+    expect(record({ ...ok, verb: 'create', level: 'RequestResponse', requestObject, responseObject })).toMatchObject({
+      body: null,
+      responseResourceVersion: '48214',
+    });
+    expect(record({ ...ok, level: 'Request', requestObject: null, responseObject: null })).toMatchObject({
+      body: null,
+      responseResourceVersion: '',
+    });
+    expect(record({ ...ok, level: 'RequestResponse', requestObject: 'skipped-too-big-size-object' }).body).toBeNull();
+    expect(record(ok)).toMatchObject({ body: null, responseResourceVersion: '' });
   });
 });
 

@@ -1,0 +1,369 @@
+/**
+ * `create-conflict-storm`: one actor keeps creating objects that already exist, the same names
+ * again and again, and gets `409 AlreadyExists` each time: `create` used as an existence probe
+ * ("ensure" loops that create first and look later, or that return the AlreadyExists error from
+ * Reconcile and so requeue the object to create it again).
+ *
+ * Only `create` answered 409 with reason `AlreadyExists` counts (`kubernetes/apimachinery`
+ * `pkg/api/errors/errors.go` `NewAlreadyExists`); a 409 `Conflict` is an optimistic-lock failure
+ * and belongs to `conflict-storm`. `AlreadyExists` is not `errors.IsConflict`, so
+ * `retry.RetryOnConflict` does not retry it: repeats come from the caller's own loop or requeue.
+ *
+ * Per actor a ring of `windowMs / stepMs` step buckets counts create attempts and AlreadyExists
+ * answers; per (actor, name) a ring counts AlreadyExists answers. A name is **repeated** in a
+ * window when it got at least `minRepeatsPerName` AlreadyExists from the actor. At every step
+ * boundary the window ending there is judged: an episode opens when the AlreadyExists answers on
+ * repeated names reach `minAlreadyExists`, and closes at the first boundary where they do not.
+ * A busy controller that creates many different objects once each (or finds each existing once,
+ * after a restart) therefore never opens an episode. Statistics are gathered from the actor's
+ * first AlreadyExists after a window without any.
+ *
+ * **Impact.** `excessRequests`: AlreadyExists creates beyond one per name: one probe per name
+ * would have told the actor the object exists (and a cached Get, none). Shares of all writes
+ * and requests use the actor's creates in the episode (`trafficShare`).
+ *
+ * Severity: the higher of the rank of the episode's share of all writes and the rank of its peak
+ * AlreadyExists per second, against the `severity` thresholds; `low` below them.
+ */
+import { z } from 'zod';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import type { Advice, Finding, Severity } from '../report/schema.js';
+import { SEVERITIES } from '../report/schema.js';
+import { reportObject } from '../engine/aggregates.js';
+import { resourceLabel } from '../labels.js';
+import { actorName, EvidenceIDs, int, iso, median, PeakPerSecond, reportActor, shortHash, StepRing, topList } from './common.js';
+import { trafficShare } from './impact.js';
+import type { DetectorContext } from './types.js';
+import { defineDetector } from './types.js';
+
+const SeverityThresholds = z
+  .object({
+    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+    share: z.number().min(0).max(1),
+    /** Peak AlreadyExists answers per second (1 s buckets) at or above which this severity applies. */
+    peakPerSec: z.number().nonnegative(),
+  })
+  .strict();
+
+const SEVERITY_DEFAULTS = {
+  critical: { share: 0.5, peakPerSec: 50 },
+  high: { share: 0.2, peakPerSec: 10 },
+  medium: { share: 0.05, peakPerSec: 2 },
+};
+
+export const createConflictStormOptions = z
+  .object({
+    /** Sliding window length, ms. */
+    windowMs: z.number().int().positive().default(60_000),
+    /** Window evaluation step, ms; must divide `windowMs`. */
+    stepMs: z.number().int().positive().default(10_000),
+    /** AlreadyExists answers on repeated names in one window needed to open an episode. */
+    minAlreadyExists: z.number().int().positive().default(20),
+    /**
+     * AlreadyExists answers for one name in one window that make it a repeated name. 3 a minute:
+     * a periodic "ensure" at the controller-runtime default resync (10 h) or even every 30 s
+     * stays below it; a create-first loop requeued on error does not.
+     */
+    minRepeatsPerName: z.number().int().min(2).default(3),
+    /** Names tracked per actor; AlreadyExists on further names count in totals only. */
+    maxNamesPerActor: z.number().int().positive().default(5000),
+    /** Names listed in `topNames`. */
+    topNames: z.number().int().positive().default(5),
+    /** Sample auditIDs kept as evidence, besides the first and last. */
+    evidenceSamples: z.number().int().nonnegative().default(3),
+    /** Distinct source IPs listed per actor. */
+    maxSourceIPs: z.number().int().positive().default(16),
+    severity: z
+      .object({
+        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
+        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
+        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
+      })
+      .strict()
+      .default(SEVERITY_DEFAULTS),
+  })
+  .strict()
+  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+
+export type CreateConflictStormOptions = z.output<typeof createConflictStormOptions>;
+
+interface NameState {
+  ring: StepRing;
+  lastTs: number;
+  /** AlreadyExists answers in the current episode. */
+  episode: number;
+}
+
+interface Hot {
+  from: number;
+  to: number;
+  creates: number;
+  alreadyExists: number;
+  /** AlreadyExists on names beyond `maxNamesPerActor` (not itemised). */
+  untracked: number;
+  succeeded: number;
+  otherErrors: number;
+  peak: PeakPerSecond;
+  ips: Set<string>;
+  fieldManagers: Set<string>;
+  evidence: EvidenceIDs;
+  severity: Severity | null;
+}
+
+interface ActorState {
+  actor: Actor;
+  /** Per step: 0 creates, 1 AlreadyExists. */
+  ring: StepRing;
+  names: Map<ObjectRef, NameState>;
+  lastTs: number;
+  hot: Hot | null;
+  open: boolean;
+}
+
+const C_CREATE = 0;
+const C_EXISTS = 1;
+
+/** A create of a named object answered 409 AlreadyExists (generateName collisions have no name). */
+function isAlreadyExists(r: RequestRecord): boolean {
+  return r.code === 409 && r.reason === 'AlreadyExists' && r.object !== null && r.object.name !== '';
+}
+
+export const createConflictStorm = defineDetector({
+  meta: {
+    id: 'create-conflict-storm',
+    description: 'One actor keeps creating the same names and gets 409 AlreadyExists: create used as an existence probe.',
+    optionsSchema: createConflictStormOptions,
+  },
+  create(ctx: DetectorContext<CreateConflictStormOptions>) {
+    const o = ctx.options;
+    const n = o.windowMs / o.stepMs;
+    const actors = new Map<Actor, ActorState>();
+    let evaluated = -Infinity;
+
+    function stateOf(r: RequestRecord): ActorState {
+      let s = actors.get(r.actor);
+      if (s === undefined) {
+        s = { actor: r.actor, ring: new StepRing(n, 2), names: new Map(), lastTs: r.ts, hot: null, open: false };
+        actors.set(r.actor, s);
+      }
+      return s;
+    }
+
+    function newHot(r: RequestRecord): Hot {
+      return {
+        from: r.ts,
+        to: r.ts,
+        creates: 0,
+        alreadyExists: 0,
+        untracked: 0,
+        succeeded: 0,
+        otherErrors: 0,
+        peak: new PeakPerSecond(),
+        ips: new Set(),
+        fieldManagers: new Set(),
+        evidence: new EvidenceIDs(o.evidenceSamples),
+        severity: null,
+      };
+    }
+
+    function onCreate(r: RequestRecord): void {
+      const exists = isAlreadyExists(r);
+      let s = actors.get(r.actor);
+      // Actors are tracked from their first AlreadyExists: plain creates alone never matter.
+      if (s === undefined && !exists) return;
+      s ??= stateOf(r);
+      const b = Math.floor(r.ts / o.stepMs);
+      s.lastTs = r.ts;
+      s.ring.add(b, C_CREATE);
+      if (exists && s.hot === null) s.hot = newHot(r);
+      const h = s.hot;
+      let ns: NameState | undefined;
+      if (exists) {
+        s.ring.add(b, C_EXISTS);
+        const obj = r.object as ObjectRef;
+        ns = s.names.get(obj);
+        if (ns === undefined && s.names.size < o.maxNamesPerActor) {
+          ns = { ring: new StepRing(n, 1), lastTs: r.ts, episode: 0 };
+          s.names.set(obj, ns);
+        }
+        if (ns !== undefined) {
+          ns.ring.add(b, 0);
+          ns.lastTs = r.ts;
+        }
+      }
+      if (h === null) return;
+      h.creates++;
+      if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
+      if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+      if (exists) {
+        h.alreadyExists++;
+        if (ns !== undefined) ns.episode++;
+        else h.untracked++;
+        h.peak.add(r.ts);
+        h.to = r.ts;
+        h.evidence.add(r.auditID, r.level);
+      } else if (r.code >= 200 && r.code < 300) h.succeeded++;
+      else h.otherErrors++;
+    }
+
+    /** AlreadyExists on repeated names in the window ending at `boundary`; drops idle names. */
+    function repeatedIn(s: ActorState, boundary: number): number {
+      let total = 0;
+      const start = (boundary - n) * o.stepMs;
+      for (const [obj, ns] of s.names) {
+        const c = ns.ring.sum(boundary, 0);
+        if (c >= o.minRepeatsPerName) total += c;
+        else if (c === 0 && ns.episode === 0 && ns.lastTs < start) s.names.delete(obj);
+      }
+      return total;
+    }
+
+    function severityOf(h: Hot): Severity {
+      const total = ctx.series.sum(h.from, h.to).writes;
+      const share = total > 0 ? Math.min(1, h.creates / total) : 0;
+      for (const sev of ['critical', 'high', 'medium'] as const) {
+        const t = o.severity[sev];
+        if (share >= t.share || h.peak.peak >= t.peakPerSec) return sev;
+      }
+      return 'low';
+    }
+
+    function evaluate(s: ActorState, boundary: number): void {
+      const repeated = repeatedIn(s, boundary);
+      const passes = repeated >= o.minAlreadyExists;
+      if (s.open) {
+        if (passes) {
+          const h = s.hot as Hot;
+          const sev = severityOf(h);
+          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
+            h.severity = sev;
+            ctx.alert('update', build(s));
+          }
+          return;
+        }
+        close(s);
+      } else if (passes && s.hot !== null) {
+        s.open = true;
+        s.hot.severity = severityOf(s.hot);
+        ctx.alert('open', build(s));
+        return;
+      } else if (s.ring.sum(boundary, C_EXISTS) === 0 && s.hot !== null) {
+        s.hot = null;
+        for (const ns of s.names.values()) ns.episode = 0;
+      }
+      const end = boundary * o.stepMs;
+      if (s.hot === null && s.ring.sum(boundary, C_CREATE) === 0 && end - s.lastTs > o.windowMs) actors.delete(s.actor);
+    }
+
+    function close(s: ActorState): void {
+      s.open = false;
+      s.ring.clear();
+      for (const ns of s.names.values()) ns.ring.clear();
+      const f = build(s);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      s.hot = null;
+      for (const ns of s.names.values()) ns.episode = 0;
+    }
+
+    function advanceTo(boundary: number): void {
+      if (boundary <= evaluated) return;
+      const first = evaluated === -Infinity ? boundary : evaluated + 1;
+      const last = Math.min(boundary, first + n + 1);
+      for (let k = first; k <= last; k++) {
+        const at = k === last ? boundary : k;
+        for (const s of actors.values()) evaluate(s, at);
+      }
+      evaluated = boundary;
+    }
+
+    function build(s: ActorState): Finding {
+      const h = s.hot as Hot;
+      const hit: Array<[ObjectRef, number]> = [];
+      for (const [obj, ns] of s.names) if (ns.episode > 0) hit.push([obj, ns.episode]);
+      hit.sort((a, b) => b[1] - a[1] || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0));
+      const top = hit[0]?.[0] ?? null;
+      const distinct = hit.length;
+      const repeats = median(hit.map(([, c]) => c));
+      const durationMs = Math.max(0, h.to - h.from);
+      // Beyond one AlreadyExists per name; untracked names are assumed hit once each.
+      const excess = Math.max(0, h.alreadyExists - h.untracked - distinct);
+      const label = (obj: ObjectRef): string => (obj.namespace ? `${obj.namespace}/${obj.name}` : obj.name);
+      const resources = [...new Set(hit.map(([obj]) => resourceLabel(obj)))].sort();
+
+      const signals = ['create-as-probe'];
+      if (h.succeeded === 0) signals.push('never-created');
+      if (repeats !== null && repeats >= 10) signals.push('hot-requeue');
+
+      const metrics: Finding['metrics'] = {
+        creates: h.creates,
+        alreadyExists: h.alreadyExists,
+        created: h.succeeded,
+        otherErrors: h.otherErrors,
+        distinctNames: distinct + (h.untracked > 0 ? h.untracked : 0),
+        namesTruncated: h.untracked > 0,
+        topNames: topList(hit, label, o.topNames),
+        resources: resources.join(', '),
+        repeatsPerNameP50: repeats,
+        repeatsPerNameMax: hit[0]?.[1] ?? null,
+        durationMs: Math.round(durationMs),
+        peakAlreadyExistsPerSec: h.peak.peak,
+        excessRequests: excess,
+        ...trafficShare(ctx.series, h.from, h.to, h.creates),
+      };
+      const who = actorName(s.actor);
+      return {
+        id: `create-conflict-storm:${shortHash(`${s.actor.key}\u0001${h.from}`)}`,
+        kind: 'create-conflict-storm',
+        severity: h.severity ?? severityOf(h),
+        title: `${who} creates objects that already exist: ${int(h.alreadyExists)} × 409 AlreadyExists on ${int(distinct)} names (median ${repeats ?? 0} each), peak ${int(h.peak.peak)}/s`,
+        actors: [reportActor(s.actor, h.ips, h.fieldManagers)],
+        object: top === null ? null : reportObject(top),
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: h.evidence.evidence('proven'),
+        advice: adviceFor(h, distinct, repeats),
+      };
+    }
+
+    function adviceFor(h: Hot, distinct: number, repeats: number | null): Advice[] {
+      const advice: Advice[] = [
+        {
+          id: 'get-before-create',
+          text: `Look before creating: Get the object from the informer cache (a lister or the controller-runtime client) and create only on NotFound. ${int(distinct)} names were created ${repeats ?? 0} times each (median) although they existed.`,
+        },
+        {
+          id: 'already-exists-is-success',
+          text: 'Treat AlreadyExists as success (apierrors.IsAlreadyExists(err) → carry on, or update the existing object): returning it from Reconcile requeues the object and sends the same create again.',
+        },
+        {
+          id: 'server-side-apply',
+          text: 'Or replace create-then-update with one server-side apply (client.Patch(ctx, obj, client.Apply, client.FieldOwner("…"))): it creates or updates in one idempotent request.',
+        },
+      ];
+      if (h.succeeded === 0 && h.alreadyExists > 0) {
+        advice.push({
+          id: 'check-ownership',
+          text: 'None of these creates succeeded: if another controller or a previous release owns these names, adopt the existing objects (owner references) instead of recreating them.',
+        });
+      }
+      return advice;
+    }
+
+    return {
+      onRecord(r: RequestRecord): void {
+        advanceTo(Math.floor(r.ts / o.stepMs));
+        if (r.verb === 'create' && !r.dryRun && r.object !== null) onCreate(r);
+      },
+      advance(nowMs: number): void {
+        advanceTo(Math.floor(nowMs / o.stepMs));
+      },
+      finish(): void {
+        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
+        for (const s of actors.values()) if (s.open) close(s);
+        actors.clear();
+      },
+    };
+  },
+});

@@ -1,0 +1,461 @@
+/**
+ * `fleet-storm`: one family of actors (every kubelet, every pod of a DaemonSet, per-tenant agents
+ * with numbered service accounts) gets 409 Conflict or 429 TooManyRequests across many objects
+ * at once: a fleet-wide problem (a bad rollout, a shared stale cache, synchronized polling), one
+ * finding for the whole family instead of none (each object below `conflict-storm`'s thresholds)
+ * or hundreds.
+ *
+ * **Family.** The username pattern plus the userAgent product (`Actor.userAgentProduct`, without
+ * version: a rolling upgrade mixes versions of one fleet). The product alone is not enough: it is
+ * `manager` for every kubebuilder-scaffolded operator and `<binary>/v0.0.0` for most third-party
+ * ones (`/work/shared/reference/audit-formats.md` §5.4), so unrelated operators would merge. The
+ * username pattern is, in order ({@link familyOf}):
+ * - `system:node:*` for kubelets (`system:node:<nodeName>`, Node authorizer naming);
+ * - a username whose last `-`/`.`/`:`/`_`-separated segment is a number or a hash (contains a
+ *   digit, 1–10 alphanumerics), with that segment replaced by `*`:
+ *   `system:serviceaccount:agents:agent-7f9c4` → `system:serviceaccount:agents:agent-*`;
+ * - otherwise the username itself: pods of one Deployment or DaemonSet share their service
+ *   account, so the family is that service account and its members are told apart by source IP.
+ *
+ * **Counting.** Requests answered 409 `Conflict` (not `AlreadyExists`: `create-conflict-storm`)
+ * or 429 are *bad*. Per family a ring of `windowMs / stepMs` step buckets counts bad answers,
+ * and the last bad time is kept per object and per client (actor + source IP), capped. At every
+ * step boundary the window ending there is judged: an episode opens when it holds at least
+ * `minEvents` bad answers on at least `minObjects` distinct objects from at least `minClients`
+ * distinct clients, and closes at the first boundary where it does not. Requiring many objects
+ * keeps a single-object storm (that is `conflict-storm`) out. `minClients` is 2 by default: one
+ * client on many objects is one controller's problem, not a fleet's; set 1 to include it.
+ *
+ * **Impact.** `excessRequests` = the 429s (each is retried by client-go after `Retry-After`, up
+ * to 10 times: `rest/with_retry.go`, so the rejected attempts are pure overhead) plus, per
+ * object, the 409s beyond what per-item exponential backoff (5 ms doubling, `impact.ts`) allows
+ * over the object's conflict span (`backoffAttempts(span) − 1` failures). Shares: the family's
+ * writes among all writes and its requests among all requests in the episode's window.
+ *
+ * Severity: the higher of the rank of the larger of the two shares and the rank of the peak bad
+ * answers per second, against the `severity` thresholds; `low` below them.
+ */
+import { z } from 'zod';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import { isConflict } from '../parser/record.js';
+import type { Advice, Finding, Severity } from '../report/schema.js';
+import { SEVERITIES } from '../report/schema.js';
+import { objectLabel } from '../labels.js';
+import { EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
+import { backoffAttempts } from './impact.js';
+import type { DetectorContext } from './types.js';
+import { defineDetector } from './types.js';
+
+const SeverityThresholds = z
+  .object({
+    /** Share of all writes or all requests (the larger) at or above which this severity applies (0..1). */
+    share: z.number().min(0).max(1),
+    /** Peak 409/429 answers per second (1 s buckets) at or above which this severity applies. */
+    peakPerSec: z.number().nonnegative(),
+  })
+  .strict();
+
+const SEVERITY_DEFAULTS = {
+  critical: { share: 0.5, peakPerSec: 100 },
+  high: { share: 0.2, peakPerSec: 20 },
+  medium: { share: 0.05, peakPerSec: 5 },
+};
+
+export const fleetStormOptions = z
+  .object({
+    /** Sliding window length, ms. */
+    windowMs: z.number().int().positive().default(60_000),
+    /** Window evaluation step, ms; must divide `windowMs`. */
+    stepMs: z.number().int().positive().default(10_000),
+    /** 409 Conflict + 429 answers to the family in one window needed to open an episode. */
+    minEvents: z.number().int().positive().default(30),
+    /** Distinct objects with such answers in one window needed to open an episode. */
+    minObjects: z.number().int().positive().default(10),
+    /** Distinct clients (actor + source IP) with such answers in one window needed to open an episode. */
+    minClients: z.number().int().positive().default(2),
+    /** Objects and clients tracked per family; beyond, answers count in totals only. */
+    maxObjectsPerFamily: z.number().int().positive().default(10_000),
+    maxClientsPerFamily: z.number().int().positive().default(10_000),
+    /** Actors listed in `actors[]` and objects / actors named in `topObjects` / `topActors`. */
+    topN: z.number().int().positive().default(5),
+    /** Sample auditIDs kept as evidence, besides the first and last. */
+    evidenceSamples: z.number().int().nonnegative().default(3),
+    /** Distinct source IPs listed per actor. */
+    maxSourceIPs: z.number().int().positive().default(16),
+    severity: z
+      .object({
+        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
+        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
+        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
+      })
+      .strict()
+      .default(SEVERITY_DEFAULTS),
+  })
+  .strict()
+  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+
+export type FleetStormOptions = z.output<typeof fleetStormOptions>;
+
+/** How a family was derived from a username. */
+export type FamilyBy = 'node' | 'username-pattern' | 'username';
+
+/** A family: username pattern and userAgent product. */
+export interface Family {
+  key: string;
+  pattern: string;
+  product: string;
+  by: FamilyBy;
+}
+
+const NUMBERED = /^(.*[-.:_])([0-9a-z]{1,10})$/;
+
+/** The family of an actor (see the file header). */
+export function familyOf(a: Actor): Family {
+  let pattern = a.username;
+  let by: FamilyBy = 'username';
+  if (a.username.startsWith('system:node:')) {
+    pattern = 'system:node:*';
+    by = 'node';
+  } else {
+    const m = NUMBERED.exec(a.username);
+    if (m !== null && /[0-9]/.test(m[2] as string)) {
+      pattern = `${m[1] as string}*`;
+      by = 'username-pattern';
+    }
+  }
+  return { key: `${pattern}\u0001${a.userAgentProduct}`, pattern, product: a.userAgentProduct, by };
+}
+
+interface ObjStat {
+  lastTs: number;
+  /** In the current episode: bad answers, 409s, 429s, first and last 409 time. */
+  bad: number;
+  conflicts: number;
+  throttled: number;
+  firstConflictTs: number;
+  lastConflictTs: number;
+}
+
+interface ActorStat {
+  bad: number;
+  ips: Set<string>;
+  fieldManagers: Set<string>;
+}
+
+interface Hot {
+  from: number;
+  to: number;
+  bad: number;
+  conflicts: number;
+  throttled: number;
+  requests: number;
+  writes: number;
+  /** Bad answers on objects or clients beyond the caps. */
+  untracked: number;
+  clients: Set<string>;
+  actors: Map<Actor, ActorStat>;
+  peak: PeakPerSecond;
+  evidence: EvidenceIDs;
+  severity: Severity | null;
+}
+
+interface FamilyState {
+  family: Family;
+  /** Per step: 0 bad answers. */
+  ring: StepRing;
+  objects: Map<ObjectRef, ObjStat>;
+  clients: Map<string, number>;
+  lastBadTs: number;
+  hot: Hot | null;
+  open: boolean;
+}
+
+export const fleetStorm = defineDetector({
+  meta: {
+    id: 'fleet-storm',
+    description: 'One family of actors (kubelets, pods of one DaemonSet, numbered agents) gets 409 Conflict or 429 across many objects at once.',
+    optionsSchema: fleetStormOptions,
+  },
+  create(ctx: DetectorContext<FleetStormOptions>) {
+    const o = ctx.options;
+    const n = o.windowMs / o.stepMs;
+    const families = new Map<string, FamilyState>();
+    const familyCache = new WeakMap<Actor, Family>();
+    let evaluated = -Infinity;
+
+    function famOf(a: Actor): Family {
+      let f = familyCache.get(a);
+      if (f === undefined) {
+        f = familyOf(a);
+        familyCache.set(a, f);
+      }
+      return f;
+    }
+
+    function newHot(r: RequestRecord): Hot {
+      return {
+        from: r.ts,
+        to: r.ts,
+        bad: 0,
+        conflicts: 0,
+        throttled: 0,
+        requests: 0,
+        writes: 0,
+        untracked: 0,
+        clients: new Set(),
+        actors: new Map(),
+        peak: new PeakPerSecond(),
+        evidence: new EvidenceIDs(o.evidenceSamples),
+        severity: null,
+      };
+    }
+
+    function onRequest(r: RequestRecord): void {
+      const conflict = isConflict(r);
+      const throttled = r.code === 429;
+      const bad = (conflict || throttled) && r.object !== null;
+      const fam = famOf(r.actor);
+      let s = families.get(fam.key);
+      if (s === undefined) {
+        if (!bad) return;
+        s = { family: fam, ring: new StepRing(n, 1), objects: new Map(), clients: new Map(), lastBadTs: r.ts, hot: null, open: false };
+        families.set(fam.key, s);
+      }
+      let h = s.hot;
+      if (h !== null) {
+        h.requests++;
+        if (r.isWrite) h.writes++;
+      }
+      if (!bad) return;
+      s.ring.add(Math.floor(r.ts / o.stepMs), 0);
+      s.lastBadTs = r.ts;
+      if (h === null) {
+        h = s.hot = newHot(r);
+        h.requests = 1;
+        h.writes = r.isWrite ? 1 : 0;
+      }
+      const obj = r.object as ObjectRef;
+      let os = s.objects.get(obj);
+      if (os === undefined && s.objects.size < o.maxObjectsPerFamily) {
+        os = { lastTs: r.ts, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1 };
+        s.objects.set(obj, os);
+      }
+      const client = `${r.actor.key}\u0001${r.sourceIP}`;
+      if (s.clients.has(client) || s.clients.size < o.maxClientsPerFamily) s.clients.set(client, r.ts);
+      h.bad++;
+      if (conflict) h.conflicts++;
+      else h.throttled++;
+      h.to = r.ts;
+      h.peak.add(r.ts);
+      h.evidence.add(r.auditID, r.level);
+      if (h.clients.size < o.maxClientsPerFamily) h.clients.add(client);
+      if (os === undefined) h.untracked++;
+      else {
+        os.lastTs = r.ts;
+        os.bad++;
+        if (conflict) {
+          os.conflicts++;
+          if (os.firstConflictTs < 0) os.firstConflictTs = r.ts;
+          os.lastConflictTs = r.ts;
+        } else os.throttled++;
+      }
+      let as = h.actors.get(r.actor);
+      if (as === undefined && h.actors.size < o.maxClientsPerFamily) {
+        as = { bad: 0, ips: new Set(), fieldManagers: new Set() };
+        h.actors.set(r.actor, as);
+      }
+      if (as !== undefined) {
+        as.bad++;
+        if (r.sourceIP && as.ips.size < o.maxSourceIPs) as.ips.add(r.sourceIP);
+        if (r.fieldManager) as.fieldManagers.add(r.fieldManager);
+      }
+    }
+
+    function severityOf(h: Hot): Severity {
+      const around = ctx.series.sum(h.from, h.to);
+      const share = Math.max(around.writes > 0 ? h.writes / around.writes : 0, around.requests > 0 ? h.requests / around.requests : 0);
+      for (const sev of ['critical', 'high', 'medium'] as const) {
+        const t = o.severity[sev];
+        if (share >= t.share || h.peak.peak >= t.peakPerSec) return sev;
+      }
+      return 'low';
+    }
+
+    function evaluate(s: FamilyState, boundary: number): void {
+      const start = (boundary - n) * o.stepMs;
+      const bad = s.ring.sum(boundary, 0);
+      let objects = 0;
+      for (const [obj, os] of s.objects) {
+        if (os.lastTs >= start) objects++;
+        else if (os.bad === 0 || s.hot === null) s.objects.delete(obj);
+      }
+      let clients = 0;
+      for (const [c, ts] of s.clients) {
+        if (ts >= start) clients++;
+        else s.clients.delete(c);
+      }
+      const passes = bad >= o.minEvents && objects >= o.minObjects && clients >= o.minClients;
+      if (s.open) {
+        if (passes) {
+          const h = s.hot as Hot;
+          const sev = severityOf(h);
+          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
+            h.severity = sev;
+            ctx.alert('update', build(s));
+          }
+          return;
+        }
+        close(s);
+      } else if (passes && s.hot !== null) {
+        s.open = true;
+        s.hot.severity = severityOf(s.hot);
+        ctx.alert('open', build(s));
+        return;
+      } else if (bad === 0 && s.hot !== null) {
+        endHot(s);
+      }
+      if (s.hot === null && bad === 0 && boundary * o.stepMs - s.lastBadTs > o.windowMs) families.delete(s.family.key);
+    }
+
+    function endHot(s: FamilyState): void {
+      s.hot = null;
+      for (const os of s.objects.values()) {
+        os.bad = 0;
+        os.conflicts = 0;
+        os.throttled = 0;
+        os.firstConflictTs = -1;
+        os.lastConflictTs = -1;
+      }
+    }
+
+    function close(s: FamilyState): void {
+      s.open = false;
+      s.ring.clear();
+      const f = build(s);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      endHot(s);
+      s.objects.clear();
+      s.clients.clear();
+    }
+
+    function advanceTo(boundary: number): void {
+      if (boundary <= evaluated) return;
+      const first = evaluated === -Infinity ? boundary : evaluated + 1;
+      const last = Math.min(boundary, first + n + 1);
+      for (let k = first; k <= last; k++) {
+        const at = k === last ? boundary : k;
+        for (const s of families.values()) evaluate(s, at);
+      }
+      evaluated = boundary;
+    }
+
+    function build(s: FamilyState): Finding {
+      const h = s.hot as Hot;
+      const fam = s.family;
+      const hit: Array<[ObjectRef, ObjStat]> = [];
+      for (const [obj, os] of s.objects) if (os.bad > 0) hit.push([obj, os]);
+      let excess = h.throttled;
+      for (const [, os] of hit) {
+        if (os.conflicts > 0) excess += Math.max(0, os.conflicts - (backoffAttempts(os.lastConflictTs - os.firstConflictTs) - 1));
+      }
+      const actors = [...h.actors.entries()].sort(
+        (a, b) => b[1].bad - a[1].bad || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0),
+      );
+      const around = ctx.series.sum(h.from, h.to);
+      const durationMs = Math.max(0, h.to - h.from);
+      const objects = hit.length + h.untracked; // untracked objects: at most one each
+      const what = h.conflicts >= h.throttled ? '409 Conflict' : '429 TooManyRequests';
+      const both = h.conflicts > 0 && h.throttled > 0;
+
+      const signals = ['many-objects'];
+      if (h.conflicts > 0) signals.push('conflicts');
+      if (h.throttled > 0) signals.push('throttled');
+      if (h.actors.size === 1 && h.clients.size > 1) signals.push('shared-identity');
+
+      const metrics: Finding['metrics'] = {
+        family: fam.pattern,
+        familyBy: fam.by,
+        userAgentProduct: fam.product,
+        events: h.bad,
+        conflicts: h.conflicts,
+        throttled: h.throttled,
+        objects,
+        actors: h.actors.size,
+        clients: h.clients.size,
+        topObjects: topList(
+          hit.map(([obj, os]) => [obj, os.bad] as [ObjectRef, number]),
+          objectLabel,
+          o.topN,
+        ),
+        topActors: topList(
+          actors.map(([a, as]) => [a, as.bad] as [Actor, number]),
+          (a) => a.username,
+          o.topN,
+        ),
+        peakPerSec: h.peak.peak,
+        durationMs: Math.round(durationMs),
+        requests: h.requests,
+        writes: h.writes,
+        badShareOfFamilyRequests: ratio(h.bad, h.requests),
+        excessRequests: excess,
+        shareOfWrites: ratio(Math.min(h.writes, around.writes), around.writes),
+        shareOfRequests: ratio(Math.min(h.requests, around.requests), around.requests),
+      };
+      const name = fam.product ? `${fam.product} (${fam.pattern})` : fam.pattern;
+      return {
+        id: `fleet-storm:${shortHash(`${fam.key}\u0001${h.from}`)}`,
+        kind: 'fleet-storm',
+        severity: h.severity ?? severityOf(h),
+        title: `${name}: ${both ? '409 Conflict and 429' : what} on ${int(objects)} objects from ${int(h.clients.size)} clients (${int(h.actors.size)} actors): ${int(h.bad)} in ${int(Math.round(durationMs / 1000))} s, peak ${int(h.peak.peak)}/s`,
+        actors: actors.slice(0, o.topN).map(([a, as]) => reportActor(a, as.ips, as.fieldManagers)),
+        object: null,
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: h.evidence.evidence('proven'),
+        advice: adviceFor(h, fam),
+      };
+    }
+
+    function adviceFor(h: Hot, fam: Family): Advice[] {
+      const advice: Advice[] = [];
+      if (h.conflicts > 0) {
+        advice.push({
+          id: 'patch-instead-of-update',
+          text: `Members of ${fam.pattern} lose the optimistic-lock race on many objects: write with a patch (merge patch or server-side apply) instead of Update from the cache, and skip writes that change nothing.`,
+        });
+        advice.push({
+          id: 'requeue-with-backoff',
+          text: 'Return the error and let the workqueue back off per item (5 ms doubling up to 1000 s) instead of retrying at once; a fleet retrying in lockstep multiplies every conflict.',
+        });
+      }
+      if (h.throttled > 0) {
+        advice.push({
+          id: 'spread-the-fleet',
+          text: 'The fleet hits API Priority and Fairness limits together: add jitter to periodic work, read from informers (watch) instead of polling lists, and lower the client QPS so members do not all burst at once.',
+        });
+        advice.push({
+          id: 'flowschema',
+          text: `Give ${fam.pattern} its own FlowSchema and PriorityLevelConfiguration (distinguisher ByUser) so its bursts queue fairly among its members and do not starve, or get starved by, other clients.`,
+        });
+      }
+      return advice;
+    }
+
+    return {
+      onRecord(r: RequestRecord): void {
+        advanceTo(Math.floor(r.ts / o.stepMs));
+        onRequest(r);
+      },
+      advance(nowMs: number): void {
+        advanceTo(Math.floor(nowMs / o.stepMs));
+      },
+      finish(): void {
+        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
+        for (const s of families.values()) if (s.open) close(s);
+        families.clear();
+      },
+    };
+  },
+});

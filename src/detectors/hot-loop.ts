@@ -1,0 +1,461 @@
+/**
+ * `hot-loop`: one actor writes one object (typically its `/status`) again and again, and the
+ * writes succeed: a reconcile loop that requeues itself, not a controller reacting to change.
+ *
+ * Why it happens (reference `audit-formats.md` §5.2): controller-runtime enqueues an object on
+ * every watch event, its own status writes included, without rate limiting, and `Forget`s its
+ * backoff after each successful reconcile. A reconciler that writes on every pass (a fresh
+ * `lastTransitionTime`, an `observedAt`, a re-sorted list) therefore triggers itself for ever;
+ * `Requeue: true` / an immediate requeue has the same effect. A healthy controller writes when
+ * the desired state changes, and periodic writers by design (leases, node status, Events) are
+ * allowlisted before detectors see them (`src/engine/allowlist.ts`).
+ *
+ * Per (actor, object incl. subresource) it counts update/patch attempts and 2xx answers per
+ * `stepMs` step in a ring covering `windowMs`, and judges the window ending at each step boundary:
+ * - **sustained**: the window holds at least `minRunWritesPerSec × windowMs` writes and at least
+ *   `minSuccessRatio` of them succeeded (mostly-409 traffic is `conflict-storm`'s business);
+ * - an **episode opens** when, sustained, the window also holds `minWritesPerSec × windowMs`
+ *   writes (a fast loop), or the writes gathered since the pair became busy reach
+ *   `minWritesInRun` (a slower loop that goes on: ≥ 200 writes at ≥ 0.2/s is ≥ 17 minutes; by
+ *   default `/status` writes only, see `runRuleStatusOnly`);
+ * - it **closes** at the first boundary that is not sustained, and is emitted then.
+ * Stats are gathered from the first write after the pair was last idle (a pair stops being busy
+ * when a whole window has passed without being sustained), so the episode starts where the loop
+ * started, not where it crossed the threshold.
+ *
+ * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
+ * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
+ * of the kubelet's node lease renewals and default `--node-status-update-frequency`, the fastest
+ * cadence at which the control plane itself rewrites an object on a timer. A reconcile-on-change
+ * controller needs no timer at all (controller-runtime's resync default is 10 h), so anything
+ * above it is work the loop created. (Per-item backoff, `impact.ts`'s other yardstick, does not
+ * apply: these writes succeed, and success resets the backoff.)
+ *
+ * Severity: the higher of the rank of the episode's share of all writes and the rank of its mean
+ * writes per second, against the `severity` thresholds.
+ */
+import { z } from 'zod';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import { isConflict } from '../parser/record.js';
+import type { Advice, Finding, Severity } from '../report/schema.js';
+import { SEVERITIES } from '../report/schema.js';
+import { reportObject } from '../engine/aggregates.js';
+import { objectLabel } from '../labels.js';
+import { formatDuration } from '../duration.js';
+import { BoundedSample } from '../engine/sample.js';
+import { actorName, int, iso, ratio, reportActor, round2, shortHash } from './common.js';
+import { trafficShare } from './impact.js';
+import type { DetectorContext } from './types.js';
+import { defineDetector } from './types.js';
+
+const SeverityThresholds = z
+  .object({
+    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+    share: z.number().min(0).max(1),
+    /** Mean writes per second over the episode at or above which this severity applies. */
+    writesPerSec: z.number().nonnegative(),
+  })
+  .strict();
+
+const SEVERITY_DEFAULTS = {
+  critical: { share: 0.5, writesPerSec: 20 },
+  high: { share: 0.2, writesPerSec: 5 },
+  medium: { share: 0.05, writesPerSec: 1 },
+};
+
+export const hotLoopOptions = z
+  .object({
+    /** Sliding window length, ms. */
+    windowMs: z.number().int().positive().default(60_000),
+    /** Window evaluation step, ms; must divide `windowMs`. */
+    stepMs: z.number().int().positive().default(10_000),
+    /** Writes per second over one window that open an episode at once (fast loops): 60 a minute. */
+    minWritesPerSec: z.number().positive().default(1),
+    /** Writes to one object, gathered while busy, that open an episode (slower loops that last). */
+    minWritesInRun: z.number().int().positive().default(200),
+    /**
+     * Apply `minWritesInRun` to `/status` writes only. Below `minWritesPerSec`, a writer of the
+     * main object is usually a periodic reporter or autoscaler by design; a status writer has no
+     * reason to write on a timer (it reports observed change), so a slow steady one is a loop.
+     */
+    runRuleStatusOnly: z.boolean().default(true),
+    /**
+     * Writes per second over one window below which a pair is not busy (and an episode closes):
+     * twice the healthy cadence, so a 10 s writer (leases, heartbeats) never qualifies.
+     */
+    minRunWritesPerSec: z.number().positive().default(0.2),
+    /** Share of writes answered 2xx for the window to count (0..1): 409-dominated loops are conflict storms. */
+    minSuccessRatio: z.number().min(0).max(1).default(0.8),
+    /** Write period a timer-driven writer may legitimately have, ms: writes beyond one per period are excess. */
+    healthyPeriodMs: z.number().int().positive().default(10_000),
+    /** A pair with an empty window and no write for this long is forgotten, ms. */
+    idleMs: z.number().int().positive().default(120_000),
+    /** P90/P50 write-gap ratio at or below which the loop looks timer-driven (RequeueAfter). */
+    timerMaxSpread: z.number().min(1).default(1.25),
+    /** Median gap (ms) from which an evenly spaced loop counts as a timer, not an immediate requeue. */
+    timerMinPeriodMs: z.number().nonnegative().default(1_000),
+    /** Sample auditIDs kept as evidence, besides the last. */
+    evidenceSamples: z.number().int().nonnegative().default(3),
+    /** Distinct source IPs listed per actor. */
+    maxSourceIPs: z.number().int().positive().default(16),
+    severity: z
+      .object({
+        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
+        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
+        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
+      })
+      .strict()
+      .default(SEVERITY_DEFAULTS),
+  })
+  .strict()
+  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+
+export type HotLoopOptions = z.output<typeof hotLoopOptions>;
+
+/** Everything gathered while a pair is busy, from its first write after being idle. */
+interface Hot {
+  from: number;
+  to: number;
+  writes: number;
+  successes: number;
+  conflicts: number;
+  otherErrors: number;
+  /** `requestReceivedTimestamp` of the previous write, ms. */
+  lastReceived: number;
+  gaps: BoundedSample;
+  ips: Set<string>;
+  ipCount: number;
+  fieldManagers: Set<string>;
+  verbs: Set<string>;
+  sec: number;
+  secWrites: number;
+  peakWrites: number;
+  auditIDs: string[];
+  lastAuditID: string;
+  level: string;
+  severity: Severity | null;
+}
+
+interface Pair {
+  actor: Actor;
+  object: ObjectRef;
+  /** Ring of per-step counters: bucket index held in each slot, writes and 2xx answers. */
+  slot: Float64Array;
+  writes: Uint32Array;
+  successes: Uint32Array;
+  lastWriteTs: number;
+  hot: Hot | null;
+  open: boolean;
+}
+
+/** Writes the detector watches: updates and patches of one named object that persist. */
+function isWatchedWrite(r: RequestRecord): boolean {
+  return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';
+}
+
+export const hotLoop = defineDetector({
+  meta: {
+    id: 'hot-loop',
+    description:
+      'One actor writes one object (typically /status) at a sustained rate with mostly successful answers: a reconcile loop that triggers itself.',
+    optionsSchema: hotLoopOptions,
+  },
+  create(ctx: DetectorContext<HotLoopOptions>) {
+    const o = ctx.options;
+    const n = o.windowMs / o.stepMs;
+    const windowSec = o.windowMs / 1000;
+    const pairs = new Map<ObjectRef, Map<Actor, Pair>>();
+    const active = new Set<Pair>();
+    let evaluated = -Infinity;
+
+    function pairOf(r: RequestRecord): Pair {
+      const obj = r.object as ObjectRef;
+      let byActor = pairs.get(obj);
+      if (byActor === undefined) {
+        byActor = new Map();
+        pairs.set(obj, byActor);
+      }
+      let p = byActor.get(r.actor);
+      if (p === undefined) {
+        p = {
+          actor: r.actor,
+          object: obj,
+          slot: new Float64Array(n).fill(-1),
+          writes: new Uint32Array(n),
+          successes: new Uint32Array(n),
+          lastWriteTs: r.ts,
+          hot: null,
+          open: false,
+        };
+        byActor.set(r.actor, p);
+      }
+      return p;
+    }
+
+    function newHot(r: RequestRecord): Hot {
+      return {
+        from: r.ts,
+        to: r.ts,
+        writes: 0,
+        successes: 0,
+        conflicts: 0,
+        otherErrors: 0,
+        lastReceived: -1,
+        gaps: new BoundedSample(),
+        ips: new Set(),
+        ipCount: 0,
+        fieldManagers: new Set(),
+        verbs: new Set(),
+        sec: -1,
+        secWrites: 0,
+        peakWrites: 0,
+        auditIDs: [],
+        lastAuditID: r.auditID,
+        level: r.level,
+        severity: null,
+      };
+    }
+
+    function onWrite(r: RequestRecord): void {
+      const p = pairOf(r);
+      const ok = r.code >= 200 && r.code < 300;
+      active.add(p);
+      p.lastWriteTs = r.ts;
+      const b = Math.floor(r.ts / o.stepMs);
+      const s = b % n;
+      if (p.slot[s] !== b) {
+        p.slot[s] = b;
+        p.writes[s] = 0;
+        p.successes[s] = 0;
+      }
+      (p.writes[s] as number)++;
+      if (ok) (p.successes[s] as number)++;
+
+      if (p.hot === null) p.hot = newHot(r);
+      const h = p.hot;
+      h.writes++;
+      if (ok) h.successes++;
+      else if (isConflict(r)) h.conflicts++;
+      else h.otherErrors++;
+      if (h.lastReceived >= 0) h.gaps.add(Math.max(0, r.receivedTs - h.lastReceived));
+      h.lastReceived = r.receivedTs;
+      h.to = r.ts;
+      h.lastAuditID = r.auditID;
+      if (h.auditIDs.length < o.evidenceSamples) h.auditIDs.push(r.auditID);
+      h.verbs.add(r.verb);
+      if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+      if (!h.ips.has(r.sourceIP)) {
+        h.ipCount++;
+        if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
+      }
+      const sec = Math.floor(r.ts / 1000);
+      if (sec !== h.sec) {
+        h.sec = sec;
+        h.secWrites = 0;
+      }
+      if (++h.secWrites > h.peakWrites) h.peakWrites = h.secWrites;
+    }
+
+    function windowSums(p: Pair, boundary: number): [number, number] {
+      let w = 0;
+      let ok = 0;
+      for (let i = 0; i < n; i++) {
+        const b = p.slot[i] as number;
+        if (b >= boundary - n && b < boundary) {
+          w += p.writes[i] as number;
+          ok += p.successes[i] as number;
+        }
+      }
+      return [w, ok];
+    }
+
+    /** Judge the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
+    function evaluate(p: Pair, boundary: number): boolean {
+      const [w, ok] = windowSums(p, boundary);
+      const end = boundary * o.stepMs;
+      const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
+      const h = p.hot;
+      if (p.open) {
+        if (sustained) {
+          const sev = severityOf(h as Hot);
+          if ((h as Hot).severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf((h as Hot).severity as Severity)) {
+            (h as Hot).severity = sev;
+            ctx.alert('update', build(p));
+          }
+          return true;
+        }
+        close(p);
+      } else if (h !== null && sustained) {
+        const fast = w >= o.minWritesPerSec * windowSec;
+        const long =
+          h.writes >= o.minWritesInRun &&
+          h.successes >= o.minSuccessRatio * h.writes &&
+          (!o.runRuleStatusOnly || p.object.subresource === 'status');
+        if (fast || long) {
+          p.open = true;
+          h.severity = severityOf(h);
+          ctx.alert('open', build(p));
+          return true;
+        }
+      } else if (h !== null && end - h.from >= o.windowMs) {
+        // A whole window without being sustained: whatever comes next starts afresh.
+        p.hot = null;
+      }
+      if (w === 0 && p.hot === null && end - p.lastWriteTs > o.idleMs) {
+        const byActor = pairs.get(p.object);
+        byActor?.delete(p.actor);
+        if (byActor !== undefined && byActor.size === 0) pairs.delete(p.object);
+        return false;
+      }
+      return true;
+    }
+
+    function close(p: Pair): void {
+      p.open = false;
+      p.slot.fill(-1);
+      const f = build(p);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      p.hot = null;
+    }
+
+    function advanceTo(boundary: number): void {
+      if (boundary <= evaluated) return;
+      const first = evaluated === -Infinity ? boundary : evaluated + 1;
+      const last = Math.min(boundary, first + n + 1);
+      for (let k = first; k <= last; k++) {
+        const at = k === last ? boundary : k;
+        for (const p of active) if (!evaluate(p, at)) active.delete(p);
+      }
+      evaluated = boundary;
+    }
+
+    function meanRate(h: Hot): number {
+      const d = h.to - h.from;
+      return d > 0 ? (h.writes - 1) / (d / 1000) : 0;
+    }
+
+    function severityOf(h: Hot): Severity {
+      const total = ctx.series.sum(h.from, h.to).writes;
+      const share = total > 0 ? Math.min(1, h.writes / total) : 0;
+      const rate = meanRate(h);
+      for (const sev of ['critical', 'high', 'medium'] as const) {
+        const t = o.severity[sev];
+        if (share >= t.share || rate >= t.writesPerSec) return sev;
+      }
+      return 'low';
+    }
+
+    function build(p: Pair): Finding {
+      const h = p.hot as Hot;
+      const durationMs = Math.max(0, h.to - h.from);
+      const p50 = h.gaps.percentile(50);
+      const p90 = h.gaps.percentile(90);
+      const excess = Math.max(0, h.writes - (Math.floor(durationMs / o.healthyPeriodMs) + 1));
+      const status = p.object.subresource === 'status';
+      const timer = p50 !== null && p90 !== null && p50 >= o.timerMinPeriodMs && p90 <= o.timerMaxSpread * p50;
+
+      const signals: string[] = [];
+      if (status) signals.push('self-triggering');
+      if (timer) signals.push('timer-driven');
+      else if (p50 !== null && p50 < o.timerMinPeriodMs) signals.push('immediate-requeue');
+      if (p.actor.serviceAccount !== null && h.ipCount > 1) signals.push('duplicate-replicas');
+
+      const metrics: Finding['metrics'] = {
+        writes: h.writes,
+        successes: h.successes,
+        conflicts: h.conflicts,
+        otherErrors: h.otherErrors,
+        successRatio: ratio(h.successes, h.writes),
+        durationMs: Math.round(durationMs),
+        writePeriodP50Ms: p50 === null ? null : round2(p50),
+        writePeriodP90Ms: p90 === null ? null : round2(p90),
+        meanWritesPerSec: durationMs > 0 ? round2(meanRate(h)) : null,
+        peakWritesPerSec: h.peakWrites,
+        sourceIPCount: h.ipCount,
+        excessRequests: excess,
+        ...trafficShare(ctx.series, h.from, h.to, h.writes),
+      };
+
+      const auditIDs = [...h.auditIDs];
+      if (!auditIDs.includes(h.lastAuditID)) auditIDs.push(h.lastAuditID);
+      const pct = Math.round((h.successes / Math.max(1, h.writes)) * 100);
+      const every = p50 === null ? '' : `, every ${formatDuration(Math.round(p50))} (median)`;
+      return {
+        id: `hot-loop:${shortHash(`${p.actor.key}\u0001${p.object.key}\u0001${h.from}`)}`,
+        kind: 'hot-loop',
+        severity: h.severity ?? severityOf(h),
+        title: `${actorName(p.actor)} wrote ${objectLabel(p.object)} ${int(h.writes)} times in ${formatDuration(Math.round(durationMs))}${every}, ${pct}% succeeded`,
+        actors: [reportActor(p.actor, h.ips, h.fieldManagers)],
+        object: reportObject(p.object),
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: {
+          auditIDs,
+          firstAuditID: auditIDs[0] as string,
+          lastAuditID: h.lastAuditID,
+          auditLevel: h.level,
+          level: 'proven',
+        },
+        advice: adviceFor(p, h, signals, p50),
+      };
+    }
+
+    function adviceFor(p: Pair, h: Hot, signals: string[], p50: number | null): Advice[] {
+      const status = p.object.subresource === 'status';
+      const advice: Advice[] = [
+        {
+          id: 'compare-before-write',
+          text: `Write only when the desired ${status ? 'status' : 'object'} differs from the current one (equality.Semantic.DeepEqual on the computed value): ${int(h.writes)} successful-looking writes in ${formatDuration(Math.round(h.to - h.from))} cannot all be changes.`,
+        },
+      ];
+      if (status) {
+        advice.push({
+          id: 'ignore-own-status-updates',
+          text: 'Every status write is a watch event that enqueues the object again: filter them with builder.WithPredicates(predicate.GenerationChangedPredicate{}) (status writes do not bump metadata.generation), so the controller reacts to spec changes, not to its own writes.',
+        });
+        advice.push({
+          id: 'stable-transition-time',
+          text: "Set conditions with meta.SetStatusCondition, which changes lastTransitionTime only when the condition's status changes; never stamp time.Now() into status on every pass.",
+        });
+      }
+      if (signals.includes('immediate-requeue')) {
+        advice.push({
+          id: 'requeue-after',
+          text: `Writes follow each other after ${formatDuration(Math.round(p50 ?? 0))} (median): do not return Requeue: true or requeue at once after a successful write; if the object must be re-checked, return ctrl.Result{RequeueAfter: d} with a period that matches how fast the watched state can change.`,
+        });
+      }
+      if (signals.includes('timer-driven')) {
+        advice.push({
+          id: 'lengthen-requeue-after',
+          text: `The writes are evenly spaced (${formatDuration(Math.round(p50 ?? 0))}): a RequeueAfter timer, or a ticker, rewrites the object each period. Skip the write when nothing changed, and re-check no more often than needed.`,
+        });
+      }
+      if (signals.includes('duplicate-replicas')) {
+        const sa = p.actor.serviceAccount as { namespace: string; name: string };
+        advice.push({
+          id: 'leader-election',
+          text: `${h.ipCount} pods of service account ${sa.namespace}/${sa.name} write this object from different IPs: run one active replica with leader election (controller-runtime manager option LeaderElection: true).`,
+        });
+      }
+      return advice;
+    }
+
+    return {
+      onRecord(r: RequestRecord): void {
+        advanceTo(Math.floor(r.ts / o.stepMs));
+        if (isWatchedWrite(r)) onWrite(r);
+      },
+      advance(nowMs: number): void {
+        advanceTo(Math.floor(nowMs / o.stepMs));
+      },
+      finish(): void {
+        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
+        for (const p of active) if (p.open) close(p);
+        active.clear();
+        pairs.clear();
+      },
+    };
+  },
+});

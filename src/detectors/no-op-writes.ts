@@ -1,0 +1,582 @@
+/**
+ * `no-op-writes`: one actor keeps writing one object without changing anything that matters.
+ * Where `hot-loop` says "too often", this says "for nothing"; an operator that rewrites an
+ * identical status on every reconcile is both, and both findings are expected.
+ *
+ * Per (actor, object incl. subresource) it judges each successful (2xx) update/patch:
+ *
+ * **Proven** no-ops (`evidence.level: proven`), strongest first:
+ * 1. `unchanged-resource-version`: an update answered (RequestResponse level) with the
+ *    resourceVersion it sent, or any write answered with the resourceVersion the object was last
+ *    seen answering with. kube-apiserver skips byte-identical writes and returns the old
+ *    resourceVersion (`kubernetes/apiserver` `pkg/storage/etcd3/store.go` `GuaranteedUpdate`;
+ *    reference `audit-formats.md` §4a), and resourceVersions never go back, so equality means
+ *    nothing was stored.
+ * 2. The same at Metadata level: two successive successful updates by the actor that both sent
+ *    resourceVersion R. The second succeeded, so the object was still at R, so the first stored
+ *    nothing (§4a "How to detect a no-op in audit data": the precondition is checked before the
+ *    write, `registry.Store.Update`). This is equality of resourceVersions, not timing, so it is
+ *    proven too; the earlier write is the no-op, credited when the later one is seen.
+ * 3. `identical-body` / `timestamp-churn`: at Request level and above, a write whose body digest
+ *    (`src/parser/body.ts`: content without volatile metadata and timestamp fields) equals that of
+ *    the actor's previous successful write to the object, with no other successful write to the
+ *    object (any subresource) and no 409 for the actor in between. Equal timestamps too:
+ *    identical; different: the write only moved timestamps (`churnFields` names which). Such writes do store a new
+ *    resourceVersion and wake every watcher, so they are not no-ops to etcd, but they change
+ *    nothing a reader acts on.
+ *
+ * **Suspected** (`evidence.level: suspected`), when no body or response is logged: successful
+ * writes to a `/status` subresource whose gap to the previous write is within `steadyTolerance`
+ * of the gap before it (a timer, e.g. `RequeueAfter`), with no other successful write to the
+ * object and no 409 Conflict for this writer in between (either means the object changed under
+ * it: a reason to write). Status writers report observed
+ * state and have nothing to say on a timer unless something changed; heartbeats belong in
+ * Leases. Timing cannot prove it, so suspected findings are capped at `suspectedMaxSeverity`.
+ *
+ * Per pair, a ring of `windowMs / stepMs` step counters holds successful writes, proven no-ops and
+ * steady writes; an **episode** opens at the first step boundary whose window holds at least
+ * `minNoOpWrites` proven no-ops making at least `minNoOpShare` of the writes (or, failing that,
+ * as many steady writes: suspected), and closes at the first boundary where neither holds. It is
+ * upgraded from suspected to proven if proven evidence later passes. Objects in `ignoreResources`
+ * (Leases: renewing `renewTime` is their purpose) are skipped.
+ *
+ * Impact: `excessRequests` = the no-op writes (each could have been skipped), shares of all writes
+ * and requests in the episode's steps. Severity: the higher of the rank of the no-op writes'
+ * share of all writes and the rank of their rate, against `severity`.
+ */
+import { z } from 'zod';
+import { changedTimestampFields } from '../parser/body.js';
+import type { Actor, BodyDigest, ObjectRef, RequestRecord } from '../parser/record.js';
+import { isConflict } from '../parser/record.js';
+import type { Advice, Finding, Severity } from '../report/schema.js';
+import { SEVERITIES, SeveritySchema } from '../report/schema.js';
+import { reportObject } from '../engine/aggregates.js';
+import { objectLabel } from '../labels.js';
+import { formatDuration } from '../duration.js';
+import { BoundedSample } from '../engine/sample.js';
+import { actorName, int, iso, ratio, reportActor, round2, shortHash } from './common.js';
+import { trafficShare } from './impact.js';
+import type { DetectorContext } from './types.js';
+import { defineDetector } from './types.js';
+
+const SeverityThresholds = z
+  .object({
+    /** No-op writes' share of all writes in the episode's window (0..1). */
+    share: z.number().min(0).max(1),
+    /** No-op writes per second over the episode. */
+    noOpWritesPerSec: z.number().nonnegative(),
+  })
+  .strict();
+
+const SEVERITY_DEFAULTS = {
+  critical: { share: 0.5, noOpWritesPerSec: 20 },
+  high: { share: 0.2, noOpWritesPerSec: 5 },
+  medium: { share: 0.05, noOpWritesPerSec: 1 },
+};
+
+export const noOpWritesOptions = z
+  .object({
+    /** Sliding window length, ms: long, because a useless write every 30 s is still useless. */
+    windowMs: z.number().int().positive().default(300_000),
+    /** Window evaluation step, ms; must divide `windowMs`. */
+    stepMs: z.number().int().positive().default(30_000),
+    /** No-op writes in one window needed to open an episode (10 in 5 min: a 30 s timer). */
+    minNoOpWrites: z.number().int().positive().default(10),
+    /** No-op writes / the actor's successful writes to the object in the window (0..1). */
+    minNoOpShare: z.number().min(0).max(1).default(0.5),
+    /** Report steady /status writers without body evidence as suspected. */
+    suspectSteadyStatusWrites: z.boolean().default(true),
+    /** A gap within this fraction of the previous gap is "steady" (0..1). */
+    steadyTolerance: z.number().min(0).max(1).default(0.1),
+    /** Highest severity a suspected finding may get. */
+    suspectedMaxSeverity: SeveritySchema.default('low'),
+    /** Resources never judged (`resource[.group]`): writers for whom a timestamp is the point. */
+    ignoreResources: z.array(z.string()).default(['leases.coordination.k8s.io']),
+    /** A pair with an empty window and no write for this long is forgotten, ms. */
+    idleMs: z.number().int().positive().default(600_000),
+    /** Sample auditIDs kept as evidence, besides the last. */
+    evidenceSamples: z.number().int().nonnegative().default(3),
+    /** Distinct source IPs listed per actor. */
+    maxSourceIPs: z.number().int().positive().default(16),
+    severity: z
+      .object({
+        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
+        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
+        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
+      })
+      .strict()
+      .default(SEVERITY_DEFAULTS),
+  })
+  .strict()
+  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+
+export type NoOpWritesOptions = z.output<typeof noOpWritesOptions>;
+
+/** The object a write lands on, across subresources (they share one resourceVersion). */
+interface ObjState {
+  /** Successful update/patch writes seen, by anyone, to any subresource. */
+  okWrites: number;
+  /** resourceVersion of the last successful write's logged response; `''` when unknown. */
+  knownRV: string;
+  /** Pairs referring to this state. */
+  refs: number;
+}
+
+interface Hot {
+  from: number;
+  to: number;
+  /** Successful writes since `from`, and as of `to`. */
+  writes: number;
+  toWrites: number;
+  noOps: number;
+  unchangedRV: number;
+  identical: number;
+  timestampOnly: number;
+  steady: number;
+  churn: Set<string>;
+  gaps: BoundedSample;
+  auditIDs: string[];
+  lastAuditID: string;
+  /** Audit level of the last evidence. */
+  level: string;
+  ips: Set<string>;
+  ipCount: number;
+  fieldManagers: Set<string>;
+  proven: boolean;
+  severity: Severity | null;
+}
+
+interface Pair {
+  actor: Actor;
+  object: ObjectRef;
+  obj: ObjState;
+  objKey: string;
+  slot: Float64Array;
+  writes: Uint32Array;
+  noOps: Uint32Array;
+  steady: Uint32Array;
+  lastWriteTs: number;
+  /** The previous successful write. */
+  prevTs: number;
+  prevReceived: number;
+  prevGap: number;
+  prevBody: BodyDigest | null;
+  prevAuditID: string;
+  prevLevel: string;
+  /** resourceVersion the previous successful write sent, if it was an update; else `''`. */
+  prevUpdateRV: string;
+  /** The previous write was already counted as a no-op. */
+  prevMarked: boolean;
+  /** `obj.okWrites` right after the previous write. */
+  objSeq: number;
+  hot: Hot | null;
+  open: boolean;
+}
+
+type Mark = 'rv' | 'identical' | 'timestamps' | null;
+
+export const noOpWrites = defineDetector({
+  meta: {
+    id: 'no-op-writes',
+    description:
+      'One actor writes one object again and again without changing it (unchanged resourceVersion, identical bodies, or only timestamps changed).',
+    optionsSchema: noOpWritesOptions,
+  },
+  create(ctx: DetectorContext<NoOpWritesOptions>) {
+    const o = ctx.options;
+    const n = o.windowMs / o.stepMs;
+    const ignored = new Set(o.ignoreResources);
+    const pairs = new Map<ObjectRef, Map<Actor, Pair>>();
+    const objects = new Map<string, ObjState>();
+    const active = new Set<Pair>();
+    let evaluated = -Infinity;
+
+    /** Updates and patches of one named object that persist, outside `ignoreResources`. */
+    function isWatched(r: RequestRecord): boolean {
+      if ((r.verb !== 'update' && r.verb !== 'patch') || r.dryRun) return false;
+      const ob = r.object;
+      if (ob === null || ob.name === '') return false;
+      return ignored.size === 0 || !ignored.has(ob.apiGroup ? `${ob.resource}.${ob.apiGroup}` : ob.resource);
+    }
+
+    function pairOf(r: RequestRecord): Pair {
+      const ob = r.object as ObjectRef;
+      let byActor = pairs.get(ob);
+      if (byActor === undefined) {
+        byActor = new Map();
+        pairs.set(ob, byActor);
+      }
+      let p = byActor.get(r.actor);
+      if (p === undefined) {
+        const objKey = ob.subresource === '' ? ob.key : ob.key.slice(0, ob.key.length - ob.subresource.length);
+        let obj = objects.get(objKey);
+        if (obj === undefined) {
+          obj = { okWrites: 0, knownRV: '', refs: 0 };
+          objects.set(objKey, obj);
+        }
+        obj.refs++;
+        p = {
+          actor: r.actor,
+          object: ob,
+          obj,
+          objKey,
+          slot: new Float64Array(n).fill(-1),
+          writes: new Uint32Array(n),
+          noOps: new Uint32Array(n),
+          steady: new Uint32Array(n),
+          lastWriteTs: r.ts,
+          prevTs: -1,
+          prevReceived: -1,
+          prevGap: -1,
+          prevBody: null,
+          prevAuditID: '',
+          prevLevel: '',
+          prevUpdateRV: '',
+          prevMarked: false,
+          objSeq: obj.okWrites,
+          hot: null,
+          open: false,
+        };
+        byActor.set(r.actor, p);
+      }
+      return p;
+    }
+
+    function newHot(r: RequestRecord, from = r.ts): Hot {
+      return {
+        from,
+        to: r.ts,
+        writes: 0,
+        toWrites: 0,
+        noOps: 0,
+        unchangedRV: 0,
+        identical: 0,
+        timestampOnly: 0,
+        steady: 0,
+        churn: new Set(),
+        gaps: new BoundedSample(),
+        auditIDs: [],
+        lastAuditID: r.auditID,
+        level: r.level,
+        ips: new Set(),
+        ipCount: 0,
+        fieldManagers: new Set(),
+        proven: false,
+        severity: null,
+      };
+    }
+
+    /** A proven no-op (write `auditID` at `ts`, of kind `mark`), seen at record `r`, into the hot state. */
+    function noOp(p: Pair, r: RequestRecord, mark: Exclude<Mark, null>, auditID: string, level: string, ts: number): void {
+      if (p.hot === null) p.hot = newHot(r, ts);
+      const h = p.hot;
+      h.noOps++;
+      if (mark === 'rv') h.unchangedRV++;
+      else if (mark === 'identical') h.identical++;
+      else h.timestampOnly++;
+      if (h.auditIDs.length < o.evidenceSamples && !h.auditIDs.includes(auditID)) h.auditIDs.push(auditID);
+      h.lastAuditID = auditID;
+      h.level = level;
+      h.to = Math.max(h.to, ts);
+    }
+
+    function onWrite(r: RequestRecord): void {
+      const p = pairOf(r);
+      const obj = p.obj;
+      active.add(p);
+      p.lastWriteTs = r.ts;
+      const b = Math.floor(r.ts / o.stepMs);
+      const s = b % n;
+      if (p.slot[s] !== b) {
+        p.slot[s] = b;
+        p.writes[s] = 0;
+        p.noOps[s] = 0;
+        p.steady[s] = 0;
+      }
+      (p.writes[s] as number)++;
+
+      const intervening = obj.okWrites !== p.objSeq;
+      const gap = p.prevReceived >= 0 ? Math.max(0, r.receivedTs - p.prevReceived) : -1;
+      let found = 0;
+
+      // Metadata level: this update succeeded with the RV the previous one sent.
+      if (r.verb === 'update' && r.resourceVersion !== '' && r.resourceVersion === p.prevUpdateRV && !p.prevMarked) {
+        noOp(p, r, 'rv', p.prevAuditID, p.prevLevel, p.prevTs);
+        found++;
+      }
+      let mark: Mark = null;
+      let churn: string[] = [];
+      const rrv = r.responseResourceVersion;
+      if (rrv !== '' && ((r.verb === 'update' && rrv === r.resourceVersion) || rrv === obj.knownRV)) mark = 'rv';
+      else if (r.body !== null && p.prevBody !== null && !intervening && r.body.content === p.prevBody.content) {
+        churn = changedTimestampFields(p.prevBody, r.body);
+        mark = churn.length > 0 ? 'timestamps' : 'identical';
+      }
+      if (mark !== null) {
+        noOp(p, r, mark, r.auditID, r.level, r.ts);
+        for (const f of churn) p.hot?.churn.add(f);
+        found++;
+      }
+      (p.noOps[s] as number) += found;
+
+      const steady =
+        o.suspectSteadyStatusWrites &&
+        mark === null &&
+        r.body === null &&
+        p.object.subresource === 'status' &&
+        !intervening &&
+        gap >= 0 &&
+        p.prevGap >= 0 &&
+        Math.abs(gap - p.prevGap) <= o.steadyTolerance * p.prevGap;
+      if (steady) {
+        (p.steady[s] as number)++;
+        if (p.hot === null) p.hot = newHot(r);
+        const h = p.hot;
+        h.steady++;
+        if (!h.proven) {
+          if (h.auditIDs.length < o.evidenceSamples) h.auditIDs.push(r.auditID);
+          h.lastAuditID = r.auditID;
+          h.level = r.level;
+        }
+        h.to = r.ts;
+      }
+
+      const h = p.hot;
+      if (h !== null) {
+        h.writes++;
+        if (found > 0 || steady) h.toWrites = h.writes;
+        if (gap >= 0) h.gaps.add(gap);
+        if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+        if (!h.ips.has(r.sourceIP)) {
+          h.ipCount++;
+          if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
+        }
+      }
+
+      obj.okWrites++;
+      obj.knownRV = rrv;
+      p.objSeq = obj.okWrites;
+      p.prevTs = r.ts;
+      p.prevReceived = r.receivedTs;
+      p.prevGap = gap;
+      p.prevBody = r.body;
+      p.prevAuditID = r.auditID;
+      p.prevLevel = r.level;
+      p.prevUpdateRV = r.verb === 'update' ? r.resourceVersion : '';
+      p.prevMarked = mark !== null;
+    }
+
+    function windowSums(p: Pair, boundary: number): [number, number, number] {
+      let w = 0;
+      let z0 = 0;
+      let st = 0;
+      for (let i = 0; i < n; i++) {
+        const b = p.slot[i] as number;
+        if (b >= boundary - n && b < boundary) {
+          w += p.writes[i] as number;
+          z0 += p.noOps[i] as number;
+          st += p.steady[i] as number;
+        }
+      }
+      return [w, z0, st];
+    }
+
+    function evaluate(p: Pair, boundary: number): boolean {
+      const [w, nz, st] = windowSums(p, boundary);
+      const proven = nz >= o.minNoOpWrites && nz >= o.minNoOpShare * w;
+      const suspected = st >= o.minNoOpWrites && st >= o.minNoOpShare * w;
+      const h = p.hot;
+      if (p.open) {
+        if (proven || suspected) {
+          const hh = h as Hot;
+          const upgrade = proven && !hh.proven;
+          if (upgrade) hh.proven = true;
+          const sev = severityOf(hh);
+          if (upgrade || SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(hh.severity as Severity)) {
+            hh.severity = sev;
+            ctx.alert('update', build(p));
+          }
+          return true;
+        }
+        close(p);
+      } else if (h !== null && (proven || suspected)) {
+        p.open = true;
+        h.proven = proven;
+        h.severity = severityOf(h);
+        ctx.alert('open', build(p));
+        return true;
+      } else if (nz === 0 && st === 0) {
+        p.hot = null;
+      }
+      const end = boundary * o.stepMs;
+      if (w === 0 && p.hot === null && end - p.lastWriteTs > o.idleMs) {
+        const byActor = pairs.get(p.object);
+        byActor?.delete(p.actor);
+        if (byActor !== undefined && byActor.size === 0) pairs.delete(p.object);
+        if (--p.obj.refs === 0) objects.delete(p.objKey);
+        return false;
+      }
+      return true;
+    }
+
+    function close(p: Pair): void {
+      p.open = false;
+      p.slot.fill(-1);
+      const f = build(p);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      p.hot = null;
+    }
+
+    function advanceTo(boundary: number): void {
+      if (boundary <= evaluated) return;
+      const first = evaluated === -Infinity ? boundary : evaluated + 1;
+      const last = Math.min(boundary, first + n + 1);
+      for (let k = first; k <= last; k++) {
+        const at = k === last ? boundary : k;
+        for (const p of active) if (!evaluate(p, at)) active.delete(p);
+      }
+      evaluated = boundary;
+    }
+
+    function noOpCount(h: Hot): number {
+      return h.proven ? h.noOps : h.steady;
+    }
+
+    function severityOf(h: Hot): Severity {
+      const total = ctx.series.sum(h.from, h.to).writes;
+      const count = noOpCount(h);
+      const share = total > 0 ? Math.min(1, count / total) : 0;
+      const d = h.to - h.from;
+      const rate = d > 0 ? count / (d / 1000) : 0;
+      let sev: Severity = 'low';
+      for (const s of ['critical', 'high', 'medium'] as const) {
+        const t = o.severity[s];
+        if (share >= t.share || rate >= t.noOpWritesPerSec) {
+          sev = s;
+          break;
+        }
+      }
+      if (!h.proven && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(o.suspectedMaxSeverity)) sev = o.suspectedMaxSeverity;
+      return sev;
+    }
+
+    function build(p: Pair): Finding {
+      const h = p.hot as Hot;
+      const count = noOpCount(h);
+      const durationMs = Math.max(0, h.to - h.from);
+      const p50 = h.gaps.percentile(50);
+      const churn = [...h.churn].sort();
+      const signals: string[] = [];
+      if (h.proven) {
+        if (h.unchangedRV > 0) signals.push('unchanged-resource-version');
+        if (h.identical > 0) signals.push('identical-body');
+        if (h.timestampOnly > 0) signals.push('timestamp-churn');
+      } else signals.push('steady-period', 'no-body-logged');
+
+      const metrics: Finding['metrics'] = {
+        writes: h.toWrites,
+        noOpWrites: count,
+        noOpShare: ratio(count, h.toWrites),
+        unchangedRVWrites: h.unchangedRV,
+        identicalWrites: h.identical,
+        timestampOnlyWrites: h.timestampOnly,
+        steadyWrites: h.steady,
+        churnFields: churn.join(','),
+        durationMs: Math.round(durationMs),
+        writePeriodP50Ms: p50 === null ? null : round2(p50),
+        noOpWritesPerSec: durationMs > 0 ? round2(count / (durationMs / 1000)) : null,
+        excessRequests: count,
+        ...trafficShare(ctx.series, h.from, h.to, count),
+      };
+
+      const auditIDs = [...h.auditIDs];
+      if (!auditIDs.includes(h.lastAuditID)) auditIDs.push(h.lastAuditID);
+      const who = actorName(p.actor);
+      const what = objectLabel(p.object);
+      const span = formatDuration(Math.round(durationMs));
+      let title: string;
+      if (h.proven) {
+        const how: string[] = [];
+        if (h.unchangedRV > 0) how.push(`${int(h.unchangedRV)} left resourceVersion unchanged`);
+        if (h.identical > 0) how.push(`${int(h.identical)} sent an identical body`);
+        if (h.timestampOnly > 0) how.push(`${int(h.timestampOnly)} changed only ${churn.join(', ')}`);
+        title = `${who} wrote ${what} ${int(h.toWrites)} times in ${span} and ${int(count)} changed nothing: ${how.join('; ')}`;
+      } else {
+        const every = p50 === null ? '' : ` every ${formatDuration(Math.round(p50))}`;
+        title = `${who} writes ${what}${every} with no sign of change (suspected: ${int(count)} of ${int(h.toWrites)} writes evenly spaced, no request bodies logged)`;
+      }
+      return {
+        id: `no-op-writes:${shortHash(`${p.actor.key}\u0001${p.object.key}\u0001${h.from}`)}`,
+        kind: 'no-op-writes',
+        severity: h.severity ?? severityOf(h),
+        title,
+        actors: [reportActor(p.actor, h.ips, h.fieldManagers)],
+        object: reportObject(p.object),
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: {
+          auditIDs,
+          firstAuditID: auditIDs[0] as string,
+          lastAuditID: h.lastAuditID,
+          auditLevel: h.level,
+          level: h.proven ? 'proven' : 'suspected',
+        },
+        advice: adviceFor(p, h, churn),
+      };
+    }
+
+    function adviceFor(p: Pair, h: Hot, churn: string[]): Advice[] {
+      const status = p.object.subresource === 'status';
+      const advice: Advice[] = [
+        {
+          id: 'compare-before-write',
+          text: `Compare the desired ${status ? 'status' : 'object'} with the current one and skip the write when they are equal (equality.Semantic.DeepEqual, or controllerutil.CreateOrPatch, which sends nothing when the mutate function changed nothing).`,
+        },
+      ];
+      if (h.proven && h.unchangedRV + h.identical > 0) {
+        advice.push({
+          id: 'skip-identical-write',
+          text: 'The API server stored nothing for these writes (byte-identical, resourceVersion unchanged), yet each cost a request, admission, validation and an etcd read: check for equality in the client instead.',
+        });
+      }
+      if (churn.length > 0) {
+        advice.push({
+          id: 'stable-transition-time',
+          text: `Only ${churn.join(', ')} changed between writes: set conditions with meta.SetStatusCondition (lastTransitionTime changes only when the condition's status does), and do not stamp time.Now() into status on every reconcile. Each such write bumps resourceVersion and wakes every watcher, the writer included.`,
+        });
+      }
+      if (!h.proven) {
+        advice.push({
+          id: 'log-request-bodies',
+          text: `To prove or clear this, log ${p.object.resource}${p.object.apiGroup ? `.${p.object.apiGroup}` : ''}/${p.object.subresource} at level RequestResponse for a while (an audit policy rule for this resource): auditstorm then compares bodies and resourceVersions.`,
+        });
+      }
+      return advice;
+    }
+
+    return {
+      onRecord(r: RequestRecord): void {
+        advanceTo(Math.floor(r.ts / o.stepMs));
+        if (!isWatched(r)) return;
+        if (r.code >= 200 && r.code < 300) onWrite(r);
+        else if (isConflict(r)) {
+          // Someone changed the object under this writer: its next write is not comparable.
+          const p = pairs.get(r.object as ObjectRef)?.get(r.actor);
+          if (p !== undefined) p.objSeq = -1;
+        }
+      },
+      advance(nowMs: number): void {
+        advanceTo(Math.floor(nowMs / o.stepMs));
+      },
+      finish(): void {
+        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
+        for (const p of active) if (p.open) close(p);
+        active.clear();
+        pairs.clear();
+        objects.clear();
+      },
+    };
+  },
+});

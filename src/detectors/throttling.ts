@@ -1,0 +1,443 @@
+/**
+ * `throttling`: an actor gets a large share of its requests rejected with 429 TooManyRequests,
+ * and who was sending the traffic that coincides with it (the likely cause).
+ *
+ * 429s come from API Priority and Fairness (or the older max-in-flight limiter): the audit event
+ * shows `"responseStatus":{"metadata":{},"code":429}` with no reason and no
+ * `authorization.k8s.io/*` annotations, because the rejection happens before authorization
+ * (`kubernetes/apiserver` `pkg/server/filters/priority-and-fairness.go`, filter order in
+ * `pkg/server/config.go`; `/work/shared/reference/audit-formats.md` §4c). client-go retries a
+ * 429 that carries `Retry-After` up to 10 times, each a new request with a new auditID, after
+ * sleeping at least Retry-After (1 s before Kubernetes 1.28, 1–32 s since) (`rest/with_retry.go`).
+ *
+ * **Victims.** Per actor (username + userAgent) a ring of `windowMs / stepMs` step buckets counts
+ * requests, writes, 409 Conflicts and 429s. At every step boundary the window ending there is
+ * judged: an episode opens when it holds at least `minThrottled` 429s that make at least
+ * `minShare` of the actor's requests, and closes at the first boundary where it does not. One
+ * finding per victim episode (victims of one overload each get their own finding, with its own
+ * window and impact; `otherVictims` names the others). Statistics are gathered from the actor's
+ * first 429 after a window without any.
+ *
+ * **Likely cause.** At every step boundary the `topK` actors by requests in the step that just
+ * ended are ranked from the per-actor rings (all live actors, so exact); while a victim's
+ * episode is hot those steps' tallies are added up. The likely cause is the heaviest actor in
+ * that tally that is not itself a victim (fewer than `minThrottled` 429s or a 429 share below
+ * `minShare`) and sent at least `minCauseShare` of all requests in those steps (APF seats are
+ * shared within a priority level, so the one that is not throttled while filling it is the
+ * suspect). It is
+ * `suspected`: audit events do not say which priority level a request went to. Requests, not
+ * writes, are ranked: APF seats are taken by every request (lists most of all).
+ *
+ * **Impact.** `excessRequests` = the victim's 429s: each is a rejected attempt that client-go
+ * repeats after Retry-After, so none did useful work. Shares of all writes and all requests are
+ * the victim's (`trafficShare` over the episode's window). Severity: the higher of the rank of
+ * the victim's 429 share and the rank of its 429s' share of all requests in the window, against
+ * the `severity` thresholds; `low` below them.
+ */
+import { z } from 'zod';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import { isConflict } from '../parser/record.js';
+import type { Advice, Finding, Severity } from '../report/schema.js';
+import { SEVERITIES } from '../report/schema.js';
+import { resourceLabel } from '../labels.js';
+import { BoundedSample } from '../engine/sample.js';
+import { actorName, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
+import { trafficShare } from './impact.js';
+import type { DetectorContext } from './types.js';
+import { defineDetector } from './types.js';
+
+const SeverityThresholds = z
+  .object({
+    /** The victim's 429s / its requests (0..1) at or above which this severity applies. */
+    throttledShare: z.number().min(0).max(1),
+    /** The victim's 429s / all requests in the window (0..1) at or above which this severity applies. */
+    shareOfRequests: z.number().min(0).max(1),
+  })
+  .strict();
+
+const SEVERITY_DEFAULTS = {
+  critical: { throttledShare: 0.8, shareOfRequests: 0.3 },
+  high: { throttledShare: 0.5, shareOfRequests: 0.1 },
+  medium: { throttledShare: 0.25, shareOfRequests: 0.02 },
+};
+
+export const throttlingOptions = z
+  .object({
+    /** Sliding window length, ms. */
+    windowMs: z.number().int().positive().default(60_000),
+    /** Window evaluation step, ms; must divide `windowMs`. */
+    stepMs: z.number().int().positive().default(10_000),
+    /**
+     * 429s of one actor in one window needed to open an episode. 20 a minute: a client retried
+     * after `Retry-After: 1` makes at most one 429 a second per call, so a few rejected lists are
+     * not an episode.
+     */
+    minThrottled: z.number().int().positive().default(20),
+    /** 429s / requests of one actor in one window needed to open an episode (0..1). */
+    minShare: z.number().min(0).max(1).default(0.1),
+    /** Heaviest actors kept per step for the likely-cause tally. */
+    topK: z.number().int().positive().default(16),
+    /**
+     * Share of all requests in the episode's steps (0..1) a heavy actor must have sent to be named
+     * a likely cause: a light client next to an overload explains nothing.
+     */
+    minCauseShare: z.number().min(0).max(1).default(0.05),
+    /** Likely causes listed after the victim in `actors[]`. */
+    maxCauses: z.number().int().nonnegative().default(2),
+    /** Objects remembered per victim to time its retries after a 429. */
+    maxRetryObjects: z.number().int().positive().default(256),
+    /** Median gap from a 429 to the retry under which `Retry-After` (≥ 1 s) is evidently ignored, ms. */
+    retryAfterMinMs: z.number().nonnegative().default(900),
+    /** Sample auditIDs kept as evidence, besides the first and last. */
+    evidenceSamples: z.number().int().nonnegative().default(3),
+    /** Distinct source IPs listed per actor. */
+    maxSourceIPs: z.number().int().positive().default(16),
+    severity: z
+      .object({
+        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
+        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
+        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
+      })
+      .strict()
+      .default(SEVERITY_DEFAULTS),
+  })
+  .strict()
+  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+
+export type ThrottlingOptions = z.output<typeof throttlingOptions>;
+
+/** One actor's counts in one step, or summed over an episode. */
+interface Tally {
+  requests: number;
+  writes: number;
+  conflicts: number;
+  throttled: number;
+  ips: Set<string>;
+}
+
+interface Hot {
+  from: number;
+  to: number;
+  requests: number;
+  writes: number;
+  throttled: number;
+  peak: PeakPerSecond;
+  verbs: Map<string, number>;
+  resources: Map<string, number>;
+  /** Per object: time of the last 429, for the retry gap. */
+  pending: Map<ObjectRef, number>;
+  retryGaps: BoundedSample;
+  /** Heavy actors of the steps the episode spans, summed. */
+  tally: Map<Actor, Tally>;
+  ips: Set<string>;
+  fieldManagers: Set<string>;
+  evidence: EvidenceIDs;
+  /** A 429 whose response carried a reason: not the APF / max-in-flight shape. */
+  withReason: number;
+  severity: Severity | null;
+}
+
+interface ActorState {
+  actor: Actor;
+  /** Per step: 0 requests, 1 writes, 2 409 Conflicts, 3 429s. */
+  ring: StepRing;
+  /** Source IPs seen in the current step (for causes), capped. */
+  stepIPs: Set<string>;
+  stepIPsBucket: number;
+  lastTs: number;
+  hot: Hot | null;
+  open: boolean;
+}
+
+const T_REQ = 0;
+const T_WRITE = 1;
+const T_CONFLICT = 2;
+const T_429 = 3;
+
+export const throttling = defineDetector({
+  meta: {
+    id: 'throttling',
+    description: 'An actor gets many of its requests rejected with 429 TooManyRequests (API Priority and Fairness); names the heavy traffic that coincides.',
+    optionsSchema: throttlingOptions,
+  },
+  create(ctx: DetectorContext<ThrottlingOptions>) {
+    const o = ctx.options;
+    const n = o.windowMs / o.stepMs;
+    const actors = new Map<Actor, ActorState>();
+    let evaluated = -Infinity;
+
+    function newHot(r: RequestRecord): Hot {
+      return {
+        from: r.ts,
+        to: r.ts,
+        requests: 0,
+        writes: 0,
+        throttled: 0,
+        peak: new PeakPerSecond(),
+        verbs: new Map(),
+        resources: new Map(),
+        pending: new Map(),
+        retryGaps: new BoundedSample(),
+        tally: new Map(),
+        ips: new Set(),
+        fieldManagers: new Set(),
+        evidence: new EvidenceIDs(o.evidenceSamples),
+        withReason: 0,
+        severity: null,
+      };
+    }
+
+    function onRequest(r: RequestRecord): void {
+      let s = actors.get(r.actor);
+      if (s === undefined) {
+        s = { actor: r.actor, ring: new StepRing(n, 4), stepIPs: new Set(), stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
+        actors.set(r.actor, s);
+      }
+      const b = Math.floor(r.ts / o.stepMs);
+      const throttled = r.code === 429;
+      s.lastTs = r.ts;
+      s.ring.add(b, T_REQ);
+      if (r.isWrite) s.ring.add(b, T_WRITE);
+      if (isConflict(r)) s.ring.add(b, T_CONFLICT);
+      if (throttled) s.ring.add(b, T_429);
+      if (s.stepIPsBucket !== b) {
+        s.stepIPsBucket = b;
+        s.stepIPs.clear();
+      }
+      if (r.sourceIP && s.stepIPs.size < o.maxSourceIPs) s.stepIPs.add(r.sourceIP);
+
+      if (throttled && s.hot === null) s.hot = newHot(r);
+      const h = s.hot;
+      if (h === null) return;
+      h.requests++;
+      if (r.isWrite) h.writes++;
+      if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
+      if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+      if (r.object !== null) {
+        const sent = h.pending.get(r.object);
+        if (sent !== undefined) {
+          h.retryGaps.add(Math.max(0, r.receivedTs - sent));
+          h.pending.delete(r.object);
+        }
+      }
+      if (!throttled) return;
+      h.throttled++;
+      h.to = r.ts;
+      h.peak.add(r.ts);
+      h.evidence.add(r.auditID, r.level);
+      if (r.reason !== '') h.withReason++;
+      h.verbs.set(r.verb, (h.verbs.get(r.verb) ?? 0) + 1);
+      const res = r.object === null ? '(non-resource)' : resourceLabel(r.object);
+      h.resources.set(res, (h.resources.get(res) ?? 0) + 1);
+      if (r.object !== null && (h.pending.has(r.object) || h.pending.size < o.maxRetryObjects)) h.pending.set(r.object, r.ts);
+    }
+
+    /** The `topK` actors by requests in bucket `bucket`, with their counts. */
+    function heavyIn(bucket: number): Array<[Actor, Tally]> {
+      const out: Array<[Actor, Tally]> = [];
+      for (const s of actors.values()) {
+        const req = s.ring.at(bucket, T_REQ);
+        if (req === 0) continue;
+        out.push([
+          s.actor,
+          {
+            requests: req,
+            writes: s.ring.at(bucket, T_WRITE),
+            conflicts: s.ring.at(bucket, T_CONFLICT),
+            throttled: s.ring.at(bucket, T_429),
+            ips: s.stepIPsBucket === bucket ? s.stepIPs : new Set(),
+          },
+        ]);
+      }
+      out.sort((a, b) => b[1].requests - a[1].requests || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0));
+      return out.slice(0, o.topK);
+    }
+
+    function addTally(h: Hot, heavy: Array<[Actor, Tally]>): void {
+      for (const [a, t] of heavy) {
+        let x = h.tally.get(a);
+        if (x === undefined) {
+          x = { requests: 0, writes: 0, conflicts: 0, throttled: 0, ips: new Set() };
+          h.tally.set(a, x);
+        }
+        x.requests += t.requests;
+        x.writes += t.writes;
+        x.conflicts += t.conflicts;
+        x.throttled += t.throttled;
+        for (const ip of t.ips) if (x.ips.size < o.maxSourceIPs) x.ips.add(ip);
+      }
+      // Bound the tally: keep the 4·topK heaviest.
+      if (h.tally.size > 4 * o.topK) {
+        const keep = [...h.tally.entries()].sort((p, q) => q[1].requests - p[1].requests).slice(0, 4 * o.topK);
+        h.tally = new Map(keep);
+      }
+    }
+
+    function severityOf(h: Hot): Severity {
+      const around = ctx.series.sum(h.from, h.to).requests;
+      const own = h.requests > 0 ? h.throttled / h.requests : 0;
+      const ofAll = around > 0 ? h.throttled / around : 0;
+      for (const sev of ['critical', 'high', 'medium'] as const) {
+        const t = o.severity[sev];
+        if (own >= t.throttledShare || ofAll >= t.shareOfRequests) return sev;
+      }
+      return 'low';
+    }
+
+    function evaluate(s: ActorState, boundary: number, heavy: () => Array<[Actor, Tally]>): void {
+      const req = s.ring.sum(boundary, T_REQ);
+      const thr = s.ring.sum(boundary, T_429);
+      const passes = thr >= o.minThrottled && thr >= o.minShare * req;
+      if (s.hot !== null && s.ring.at(boundary - 1, T_REQ) + thr > 0) addTally(s.hot, heavy());
+      if (s.open) {
+        if (passes) {
+          const h = s.hot as Hot;
+          const sev = severityOf(h);
+          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
+            h.severity = sev;
+            ctx.alert('update', build(s));
+          }
+          return;
+        }
+        close(s);
+      } else if (passes && s.hot !== null) {
+        s.open = true;
+        s.hot.severity = severityOf(s.hot);
+        ctx.alert('open', build(s));
+        return;
+      } else if (thr === 0) {
+        s.hot = null;
+      }
+      if (s.hot === null && req === 0 && boundary * o.stepMs - s.lastTs > o.windowMs) actors.delete(s.actor);
+    }
+
+    function close(s: ActorState): void {
+      s.open = false;
+      s.ring.clear();
+      const f = build(s);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      s.hot = null;
+    }
+
+    function advanceTo(boundary: number): void {
+      if (boundary <= evaluated) return;
+      const first = evaluated === -Infinity ? boundary : evaluated + 1;
+      const last = Math.min(boundary, first + n + 1);
+      for (let k = first; k <= last; k++) {
+        const at = k === last ? boundary : k;
+        let cached: Array<[Actor, Tally]> | null = null;
+        const heavy = (): Array<[Actor, Tally]> => (cached ??= heavyIn(at - 1));
+        for (const s of actors.values()) evaluate(s, at, heavy);
+      }
+      evaluated = boundary;
+    }
+
+    function build(s: ActorState): Finding {
+      const h = s.hot as Hot;
+      const victimShare = (t: Tally): number => (t.requests > 0 ? t.throttled / t.requests : 0);
+      const ranked = [...h.tally.entries()]
+        .filter(([a]) => a !== s.actor)
+        .sort((a, b) => b[1].requests - a[1].requests || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0));
+      const around = ctx.series.sum(h.from, h.to);
+      const isVictim = (t: Tally): boolean => victimShare(t) >= o.minShare && t.throttled >= o.minThrottled;
+      const causes = ranked.filter(([, t]) => !isVictim(t) && t.requests >= o.minCauseShare * around.requests);
+      const others = ranked.filter(([, t]) => isVictim(t));
+      const cause = causes[0];
+      const gapP50 = h.retryGaps.percentile(50);
+      const durationMs = Math.max(0, h.to - h.from);
+
+      const signals = ['throttled'];
+      if (h.withReason === 0) signals.push('apf-rejected');
+      if (gapP50 !== null && gapP50 < o.retryAfterMinMs) signals.push('ignores-retry-after');
+      if (cause !== undefined) signals.push('likely-cause');
+      if (cause !== undefined && cause[1].conflicts > 0) signals.push('cause-conflict-storm');
+      if (others.length > 0) signals.push('other-victims');
+
+      const metrics: Finding['metrics'] = {
+        requests: h.requests,
+        throttled: h.throttled,
+        throttledShare: ratio(h.throttled, h.requests),
+        peak429PerSec: h.peak.peak,
+        durationMs: Math.round(durationMs),
+        throttledVerbs: topList(h.verbs, (v) => v, 5),
+        throttledResources: topList(h.resources, (r) => r, 5),
+        retryGapP50Ms: gapP50 === null ? null : round2(gapP50),
+        likelyCause: cause === undefined ? null : cause[0].username,
+        likelyCauseUserAgent: cause === undefined ? null : cause[0].userAgent,
+        likelyCauseRequests: cause === undefined ? null : cause[1].requests,
+        likelyCauseWrites: cause === undefined ? null : cause[1].writes,
+        likelyCauseConflicts: cause === undefined ? null : cause[1].conflicts,
+        likelyCauseShare: cause === undefined ? null : ratio(Math.min(cause[1].requests, around.requests), around.requests),
+        otherVictims: others.length === 0 ? null : topList(others.map(([a, t]) => [a, t.throttled] as [Actor, number]), (a) => a.username, 5),
+        throttledShareOfRequests: ratio(Math.min(h.throttled, around.requests), around.requests),
+        excessRequests: h.throttled,
+        ...trafficShare(ctx.series, h.from, h.to, h.requests),
+      };
+      // trafficShare counts the victim's requests as writes too; its writes are what it wrote.
+      metrics.shareOfWrites = ratio(Math.min(h.writes, around.writes), around.writes);
+
+      const who = actorName(s.actor);
+      const pct = Math.round((h.throttled / Math.max(1, h.requests)) * 100);
+      const causeText = cause === undefined ? '' : `; coincides with ${actorName(cause[0])} (${int(cause[1].requests)} requests)`;
+      return {
+        id: `throttling:${shortHash(`${s.actor.key}\u0001${h.from}`)}`,
+        kind: 'throttling',
+        severity: h.severity ?? severityOf(h),
+        title: `${who} is throttled: ${int(h.throttled)} of ${int(h.requests)} requests answered 429 (${pct}%), peak ${int(h.peak.peak)}/s${causeText}`,
+        actors: [
+          reportActor(s.actor, h.ips, h.fieldManagers),
+          ...causes.slice(0, o.maxCauses).map(([a, t]) => reportActor(a, t.ips, [])),
+        ],
+        object: null,
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: h.evidence.evidence('proven'),
+        advice: adviceFor(h, signals, cause?.[0] ?? null),
+      };
+    }
+
+    function adviceFor(h: Hot, signals: string[], cause: Actor | null): Advice[] {
+      const advice: Advice[] = [];
+      if (cause !== null) {
+        advice.push({
+          id: 'fix-the-heavy-client',
+          text: `${actorName(cause)} (${cause.username}) sent the most requests while this actor was throttled: fix its loop first (see its conflict-storm, write-fight or fleet-storm finding, if any), or move it to its own FlowSchema so it cannot fill the priority level others share.`,
+        });
+      }
+      advice.push({
+        id: 'flowschema',
+        text: 'Check APF: `kubectl get --raw /debug/api_priority_and_fairness/dump_priority_levels` and the apiserver_flowcontrol_rejected_requests_total metric show which priority level rejects; give this client a FlowSchema with a priority level of its own if its work matters.',
+      });
+      if (h.verbs.has('list')) {
+        advice.push({
+          id: 'watch-instead-of-list',
+          text: 'Lists are the most expensive requests under APF: read from an informer (list once, then watch) or list with resourceVersion=0 and pagination instead of polling full lists.',
+        });
+      }
+      if (signals.includes('ignores-retry-after')) {
+        advice.push({
+          id: 'honor-retry-after',
+          text: 'Retries follow the 429s in under a second: honor Retry-After (client-go does, up to 10 times) instead of retrying at once, which only adds to the overload.',
+        });
+      }
+      return advice;
+    }
+
+    return {
+      onRecord(r: RequestRecord): void {
+        advanceTo(Math.floor(r.ts / o.stepMs));
+        onRequest(r);
+      },
+      advance(nowMs: number): void {
+        advanceTo(Math.floor(nowMs / o.stepMs));
+      },
+      finish(): void {
+        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
+        for (const s of actors.values()) if (s.open) close(s);
+        actors.clear();
+      },
+    };
+  },
+});

@@ -1,0 +1,564 @@
+/**
+ * `write-fight`: two or more actors take turns writing the same object (A, B, A, B …), each
+ * undoing what the other just wrote. The classic case is an HPA writing `/scale` (spec.replicas)
+ * while `kubectl apply` or a GitOps controller re-applies a manifest that pins `replicas`; others
+ * are two operators that both claim a label, an annotation or a status condition.
+ *
+ * **Keys.** State is kept per object *without* its subresource (main, `/scale` and `/status` of
+ * one object are one object) and per **field domain**:
+ * - `spec`: the main resource and every subresource other than `/status` (`/scale` writes
+ *   `spec.replicas`, so main vs `/scale` is a real fight);
+ * - `status`: the `/status` subresource.
+ * The status subresource ignores changes outside `.status` and the main resource ignores changes
+ * to `.status` (`kubernetes/kubernetes` `pkg/registry/<group>/<resource>/strategy.go`: the main
+ * strategy's `PrepareForUpdate` restores the old status, the status strategy's restores the old
+ * spec; `GetResetFields` says the same to server-side apply), so a controller that updates
+ * `/status` in reaction to someone patching spec or labels writes disjoint fields: that is
+ * normal reconciliation, not a fight, and does not count. `includeStatusVsMain: true` folds both
+ * domains into one. Actors are distinct by username + userAgent (`Actor.key`).
+ *
+ * **Alternation (flip).** A successful (2xx) write to a domain by an actor other than the one
+ * that made the previous successful write to that domain. 409s and other errors change nothing;
+ * they are counted (`conflicts`) but never flip.
+ *
+ * **Episode.** Per (object, domain) a ring of `windowMs / stepMs` step buckets counts successful
+ * writes, flips and 409 Conflicts; each actor has its own ring of successful writes. At every
+ * step boundary the window ending there is judged: an episode opens when it holds at least
+ * `minAlternations` flips and at least two actors with `minWritesPerActor` successful writes
+ * each, and (by default) evidence that they undo each other (below), and closes at the first
+ * boundary where that no longer holds. Statistics are gathered from
+ * the first flip after a window without flips (including the write it overturned).
+ *
+ * **Impact.** `excessRequests`: every write beyond the first by each actor in the episode. Each
+ * side's intent needs one write; every later one only re-asserts it after the other side undid
+ * it (the client-go / controller-runtime backoff yardstick of `impact.ts` does not apply: these
+ * writes succeed, so nothing backs off). Shares of all writes and requests come from the
+ * cluster series (`trafficShare`).
+ *
+ * **Evidence.** Two actors alternating on one part of an object are not necessarily fighting:
+ * co-owners of disjoint fields (a controller updating with RetryOnConflict while a reporter
+ * patches its own annotations) alternate just the same, and Metadata-level events do not say
+ * which fields a write set. So by default (`requireEvidence`) an episode opens only when the log
+ * shows that the writes undo each other:
+ * - a **spec-subresource split**: one side writes only `/scale` (spec.replicas) while the other
+ *   writes only the main resource (a whole manifest, replicas included): level `suspected`;
+ * - **reverts**: request bodies are logged (Request level or above) and at least two actors
+ *   re-send a body equal to their own previous one after the other side wrote in between: level
+ *   `proven`.
+ * Everything else alternating stays unreported unless `requireEvidence: false`.
+ *
+ * Severity: the higher of the rank of the episode's share of all writes and the rank of its
+ * peak flips per minute (busiest window), against the `severity` thresholds; `low` below them.
+ */
+import { z } from 'zod';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import { isConflict } from '../parser/record.js';
+import type { Advice, Finding, ReportObject, Severity } from '../report/schema.js';
+import { SEVERITIES } from '../report/schema.js';
+import { objectLabel } from '../labels.js';
+import { BoundedSample } from '../engine/sample.js';
+import { actorName, EvidenceIDs, int, iso, reportActor, round2, shortHash, StepRing } from './common.js';
+import { trafficShare } from './impact.js';
+import type { DetectorContext } from './types.js';
+import { defineDetector } from './types.js';
+
+const SeverityThresholds = z
+  .object({
+    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+    share: z.number().min(0).max(1),
+    /** Flips per minute in the busiest window at or above which this severity applies. */
+    flipsPerMin: z.number().nonnegative(),
+  })
+  .strict();
+
+const SEVERITY_DEFAULTS = {
+  critical: { share: 0.5, flipsPerMin: 600 },
+  high: { share: 0.2, flipsPerMin: 120 },
+  medium: { share: 0.05, flipsPerMin: 30 },
+};
+
+export const writeFightOptions = z
+  .object({
+    /** Sliding window length, ms. */
+    windowMs: z.number().int().positive().default(60_000),
+    /** Window evaluation step, ms; must divide `windowMs`. */
+    stepMs: z.number().int().positive().default(10_000),
+    /**
+     * Flips in one window needed to open an episode. 10 a minute: a controller and a human
+     * editing the same object now and then flip a few times an hour, a fight flips every resync.
+     */
+    minAlternations: z.number().int().positive().default(10),
+    /** Successful writes in the window each of at least two actors must make. */
+    minWritesPerActor: z.number().int().positive().default(3),
+    /** Count `/status` vs main-resource writers as a fight (they write disjoint fields: off by default). */
+    includeStatusVsMain: z.boolean().default(false),
+    /**
+     * Open an episode only on evidence that the writes undo each other: a split where one side
+     * writes only a spec subresource (`/scale`) and the other only the main resource, or reverts
+     * proven from request bodies. Without it, two actors alternating on the same part of an object
+     * may be co-owners of disjoint fields (a controller and a reporter patching its own
+     * annotations), which Metadata-level events cannot tell from a fight. `false` reports those
+     * too, as `suspected`.
+     */
+    requireEvidence: z.boolean().default(true),
+    /** Actors tracked per (object, domain); writes by further actors count but are not itemised. */
+    maxActorsPerObject: z.number().int().min(2).default(8),
+    /** Actors listed in a finding (most writes first). */
+    maxActorsReported: z.number().int().positive().default(4),
+    /** Sample auditIDs kept as evidence, besides the first and last. */
+    evidenceSamples: z.number().int().nonnegative().default(3),
+    /** Distinct source IPs listed per actor. */
+    maxSourceIPs: z.number().int().positive().default(16),
+    severity: z
+      .object({
+        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
+        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
+        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
+      })
+      .strict()
+      .default(SEVERITY_DEFAULTS),
+  })
+  .strict()
+  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+
+export type WriteFightOptions = z.output<typeof writeFightOptions>;
+
+/** The last successful write to a domain. */
+interface LastWrite {
+  actor: Actor;
+  ts: number;
+  auditID: string;
+  level: string;
+  subresource: string;
+  fieldManager: string;
+  sourceIP: string;
+  content: string;
+}
+
+/** What one actor did during an episode. */
+interface MemberStats {
+  actor: Actor;
+  attempts: number;
+  writes: number;
+  conflicts: number;
+  flips: number;
+  fieldManagers: Set<string>;
+  /** Subresources written (`main` for the main resource). */
+  subresources: Set<string>;
+  verbs: Set<string>;
+  ips: Set<string>;
+  lastContent: string;
+  reverts: number;
+}
+
+interface Hot {
+  from: number;
+  to: number;
+  flips: number;
+  attempts: number;
+  writes: number;
+  conflicts: number;
+  lastFlipTs: number;
+  flipGaps: BoundedSample;
+  peakWindowFlips: number;
+  members: Map<Actor, MemberStats>;
+  evidence: EvidenceIDs;
+  severity: Severity | null;
+}
+
+interface Fight {
+  key: string;
+  object: ReportObject;
+  /** 0: spec (main and non-status subresources), 1: status. */
+  domain: 0 | 1;
+  last: LastWrite | null;
+  /** Per step: 0 successful writes, 1 flips, 2 409 Conflicts. */
+  ring: StepRing;
+  /** Per actor: successful writes per step. */
+  writers: Map<Actor, StepRing>;
+  lastWriteTs: number;
+  hot: Hot | null;
+  open: boolean;
+}
+
+const W_OK = 0;
+const W_FLIP = 1;
+const W_CONFLICT = 2;
+
+/** Writes that can overwrite another client's fields. */
+function isWatchedWrite(r: RequestRecord): boolean {
+  return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';
+}
+
+function sub(o: ObjectRef): string {
+  return o.subresource === '' ? 'main' : o.subresource;
+}
+
+export const writeFight = defineDetector({
+  meta: {
+    id: 'write-fight',
+    description:
+      'Two or more actors alternately overwrite the same object (A, B, A, B …), e.g. an HPA writing /scale against kubectl apply or GitOps.',
+    optionsSchema: writeFightOptions,
+  },
+  create(ctx: DetectorContext<WriteFightOptions>) {
+    const o = ctx.options;
+    const n = o.windowMs / o.stepMs;
+    const fights = new Map<string, Fight>();
+    const mainKeys = new WeakMap<ObjectRef, string>();
+    let evaluated = -Infinity;
+
+    function fightOf(r: RequestRecord): Fight {
+      const obj = r.object as ObjectRef;
+      const domain: 0 | 1 = obj.subresource === 'status' && !o.includeStatusVsMain ? 1 : 0;
+      let main = mainKeys.get(obj);
+      if (main === undefined) {
+        main = `${obj.apiGroup}/${obj.resource}/${obj.namespace}/${obj.name}/`;
+        mainKeys.set(obj, main);
+      }
+      const key = `${main}#${domain}`;
+      let f = fights.get(key);
+      if (f === undefined) {
+        f = {
+          key,
+          object: { apiGroup: obj.apiGroup, apiVersion: obj.apiVersion, resource: obj.resource, namespace: obj.namespace, name: obj.name, subresource: '' },
+          domain,
+          last: null,
+          ring: new StepRing(n, 3),
+          writers: new Map(),
+          lastWriteTs: r.ts,
+          hot: null,
+          open: false,
+        };
+        fights.set(key, f);
+      }
+      return f;
+    }
+
+    function memberOf(h: Hot, a: Actor): MemberStats | null {
+      let m = h.members.get(a);
+      if (m === undefined) {
+        if (h.members.size >= o.maxActorsPerObject) return null;
+        m = {
+          actor: a,
+          attempts: 0,
+          writes: 0,
+          conflicts: 0,
+          flips: 0,
+          fieldManagers: new Set(),
+          subresources: new Set(),
+          verbs: new Set(),
+          ips: new Set(),
+          lastContent: '',
+          reverts: 0,
+        };
+        h.members.set(a, m);
+      }
+      return m;
+    }
+
+    /** Start an episode at a flip: the overturned write is its first write. */
+    function newHot(prev: LastWrite): Hot {
+      const h: Hot = {
+        from: prev.ts,
+        to: prev.ts,
+        flips: 0,
+        attempts: 1,
+        writes: 1,
+        conflicts: 0,
+        lastFlipTs: -1,
+        flipGaps: new BoundedSample(),
+        peakWindowFlips: 0,
+        members: new Map(),
+        evidence: new EvidenceIDs(o.evidenceSamples),
+        severity: null,
+      };
+      const m = memberOf(h, prev.actor) as MemberStats;
+      m.attempts = 1;
+      m.writes = 1;
+      if (prev.fieldManager) m.fieldManagers.add(prev.fieldManager);
+      m.subresources.add(prev.subresource);
+      if (prev.sourceIP) m.ips.add(prev.sourceIP);
+      m.lastContent = prev.content;
+      h.evidence.add(prev.auditID, prev.level);
+      return h;
+    }
+
+    function onWrite(r: RequestRecord): void {
+      const f = fightOf(r);
+      const ok = r.code >= 200 && r.code < 300;
+      const conflict = isConflict(r);
+      const b = Math.floor(r.ts / o.stepMs);
+      f.lastWriteTs = r.ts;
+      const prev = f.last;
+      const flip = ok && prev !== null && prev.actor !== r.actor;
+      if (ok) {
+        f.ring.add(b, W_OK);
+        let wr = f.writers.get(r.actor);
+        if (wr === undefined && f.writers.size < o.maxActorsPerObject) {
+          wr = new StepRing(n, 1);
+          f.writers.set(r.actor, wr);
+        }
+        wr?.add(b, 0);
+      }
+      if (conflict) f.ring.add(b, W_CONFLICT);
+      if (flip) {
+        f.ring.add(b, W_FLIP);
+        if (f.hot === null) f.hot = newHot(prev);
+      }
+      const h = f.hot;
+      if (h !== null) {
+        h.attempts++;
+        if (ok) h.writes++;
+        if (conflict) h.conflicts++;
+        const m = memberOf(h, r.actor);
+        if (m !== null) {
+          m.attempts++;
+          if (ok) m.writes++;
+          if (conflict) m.conflicts++;
+          if (r.fieldManager) m.fieldManagers.add(r.fieldManager);
+          m.subresources.add(sub(r.object as ObjectRef));
+          m.verbs.add(r.verb);
+          if (r.sourceIP && m.ips.size < o.maxSourceIPs) m.ips.add(r.sourceIP);
+          if (ok && r.body !== null) {
+            if (flip && m.lastContent !== '' && m.lastContent === r.body.content) m.reverts++;
+            m.lastContent = r.body.content;
+          }
+          if (flip) m.flips++;
+        }
+        if (flip) {
+          h.flips++;
+          if (h.lastFlipTs >= 0) h.flipGaps.add(r.ts - h.lastFlipTs);
+          h.lastFlipTs = r.ts;
+          h.to = r.ts;
+          h.evidence.add(r.auditID, r.level);
+        }
+      }
+      if (ok) {
+        f.last = {
+          actor: r.actor,
+          ts: r.ts,
+          auditID: r.auditID,
+          level: r.level,
+          subresource: sub(r.object as ObjectRef),
+          fieldManager: r.fieldManager,
+          sourceIP: r.sourceIP,
+          content: r.body?.content ?? '',
+        };
+      }
+    }
+
+    function severityOf(h: Hot): Severity {
+      const total = ctx.series.sum(h.from, h.to).writes;
+      const share = total > 0 ? Math.min(1, h.attempts / total) : 0;
+      const perMin = (h.peakWindowFlips * 60_000) / o.windowMs;
+      for (const sev of ['critical', 'high', 'medium'] as const) {
+        const t = o.severity[sev];
+        if (share >= t.share || perMin >= t.flipsPerMin) return sev;
+      }
+      return 'low';
+    }
+
+    /** Judge the window ending at `boundary * stepMs`. Returns false when the fight can be dropped. */
+    function evaluate(f: Fight, boundary: number): boolean {
+      const flips = f.ring.sum(boundary, W_FLIP);
+      let writers = 0;
+      for (const [a, wr] of f.writers) {
+        const w = wr.sum(boundary, 0);
+        if (w >= o.minWritesPerActor) writers++;
+        else if (w === 0 && f.last?.actor !== a) f.writers.delete(a);
+      }
+      const h = f.hot;
+      const passes = flips >= o.minAlternations && writers >= 2 && (!o.requireEvidence || (h !== null && evidenced(h)));
+      if (h !== null && flips > h.peakWindowFlips) h.peakWindowFlips = flips;
+      if (f.open) {
+        if (passes) {
+          const hh = h as Hot;
+          const sev = severityOf(hh);
+          if (hh.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(hh.severity)) {
+            hh.severity = sev;
+            ctx.alert('update', build(f));
+          }
+          return true;
+        }
+        close(f);
+      } else if (passes && h !== null) {
+        f.open = true;
+        h.severity = severityOf(h);
+        ctx.alert('open', build(f));
+        return true;
+      } else if (flips === 0) {
+        f.hot = null;
+      }
+      const end = boundary * o.stepMs;
+      const empty = f.ring.sum(boundary, W_OK) === 0 && f.ring.sum(boundary, W_CONFLICT) === 0;
+      if (empty && f.hot === null && end - f.lastWriteTs > o.windowMs) {
+        fights.delete(f.key);
+        return false;
+      }
+      return true;
+    }
+
+    function close(f: Fight): void {
+      f.open = false;
+      // The next episode must be earned by new flips, not by this one's tail still in the window.
+      f.ring.clear();
+      for (const wr of f.writers.values()) wr.clear();
+      const fd = build(f);
+      ctx.alert('close', fd);
+      ctx.emit(fd);
+      f.hot = null;
+    }
+
+    function advanceTo(boundary: number): void {
+      if (boundary <= evaluated) return;
+      const first = evaluated === -Infinity ? boundary : evaluated + 1;
+      const last = Math.min(boundary, first + n + 1);
+      for (let k = first; k <= last; k++) {
+        const at = k === last ? boundary : k;
+        for (const f of fights.values()) evaluate(f, at);
+      }
+      evaluated = boundary;
+    }
+
+    function ranked(h: Hot): MemberStats[] {
+      return [...h.members.values()].sort(
+        (a, b) => b.writes - a.writes || b.attempts - a.attempts || (a.actor.key < b.actor.key ? -1 : a.actor.key > b.actor.key ? 1 : 0),
+      );
+    }
+
+    /** The subresource one side writes exclusively while another side writes only other parts, or null. */
+    function splitOf(members: MemberStats[]): { split: boolean; which: string | null } {
+      const [a, b] = members;
+      if (a === undefined || b === undefined) return { split: false, which: null };
+      const overlap = [...a.subresources].some((s) => b.subresources.has(s));
+      if (overlap) return { split: false, which: null };
+      const subs = [...a.subresources, ...b.subresources].filter((s) => s !== 'main').sort();
+      return { split: true, which: subs.length > 0 ? subs.join(',') : null };
+    }
+
+    /** True when the episode shows that the writes undo each other (see `requireEvidence`). */
+    function evidenced(h: Hot): boolean {
+      const members = ranked(h);
+      if (members.filter((m) => m.reverts > 0).length >= 2) return true;
+      const { split, which } = splitOf(members);
+      if (!split || which === null) return false;
+      return o.includeStatusVsMain || which.split(',').some((x) => x !== 'status');
+    }
+
+    function build(f: Fight): Finding {
+      const h = f.hot as Hot;
+      const members = ranked(h);
+      const { split, which } = splitOf(members);
+      const durationMs = Math.max(0, h.to - h.from);
+      const share = trafficShare(ctx.series, h.from, h.to, h.attempts);
+      const p50 = h.flipGaps.percentile(50);
+      const p90 = h.flipGaps.percentile(90);
+      let excess = 0;
+      for (const m of members) excess += Math.max(0, m.attempts - 1);
+      const reverters = members.filter((m) => m.reverts > 0).length;
+      const name = (m: MemberStats): string => actorName(m.actor);
+
+      const signals = ['alternating-writers'];
+      if (split) signals.push('subresource-split');
+      if (split && which === 'scale') signals.push('scale-vs-spec');
+      if (f.domain === 1) signals.push('status-fight');
+      if (reverters >= 2) signals.push('reverts');
+      if (h.conflicts > 0) signals.push('conflicts');
+
+      const metrics: Finding['metrics'] = {
+        alternations: h.flips,
+        actorCount: members.length,
+        writes: h.writes,
+        attempts: h.attempts,
+        conflicts: h.conflicts,
+        durationMs: Math.round(durationMs),
+        flipPeriodP50Ms: p50 === null ? null : round2(p50),
+        flipPeriodP90Ms: p90 === null ? null : round2(p90),
+        peakFlipsPerMin: round2((h.peakWindowFlips * 60_000) / o.windowMs),
+        writesPerActor: members.map((m) => `${name(m)}(${m.writes})`).join(', '),
+        fieldManagersPerActor: members.map((m) => `${name(m)}: ${[...m.fieldManagers].sort().join('|') || '-'}`).join('; '),
+        subresourcesPerActor: members.map((m) => `${name(m)}: ${[...m.subresources].sort().join('|')}`).join('; '),
+        subresourceSplit: split,
+        splitSubresource: which,
+        domain: f.domain === 1 ? 'status' : 'spec',
+        reverts: members.reduce((s, m) => s + m.reverts, 0),
+        excessRequests: excess,
+        ...share,
+      };
+
+      const shown = members.slice(0, o.maxActorsReported);
+      const period = p50 === null ? '' : `, one flip every ${round2(p50 / 1000)} s`;
+      const who = shown.slice(0, 2).map(name).join(' and ') + (members.length > 2 ? ` (+${members.length - 2})` : '');
+      const what = objectLabel(f.object);
+      const splitText = split && which !== null ? ` (${which} vs main)` : '';
+      return {
+        id: `write-fight:${shortHash(`${f.key}\u0001${h.from}`)}`,
+        kind: 'write-fight',
+        severity: h.severity ?? severityOf(h),
+        title: `${who} take turns overwriting ${f.domain === 1 ? 'the status of ' : ''}${what}${splitText}: ${int(h.flips)} flips in ${int(Math.round(durationMs / 1000))} s${period}`,
+        actors: shown.map((m) => reportActor(m.actor, m.ips, m.fieldManagers)),
+        object: { ...f.object },
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: h.evidence.evidence(reverters >= 2 ? 'proven' : 'suspected'),
+        advice: adviceFor(f, members, split, which),
+      };
+    }
+
+    function adviceFor(f: Fight, members: MemberStats[], split: boolean, which: string | null): Advice[] {
+      const advice: Advice[] = [];
+      const what = objectLabel(f.object);
+      const [a, b] = members.map((m) => actorName(m.actor));
+      if (split && which === 'scale') {
+        const scaler = members.find((m) => m.subresources.has('scale'));
+        const other = members.find((m) => m !== scaler);
+        advice.push({
+          id: 'one-owner-for-replicas',
+          text: `${scaler ? actorName(scaler.actor) : a} sets spec.replicas through /scale while ${other ? actorName(other.actor) : b} writes the whole object back with its own replicas: remove spec.replicas from the manifest (template, Helm values, Kustomize) that ${other ? actorName(other.actor) : b} applies, so only the autoscaler sets it. With server-side apply, stop sending the field so the autoscaler's field manager keeps it.`,
+        });
+      }
+      if (f.domain === 1) {
+        advice.push({
+          id: 'one-status-writer',
+          text: `${a} and ${b} both write the status of ${what}: only the owning controller should write status; others should report through their own conditions (distinct condition types, written with a patch) or their own objects.`,
+        });
+      } else {
+        advice.push({
+          id: 'one-owner-per-field',
+          text: `${a} and ${b} both set the same fields of ${what}, each undoing the other: decide which one owns them and make the other stop writing them (read them, or exclude them from what it applies).`,
+        });
+      }
+      advice.push({
+        id: 'server-side-apply-without-force',
+        text: 'Write with server-side apply, a distinct field manager per controller and force=false: a second manager claiming an owned field then gets 409 FieldManagerConflict and the fight becomes visible instead of silently flipping the value.',
+      });
+      const gitops = members.some((m) =>
+        /argocd|kustomize-controller|helm-controller|flux/i.test(`${m.actor.userAgentProduct} ${m.actor.username} ${[...m.fieldManagers].join(' ')}`),
+      );
+      if (gitops) {
+        advice.push({
+          id: 'gitops-ignore-differences',
+          text: 'A GitOps controller is one side: exclude the fields the other controller owns from sync (Argo CD ignoreDifferences with RespectIgnoreDifferences=true; Flux: drop them from the Kustomization or patch them out) so each sync stops reverting them.',
+        });
+      }
+      return advice;
+    }
+
+    return {
+      onRecord(r: RequestRecord): void {
+        advanceTo(Math.floor(r.ts / o.stepMs));
+        if (isWatchedWrite(r)) onWrite(r);
+      },
+      advance(nowMs: number): void {
+        advanceTo(Math.floor(nowMs / o.stepMs));
+      },
+      finish(): void {
+        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
+        for (const f of fights.values()) if (f.open) close(f);
+        fights.clear();
+      },
+    };
+  },
+});

@@ -1,0 +1,345 @@
+/**
+ * Digest of a write's request body (`requestObject`, logged at `Request` level and above): what a
+ * no-op detector needs to compare successive writes, without keeping the body (it may hold
+ * secrets, and it is large).
+ *
+ * The body is walked once in a canonical order (object keys sorted, array order kept) and fed to
+ * FNV-1a 64-bit hashes (http://www.isthe.com/chongo/tech/comp/fnv/, offset basis
+ * `0xcbf29ce484222325`, prime `0x100000001b3`) over UTF-16 code units, with type tags and length
+ * prefixes so that distinct JSON values cannot feed the same sequence:
+ * - `content`: everything except the volatile fields below;
+ * - `timestamps`: for each name in `timestampFields` (sorted), one 16-hex-digit hash of the paths
+ *   and values of the fields with that name, concatenated in the same order. So two digests with
+ *   equal `content` tell which timestamp fields changed ({@link changedTimestampFields});
+ * - `timestampFields`: the sorted, distinct names of the timestamp fields present (interned: equal
+ *   lists are one array instance).
+ *
+ * Volatile fields, left out of `content` and `timestamps` alike, because the server sets them and
+ * ignores or overwrites what a client sends on update (`kubernetes/apiserver`
+ * `pkg/registry/rest/update.go` `BeforeUpdate`: generation, uid, creationTimestamp,
+ * deletionTimestamp and deletionGracePeriodSeconds are taken from the stored object;
+ * resourceVersion is the optimistic-lock precondition, not content; managedFields are maintained
+ * by the server and a change of their timestamps alone is not a change,
+ * `fieldmanager.IgnoreManagedFieldsTimestampsTransformer`, reference `audit-formats.md` §4a):
+ * `metadata.{resourceVersion, managedFields, generation, creationTimestamp, uid, selfLink,
+ * deletionTimestamp, deletionGracePeriodSeconds}` of the top-level object.
+ *
+ * Timestamp fields ({@link TIMESTAMP_FIELDS}), at any depth, whatever their value (a field that
+ * appears or disappears is a timestamp change, not a content change). In JSON patches (arrays of
+ * `{op, path, value}`), an operation whose `path` ends in a timestamp name feeds its `value` to
+ * `timestamps` and only `op`/`path` to `content`; operations on the volatile metadata paths (e.g.
+ * the `test` of `/metadata/resourceVersion` that clients use as an optimistic lock) are skipped.
+ * Merge, strategic-merge and apply patches are objects and are walked like full objects.
+ */
+import type { BodyDigest } from './record.js';
+
+/**
+ * Field names whose values are times a writer stamps, not state it decides. Sources
+ * (`kubernetes/api`, `kubernetes/apimachinery` types):
+ * - `lastTransitionTime`: `metav1.Condition`, and the Pod, Node, Deployment, ReplicaSet,
+ *   StatefulSet, Job, PVC, Namespace, CRD, APIService conditions (`core/v1`, `apps/v1`,
+ *   `batch/v1` `types.go`);
+ * - `lastUpdateTime`: `apps/v1` `DeploymentCondition`;
+ * - `lastProbeTime`: `core/v1` `PodCondition`, `PersistentVolumeClaimCondition`, `JobCondition`;
+ * - `lastHeartbeatTime`: `core/v1` `NodeCondition`;
+ * - `lastScheduleTime`, `lastSuccessfulTime`: `batch/v1` `CronJobStatus`;
+ * - `lastScaleTime`: `autoscaling/v2` `HorizontalPodAutoscalerStatus`;
+ * - `renewTime`, `acquireTime`: `coordination/v1` `LeaseSpec`;
+ * - `eventTime`, `firstTimestamp`, `lastTimestamp`: `core/v1` `Event`; `lastObservedTime`:
+ *   `events/v1` `EventSeries`;
+ * - `observedTime`: named in the tracker issue (operators' own status fields).
+ * `metadata.creationTimestamp` and `deletionTimestamp` are volatile metadata (see above);
+ * `startTime`/`completionTime` are kept: they are set once and their change is a real change.
+ */
+export const TIMESTAMP_FIELDS: ReadonlySet<string> = new Set([
+  'acquireTime',
+  'eventTime',
+  'firstTimestamp',
+  'lastHeartbeatTime',
+  'lastObservedTime',
+  'lastProbeTime',
+  'lastScaleTime',
+  'lastScheduleTime',
+  'lastSuccessfulTime',
+  'lastTimestamp',
+  'lastTransitionTime',
+  'lastUpdateTime',
+  'observedTime',
+  'renewTime',
+]);
+
+/** Top-level `metadata` fields left out of the digest (see the module comment). */
+export const VOLATILE_METADATA: ReadonlySet<string> = new Set([
+  'creationTimestamp',
+  'deletionGracePeriodSeconds',
+  'deletionTimestamp',
+  'generation',
+  'managedFields',
+  'resourceVersion',
+  'selfLink',
+  'uid',
+]);
+
+/** Two hex digits per byte value. */
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const PRIME_LO = 0x1b3; // FNV-1a 64 prime 0x100000001b3 = 2^40 + 0x1b3
+
+/** FNV-1a 64-bit state in two 32-bit halves. */
+class Fnv64 {
+  hi = 0xcbf29ce4;
+  lo = 0x84222325;
+
+  reset(): void {
+    this.hi = 0xcbf29ce4;
+    this.lo = 0x84222325;
+  }
+
+  /** One code unit (0..0xffff): xor into the low bits, multiply by the prime mod 2^64. */
+  unit(c: number): void {
+    const lo = (this.lo ^ c) >>> 0;
+    // (hi·2^32 + lo) · (2^40 + 0x1b3) mod 2^64, in 16-bit halves of lo so every product is exact.
+    const a = (lo & 0xffff) * PRIME_LO;
+    const b = (lo >>> 16) * PRIME_LO + (a >>> 16);
+    this.lo = ((b << 16) | (a & 0xffff)) >>> 0;
+    this.hi = (Math.imul(this.hi, PRIME_LO) + (b >>> 16) + (lo << 8)) >>> 0;
+  }
+
+  /** A string, length first so concatenations cannot collide. */
+  str(s: string): void {
+    this.int(s.length);
+    let hi = this.hi;
+    let lo = this.lo;
+    for (let i = 0; i < s.length; i++) {
+      lo = (lo ^ s.charCodeAt(i)) >>> 0;
+      const a = (lo & 0xffff) * PRIME_LO;
+      const b = (lo >>> 16) * PRIME_LO + (a >>> 16);
+      hi = (Math.imul(hi, PRIME_LO) + (b >>> 16) + (lo << 8)) >>> 0;
+      lo = ((b << 16) | (a & 0xffff)) >>> 0;
+    }
+    this.hi = hi;
+    this.lo = lo;
+  }
+
+  /** A length or index (0..2^32): a tag and two 16-bit units, no string built. */
+  int(n: number): void {
+    this.unit(35); // '#'
+    this.unit(n & 0xffff);
+    this.unit((n >>> 16) & 0xffff);
+  }
+
+  /** Any number, as its decimal text behind a tag. */
+  num(n: number): void {
+    this.unit(35); // '#'
+    const s = String(n);
+    for (let i = 0; i < s.length; i++) this.unit(s.charCodeAt(i));
+  }
+
+  /** 16 lower-case hex digits, high half first. */
+  hex(): string {
+    const hi = this.hi;
+    const lo = this.lo;
+    return (
+      (HEX[hi >>> 24] as string) +
+      (HEX[(hi >>> 16) & 0xff] as string) +
+      (HEX[(hi >>> 8) & 0xff] as string) +
+      (HEX[hi & 0xff] as string) +
+      (HEX[lo >>> 24] as string) +
+      (HEX[(lo >>> 16) & 0xff] as string) +
+      (HEX[(lo >>> 8) & 0xff] as string) +
+      (HEX[lo & 0xff] as string)
+    );
+  }
+}
+
+/** FNV-1a 64-bit of a string's UTF-16 code units (raw, no tags), as 16 hex digits. */
+export function fnv1a64(s: string): string {
+  const h = new Fnv64();
+  for (let i = 0; i < s.length; i++) h.unit(s.charCodeAt(i));
+  return h.hex();
+}
+
+type Json = Record<string, unknown>;
+
+/** Canonical hash of any JSON value (sorted keys, nothing removed). */
+function hashValue(h: Fnv64, v: unknown): void {
+  if (v === null || v === undefined) {
+    h.unit(122); // 'z'
+  } else if (typeof v === 'string') {
+    h.unit(115); // 's'
+    h.str(v);
+  } else if (typeof v === 'number') {
+    h.unit(110); // 'n'
+    h.num(v);
+  } else if (typeof v === 'boolean') {
+    h.unit(v ? 116 : 102);
+  } else if (Array.isArray(v)) {
+    h.unit(91); // '['
+    h.int(v.length);
+    for (const x of v) hashValue(h, x);
+    h.unit(93);
+  } else if (typeof v === 'object') {
+    const o = v as Json;
+    const keys = Object.keys(o).sort();
+    h.unit(123); // '{'
+    h.int(keys.length);
+    for (const k of keys) {
+      h.str(k);
+      hashValue(h, o[k]);
+    }
+    h.unit(125);
+  }
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+const MAX_INTERNED = 4096;
+const interned = new Map<string, readonly string[]>();
+
+/** One shared frozen array per distinct list of names (bounded; beyond it, fresh arrays). */
+function internNames(names: string[]): readonly string[] {
+  if (names.length === 0) return EMPTY;
+  const key = names.join(',');
+  let a = interned.get(key);
+  if (a === undefined) {
+    a = Object.freeze(names);
+    if (interned.size < MAX_INTERNED) interned.set(key, a);
+  }
+  return a;
+}
+
+/** Walk state of one digest. */
+class Walk {
+  readonly content = new Fnv64();
+  /** Timestamp field name → hash of its paths and values. */
+  readonly stamps = new Map<string, Fnv64>();
+  /** Keys and indices from the root to the value being walked. */
+  readonly path: Array<string | number> = [];
+
+  stamp(name: string, value: unknown, pointer: string | null): void {
+    let h = this.stamps.get(name);
+    if (h === undefined) {
+      h = new Fnv64();
+      this.stamps.set(name, h);
+    }
+    if (pointer !== null) h.str(pointer);
+    else {
+      h.int(this.path.length);
+      for (const seg of this.path) {
+        if (typeof seg === 'number') h.int(seg);
+        else h.str(seg);
+      }
+      h.str(name);
+    }
+    hashValue(h, value);
+  }
+
+  /** Content walk: like {@link hashValue}, minus volatile metadata and timestamp fields. */
+  value(v: unknown, depth: number): void {
+    if (v === null || typeof v !== 'object') {
+      hashValue(this.content, v);
+      return;
+    }
+    const h = this.content;
+    if (Array.isArray(v)) {
+      h.unit(91);
+      h.int(v.length);
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        this.path.push(i);
+        if (depth === 0 && isPatchOp(x)) this.patchOp(x);
+        else this.value(x, depth + 1);
+        this.path.pop();
+      }
+      h.unit(93);
+      return;
+    }
+    const o = v as Json;
+    const keys = Object.keys(o).sort();
+    h.unit(123);
+    for (const k of keys) {
+      const x = o[k];
+      if (TIMESTAMP_FIELDS.has(k)) {
+        this.stamp(k, x, null);
+        continue;
+      }
+      if (depth === 1 && VOLATILE_METADATA.has(k) && this.path.length === 1 && this.path[0] === 'metadata') continue;
+      h.str(k);
+      this.path.push(k);
+      this.value(x, depth + 1);
+      this.path.pop();
+    }
+    h.unit(125);
+  }
+
+  /** One JSON-patch operation (RFC 6902) of a top-level patch array. */
+  patchOp(op: Json & { op: string; path: string }): void {
+    const p = op.path;
+    if (p.startsWith('/metadata/')) {
+      const slash = p.indexOf('/', 10);
+      if (VOLATILE_METADATA.has(slash === -1 ? p.slice(10) : p.slice(10, slash))) return;
+    }
+    const last = p.slice(p.lastIndexOf('/') + 1);
+    if (TIMESTAMP_FIELDS.has(last) && op.op !== 'remove' && op.op !== 'move' && op.op !== 'copy') {
+      const h = this.content;
+      h.unit(123);
+      h.str('op');
+      hashValue(h, op.op);
+      h.str('path');
+      hashValue(h, p);
+      h.unit(125);
+      this.stamp(last, op.value, p);
+      return;
+    }
+    this.value(op, 1);
+  }
+
+  digest(): BodyDigest {
+    const names = [...this.stamps.keys()].sort();
+    let timestamps = '';
+    for (const n of names) timestamps += (this.stamps.get(n) as Fnv64).hex();
+    return { content: this.content.hex(), timestamps, timestampFields: internNames(names) };
+  }
+}
+
+function isPatchOp(x: unknown): x is Json & { op: string; path: string } {
+  return typeof x === 'object' && x !== null && typeof (x as Json).op === 'string' && typeof (x as Json).path === 'string';
+}
+
+/**
+ * Digest of a request body: a full object, a merge/strategic-merge/apply patch (objects) or a
+ * JSON patch (array). `null` for anything else (absent, `null` after truncation, or a string such
+ * as AKS's `"skipped-too-big-size-object"`). Never throws on JSON input; the body is not kept.
+ */
+export function digestBody(body: unknown): BodyDigest | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const w = new Walk();
+  w.value(body, 0);
+  return w.digest();
+}
+
+/**
+ * Names of the timestamp fields whose values differ between two digests (sorted); for digests
+ * with different field lists, the names present in only one of them as well.
+ */
+export function changedTimestampFields(a: BodyDigest, b: BodyDigest): string[] {
+  if (a.timestamps === b.timestamps && a.timestampFields === b.timestampFields) return [];
+  const hashes = (d: BodyDigest) => {
+    const m = new Map<string, string>();
+    d.timestampFields.forEach((n, i) => m.set(n, d.timestamps.slice(i * 16, i * 16 + 16)));
+    return m;
+  };
+  const ha = hashes(a);
+  const hb = hashes(b);
+  const out = new Set<string>();
+  for (const [n, h] of ha) if (hb.get(n) !== h) out.add(n);
+  for (const n of hb.keys()) if (!ha.has(n)) out.add(n);
+  return [...out].sort();
+}
+
+/** `metadata.resourceVersion` of a logged response object, else `''`. */
+export function responseResourceVersion(obj: unknown): string {
+  if (typeof obj !== 'object' || obj === null) return '';
+  const meta = (obj as Json).metadata;
+  if (typeof meta !== 'object' || meta === null) return '';
+  const rv = (meta as Json).resourceVersion;
+  return typeof rv === 'string' ? rv : '';
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { createConflictStorm } from '../../src/detectors/create-conflict-storm.js';
+import type { Detector } from '../../src/detectors/types.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = createConflictStorm as unknown as Detector;
+const operator = actor('system:serviceaccount:shop-system:shop-operator');
+const rsController = actor(
+  'system:serviceaccount:kube-system:replicaset-controller',
+  'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller',
+);
+const kubelet = actor('system:node:node-1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+const lease = object('leases', 'kube-node-lease', 'node-1', '', 'coordination.k8s.io');
+
+const AE = { verb: 'create', code: 409, reason: 'AlreadyExists' } as const;
+
+/** The operator creates 5 ConfigMaps every 500 ms for 60 s, each answered AlreadyExists. */
+function probeLoop(startMs: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let k = 0; k < 120; k++) {
+    for (let i = 0; i < 5; i++) out.push(rec(startMs + k * 500 + i * 10, operator, object('configmaps', 'shop', `cm-${i}`), AE));
+  }
+  return out;
+}
+
+describe('create-conflict-storm: storms', () => {
+  it('create used as an existence probe: one finding with exact counts', () => {
+    const probes = probeLoop(T0);
+    const { findings, notes, alerts } = runDetector(detector, {}, probes);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('create-conflict-storm');
+    expect(f.severity).toBe('critical');
+    expect(f.actors.map((a) => a.username)).toEqual(['system:serviceaccount:shop-system:shop-operator']);
+    // The most-hit name (ties broken by key).
+    expect(f.object).toEqual({ apiGroup: '', apiVersion: 'v1', resource: 'configmaps', namespace: 'shop', name: 'cm-0', subresource: '' });
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:00:59.543Z' });
+    expect(f.metrics).toEqual({
+      creates: 600,
+      alreadyExists: 600,
+      created: 0,
+      otherErrors: 0,
+      distinctNames: 5,
+      namesTruncated: false,
+      topNames: 'shop/cm-0(120), shop/cm-1(120), shop/cm-2(120), shop/cm-3(120), shop/cm-4(120)',
+      resources: 'configmaps',
+      repeatsPerNameP50: 120,
+      repeatsPerNameMax: 120,
+      durationMs: 59_540,
+      peakAlreadyExistsPerSec: 10,
+      // One AlreadyExists per name would have told the operator enough.
+      excessRequests: 595,
+      shareOfWrites: 1,
+      shareOfRequests: 1,
+    });
+    expect(f.signals).toEqual(['create-as-probe', 'never-created', 'hot-requeue']);
+    expect(f.advice.map((a) => a.id)).toEqual(['get-before-create', 'already-exists-is-success', 'server-side-apply', 'check-ownership']);
+    expect(f.evidence).toEqual({
+      auditIDs: [probes[0]!.auditID, probes[1]!.auditID, probes[2]!.auditID, probes[3]!.auditID, probes[599]!.auditID],
+      firstAuditID: probes[0]!.auditID,
+      lastAuditID: probes[599]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'proven',
+    });
+    expect(f.title).toBe('shop-operator creates objects that already exist: 600 × 409 AlreadyExists on 5 names (median 120 each), peak 10/s');
+    expect(alerts).toEqual(['open create-conflict-storm cm-0', 'close create-conflict-storm cm-0']);
+  });
+
+  it('successful creates of other names in the episode count as creates, not as AlreadyExists', () => {
+    const records = [
+      ...probeLoop(T0),
+      ...Array.from({ length: 30 }, (_, i) => rec(T0 + 5 + i * 1000, operator, object('configmaps', 'shop', `new-${i}`), { verb: 'create', code: 201 })),
+    ];
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics).toMatchObject({ creates: 630, alreadyExists: 600, created: 30, distinctNames: 5, excessRequests: 595 });
+    expect(findings[0]!.signals).toEqual(['create-as-probe', 'hot-requeue']);
+    expect(findings[0]!.advice.map((a) => a.id)).toEqual(['get-before-create', 'already-exists-is-success', 'server-side-apply']);
+  });
+
+  it('a storm that stops and starts again is two episodes', () => {
+    const { findings } = runDetector(detector, {}, [...probeLoop(T0), ...probeLoop(T0 + 300_000)]);
+    expect(findings.map((f) => [f.window.from, f.metrics.alreadyExists])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 600],
+      ['2026-08-08T18:05:00.003Z', 600],
+    ]);
+  });
+});
+
+describe('create-conflict-storm: not a storm', () => {
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    [
+      'a busy controller creating 1000 different objects once each',
+      () => Array.from({ length: 1000 }, (_, i) => rec(T0 + i * 60, rsController, object('pods', 'shop', `web-${i}`), { verb: 'create', code: 201 })),
+    ],
+    [
+      'a restarted controller finding 1000 different objects existing, once each',
+      () => Array.from({ length: 1000 }, (_, i) => rec(T0 + i * 60, rsController, object('pods', 'shop', `web-${i}`), AE)),
+    ],
+    [
+      'an ensure loop probing 10 names every 30 s (2 a minute each)',
+      () => Array.from({ length: 200 }, (_, i) => rec(T0 + Math.floor(i / 10) * 30_000 + (i % 10) * 10, operator, object('configmaps', 'shop', `cm-${i % 10}`), AE)),
+    ],
+    [
+      '409 Conflict on update',
+      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('configmaps', 'shop', 'cm'), { code: 409 })),
+    ],
+    [
+      'generateName collisions (no name)',
+      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('pods', 'shop', ''), AE)),
+    ],
+    ['node lease renewals', () => Array.from({ length: 60 }, (_, i) => rec(T0 + i * 10_000, kubelet, lease))],
+  ];
+  it.each(quiet)('%s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('thresholds come from options', () => {
+    // 10 names, each probed 2 times a window (every 30 s): 20 AlreadyExists a window.
+    const records = Array.from({ length: 200 }, (_, i) =>
+      rec(T0 + Math.floor(i / 10) * 30_000 + (i % 10) * 10, operator, object('configmaps', 'shop', `cm-${i % 10}`), AE),
+    );
+    expect(runDetector(detector, { minRepeatsPerName: 2, minAlreadyExists: 21 }, records).findings).toHaveLength(0);
+    const { findings } = runDetector(detector, { minRepeatsPerName: 2, minAlreadyExists: 20 }, records);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics).toMatchObject({ alreadyExists: 200, distinctNames: 10, repeatsPerNameP50: 20, excessRequests: 190 });
+  });
+
+  it('rejects a window that is not a multiple of the step', () => {
+    expect(detector.meta.optionsSchema.safeParse({ windowMs: 60_000, stepMs: 7000 }).success).toBe(false);
+  });
+});

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { familyOf, fleetStorm } from '../../src/detectors/fleet-storm.js';
+import { backoffAttempts } from '../../src/detectors/impact.js';
+import type { Detector } from '../../src/detectors/types.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = fleetStorm as unknown as Detector;
+const KUBELET = 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f';
+const agent = actor('system:serviceaccount:agents:node-agent', 'node-agent/v0.4.0 (linux/amd64) kubernetes/$Format');
+const operator = actor('system:serviceaccount:shop-system:shop-operator');
+const other = actor('system:serviceaccount:billing-system:billing-operator');
+
+/** 20 kubelets, each GETting 3 secrets of its pods once a second for 60 s, every request answered 429. */
+function kubelets429(): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let s = 0; s < 60; s++) {
+    for (let node = 0; node < 20; node++) {
+      const who = actor(`system:node:node-${node}`, KUBELET);
+      for (let i = 0; i < 3; i++) {
+        out.push(rec(T0 + s * 1000 + node * 20 + i, who, object('secrets', 'shop', `web-${node}-${i}`), { verb: 'get', code: 429, sourceIP: `10.0.1.${node}` }));
+      }
+    }
+  }
+  return out;
+}
+
+/** A DaemonSet of 10 pods sharing one service account, each updating its node's NodeInfo 1×/s, 409 every time. */
+function daemonSetConflicts(): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let s = 0; s < 60; s++) {
+    for (let pod = 0; pod < 10; pod++) {
+      const obj = object('nodeinfos', '', `node-${pod}`, '', 'agents.example.com');
+      out.push(rec(T0 + s * 1000 + pod * 10, agent, obj, { code: 409, sourceIP: `10.0.2.${pod}` }));
+    }
+  }
+  return out;
+}
+
+describe('fleet-storm: families', () => {
+  it.each([
+    ['system:node:ip-10-0-1-23.ec2.internal', KUBELET, 'system:node:*', 'node'],
+    ['system:serviceaccount:agents:agent-7f9c4', 'agent/v1.0.0', 'system:serviceaccount:agents:agent-*', 'username-pattern'],
+    ['system:serviceaccount:tenants:tenant-42', 'manager/v0.0.0', 'system:serviceaccount:tenants:tenant-*', 'username-pattern'],
+    ['system:serviceaccount:kube-system:deployment-controller', 'kube-controller-manager/v1.29.0', 'system:serviceaccount:kube-system:deployment-controller', 'username'],
+    ['system:serviceaccount:shop-system:shop-operator', 'manager/v0.0.0', 'system:serviceaccount:shop-system:shop-operator', 'username'],
+    ['alice@example.com', 'kubectl/v1.31.0', 'alice@example.com', 'username'],
+  ])('%s → %s', (username, ua, pattern, by) => {
+    const f = familyOf(actor(username, ua));
+    expect([f.pattern, f.by]).toEqual([pattern, by]);
+    expect(f.key).toBe(`${pattern}\u0001${ua.split('/')[0]}`);
+  });
+});
+
+describe('fleet-storm: storms', () => {
+  it('every kubelet throttled on its secrets: one finding for the fleet', () => {
+    const records = kubelets429();
+    const { findings, notes, alerts } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('fleet-storm');
+    expect(f.object).toBeNull();
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:00:59.385Z' });
+    expect(f.metrics).toEqual({
+      family: 'system:node:*',
+      familyBy: 'node',
+      userAgentProduct: 'kubelet',
+      events: 3600,
+      conflicts: 0,
+      throttled: 3600,
+      objects: 60,
+      actors: 20,
+      clients: 20,
+      topObjects: 'secrets shop/web-0-0(60), secrets shop/web-0-1(60), secrets shop/web-0-2(60), secrets shop/web-1-0(60), secrets shop/web-1-1(60)',
+      topActors: 'system:node:node-0(180), system:node:node-1(180), system:node:node-10(180), system:node:node-11(180), system:node:node-12(180)',
+      peakPerSec: 60,
+      durationMs: 59_382,
+      requests: 3600,
+      writes: 0,
+      badShareOfFamilyRequests: 1,
+      // Every 429 is an attempt client-go repeats after Retry-After.
+      excessRequests: 3600,
+      shareOfWrites: null,
+      shareOfRequests: 1,
+    });
+    expect(f.severity).toBe('critical');
+    expect(f.actors.map((a) => a.username)).toEqual(['system:node:node-0', 'system:node:node-1', 'system:node:node-10', 'system:node:node-11', 'system:node:node-12']);
+    expect(f.actors[0]!.sourceIPs).toEqual(['10.0.1.0']);
+    expect(f.signals).toEqual(['many-objects', 'throttled']);
+    expect(f.advice.map((a) => a.id)).toEqual(['spread-the-fleet', 'flowschema']);
+    expect(f.evidence.firstAuditID).toBe(records[0]!.auditID);
+    expect(f.evidence.lastAuditID).toBe(records[3599]!.auditID);
+    expect(f.evidence.auditIDs).toHaveLength(5);
+    expect(f.title).toBe('kubelet (system:node:*): 429 TooManyRequests on 60 objects from 20 clients (20 actors): 3,600 in 59 s, peak 60/s');
+    expect(alerts).toEqual(['open fleet-storm ', 'close fleet-storm ']);
+  });
+
+  it('one DaemonSet (one service account, 10 pods) conflicting on 10 objects', () => {
+    const records = daemonSetConflicts();
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    // Per object 60 conflicts over 59 s; per-item backoff would have failed 13 times in that span.
+    expect(backoffAttempts(59_000)).toBe(14);
+    expect(f.metrics).toMatchObject({
+      family: 'system:serviceaccount:agents:node-agent',
+      familyBy: 'username',
+      userAgentProduct: 'node-agent',
+      events: 600,
+      conflicts: 600,
+      throttled: 0,
+      objects: 10,
+      actors: 1,
+      clients: 10,
+      peakPerSec: 10,
+      excessRequests: 10 * (60 - 13),
+      shareOfWrites: 1,
+    });
+    expect(f.actors).toHaveLength(1);
+    expect(f.actors[0]!.sourceIPs).toHaveLength(10);
+    expect(f.signals).toEqual(['many-objects', 'conflicts', 'shared-identity']);
+    expect(f.advice.map((a) => a.id)).toEqual(['patch-instead-of-update', 'requeue-with-backoff']);
+  });
+});
+
+describe('fleet-storm: not a fleet', () => {
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    [
+      'a single-object conflict storm by one actor from two replicas',
+      () =>
+        Array.from({ length: 6000 }, (_, i) =>
+          rec(T0 + i * 10, operator, object('widgets', 'shop', 'w1', 'status', 'example.com'), { code: 409, sourceIP: i % 2 ? '10.1.0.1' : '10.1.0.2' }),
+        ),
+    ],
+    [
+      // Same `manager` product, different service accounts: two families of 6 objects each.
+      'two unrelated kubebuilder operators, 6 objects each',
+      () =>
+        Array.from({ length: 1200 }, (_, i) =>
+          rec(T0 + i * 50, i % 2 ? operator : other, object('widgets', 'shop', `w${i % 12}`, 'status', 'example.com'), { code: 409, sourceIP: `10.1.0.${i % 4}` }),
+        ),
+    ],
+    [
+      'one client on many objects (minClients 2)',
+      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('widgets', 'shop', `w${i % 30}`), { code: 409 })),
+    ],
+    [
+      // One 429 per kubelet: 20 answers on 20 objects from 20 clients, below minEvents (30).
+      'a few 429s across many kubelets',
+      () => kubelets429().slice(0, 60).filter((_, i) => i % 3 === 0),
+    ],
+    [
+      '409 AlreadyExists on create across many objects',
+      () =>
+        kubelets429().map((r) => ({ ...r, verb: 'create', isWrite: true, code: 409, reason: 'AlreadyExists' })),
+    ],
+  ];
+  it.each(quiet)('%s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('thresholds come from options', () => {
+    const records = daemonSetConflicts();
+    expect(runDetector(detector, { minObjects: 11 }, records).findings).toHaveLength(0);
+    expect(runDetector(detector, { minClients: 11 }, records).findings).toHaveLength(0);
+    const few = kubelets429().slice(0, 60).filter((_, i) => i % 3 === 0);
+    expect(runDetector(detector, { minEvents: 20 }, few).findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual([[20, 20, 20]]);
+    // One client on 30 objects is a finding once minClients is 1.
+    const one = Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('widgets', 'shop', `w${i % 30}`), { code: 409 }));
+    expect(runDetector(detector, { minClients: 1 }, one).findings.map((f) => [f.metrics.objects, f.metrics.clients])).toEqual([[30, 1]]);
+  });
+});

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { hotLoop } from '../../src/detectors/hot-loop.js';
+import type { Detector } from '../../src/detectors/types.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = hotLoop as unknown as Detector;
+const operator = actor('system:serviceaccount:shop-system:shop-operator');
+const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
+const widgetMain = object('widgets', 'shop', 'w1', '', 'example.com', 'v1alpha1');
+const kubelet = actor('system:node:node-1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+const lease = object('leases', 'kube-node-lease', 'node-1', '', 'coordination.k8s.io');
+const kcm = 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f';
+const deployCtl = actor('system:serviceaccount:kube-system:deployment-controller', `${kcm}/system:serviceaccount:kube-system:deployment-controller`);
+const rsCtl = actor('system:serviceaccount:kube-system:replicaset-controller', `${kcm}/system:serviceaccount:kube-system:replicaset-controller`);
+
+/** `count` writes of `a` to `o` every `periodMs` from `startMs`. */
+function loop(startMs: number, count: number, periodMs: number, a = operator, o = widget, over: Partial<RequestRecord> = {}): RequestRecord[] {
+  return Array.from({ length: count }, (_, k) => rec(startMs + k * periodMs, a, o, over));
+}
+
+/** Node lease renewals every 10 s for `seconds`: background writes by another actor. */
+function leases(seconds: number): RequestRecord[] {
+  return loop(T0, seconds / 10, 10_000, kubelet, lease);
+}
+
+/** A busy controller: one update each to `count` different ReplicaSets, 100 ms apart. */
+function busy(startMs: number, count: number, periodMs = 100): RequestRecord[] {
+  return Array.from({ length: count }, (_, k) => rec(startMs + k * periodMs, rsCtl, object('replicasets', 'shop', `rs-${k}`, 'status', 'apps')));
+}
+
+describe('hot-loop: loops', () => {
+  it('an operator rewriting its status every 100 ms for 2 min: one finding with exact metrics', () => {
+    const records = loop(T0, 1200, 100);
+    const { findings, notes, alerts } = runDetector(detector, {}, [...leases(180), ...records]);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('hot-loop');
+    expect(f.id).toMatch(/^hot-loop:[0-9a-f]{8}$/);
+    expect(f.severity).toBe('critical');
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:01:59.903Z' });
+    expect(f.metrics).toEqual({
+      writes: 1200,
+      successes: 1200,
+      conflicts: 0,
+      otherErrors: 0,
+      successRatio: 1,
+      durationMs: 119_900,
+      writePeriodP50Ms: 100,
+      writePeriodP90Ms: 100,
+      meanWritesPerSec: 10,
+      peakWritesPerSec: 10,
+      sourceIPCount: 1,
+      // One write per 10 s over 119.9 s is 12 writes.
+      excessRequests: 1188,
+      // The 12 lease renewals in steps 0..11 are the only other writes.
+      shareOfWrites: 0.9901,
+      shareOfRequests: 0.9901,
+    });
+    expect(f.signals).toEqual(['self-triggering', 'immediate-requeue']);
+    expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'ignore-own-status-updates', 'stable-transition-time', 'requeue-after']);
+    expect(f.evidence).toEqual({
+      auditIDs: [records[0]!.auditID, records[1]!.auditID, records[2]!.auditID, records[1199]!.auditID],
+      firstAuditID: records[0]!.auditID,
+      lastAuditID: records[1199]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'proven',
+    });
+    expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 1,200 times in 1m59s900ms, every 100ms (median), 100% succeeded');
+    expect(alerts).toEqual(['open hot-loop w1', 'close hot-loop w1']);
+  });
+
+  it('a slow status loop (every 2 s for 10 min) opens on minWritesInRun; severity from its small share', () => {
+    const records = loop(T0, 300, 2000);
+    const { findings } = runDetector(detector, {}, [...records, ...busy(T0, 12_000, 50)]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.metrics).toMatchObject({
+      writes: 300,
+      durationMs: 598_000,
+      writePeriodP50Ms: 2000,
+      writePeriodP90Ms: 2000,
+      meanWritesPerSec: 0.5,
+      peakWritesPerSec: 1,
+      // 60 writes in 598 s would have been one per 10 s.
+      excessRequests: 240,
+      // 300 of 300 + 12,000 writes.
+      shareOfWrites: 0.0244,
+    });
+    expect(f.severity).toBe('low');
+    expect(f.signals).toEqual(['self-triggering', 'timer-driven']);
+    expect(f.advice.map((a) => a.id)).toContain('lengthen-requeue-after');
+    expect(f.evidence.firstAuditID).toBe(records[0]!.auditID);
+  });
+
+  it('two replicas (two IPs) of one service account add duplicate-replicas', () => {
+    const records = [...loop(T0, 600, 100, operator, widget, { sourceIP: '10.1.0.1' }), ...loop(T0 + 50, 600, 100, operator, widget, { sourceIP: '10.1.0.2' })];
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics).toMatchObject({ writes: 1200, sourceIPCount: 2, writePeriodP50Ms: 50, peakWritesPerSec: 20 });
+    expect(findings[0]!.signals).toEqual(['self-triggering', 'immediate-requeue', 'duplicate-replicas']);
+    expect(findings[0]!.actors[0]!.sourceIPs).toEqual(['10.1.0.1', '10.1.0.2']);
+    expect(findings[0]!.advice.map((a) => a.id)).toContain('leader-election');
+  });
+
+  it('a loop that stops and starts again 5 minutes later is two episodes', () => {
+    const { findings, alerts } = runDetector(detector, {}, [...loop(T0, 300, 100), ...loop(T0 + 300_000, 300, 100)]);
+    expect(findings.map((f) => [f.window.from, f.metrics.writes])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 300],
+      ['2026-08-08T18:05:00.003Z', 300],
+    ]);
+    expect(alerts).toEqual(['open hot-loop w1', 'close hot-loop w1', 'open hot-loop w1', 'close hot-loop w1']);
+  });
+
+  it('counts patches and failed writes, keeps the loop while ≥ minSuccessRatio succeed', () => {
+    const records = Array.from({ length: 600 }, (_, k) => rec(T0 + k * 100, operator, widget, { verb: k % 2 ? 'patch' : 'update', code: k % 10 === 9 ? 409 : k % 10 === 8 ? 500 : 200 }));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics).toMatchObject({ writes: 600, successes: 480, conflicts: 60, otherErrors: 60, successRatio: 0.8 });
+  });
+
+  it('thresholds come from options', () => {
+    // 150 writes in 15 s: a fast loop by default, below 20/s (and below minWritesInRun) when told.
+    expect(runDetector(detector, {}, loop(T0, 150, 100)).findings).toHaveLength(1);
+    expect(runDetector(detector, { minWritesPerSec: 20 }, loop(T0, 150, 100)).findings).toEqual([]);
+    expect(runDetector(detector, { minWritesInRun: 100 }, loop(T0, 150, 2000)).findings).toHaveLength(1);
+    // The run rule is for /status writers unless told otherwise.
+    expect(runDetector(detector, {}, loop(T0, 600, 2000, operator, widgetMain)).findings).toEqual([]);
+    expect(runDetector(detector, { runRuleStatusOnly: false }, loop(T0, 600, 2000, operator, widgetMain)).findings).toHaveLength(1);
+    expect(runDetector(detector, { severity: { medium: { share: 1, writesPerSec: 0.1 } } }, [...loop(T0, 300, 2000), ...busy(T0, 12_000, 50)]).findings[0]!.severity).toBe('medium');
+    expect(() => hotLoop.meta.optionsSchema.parse({ windowMs: 60_000, stepMs: 7_000 })).toThrow(/multiple of stepMs/);
+  });
+});
+
+describe('hot-loop: not loops', () => {
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    ['a lease-like writer every 10 s for an hour (not allowlisted here)', () => loop(T0, 360, 10_000, operator, object('leases', 'shop', 'shop-lock', '', 'coordination.k8s.io'))],
+    ['a lease-like /status writer every 10 s for an hour', () => loop(T0, 360, 10_000)],
+    ['a busy controller writing 1,000 different objects once each', () => busy(T0, 1000)],
+    [
+      'a Deployment rollout: deployment-controller updates its status 20 times in 60 s',
+      () => [0, 400, 900, 2100, 2500, 5200, 6000, 9800, 12_500, 14_000, 18_200, 21_000, 26_500, 30_100, 35_000, 41_200, 44_800, 50_300, 55_000, 59_900].map((t) =>
+        rec(T0 + t, deployCtl, object('deployments', 'shop', 'web', 'status', 'apps')),
+      ),
+    ],
+    ['a conflict storm: 50 writes/s, 90 % answered 409', () => Array.from({ length: 6000 }, (_, k) => rec(T0 + k * 20, operator, widget, { code: k % 10 === 0 ? 200 : 409 }))],
+    ['a status writer every 2 s for 5 minutes (150 < minWritesInRun)', () => loop(T0, 150, 2000)],
+    ['dry-run updates', () => loop(T0, 1200, 100, operator, widget, { dryRun: true })],
+    ['gets and lists', () => loop(T0, 1200, 100, operator, widget, { verb: 'get' })],
+  ];
+  it.each(quiet)('%s', (_, make) => {
+    const { findings, notes, alerts } = runDetector(detector, {}, make());
+    expect([findings, notes, alerts]).toEqual([[], [], []]);
+  });
+});

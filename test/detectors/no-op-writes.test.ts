@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { noOpWrites } from '../../src/detectors/no-op-writes.js';
+import { hotLoop } from '../../src/detectors/hot-loop.js';
+import type { Detector } from '../../src/detectors/types.js';
+import { digestBody } from '../../src/parser/body.js';
+import type { BodyDigest, RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = noOpWrites as unknown as Detector;
+const operator = actor('system:serviceaccount:shop-system:shop-operator');
+const other = actor('system:serviceaccount:shop-system:shop-autoscaler');
+const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
+const widgetMain = object('widgets', 'shop', 'w1', '', 'example.com', 'v1alpha1');
+const kcm = 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f';
+const deployCtl = actor('system:serviceaccount:kube-system:deployment-controller', `${kcm}/system:serviceaccount:kube-system:deployment-controller`);
+const rsCtl = actor('system:serviceaccount:kube-system:replicaset-controller', `${kcm}/system:serviceaccount:kube-system:replicaset-controller`);
+
+/** Digest of a widget status body with a Ready condition. */
+function body(rv: number, ready: number, transition: string): BodyDigest {
+  return digestBody({
+    apiVersion: 'example.com/v1alpha1',
+    kind: 'Widget',
+    metadata: { name: 'w1', namespace: 'shop', resourceVersion: String(rv) },
+    status: { readyReplicas: ready, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: transition }] },
+  }) as BodyDigest;
+}
+
+const stamp = (ms: number) => new Date(ms).toISOString();
+
+describe('no-op-writes: proven', () => {
+  it('RequestResponse updates answered with the resourceVersion they sent', () => {
+    const records = Array.from({ length: 120 }, (_, k) =>
+      rec(T0 + k * 1000, operator, widget, { level: 'RequestResponse', resourceVersion: '500', responseResourceVersion: '500' }),
+    );
+    const { findings, alerts } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('no-op-writes');
+    expect(f.id).toMatch(/^no-op-writes:[0-9a-f]{8}$/);
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:01:59.003Z' });
+    expect(f.metrics).toEqual({
+      writes: 120,
+      noOpWrites: 120,
+      noOpShare: 1,
+      unchangedRVWrites: 120,
+      identicalWrites: 0,
+      timestampOnlyWrites: 0,
+      steadyWrites: 0,
+      churnFields: '',
+      durationMs: 119_000,
+      writePeriodP50Ms: 1000,
+      noOpWritesPerSec: 1.01,
+      excessRequests: 120,
+      shareOfWrites: 1,
+      shareOfRequests: 1,
+    });
+    expect(f.severity).toBe('critical');
+    expect(f.signals).toEqual(['unchanged-resource-version']);
+    expect(f.evidence).toEqual({
+      auditIDs: [records[0]!.auditID, records[1]!.auditID, records[2]!.auditID, records[119]!.auditID],
+      firstAuditID: records[0]!.auditID,
+      lastAuditID: records[119]!.auditID,
+      auditLevel: 'RequestResponse',
+      level: 'proven',
+    });
+    expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'skip-identical-write']);
+    expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 120 times in 1m59s and 120 changed nothing: 120 left resourceVersion unchanged');
+    expect(alerts).toEqual(['open no-op-writes w1', 'close no-op-writes w1']);
+  });
+
+  it('Request-level bodies that differ only in lastTransitionTime: timestamp churn, churnFields named', () => {
+    // Every 5 s for 10 min; the resourceVersion advances (the timestamp is a real change to etcd).
+    const records = Array.from({ length: 120 }, (_, k) =>
+      rec(T0 + k * 5000, operator, widget, { level: 'Request', resourceVersion: String(1000 + k), body: body(1000 + k, 3, stamp(T0 + k * 5000)) }),
+    );
+    const { findings } = runDetector(detector, {}, [...records, ...Array.from({ length: 600 }, (_, k) => rec(T0 + k * 1000, rsCtl, object('replicasets', 'shop', `rs-${k}`, '', 'apps')))]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    // The first write has nothing to compare with: 119 of the 119 writes after it.
+    expect(f.metrics).toMatchObject({
+      writes: 119,
+      noOpWrites: 119,
+      noOpShare: 1,
+      timestampOnlyWrites: 119,
+      identicalWrites: 0,
+      unchangedRVWrites: 0,
+      churnFields: 'lastTransitionTime',
+      durationMs: 590_000,
+      writePeriodP50Ms: 5000,
+      excessRequests: 119,
+      // 119 of 120 + 600 writes in the steps of 18:00:05–18:09:55.
+      shareOfWrites: 0.1653,
+    });
+    expect(f.severity).toBe('medium');
+    expect(f.signals).toEqual(['timestamp-churn']);
+    expect(f.evidence.level).toBe('proven');
+    expect(f.evidence.firstAuditID).toBe(records[1]!.auditID);
+    expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'stable-transition-time']);
+    expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 119 times in 9m50s and 119 changed nothing: 119 changed only lastTransitionTime');
+  });
+
+  it('identical bodies (JSON patches) count as identical', () => {
+    const patch = digestBody([{ op: 'replace', path: '/status/readyReplicas', value: 3 }]) as BodyDigest;
+    const records = Array.from({ length: 30 }, (_, k) => rec(T0 + k * 2000, operator, widget, { verb: 'patch', level: 'Request', body: patch }));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.metrics.identicalWrites, f.metrics.noOpWrites, f.signals])).toEqual([[29, 29, ['identical-body']]]);
+  });
+
+  it('Metadata level: successive successful updates sending the same resourceVersion prove the earlier one stored nothing', () => {
+    const records = Array.from({ length: 50 }, (_, k) => rec(T0 + k * 2000, operator, widget, { resourceVersion: '777' }));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.metrics).toMatchObject({ writes: 49, noOpWrites: 49, unchangedRVWrites: 49 });
+    // The no-ops are the first 49 writes; the last one is not judged (nothing came after it).
+    expect(f.evidence).toEqual({
+      auditIDs: [records[0]!.auditID, records[1]!.auditID, records[2]!.auditID, records[48]!.auditID],
+      firstAuditID: records[0]!.auditID,
+      lastAuditID: records[48]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'proven',
+    });
+    expect(f.window.from).toBe('2026-08-08T18:00:00.003Z');
+  });
+
+  it('a patch answered with the resourceVersion the object last answered with', () => {
+    const records = Array.from({ length: 20 }, (_, k) => rec(T0 + k * 3000, operator, widget, { verb: 'patch', level: 'RequestResponse', responseResourceVersion: '900' }));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.metrics.unchangedRVWrites, f.metrics.writes])).toEqual([[19, 19]]);
+  });
+
+  it('an identical status rewritten every 100 ms is both a hot loop and no-op writes', () => {
+    const records = Array.from({ length: 1200 }, (_, k) =>
+      rec(T0 + k * 100, operator, widget, { level: 'RequestResponse', resourceVersion: '42', responseResourceVersion: '42', body: body(42, 3, stamp(T0)) }),
+    );
+    expect(runDetector(detector, {}, records).findings.map((f) => [f.kind, f.metrics.noOpWrites])).toEqual([['no-op-writes', 1200]]);
+    expect(runDetector(hotLoop as unknown as Detector, {}, records).findings.map((f) => [f.kind, f.metrics.writes])).toEqual([['hot-loop', 1200]]);
+  });
+});
+
+describe('no-op-writes: suspected', () => {
+  it('Metadata-level status updates every 30 s for 30 min, nothing else touching the object', () => {
+    const records = Array.from({ length: 60 }, (_, k) => rec(T0 + k * 30_000, operator, widget, { resourceVersion: String(2000 + k) }));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    // Steadiness needs two gaps: the third write is the first steady one.
+    expect(f.metrics).toMatchObject({ writes: 58, noOpWrites: 58, steadyWrites: 58, unchangedRVWrites: 0, writePeriodP50Ms: 30_000, excessRequests: 58 });
+    expect(f.window).toEqual({ from: '2026-08-08T18:01:00.003Z', to: '2026-08-08T18:29:30.003Z' });
+    expect(f.evidence).toMatchObject({ level: 'suspected', auditLevel: 'Metadata', firstAuditID: records[2]!.auditID, lastAuditID: records[59]!.auditID });
+    // Share of writes is 100 %, but timing alone is capped at suspectedMaxSeverity.
+    expect(f.severity).toBe('low');
+    expect(f.signals).toEqual(['steady-period', 'no-body-logged']);
+    expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'log-request-bodies']);
+    expect(f.title).toBe('shop-operator writes widgets.example.com/status shop/w1 every 30s with no sign of change (suspected: 58 of 58 writes evenly spaced, no request bodies logged)');
+    expect(runDetector(detector, { suspectedMaxSeverity: 'high' }, records).findings[0]!.severity).toBe('high');
+    expect(runDetector(detector, { suspectSteadyStatusWrites: false }, records).findings).toEqual([]);
+  });
+});
+
+describe('no-op-writes: not no-ops', () => {
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    [
+      'a Deployment rollout: deployment-controller updates its status 20 times in 60 s',
+      () =>
+        [0, 400, 900, 2100, 2500, 5200, 6000, 9800, 12_500, 14_000, 18_200, 21_000, 26_500, 30_100, 35_000, 41_200, 44_800, 50_300, 55_000, 59_900].map((t, k) =>
+          rec(T0 + t, deployCtl, object('deployments', 'shop', 'web', 'status', 'apps'), { resourceVersion: String(100 + k) }),
+        ),
+    ],
+    [
+      'status bodies that change every time (RequestResponse, resourceVersion advances)',
+      () =>
+        Array.from({ length: 120 }, (_, k) =>
+          rec(T0 + k * 1000, operator, widget, { level: 'RequestResponse', resourceVersion: String(k), responseResourceVersion: String(k + 1), body: body(k, k, stamp(T0)) }),
+        ),
+    ],
+    [
+      'identical bodies, but another actor writes the object in between each time (a fight, not a no-op)',
+      () =>
+        Array.from({ length: 120 }, (_, k) => [
+          rec(T0 + k * 1000, operator, widget, { level: 'Request', body: body(k, 3, stamp(T0)) }),
+          rec(T0 + k * 1000 + 500, other, widgetMain, { level: 'Request', body: body(k, 1, stamp(T0)) }),
+        ]).flat(),
+    ],
+    [
+      'a Lease renewed every 10 s, only renewTime changing (ignoreResources)',
+      () =>
+        Array.from({ length: 360 }, (_, k) =>
+          rec(T0 + k * 10_000, operator, object('leases', 'shop', 'shop-lock', '', 'coordination.k8s.io'), {
+            level: 'Request',
+            body: digestBody({ metadata: { name: 'shop-lock' }, spec: { holderIdentity: 'a', renewTime: stamp(T0 + k * 10_000) } }) as BodyDigest,
+          }),
+        ),
+    ],
+    ['a ConfigMap heartbeat every 10 s at Metadata level (not a /status writer)', () => Array.from({ length: 360 }, (_, k) => rec(T0 + k * 10_000, operator, object('configmaps', 'shop', 'hb'), { resourceVersion: String(k) }))],
+    ['a busy controller writing 1,000 different objects once each', () => Array.from({ length: 1000 }, (_, k) => rec(T0 + k * 100, rsCtl, object('replicasets', 'shop', `rs-${k}`, 'status', 'apps'), { resourceVersion: '1' }))],
+    [
+      'a conflict storm: the same resourceVersion resent, but only 409s in between successes',
+      () => Array.from({ length: 3000 }, (_, k) => rec(T0 + k * 20, operator, widget, { resourceVersion: String(Math.floor(k / 10)), code: k % 10 === 9 ? 200 : 409 })),
+    ],
+    ['fewer than minNoOpWrites in any window (one no-op a minute)', () => Array.from({ length: 30 }, (_, k) => rec(T0 + k * 60_000 + (k % 3) * 7000, operator, widget, { resourceVersion: String(Math.floor(k / 2)) }))],
+  ];
+  it.each(quiet)('%s', (_, make) => {
+    const { findings, notes, alerts } = runDetector(detector, {}, make());
+    expect([findings, notes, alerts]).toEqual([[], [], []]);
+  });
+});

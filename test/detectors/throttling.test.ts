@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { throttling } from '../../src/detectors/throttling.js';
+import type { Detector } from '../../src/detectors/types.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = throttling as unknown as Detector;
+const collector = actor('system:serviceaccount:monitoring:metrics-collector', 'metrics-collector/v0.0.0 (linux/amd64) kubernetes/$Format');
+const operator = actor('system:serviceaccount:shop-system:shop-operator');
+const human = actor('alice@example.com', 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc');
+const pods = object('pods', '', '');
+const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
+
+/** The collector lists pods every 200 ms for 60 s; every other list is answered 429 (APF shape: no reason). */
+function victim(): RequestRecord[] {
+  return Array.from({ length: 300 }, (_, k) => rec(T0 + k * 200, collector, pods, { verb: 'list', code: k % 2 === 0 ? 429 : 200, sourceIP: '10.2.0.1' }));
+}
+
+/** The operator updates one object 50 times a second, 1 in 10 answered 409: the heavy client. */
+function storm(): RequestRecord[] {
+  return Array.from({ length: 3000 }, (_, k) => rec(T0 + 1 + k * 20, operator, widget, { code: k % 10 === 0 ? 409 : 200, sourceIP: '10.1.0.1' }));
+}
+
+/** A human's kubectl get once a second: light traffic that explains nothing. */
+function kubectl(): RequestRecord[] {
+  return Array.from({ length: 60 }, (_, k) => rec(T0 + 2 + k * 1000, human, object('deployments', 'shop', 'web', '', 'apps'), { verb: 'get', sourceIP: '192.168.1.5' }));
+}
+
+describe('throttling: throttled actors', () => {
+  it('a throttled collector next to a hot writer: victim, likely cause, exact counts', () => {
+    const v = victim();
+    const { findings, notes, alerts } = runDetector(detector, {}, [...v, ...storm(), ...kubectl()]);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('throttling');
+    expect(f.object).toBeNull();
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:00:59.603Z' });
+    // The victim first, then the likely cause; kubectl is below minCauseShare.
+    expect(f.actors.map((a) => [a.username, a.sourceIPs])).toEqual([
+      ['system:serviceaccount:monitoring:metrics-collector', ['10.2.0.1']],
+      ['system:serviceaccount:shop-system:shop-operator', ['10.1.0.1']],
+    ]);
+    expect(f.metrics).toEqual({
+      requests: 300,
+      throttled: 150,
+      throttledShare: 0.5,
+      peak429PerSec: 3,
+      durationMs: 59_600,
+      throttledVerbs: 'list(150)',
+      throttledResources: 'pods(150)',
+      // The next list 200 ms after each 429 (197 ms from its stageTimestamp): Retry-After ignored.
+      retryGapP50Ms: 197,
+      likelyCause: 'system:serviceaccount:shop-system:shop-operator',
+      likelyCauseUserAgent: 'manager/v0.0.0 (linux/amd64) kubernetes/$Format',
+      likelyCauseRequests: 3000,
+      likelyCauseWrites: 3000,
+      likelyCauseConflicts: 300,
+      // 3,000 of 300 + 3,000 + 60 requests.
+      likelyCauseShare: 0.8929,
+      otherVictims: null,
+      throttledShareOfRequests: 0.0446,
+      excessRequests: 150,
+      shareOfWrites: 0,
+      shareOfRequests: 0.0893,
+    });
+    // Half its requests rejected: high.
+    expect(f.severity).toBe('high');
+    expect(f.signals).toEqual(['throttled', 'apf-rejected', 'ignores-retry-after', 'likely-cause', 'cause-conflict-storm']);
+    expect(f.advice.map((a) => a.id)).toEqual(['fix-the-heavy-client', 'flowschema', 'watch-instead-of-list', 'honor-retry-after']);
+    expect(f.evidence).toEqual({
+      auditIDs: [v[0]!.auditID, v[2]!.auditID, v[4]!.auditID, v[6]!.auditID, v[298]!.auditID],
+      firstAuditID: v[0]!.auditID,
+      lastAuditID: v[298]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'proven',
+    });
+    expect(f.title).toBe('metrics-collector is throttled: 150 of 300 requests answered 429 (50%), peak 3/s; coincides with shop-operator (3,000 requests)');
+    expect(alerts).toEqual(['open throttling ', 'close throttling ']);
+  });
+
+  it('two victims: each its own finding, naming the other', () => {
+    const second = actor('system:serviceaccount:monitoring:log-shipper', 'log-shipper/v1.0.0 (linux/amd64) kubernetes/$Format');
+    const records = [...victim(), ...storm(), ...victim().map((r) => ({ ...r, auditID: `b-${r.auditID}`, actor: second }))];
+    const { findings } = runDetector(detector, {}, records);
+    const rows = findings.map((f) => [f.actors[0]!.username, f.metrics.likelyCause, f.metrics.otherVictims]);
+    expect(rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1))).toEqual([
+      ['system:serviceaccount:monitoring:log-shipper', 'system:serviceaccount:shop-system:shop-operator', 'system:serviceaccount:monitoring:metrics-collector(150)'],
+      ['system:serviceaccount:monitoring:metrics-collector', 'system:serviceaccount:shop-system:shop-operator', 'system:serviceaccount:monitoring:log-shipper(150)'],
+    ]);
+    expect(findings.every((f) => f.signals.includes('other-victims'))).toBe(true);
+  });
+
+  it('no heavy client around: no likely cause', () => {
+    const { findings } = runDetector(detector, {}, victim());
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics).toMatchObject({ likelyCause: null, likelyCauseShare: null, throttledShareOfRequests: 0.5 });
+    expect(findings[0]!.actors).toHaveLength(1);
+    expect(findings[0]!.signals).not.toContain('likely-cause');
+    // Its 429s are half of all requests: critical by share of all requests.
+    expect(findings[0]!.severity).toBe('critical');
+  });
+});
+
+describe('throttling: not throttled', () => {
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    ['a few 429s (5 in a minute)', () => victim().map((r, k) => ({ ...r, code: k % 60 === 0 ? 429 : 200 }))],
+    [
+      'many 429s but a small share (25 of 1,000 lists)',
+      () => Array.from({ length: 1000 }, (_, k) => rec(T0 + k * 60, collector, pods, { verb: 'list', code: k % 40 === 0 ? 429 : 200 })),
+    ],
+    ['a busy writer that is never throttled', storm],
+  ];
+  it.each(quiet)('%s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('thresholds come from options', () => {
+    const records = Array.from({ length: 1000 }, (_, k) => rec(T0 + k * 60, collector, pods, { verb: 'list', code: k % 40 === 0 ? 429 : 200 }));
+    expect(runDetector(detector, { minShare: 0.03 }, records).findings).toHaveLength(0);
+    expect(runDetector(detector, { minShare: 0.02 }, records).findings.map((f) => f.metrics.throttled)).toEqual([25]);
+  });
+});

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { writeFight } from '../../src/detectors/write-fight.js';
+import type { Detector } from '../../src/detectors/types.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = writeFight as unknown as Detector;
+const KCM = 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:horizontal-pod-autoscaler';
+const hpa = actor('system:serviceaccount:kube-system:horizontal-pod-autoscaler', KCM);
+const argo = actor('system:serviceaccount:argocd:argocd-application-controller', 'argocd-application-controller/v2.10.0 (linux/amd64) kubernetes/$Format');
+const web = object('deployments', 'shop', 'web', '', 'apps');
+const webScale = object('deployments', 'shop', 'web', 'scale', 'apps');
+const operator = actor('system:serviceaccount:shop-system:shop-operator');
+const labeler = actor('system:serviceaccount:shop-system:labeler', 'labeler/v1.0.0 (linux/amd64) kubernetes/$Format');
+const widget = object('widgets', 'shop', 'w1', '', 'example.com', 'v1alpha1');
+const widgetStatus = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
+const kubelet = actor('system:node:node-1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+const lease = object('leases', 'kube-node-lease', 'node-1', '', 'coordination.k8s.io');
+const busy = actor('system:serviceaccount:kube-system:replicaset-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller');
+
+/** HPA writes /scale every 2 s; Argo CD re-applies the manifest 1 s after each: 60 writes each. */
+function hpaVsArgo(startMs: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let k = 0; k < 60; k++) {
+    out.push(rec(startMs + k * 2000, hpa, webScale, { verb: 'update' }));
+    out.push(rec(startMs + k * 2000 + 1000, argo, web, { verb: 'patch', fieldManager: 'argocd-controller' }));
+  }
+  return out;
+}
+
+/** 20 writes a second by one controller, each on a different ReplicaSet: background writes. */
+function background(seconds: number): RequestRecord[] {
+  return Array.from({ length: seconds * 20 }, (_, i) => rec(T0 + i * 50, busy, object('replicasets', 'shop', `rs-${i % 400}`, '', 'apps')));
+}
+
+describe('write-fight: fights', () => {
+  it('HPA /scale vs Argo CD apply: one finding with both actors, the split and exact counts', () => {
+    const fight = hpaVsArgo(T0);
+    const { findings, notes, alerts } = runDetector(detector, {}, [...fight, ...background(120)]);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('write-fight');
+    expect(f.object).toEqual({ apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', namespace: 'shop', name: 'web', subresource: '' });
+    // From the first write (the one the first flip overturned) to the last flip.
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:01:59.003Z' });
+    expect(f.actors.map((a) => [a.username, a.fieldManagers])).toEqual([
+      ['system:serviceaccount:argocd:argocd-application-controller', ['argocd-controller']],
+      ['system:serviceaccount:kube-system:horizontal-pod-autoscaler', []],
+    ]);
+    expect(f.metrics).toMatchObject({
+      alternations: 119,
+      actorCount: 2,
+      writes: 120,
+      attempts: 120,
+      conflicts: 0,
+      durationMs: 119_000,
+      flipPeriodP50Ms: 1000,
+      flipPeriodP90Ms: 1000,
+      // A full 60 s window holds 60 writes, every one a flip.
+      peakFlipsPerMin: 60,
+      writesPerActor: 'argocd-application-controller(60), horizontal-pod-autoscaler(60)',
+      fieldManagersPerActor: 'argocd-application-controller: argocd-controller; horizontal-pod-autoscaler: -',
+      subresourcesPerActor: 'argocd-application-controller: main; horizontal-pod-autoscaler: scale',
+      subresourceSplit: true,
+      splitSubresource: 'scale',
+      domain: 'spec',
+      reverts: 0,
+      // Every write beyond each side's first.
+      excessRequests: 118,
+      // 120 of 120 + 2,400 background writes.
+      shareOfWrites: 0.0476,
+      shareOfRequests: 0.0476,
+    });
+    // Share below medium (0.05), 60 flips a minute above medium's 30.
+    expect(f.severity).toBe('medium');
+    expect(f.signals).toEqual(['alternating-writers', 'subresource-split', 'scale-vs-spec']);
+    expect(f.advice.map((a) => a.id)).toEqual([
+      'one-owner-for-replicas',
+      'one-owner-per-field',
+      'server-side-apply-without-force',
+      'gitops-ignore-differences',
+    ]);
+    expect(f.advice[0]!.text).toContain('horizontal-pod-autoscaler sets spec.replicas through /scale while argocd-application-controller');
+    expect(f.evidence).toEqual({
+      auditIDs: [fight[0]!.auditID, fight[1]!.auditID, fight[2]!.auditID, fight[3]!.auditID, fight[119]!.auditID],
+      firstAuditID: fight[0]!.auditID,
+      lastAuditID: fight[119]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'suspected',
+    });
+    expect(f.title).toBe(
+      'argocd-application-controller and horizontal-pod-autoscaler take turns overwriting deployments.apps shop/web (scale vs main): 119 flips in 119 s, one flip every 1 s',
+    );
+    expect(f.id).toMatch(/^write-fight:[0-9a-f]{8}$/);
+    // Opens at 19 flips in the window (low), worsens to medium once a full window holds 60.
+    expect(alerts).toEqual(['open write-fight web', 'update write-fight web', 'close write-fight web']);
+  });
+
+  it('two controllers taking turns on /status: a status fight, suspected when evidence is not required', () => {
+    const records: RequestRecord[] = [];
+    for (let k = 0; k < 30; k++) {
+      records.push(rec(T0 + k * 2000, operator, widgetStatus));
+      records.push(rec(T0 + k * 2000 + 1000, labeler, widgetStatus));
+      // A 409 between them counts as a conflict but never flips.
+      records.push(rec(T0 + k * 2000 + 1500, operator, widgetStatus, { code: 409 }));
+    }
+    // Metadata level, no split: by default not enough to call it a fight.
+    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    const { findings } = runDetector(detector, { requireEvidence: false }, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object?.subresource).toBe('');
+    expect(f.evidence.level).toBe('suspected');
+    expect(f.metrics).toMatchObject({ alternations: 59, writes: 60, attempts: 90, conflicts: 30, domain: 'status', subresourceSplit: false, splitSubresource: null, excessRequests: 88 });
+    expect(f.signals).toEqual(['alternating-writers', 'status-fight', 'conflicts']);
+    expect(f.advice.map((a) => a.id)).toEqual(['one-status-writer', 'server-side-apply-without-force']);
+  });
+
+  it('bodies that each side re-sends after the other wrote prove the reverts', () => {
+    const records: RequestRecord[] = [];
+    for (let k = 0; k < 30; k++) {
+      records.push(rec(T0 + k * 2000, operator, widget, { level: 'Request', body: { content: 'A', timestamps: '', timestampFields: [] } }));
+      records.push(rec(T0 + k * 2000 + 1000, labeler, widget, { level: 'Request', body: { content: 'B', timestamps: '', timestampFields: [] } }));
+    }
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    // The operator reverts 29 times (its first write had no predecessor), the labeler 29 times.
+    expect(findings[0]!.metrics.reverts).toBe(58);
+    expect(findings[0]!.signals).toContain('reverts');
+    expect(findings[0]!.evidence.level).toBe('proven');
+    expect(findings[0]!.evidence.auditLevel).toBe('Request');
+  });
+
+  it('a fight that stops and starts again is two episodes', () => {
+    const { findings } = runDetector(detector, {}, [...hpaVsArgo(T0), ...hpaVsArgo(T0 + 600_000)]);
+    expect(findings.map((f) => [f.window.from, f.metrics.alternations])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 119],
+      // The object was forgotten while idle, so the second fight starts from scratch.
+      ['2026-08-08T18:10:00.003Z', 119],
+    ]);
+  });
+});
+
+describe('write-fight: not a fight', () => {
+  /** RetryOnConflict controller: status update every second (409 then success 11 ms later every 5th). */
+  function statusVsSpec(): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let s = 0; s < 120; s++) {
+      out.push(rec(T0 + s * 1000, labeler, widget, { verb: 'patch' }));
+      if (s % 5 === 0) out.push(rec(T0 + s * 1000 + 100, operator, widgetStatus, { code: 409 }));
+      out.push(rec(T0 + s * 1000 + 114, operator, widgetStatus));
+    }
+    return out;
+  }
+
+  /**
+   * Co-owners of one object, both on the main resource (Metadata level): a reporter patches its
+   * fields every 1.5 s; a controller reacts with GET + PUT under RetryOnConflict (one 409 in 3).
+   */
+  function coOwners(): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 120; k++) {
+      out.push(rec(T0 + k * 1500, labeler, widget, { verb: 'patch', fieldManager: 'labeler' }));
+      if (k % 3 === 0) out.push(rec(T0 + k * 1500 + 20, operator, widget, { code: 409 }));
+      out.push(rec(T0 + k * 1500 + 40, operator, widget));
+    }
+    return out;
+  }
+
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    ['a controller updating /status while a second client patches the main resource 1×/s', statusVsSpec],
+    ['co-owners alternating on the main resource without evidence of reverts', coOwners],
+    ['node lease renewals', () => Array.from({ length: 60 }, (_, i) => rec(T0 + i * 10_000, kubelet, lease))],
+    ['one busy writer on many objects', () => background(120)],
+    ['one writer, one object, 10 writes a second', () => Array.from({ length: 1200 }, (_, i) => rec(T0 + i * 100, operator, widget))],
+    [
+      'ten different actors writing once each (flips, but nobody writes 3 times)',
+      () => Array.from({ length: 10 }, (_, i) => rec(T0 + i * 1000, actor(`user-${i}`, 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc'), widget, { verb: 'patch' })),
+    ],
+    [
+      'alternating, but at most 9 flips a minute',
+      () => Array.from({ length: 60 }, (_, i) => rec(T0 + i * 7000, i % 2 === 0 ? operator : labeler, webScale, { level: 'Request', body: { content: String(i % 2), timestamps: '', timestampFields: [] } })),
+    ],
+    ['dry-run writes', () => hpaVsArgo(T0).map((r) => ({ ...r, dryRun: true, isWrite: false }))],
+  ];
+  it.each(quiet)('%s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('status vs main counts when includeStatusVsMain is set', () => {
+    // The status vs main split is evidence once the user counts it.
+    const { findings } = runDetector(detector, { includeStatusVsMain: true }, statusVsSpec());
+    expect(findings).toHaveLength(1);
+    // 24 status 409s, but the first comes before the first flip opened the episode's books.
+    expect(findings[0]!.metrics).toMatchObject({ alternations: 239, subresourceSplit: true, splitSubresource: 'status', conflicts: 23 });
+  });
+
+  it('thresholds come from options', () => {
+    // A write every 6 s, alternating: every full window holds 10 flips, 5 writes by each side.
+    const records = Array.from({ length: 60 }, (_, i) => rec(T0 + i * 6000, i % 2 === 0 ? operator : labeler, widget));
+    const opts = { requireEvidence: false };
+    expect(runDetector(detector, { ...opts, minAlternations: 11 }, records).findings).toHaveLength(0);
+    expect(runDetector(detector, { ...opts, minAlternations: 10 }, records).findings.map((f) => f.metrics.alternations)).toEqual([59]);
+    expect(runDetector(detector, { ...opts, minAlternations: 10, minWritesPerActor: 6 }, records).findings).toHaveLength(0);
+    expect(runDetector(detector, { minAlternations: 10 }, records).findings).toHaveLength(0);
+    expect(runDetector(detector, { requireEvidence: false }, coOwners()).findings).toHaveLength(1);
+  });
+
+  it('rejects a window that is not a multiple of the step', () => {
+    expect(detector.meta.optionsSchema.safeParse({ windowMs: 60_000, stepMs: 7000 }).success).toBe(false);
+  });
+});
