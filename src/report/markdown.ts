@@ -44,7 +44,7 @@ export function renderMarkdown(report: Report): string {
   const findings = bySeverity(report.findings);
   const out: string[] = [];
   const n = findings.length;
-  out.push(n === 0 ? '# auditstorm: no conflict storms found' : `# auditstorm: ${plural(n, 'finding')} (${severityBreakdown(findings)})`, '');
+  out.push(n === 0 ? '# auditstorm: no retry or write loops found' : `# auditstorm: ${plural(n, 'finding')} (${severityBreakdown(findings)})`, '');
   out.push(verdict(report, findings), '');
   out.push(
     `_${text(`${report.tool.name} ${report.tool.version}`)}, generated ${text(formatTime(report.generatedAt))}_`,
@@ -76,7 +76,7 @@ function verdict(report: Report, findings: Finding[]): string {
   const range = report.input.timeRange;
   const over = `${plural(report.input.requests, 'request')}${range ? ` over ${formatWindow(range.from, range.to)}` : ''}`;
   const top = findings[0];
-  if (top === undefined) return `**Verdict:** no conflict storms found in ${text(over)}.`;
+  if (top === undefined) return `**Verdict:** no retry or write loops found in ${text(over)}.`;
   return (
     `**Verdict:** ${plural(findings.length, 'finding')} (${severityBreakdown(findings)}) in ${text(over)}; ` +
     `most severe: **${top.severity.toUpperCase()}** ${text(top.kind)}: ${text(top.title)}`

@@ -234,7 +234,7 @@ function layoutTable(t: Table, width: number, header: boolean): string[] {
 function writeHeader(r: TextWriter, report: Report): void {
   const input = report.input;
   const s = input.skipped;
-  r.raw(r.style.bold(`${clean(report.tool.name)} ${clean(report.tool.version)} — conflict storm report`));
+  r.raw(r.style.bold(`${clean(report.tool.name)} ${clean(report.tool.version)} — retry and write-loop report`));
   r.field(0, 'Generated', formatTime(report.generatedAt));
   r.field(0, 'Time range', input.timeRange ? formatWindow(input.timeRange.from, input.timeRange.to) : 'none (no requests)');
   r.field(
@@ -275,7 +275,7 @@ function writeFindings(r: TextWriter, report: Report): void {
     const ms = range ? windowMs(range.from, range.to) : NaN;
     const span = Number.isFinite(ms) ? ` (${formatDurationMs(ms)} of audit log)` : '';
     r.raw();
-    r.para(`No conflict storms found in ${plural(report.input.requests, 'request')}${span}.`, 0);
+    r.para(`No retry or write loops found in ${plural(report.input.requests, 'request')}${span}.`, 0);
     if (report.notes.length > 0) {
       r.para(`${plural(report.notes.length, 'busy episode')} handled well: see Notes.`, 0);
     }

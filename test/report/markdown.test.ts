@@ -74,7 +74,7 @@ describe('renderMarkdown', () => {
 
   it('says plainly when there are no findings', () => {
     const clean = renderMarkdown(cleanReport);
-    expect(clean.startsWith('# auditstorm: no conflict storms found\n\n**Verdict:** no conflict storms found in 611,877 requests over 2026-08-08 17:00:00.000 → 18:00:00.000 UTC (1h 00m).\n')).toBe(true);
+    expect(clean.startsWith('# auditstorm: no retry or write loops found\n\n**Verdict:** no retry or write loops found in 611,877 requests over 2026-08-08 17:00:00.000 → 18:00:00.000 UTC (1h 00m).\n')).toBe(true);
     expect(clean).not.toContain('## 1.');
   });
 

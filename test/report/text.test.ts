@@ -12,7 +12,7 @@ describe('renderText', () => {
 
   it('starts with a header on the input', () => {
     expect(lines(out).slice(0, 7)).toEqual([
-      'auditstorm 0.1.0 — conflict storm report',
+      'auditstorm 0.1.0 — retry and write-loop report',
       'Generated       2026-08-08 18:30:00.000 UTC',
       'Time range      2026-08-08 17:00:00.000 → 18:00:00.000 UTC (1h 00m)',
       'Input           2 sources · 1,224,331 lines · 1,224,310 events · 611,877 requests · 2 bad lines',
@@ -140,7 +140,7 @@ describe('renderText', () => {
 
   it('says plainly when there are no findings', () => {
     const clean = plain(cleanReport);
-    expect(clean).toContain('FINDINGS\n========\n\nNo conflict storms found in 611,877 requests (1h 00m of audit log).\n');
+    expect(clean).toContain('FINDINGS\n========\n\nNo retry or write loops found in 611,877 requests (1h 00m of audit log).\n');
     expect(clean).toContain('1 busy episode handled well: see Notes.');
     expect(clean).not.toContain('#1 ');
   });
