@@ -157,9 +157,10 @@ export class Aggregates {
           verb,
           resource: resource || '(non-resource)',
           count: h.totalCount,
-          p50: us(h.getValueAtPercentile(50)),
-          p90: us(h.getValueAtPercentile(90)),
-          p99: us(h.getValueAtPercentile(99)),
+          // hdr reports a bucket's highest equivalent value, which can exceed the true maximum.
+          p50: us(Math.min(h.maxValue, h.getValueAtPercentile(50))),
+          p90: us(Math.min(h.maxValue, h.getValueAtPercentile(90))),
+          p99: us(Math.min(h.maxValue, h.getValueAtPercentile(99))),
           max: us(h.maxValue),
         });
       }

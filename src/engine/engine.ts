@@ -1,7 +1,8 @@
 /**
  * The engine: push-based and incremental. Readers push `RequestRecord`s in (nearly) time
- * order; the engine filters, reorders within a bounded window, de-duplicates by auditID,
- * updates the cluster-wide series and summaries, and feeds each detector. The same engine
+ * order; the engine de-duplicates by auditID, reorders within a bounded window, updates the
+ * cluster-wide series, applies the request filters, updates the summaries, and feeds each
+ * detector (except allowlisted traffic). The same engine
  * serves files, live stdin and (later) a webhook: nothing here knows where records come from.
  */
 import type { RequestRecord } from '../parser/record.js';
@@ -24,6 +25,8 @@ export interface EngineOptions {
   allowlist?: Allowlist | null;
   reorderWindowMs: number;
   seriesStepMs: number;
+  /** Requests whose auditIDs are remembered for de-duplication (see AuditIdDedupe); default 1,000,000. */
+  dedupeHistory?: number;
 }
 
 /** Callbacks for live use; all optional. */
@@ -68,7 +71,7 @@ export class Engine {
     this.series = new TimeSeries(opts.seriesStepMs);
     this.filter = opts.filter;
     this.allowlist = opts.allowlist ?? null;
-    this.dedupe = new AuditIdDedupe(Math.max(opts.reorderWindowMs, 1000));
+    this.dedupe = new AuditIdDedupe(opts.dedupeHistory ?? 1_000_000);
     this.queue = new ReorderQueue(opts.reorderWindowMs, (r) => this.count(r));
     const alert = sink.alert ?? (() => {});
     this.instances = opts.detectors.map(({ detector, options }) =>
@@ -84,8 +87,8 @@ export class Engine {
 
   /** One request as read. */
   push(r: RequestRecord): void {
-    if (this.filter !== null && !this.filter(r)) {
-      this.counters.filtered++;
+    if (this.dedupe.seen(r.auditID, r.ts)) {
+      this.counters.duplicates++;
       return;
     }
     this.queue.push(r);
@@ -105,15 +108,17 @@ export class Engine {
 
   private count(r: RequestRecord): void {
     const c = this.counters;
-    if (this.dedupe.seen(r.auditID, r.ts)) {
-      c.duplicates++;
+    // The series is cluster-wide, before filters: shares of traffic must not depend on what
+    // the user chose to look at.
+    this.series.add(r.ts, r.isWrite, isConflict(r), r.code === 429);
+    if (this.filter !== null && !this.filter(r)) {
+      c.filtered++;
       return;
     }
     c.requests++;
     if (c.firstTs === null) c.firstTs = r.ts;
     c.lastTs = r.ts;
     if (r.object === null) c.nonResource++;
-    this.series.add(r.ts, r.isWrite, isConflict(r), r.code === 429);
     this.aggregates.add(r);
     if (this.allowlist !== null && this.allowlist.excludes(r)) return;
     const inst = this.instances;

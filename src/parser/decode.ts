@@ -9,6 +9,10 @@
  */
 import { parseTimestamp } from './time.js';
 
+/** Stage times outside [2000, 2200) are typos or broken clocks; they would wreck every window. */
+const PLAUSIBLE_FROM_MS = Date.UTC(2000, 0, 1);
+const PLAUSIBLE_TO_MS = Date.UTC(2200, 0, 1);
+
 /** Audit stages (`pkg/apis/audit/v1/types.go`); see reference §1.3 for when each is emitted. */
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 
@@ -341,6 +345,9 @@ export function decodeLine(text: string): DecodeResult {
   if (stageRaw === undefined || stageRaw === null) return malformed('no stageTimestamp');
   const stageMs = timeOf(stageRaw);
   if (Number.isNaN(stageMs)) return malformed(`stageTimestamp ${show(stageRaw)} is not an RFC 3339 time`);
+  if (stageMs < PLAUSIBLE_FROM_MS || stageMs >= PLAUSIBLE_TO_MS) {
+    return malformed(`stageTimestamp ${show(stageRaw)} is implausible (before 2000 or after 2199)`);
+  }
 
   let receivedRaw = o.requestReceivedTimestamp;
   if (receivedRaw === undefined || receivedRaw === null) receivedRaw = o.timestamp;
@@ -350,6 +357,8 @@ export function decodeLine(text: string): DecodeResult {
     if (Number.isNaN(receivedMs)) {
       return malformed(`requestReceivedTimestamp ${show(receivedRaw)} is not an RFC 3339 time`);
     }
+    // Go's zero time (`0001-01-01T00:00:00Z`) or a clock far off means "unknown": use the stage time.
+    if (receivedMs < PLAUSIBLE_FROM_MS || receivedMs > stageMs) receivedMs = stageMs;
   }
   o.stageTimeMs = stageMs;
   o.receivedTimeMs = receivedMs;

@@ -25,8 +25,9 @@ function digits(s: string, at: number, len: number): number {
  * Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` to UTC epoch milliseconds; digits below the
  * millisecond are kept as the fraction (`…00.123456Z` → `… + 123.456`). Up to 9 fractional
  * digits are used (nanoseconds); more are ignored. `t`/`z` and a space separator are accepted.
- * Returns `NaN` for anything else (never throws). The day is not checked against the month's
- * length (`Date.UTC` rolls it over).
+ * Returns `NaN` for anything else, including days past the month's end (`2026-02-31`); never
+ * throws. Years below 100 are taken literally (Go's zero time `0001-01-01T00:00:00Z` is year 1,
+ * not 1901 as `Date.UTC` would make it).
  */
 export function parseTimestamp(s: string): number {
   const n = s.length;
@@ -41,7 +42,7 @@ export function parseTimestamp(s: string): number {
   const hour = digits(s, 11, 2);
   const minute = digits(s, 14, 2);
   const second = digits(s, 17, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31) return NaN;
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return NaN;
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60) return NaN;
 
   let i = 19;
@@ -78,5 +79,16 @@ export function parseTimestamp(s: string): number {
   } else {
     return NaN;
   }
-  return Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * 60_000 + fraction;
+  // Date.UTC maps years 0–99 to 1900–1999; 400 Gregorian years are exactly 146,097 days.
+  const shift = year < 100 ? 400 : 0;
+  const ms = Date.UTC(year + shift, month - 1, day, hour, minute, second) - (shift > 0 ? GREGORIAN_400_YEARS_MS : 0);
+  return ms - offsetMinutes * 60_000 + fraction;
+}
+
+const GREGORIAN_400_YEARS_MS = 146_097 * 86_400_000;
+
+/** Days in `month` (1–12) of `year`, Gregorian leap years. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }

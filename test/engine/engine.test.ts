@@ -3,7 +3,7 @@ import { Aggregates } from '../../src/engine/aggregates.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
 import { conflictStormOptions } from '../../src/detectors/conflict-storm.js';
 import type { Detector } from '../../src/detectors/types.js';
-import { AuditIdDedupe } from '../../src/engine/dedupe.js';
+import { AuditIdDedupe, hash53 } from '../../src/engine/dedupe.js';
 import { Engine } from '../../src/engine/engine.js';
 import { compileFilter } from '../../src/engine/filters.js';
 import { mergeByTime } from '../../src/engine/merge.js';
@@ -50,14 +50,25 @@ describe('ReorderQueue', () => {
 });
 
 describe('AuditIdDedupe', () => {
-  it('remembers an auditID for at least the horizon, then forgets it', () => {
-    const d = new AuditIdDedupe(1000);
-    expect(d.seen('x', 0)).toBe(false);
-    expect(d.seen('x', 0)).toBe(true);
-    expect(d.seen('y', 1500)).toBe(false);
-    expect(d.seen('x', 1900)).toBe(true);
-    expect(d.seen('z', 3100)).toBe(false);
-    expect(d.seen('x', 3100)).toBe(false);
+  it('remembers the last history … 2·history auditIDs, however far apart in time', () => {
+    const d = new AuditIdDedupe(3);
+    expect(['a', 'a', 'b', 'c'].map((id) => d.seen(id, 1))).toEqual([false, true, false, false]);
+    // a, b, c fill a generation; d, e, f the next; then a is forgotten.
+    expect(['d', 'a', 'e', 'f', 'b', 'g', 'a'].map((id) => d.seen(id, 1))).toEqual([false, true, false, false, false, false, false]);
+  });
+
+  it('keys on auditID and stage time: a reused Audit-ID header on another request is not a copy', () => {
+    const d = new AuditIdDedupe(10);
+    expect([d.seen('x', 1000.001), d.seen('x', 1000.002), d.seen('x', 1000.001)]).toEqual([false, false, true]);
+  });
+
+  it('tells 100,000 distinct UUID-like ids apart (no hash collisions) and grows past its first table', () => {
+    const d = new AuditIdDedupe(1_000_000);
+    let dup = 0;
+    for (let i = 0; i < 100_000; i++) if (d.seen(`6f1b0c8e-2f7d-4a43-9a55-${i.toString(16).padStart(12, '0')}`, T0)) dup++;
+    expect(dup).toBe(0);
+    expect(d.seen('6f1b0c8e-2f7d-4a43-9a55-000000000000', T0)).toBe(true);
+    expect(hash53('x')).not.toBe(hash53('y'));
   });
 });
 
@@ -138,11 +149,11 @@ describe('Aggregates', () => {
       ['deployments', '', 1, 0],
     ]);
     // The watch (long-running) is not in latency. Percentiles are hdr's highest equivalent
-    // value (2 significant digits kept) shown to 3 digits; max is exact.
+    // value (2 significant digits kept) shown to 3 digits, never above the exact max.
     expect(s.latency).toEqual([
       { verb: 'get', resource: 'pods', count: 2, p50: 4.01, p90: 12, p99: 12, max: 12 },
-      { verb: 'patch', resource: 'pods/status', count: 2, p50: 1, p90: 8.03, p99: 8.03, max: 8 },
-      { verb: 'create', resource: 'deployments.apps', count: 1, p50: 2.01, p90: 2.01, p99: 2.01, max: 2 },
+      { verb: 'patch', resource: 'pods/status', count: 2, p50: 1, p90: 8, p99: 8, max: 8 },
+      { verb: 'create', resource: 'deployments.apps', count: 1, p50: 2, p90: 2, p99: 2, max: 2 },
     ]);
   });
 });
@@ -156,11 +167,23 @@ describe('Engine', () => {
     e.push(rec(T0 + 1000, sa, deploy, { auditID: 'c' }));
     const c = e.finish();
     expect(c).toEqual({ requests: 2, filtered: 1, duplicates: 1, late: 0, nonResource: 0, firstTs: T0 + 3, lastTs: T0 + 12_003 });
+    // The series is cluster-wide: the filtered request (c) counts there too.
     expect(e.series.entries()).toEqual([
-      [T0, { requests: 1, writes: 1, conflicts: 1, throttled: 0 }],
+      [T0, { requests: 2, writes: 2, conflicts: 1, throttled: 0 }],
       [T0 + 10_000, { requests: 1, writes: 1, conflicts: 0, throttled: 0 }],
     ]);
     expect(new TimeSeries(10_000).sum(0, 1)).toEqual({ requests: 0, writes: 0, conflicts: 0, throttled: 0 });
+  });
+});
+
+describe('Engine: overlapping input', () => {
+  it('a copy that arrives minutes later is a duplicate, not a late request', () => {
+    const e = new Engine({ detectors: [], filter: null, reorderWindowMs: 2000, seriesStepMs: 10_000 });
+    const first = Array.from({ length: 5 }, (_, i) => rec(T0 + i * 1000, sa, podStatus, { auditID: `r${i}` }));
+    for (const r of first) e.push(r);
+    for (let i = 0; i < 300; i++) e.push(rec(T0 + 10_000 + i * 1000, sa, podStatus, { auditID: `later${i}` }));
+    for (const r of first) e.push(r); // the overlap starts over
+    expect(e.finish()).toMatchObject({ requests: 305, duplicates: 5, late: 0 });
   });
 });
 

@@ -213,3 +213,18 @@ describe('decodeLine: known non-event shapes', () => {
     expect(recognizeShape(undefined)).toBeUndefined();
   });
 });
+
+describe('decodeLine: implausible times', () => {
+  it('rejects stage times before 2000 or after 2199 as bad lines', () => {
+    expect(reason(eventLine({ stageTimestamp: '9999-12-31T23:59:59.999999Z' }))).toBe(
+      'malformed audit event: stageTimestamp "9999-12-31T23:59:59.999999Z" is implausible (before 2000 or after 2199)',
+    );
+    expect(reason(eventLine({ stageTimestamp: '1970-01-01T00:00:00Z' }))).toContain('is implausible');
+  });
+  it("treats Go's zero time (or a received time after the stage) as unknown: the stage time", () => {
+    const stage = event(eventLine()).stageTimeMs;
+    expect(stage).toBe(Date.UTC(2026, 6, 1, 10, 0, 0, 131) + 0.002);
+    expect(event(eventLine({ requestReceivedTimestamp: '0001-01-01T00:00:00Z' })).receivedTimeMs).toBe(stage);
+    expect(event(eventLine({ requestReceivedTimestamp: '2026-07-01T10:00:01.000000Z' })).receivedTimeMs).toBe(stage);
+  });
+});

@@ -45,3 +45,18 @@ describe('parseTimestamp', () => {
     }
   });
 });
+
+describe('parseTimestamp: calendar edges', () => {
+  it('takes years below 100 literally (Go zero time is year 1)', () => {
+    expect(parseTimestamp('0001-01-01T00:00:00Z')).toBe(new Date('0001-01-01T00:00:00Z').getTime());
+    expect(new Date(parseTimestamp('0099-12-31T23:59:59.5Z')).toISOString()).toBe('0099-12-31T23:59:59.500Z');
+  });
+  it('rejects days past the end of the month, knows leap years', () => {
+    expect(parseTimestamp('2026-02-31T00:00:00Z')).toBeNaN();
+    expect(parseTimestamp('2023-02-29T00:00:00Z')).toBeNaN();
+    expect(parseTimestamp('2100-02-29T00:00:00Z')).toBeNaN();
+    expect(parseTimestamp('2024-02-29T00:00:00Z')).toBe(Date.UTC(2024, 1, 29));
+    expect(parseTimestamp('2000-02-29T00:00:00Z')).toBe(Date.UTC(2000, 1, 29));
+    expect(parseTimestamp('2026-04-31T00:00:00Z')).toBeNaN();
+  });
+});
