@@ -12,7 +12,7 @@ import type { EngineSink } from './engine/engine.js';
 import { compileFilter } from './engine/filters.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from './engine/allowlist.js';
 import { mergeByTime } from './engine/merge.js';
-import { ConfigError, UsageError } from './errors.js';
+import { ConfigError, InputError, UsageError } from './errors.js';
 import type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
 import { AnalyzeOptionsSchema } from './options.js';
 import { findLogEnd } from './parser/log-end.js';
@@ -128,8 +128,9 @@ function objectKey(f: Finding): string {
  * @param input options (see `AnalyzeOptionsSchema`); `inputs` are files, directories or `-`.
  * @param io injected stdin, clock, progress and alert callbacks.
  * @returns the report model (findings sorted by {@link compareFindings}).
- * @throws ConfigError for invalid options, UsageError for bad `--since`/`--until`, InputError for
- *   unreadable input or input that is not an audit log.
+ * @throws ConfigError for invalid options, UsageError for bad `--since`/`--until`, InputError when
+ *   no input could be read as an audit log. A source that cannot be read while others can is
+ *   skipped and listed in `input.sourceErrors`.
  */
 export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): Promise<Report> {
   const { options, detectors } = resolveOptions(input);
@@ -143,14 +144,6 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
 
   let end: Promise<number | null> | undefined;
   const endMs = (): Promise<number | null> => {
-    if (chains.some((c) => c.members.some((m) => m.kind === 'stdin'))) {
-      return Promise.reject(
-        new UsageError(
-          'a duration for --since/--until counts back from the end of the log, which stdin does not have yet',
-          'give an RFC 3339 time instead, e.g. --since 2026-08-08T18:00:00Z',
-        ),
-      );
-    }
     if (end === undefined) end = findLogEnd(chains, options.maxLineLength);
     return end;
   };
@@ -182,7 +175,10 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
   const normalizer = new Normalizer();
   const bad = new BadLineLog(options.badLineSamples);
   const readOpts = { maxLineLength: options.maxLineLength, sniffLines: options.sniffLines };
-  const reads = chains.map((c) => readChain(c, normalizer, readOpts, bad));
+  const sourceErrors: Array<{ source: string; message: string; error: InputError }> = [];
+  const reads = chains.map((c) =>
+    readChain(c, normalizer, readOpts, bad, (source, error) => sourceErrors.push({ source, message: error.message, error })),
+  );
   const stats = (): SourceStats[] => reads.flatMap((r) => r.stats);
 
   const started = performance.now();
@@ -212,6 +208,9 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
   if (io.onProgress) io.onProgress(progress());
   const counters = engine.finish();
   const s = stats();
+  // Unreadable sources are skipped and reported, unless nothing at all could be read.
+  const first = sourceErrors[0];
+  if (first !== undefined && s.every((x) => x.events === 0)) throw first.error;
   const sum = (f: (x: SourceStats) => number): number => s.reduce((a, x) => a + f(x), 0);
 
   return {
@@ -239,6 +238,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
         filtered: counters.filtered,
         overlongLines: sum((x) => x.overlongLines),
       },
+      sourceErrors: sourceErrors.map(({ source, message }) => ({ source, message })).sort((a, b) => cmp(a.source, b.source)),
       lateRequests: counters.late,
       nonResourceRequests: counters.nonResource,
       allowlisted: allowlist.excluded(),

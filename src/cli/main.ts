@@ -106,6 +106,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (progress) analyzeIO.onProgress = progress.update;
     const report = await analyze(analyzeOptions, analyzeIO);
     progress?.done();
+    for (const w of warningsFor(report)) await err.write(`auditstorm: warning: ${w}\n`);
 
     await writeOutputs(report, output, out, err, io);
     return exitCodeFor(report, output.failOn);
@@ -114,6 +115,21 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     await err.write(describeError(e));
     return 2;
   }
+}
+
+/**
+ * Things a user must not miss even when the report looks clean: skipped sources, and a run that
+ * counted no request at all (an empty file, a filter with a typo).
+ */
+export function warningsFor(report: Pick<Report, 'input'>): string[] {
+  const i = report.input;
+  const out = i.sourceErrors.map((e) => `skipped ${e.source}: ${e.message}`);
+  if (i.requests === 0) {
+    if (i.skipped.filtered > 0) out.push(`no request matched the filters (${i.skipped.filtered} requests were filtered out)`);
+    else if (i.events === 0) out.push('no audit events were read: the input is empty');
+    else out.push(`no request was counted: the ${i.events} events read were all RequestReceived/ResponseStarted or duplicates`);
+  }
+  return out;
 }
 
 /**

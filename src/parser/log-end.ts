@@ -6,7 +6,8 @@
  * are decoded. The end is the latest `stageTimestamp` among the last events of each chain's last
  * member.
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
 import { decodeLine } from './decode.js';
 import { splitLines, stripPrefix } from './lines.js';
 import type { SourceChain, SourceSpec } from './sources.js';
@@ -65,10 +66,22 @@ async function tailOfStream(spec: SourceSpec, maxLineLength: number): Promise<nu
  * @param chains the inputs, as resolved by `resolveInputs`
  * @param maxLineLength longest line read, as in the analysis
  * @returns the latest stageTimestamp (UTC epoch ms) near the end of any chain, or `null` when no
- *   event was found. Stdin has no end to look at; callers must not pass it.
- * @throws InputError when a file cannot be read.
+ *   event was found.
+ * @throws UsageError for stdin, pipes and FIFOs, which have no end to look at before reading them;
+ *   InputError when a file cannot be read.
  */
 export async function findLogEnd(chains: readonly SourceChain[], maxLineLength: number): Promise<number | null> {
+  for (const c of chains) {
+    for (const m of c.members) {
+      // A pipe, FIFO or stdin can be read once only: reading its end first would leave nothing.
+      if (m.kind === 'stdin' || !(await stat(m.name)).isFile()) {
+        throw new UsageError(
+          `a duration for --since/--until counts back from the end of the log, which ${m.name} (a pipe or stdin) does not have yet`,
+          'give an RFC 3339 time instead, e.g. --since 2026-08-08T18:00:00Z, or save the log to a file first',
+        );
+      }
+    }
+  }
   let end = -Infinity;
   for (const c of chains) {
     for (let i = c.members.length - 1; i >= 0; i--) {

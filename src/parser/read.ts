@@ -175,18 +175,27 @@ async function* readMember(
  * Throws (from the iteration) {@link InputError} when a member cannot be read (missing file,
  * corrupt gzip), or when none of its first `opts.sniffLines` non-blank lines is an audit event;
  * the message says what the input looks like and the hint how to convert it. Empty members are
- * fine.
+ * fine. With `onError`, such an InputError is passed to it instead and the next member is read.
  */
 export function readChain(
   chain: SourceChain,
   normalizer: Normalizer,
   opts: ReadOptions,
   bad: BadLineLog,
+  onError?: (source: string, err: InputError) => void,
 ): { stats: SourceStats[]; batches: AsyncIterable<RequestRecord[]> } {
   const stats = chain.members.map(emptyStats);
   async function* all(): AsyncGenerator<RequestRecord[]> {
     for (let i = 0; i < chain.members.length; i++) {
-      yield* readMember(chain.members[i]!, stats[i]!, normalizer, opts, bad);
+      const member = chain.members[i]!;
+      try {
+        yield* readMember(member, stats[i]!, normalizer, opts, bad);
+      } catch (err) {
+        // With onError, one unreadable member (a stray file, a .gz still being written) is
+        // reported and skipped; what was read of it still counts.
+        if (onError === undefined || !(err instanceof InputError)) throw err;
+        onError(member.name, err);
+      }
     }
   }
   return { stats, batches: all() };

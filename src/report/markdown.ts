@@ -136,6 +136,7 @@ function input(report: Report): string[] {
     `- Late: ${plural(i.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`,
     `- Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
     `- Allowlisted (periodic by design): ${escapeMarkdownInline(allowlistSummary(i))}`,
+    ...i.sourceErrors.map((e) => `- **Skipped source** ${code(e.source)}: ${escapeMarkdownInline(e.message)}`),
     '',
     '### Sources',
     '',

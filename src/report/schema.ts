@@ -126,6 +126,8 @@ export const InputSummarySchema = z.object({
     /** Lines longer than the maximum line length. */
     overlongLines: z.number().int(),
   }),
+  /** Sources skipped because they could not be read as audit logs (the rest was analyzed). */
+  sourceErrors: z.array(z.object({ source: z.string(), message: z.string() })),
   /** Requests that arrived later than the reordering window allows (fed at the current time). */
   lateRequests: z.number().int(),
   /** Requests without objectRef (non-resource URLs): in totals only. */

@@ -261,6 +261,7 @@ function writeHeader(r: TextWriter, report: Report): void {
   r.field(0, 'Late', `${plural(input.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`);
   r.field(0, 'Non-resource', `${plural(input.nonResourceRequests, 'request')} without objectRef (in totals only)`);
   r.field(0, 'Allowlisted', allowlistSummary(input));
+  for (const e of input.sourceErrors) r.field(0, 'SKIPPED', `${e.source}: ${e.message}`);
   if (input.sources.length > 0) {
     r.raw();
     r.table(sourcesTable(input), 2);

@@ -49,6 +49,7 @@ export function fakeReport(severities: Severity[] = [], requests = 1234): Report
       lateRequests: 0,
       nonResourceRequests: 0,
       allowlisted: [],
+      sourceErrors: [],
       timeRange: { from: '2026-08-08T18:00:00.000Z', to: '2026-08-08T18:59:59.000Z' },
     },
     settings: {},

@@ -105,6 +105,7 @@ export const report: Report = {
       { source: '/var/log/kubernetes/audit/audit.log.gz', line: 1204331, reason: 'not an audit event: no auditID' },
     ],
     skipped: { nonFinalStages: 610_400, duplicates: 12, filtered: 0, overlongLines: 1 },
+    sourceErrors: [],
     lateRequests: 3,
     nonResourceRequests: 4_567,
     allowlisted: [

@@ -1,0 +1,78 @@
+/**
+ * analyze() on awkward inputs: a directory with a stray file or a .gz still being written, a
+ * pipe with a duration for --since, filters that must not change a finding's severity.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { warningsFor } from '../../src/cli/main.js';
+import { analyze, InputError, UsageError } from '../../src/index.js';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const SAMPLE = path.join(ROOT, 'fixtures/sample/audit.log.gz');
+const INCIDENT = path.join(ROOT, 'fixtures/incident/payment-core.log');
+const fixed = { now: () => new Date('2026-01-01T00:00:00Z') };
+const dir = mkdtempSync(path.join(tmpdir(), 'auditstorm-analyze-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('unreadable sources are skipped, not fatal', () => {
+  it('a stray notes file and a truncated rotated .gz next to a good log', async () => {
+    const d = path.join(dir, 'logs');
+    execFileSync('mkdir', ['-p', d]);
+    copyFileSync(INCIDENT, path.join(d, 'audit.log'));
+    writeFileSync(path.join(d, 'NOTES.txt'), 'rotated by hand on Tuesday\n');
+    const gz = readFileSync(SAMPLE);
+    writeFileSync(path.join(d, 'audit-2026-03-14T09-10-00.000.log.gz'), gz.subarray(0, 100_000));
+    const r = await analyze({ inputs: [d] }, fixed);
+    expect(r.input.sourceErrors.map((e) => [path.basename(e.source), e.message.split(':')[0]])).toEqual([
+      ['NOTES.txt', `"${path.join(d, 'NOTES.txt')}" does not look like a kube-apiserver audit log`],
+      ['audit-2026-03-14T09-10-00.000.log.gz', `Cannot read "${path.join(d, 'audit-2026-03-14T09-10-00.000.log.gz')}"`],
+    ]);
+    // The incident log is read whole; the truncated archive counts what it held before the cut.
+    const incident = r.input.sources.find((x) => x.name.endsWith('audit.log'))!;
+    expect(incident.requests).toBe(1184);
+    expect(r.findings.filter((f) => f.object?.name === 'payment-core')).toHaveLength(1);
+    expect(warningsFor(r)).toHaveLength(2);
+  });
+
+  it('a single file that is not an audit log is still an input error', async () => {
+    const f = path.join(dir, 'policy.yaml');
+    writeFileSync(f, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+    await expect(analyze({ inputs: [f] }, fixed)).rejects.toBeInstanceOf(InputError);
+  });
+});
+
+describe('--since with a duration needs the end of the log', () => {
+  it('is refused for a FIFO instead of hanging on it', async () => {
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    await expect(analyze({ inputs: [fifo], since: '1m' }, fixed)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('counts back from the last event of a file', async () => {
+    const r = await analyze({ inputs: [INCIDENT], since: '1m' }, fixed);
+    expect(r.settings.filters).toMatchObject({ since: '2026-02-27T14:11:59.581Z' });
+    expect(r.input.timeRange?.from >= '2026-02-27T14:11:59.581Z').toBe(true);
+  });
+});
+
+describe('filters choose what is judged, not the denominator', () => {
+  it('the incident storm keeps its share of all writes under -n and --resource', async () => {
+    const all = await analyze({ inputs: [INCIDENT] }, fixed);
+    const storm = all.findings.find((f) => f.kind === 'conflict-storm')!;
+    for (const opts of [{ namespaces: ['default'] }, { resources: ['appdeployments.infra.company.io'] }]) {
+      const r = await analyze({ inputs: [INCIDENT], ...opts }, fixed);
+      const f = r.findings.find((x) => x.kind === 'conflict-storm')!;
+      expect([f.severity, f.metrics.shareOfWrites, f.metrics.attempts]).toEqual([storm.severity, storm.metrics.shareOfWrites, storm.metrics.attempts]);
+      expect(r.input.skipped.filtered).toBeGreaterThan(0);
+    }
+  });
+
+  it('a filter that matches nothing is a warning', async () => {
+    const r = await analyze({ inputs: [INCIDENT], verbs: ['UPDATE'] }, fixed);
+    expect(r.input.requests).toBe(0);
+    expect(warningsFor(r)).toEqual(['no request matched the filters (1184 requests were filtered out)']);
+  });
+});
