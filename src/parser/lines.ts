@@ -23,7 +23,12 @@ export interface LineCounts {
   lines: number;
   /** Lines longer than `maxLength` (skipped). */
   overlong: number;
+  /** Line numbers of the first {@link OVERLONG_KEPT} over-long lines, for bad-line samples. */
+  overlongAt: number[];
 }
+
+/** Over-long line numbers remembered per source. */
+export const OVERLONG_KEPT = 64;
 
 /** The result of {@link splitLines}. */
 export interface LineSplitter {
@@ -64,14 +69,18 @@ function isBlank(line: string): boolean {
  * thrown by the batch iterator; ending the iteration early destroys `input`.
  */
 export function splitLines(input: Readable, maxLength: number): LineSplitter {
-  const counts: LineCounts = { lines: 0, overlong: 0 };
+  const counts: LineCounts = { lines: 0, overlong: 0, overlongAt: [] };
+  const overlong = (no: number): void => {
+    counts.overlong++;
+    if (counts.overlongAt.length < OVERLONG_KEPT) counts.overlongAt.push(no);
+  };
   let texts: string[] = [];
   let lineNos: number[] = [];
 
   const onLine = (raw: string): undefined => {
     const no = ++counts.lines;
     if (raw.length > maxLength) {
-      counts.overlong++;
+      overlong(no);
       return undefined;
     }
     let line = raw;
@@ -94,10 +103,7 @@ export function splitLines(input: Readable, maxLength: number): LineSplitter {
   const transform = splitter._transform;
   splitter._transform = (chunk: Buffer, encoding: BufferEncoding, cb: TransformCallback): void => {
     // In overflow, split2 discards up to the next newline: that completes one skipped line.
-    if (splitter.overflow && chunk.indexOf(NEWLINE) !== -1) {
-      counts.lines++;
-      counts.overlong++;
-    }
+    if (splitter.overflow && chunk.indexOf(NEWLINE) !== -1) overlong(++counts.lines);
     transform.call(splitter, chunk, encoding, (err?: Error | null) => {
       pushBatch();
       cb(err);

@@ -46,7 +46,10 @@ export interface SourceStats {
   nonFinalStages: number;
 }
 
-/** Counts bad lines across sources and keeps the first `limit` as report samples. */
+/**
+ * Counts bad lines across sources and keeps the first `limit` as report samples. Over-long lines
+ * are sampled here too (so they can be found by file:line), though they are counted apart.
+ */
 export class BadLineLog {
   private total = 0;
   private readonly kept: BadLineSample[] = [];
@@ -64,9 +67,11 @@ export class BadLineLog {
     return this.total;
   }
 
-  /** The first `limit` bad lines, in the order added. */
+  /** The first `limit` bad lines, by source (in the order first seen) and line number. */
   samples(): BadLineSample[] {
-    return this.kept.slice();
+    const order = new Map<string, number>();
+    for (const k of this.kept) if (!order.has(k.source)) order.set(k.source, order.size);
+    return this.kept.slice().sort((a, b) => order.get(a.source)! - order.get(b.source)! || a.line - b.line);
   }
 }
 
@@ -133,7 +138,14 @@ async function* readMember(
   if (opened.gzip && stats.kind === 'file') stats.kind = 'gzip';
   const { counts, batches } = splitLines(opened.stream, opts.maxLineLength);
   let sniff: Sniff | null = new Sniff();
+  let overlongSampled = 0;
+  const sampleOverlong = (): void => {
+    for (; overlongSampled < counts.overlongAt.length; overlongSampled++) {
+      bad.add(spec.name, counts.overlongAt[overlongSampled]!, `line longer than ${opts.maxLineLength} characters (--max-line-length): skipped`);
+    }
+  };
   for await (const { texts, lineNos } of batches) {
+    sampleOverlong();
     const records: RequestRecord[] = [];
     for (let i = 0; i < texts.length; i++) {
       const result = decodeLine(texts[i]!);
@@ -163,6 +175,7 @@ async function* readMember(
   stats.lines = counts.lines;
   stats.overlongLines = counts.overlong;
   stats.bytesRead = opened.bytesRead;
+  sampleOverlong();
   if (sniff !== null && sniff.lines + counts.overlong > 0) throw sniff.reject(spec, counts.overlong);
 }
 

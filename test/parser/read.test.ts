@@ -66,7 +66,10 @@ describe('readChain: chunking does not change the result', () => {
         nonFinalStages: 1,
       },
     ]);
-    expect(one.bad).toEqual([{ source: STDIN_NAME, line: 3, reason: expect.stringMatching(/^not JSON \(/) }]);
+    expect(one.bad).toEqual([
+      { source: STDIN_NAME, line: 3, reason: expect.stringMatching(/^not JSON \(/) },
+      { source: STDIN_NAME, line: 6, reason: 'line longer than 2000 characters (--max-line-length): skipped' },
+    ]);
     expect(one.records.map((r) => [r.auditID, r.latencyMs, r.fieldManager, r.dryRun, r.isWrite])).toEqual([
       ['e1', 7.546, '', false, true],
       ['e2', -1, '', false, false],
