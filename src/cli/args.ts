@@ -195,6 +195,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       group: GROUP_OUTPUT,
       type: 'string',
       choices: SEVERITIES,
+      coerce: (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v),
       requiresArg: true,
       describe: 'Exit 1 when a finding has this severity or higher',
     })
@@ -228,7 +229,8 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override')
     .epilog(
       'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
-        + 'maxLineLength, window, step, and detectors.<id>.<option> (e.g. detectors.conflict-storm.minConflicts).\n'
+        + 'maxLineLength, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
+        + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minWritesPerSec).\n'
         + 'Exit codes: 0 success, 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
         + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
     )

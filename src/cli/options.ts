@@ -45,6 +45,10 @@ export const ConfigFileSchema = z
     window: DurationText.optional(),
     /** Duration text (`10s`) for `detectors.conflict-storm.stepMs`. */
     step: DurationText.optional(),
+    /** `detectors.conflict-storm.minConflicts`, as `--min-conflicts`. */
+    minConflicts: z.number().optional(),
+    /** `detectors.conflict-storm.minConflictRatio`, as `--min-conflict-ratio`. */
+    minConflictRatio: z.number().optional(),
     detectors: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     /** Extra allowlist rules (`{ name, users, userAgents, namespaces, resources, verbs }`). */
     allowlist: z.array(AllowRuleSchema).optional(),
@@ -194,6 +198,11 @@ export async function createOptions(
       throw cfgErr('step', `also set as detectors.${CONFLICT_STORM}.stepMs; keep one`);
     }
     cs['stepMs'] = configDuration(String(config.step), file as string, 'step');
+  }
+  for (const key of ['minConflicts', 'minConflictRatio'] as const) {
+    if (config[key] === undefined) continue;
+    if (cs[key] !== undefined) throw cfgErr(key, `also set as detectors.${CONFLICT_STORM}.${key}; keep one`);
+    cs[key] = config[key];
   }
   if (argv.window !== undefined) {
     cs['windowMs'] = flagDuration(argv.window, '--window');

@@ -150,7 +150,7 @@ describe('createOptions', () => {
       expect(e).toBeInstanceOf(ConfigError);
       expect(e.message).toBe('config.yaml: unknown key "namespaces"');
       expect((e as ConfigError).hint).toBe(
-        'known keys: since, until, namespace, user, resource, verb, failOn, top, maxLineLength, window, step, detectors, allowlist, defaultAllowlist',
+        'known keys: since, until, namespace, user, resource, verb, failOn, top, maxLineLength, window, step, minConflicts, minConflictRatio, detectors, allowlist, defaultAllowlist',
       );
     });
 
@@ -282,5 +282,17 @@ describe('allowlist in the config file', () => {
     expect(analyze.allowlist).toEqual([
       { name: 'my-heartbeat', description: '', users: ['system:serviceaccount:ops:beat'], userAgents: [], namespaces: [], resources: ['configmaps'], verbs: [] },
     ]);
+  });
+});
+
+describe('conflict-storm thresholds at the top of the config file', () => {
+  it('minConflicts and minConflictRatio map to detectors.conflict-storm; flags still win', async () => {
+    const { analyze } = await opts(['--config', 'c.yaml', '--min-conflicts', '7'], { 'c.yaml': 'minConflicts: 30\nminConflictRatio: 0.6\n' });
+    expect(analyze.detectors).toEqual({ 'conflict-storm': { minConflicts: 7, minConflictRatio: 0.6 } });
+  });
+
+  it('--fail-on is case-insensitive', async () => {
+    const { output } = await opts(['x.log', '--fail-on', 'CRITICAL']);
+    expect(output.failOn).toBe('critical');
   });
 });

@@ -11,6 +11,8 @@ import { analyze, InputError } from '../../src/index.js';
 
 const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/public');
 const present = existsSync(CORPUS);
+// vitest shows only a count of skipped tests: say why, once, where a person will see it.
+if (!present) console.warn(`auditstorm tests: ${CORPUS} not found; the public-corpus tests are skipped (they run where ../shared exists)`);
 
 /** lines, events, requests, bad lines, duplicates, first request time. */
 const JSON_LINES: Record<string, [number, number, number, number, number, string | null]> = {

@@ -15,6 +15,8 @@ import { readChains, type ReadResult } from './helpers.js';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CORPUS = path.resolve(repoRoot, '../shared/corpus/public');
 const present = existsSync(CORPUS);
+// vitest shows only a count of skipped tests: say why, once, where a person will see it.
+if (!present) console.warn(`auditstorm tests: ${CORPUS} not found; the public-corpus tests are skipped (they run where ../shared exists)`);
 
 async function read(file: string): Promise<ReadResult> {
   const chains = await resolveInputs([path.join(CORPUS, file)], { stdin: Readable.from([]) });
