@@ -1,7 +1,9 @@
 /**
- * Small helpers shared by detectors: report shapes of actors, stable finding ids, times.
+ * Small helpers shared by detectors: report shapes of actors, stable finding ids, times, the
+ * per-key state they keep (per-(object, actor) maps, step rings, evidence, per-second peaks).
+ * The sliding-window options, severity and step clock are in `window.ts`.
  */
-import type { Actor } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import type { ReportActor, Severity } from '../report/schema.js';
 import { SEVERITIES } from '../report/schema.js';
 
@@ -16,6 +18,11 @@ export function reportActor(a: Actor, sourceIPs: Iterable<string>, fieldManagers
     sourceIPs: [...new Set(sourceIPs)].filter(Boolean).sort(),
     fieldManagers: [...new Set(fieldManagers)].filter(Boolean).sort(),
   };
+}
+
+/** An update or patch of one named object that persists (not a dry run): a write that can loop, conflict or fight. */
+export function isObjectWrite(r: RequestRecord): boolean {
+  return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';
 }
 
 /** Short human name of an actor: the service-account name, else the controller, else the username. */
@@ -109,17 +116,78 @@ export class StepRing {
   }
 }
 
-/** Evidence auditIDs: the first, up to `samples` more, and the last, unique and in time order. */
+/**
+ * Per-(object, actor) states, iterated in the order they were added. Objects and actors are
+ * interned by the parser, so lookups go by identity through a map per object, with no key
+ * string built per record.
+ */
+export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Actor }> implements Iterable<S> {
+  private readonly byObject = new Map<ObjectRef, Map<Actor, S>>();
+  private readonly order = new Set<S>();
+
+  /** The state of (`object`, `actor`), if any. */
+  get(object: ObjectRef, actor: Actor): S | undefined {
+    return this.byObject.get(object)?.get(actor);
+  }
+
+  /** The state of (`object`, `actor`), made by `make` (and added last) when there is none. */
+  getOrAdd(object: ObjectRef, actor: Actor, make: () => S): S {
+    let byActor = this.byObject.get(object);
+    if (byActor === undefined) {
+      byActor = new Map();
+      this.byObject.set(object, byActor);
+    }
+    let s = byActor.get(actor);
+    if (s === undefined) {
+      s = make();
+      byActor.set(actor, s);
+      this.order.add(s);
+    }
+    return s;
+  }
+
+  /** Forget `s`; safe while iterating. */
+  delete(s: S): void {
+    const byActor = this.byObject.get(s.object);
+    byActor?.delete(s.actor);
+    if (byActor !== undefined && byActor.size === 0) this.byObject.delete(s.object);
+    this.order.delete(s);
+  }
+
+  /** Forget every state. */
+  clear(): void {
+    this.byObject.clear();
+    this.order.clear();
+  }
+
+  /** The states, oldest first. */
+  [Symbol.iterator](): Iterator<S> {
+    return this.order.values();
+  }
+}
+
+/**
+ * Evidence auditIDs: the first `keepFirst` added and the last one, unique and in time order.
+ * Detectors whose `evidenceSamples` counts samples besides the first and last pass
+ * `evidenceSamples + 1`. `level` is the audit level of the first auditID added.
+ */
 export class EvidenceIDs {
   private readonly ids: string[] = [];
+  private added = false;
   last = '';
   level = '';
 
-  constructor(private readonly samples: number) {}
+  constructor(private readonly keepFirst: number) {}
 
   add(auditID: string, level: string): void {
-    if (this.ids.length === 0) this.level = level;
-    if (this.ids.length < this.samples + 1) this.ids.push(auditID);
+    if (!this.added) this.level = level;
+    this.added = true;
+    if (this.ids.length < this.keepFirst) this.ids.push(auditID);
+    this.last = auditID;
+  }
+
+  /** Make `auditID` the last of the evidence without taking it as a sample (e.g. a retry that ended a run). */
+  extend(auditID: string): void {
     this.last = auditID;
   }
 

@@ -29,66 +29,50 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, int, iso, ratio, reportActor, round2, shortHash } from './common.js';
-import { excessAttempts, trafficShare } from './impact.js';
+import { actorName, EvidenceIDs, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
-const SeverityThresholds = z
-  .object({
-    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
-    share: z.number().min(0).max(1),
-    /** Peak 409 Conflict answers per second (1 s buckets) at or above which this severity applies. */
-    peak409PerSec: z.number().nonnegative(),
-  })
-  .strict();
-
-export const conflictStormOptions = z
-  .object({
-    /** Sliding window length, ms. */
-    windowMs: z.number().int().positive().default(60_000),
-    /** Window evaluation step, ms; must divide `windowMs`. */
-    stepMs: z.number().int().positive().default(10_000),
-    /** Conflicts in one window needed to open an episode. */
-    minConflicts: z.number().int().positive().default(20),
-    /** Conflicts / attempts in one window needed to open an episode (0..1). */
-    minConflictRatio: z.number().min(0).max(1).default(0.3),
-    /** A write more than this long after the same client's 409 starts a new chain, ms. */
-    chainBreakMs: z.number().int().positive().default(60_000),
-    /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
-    rocMaxAttempts: z.number().int().positive().default(5),
-    /** Median retry gap range (ms) typical of `retry.DefaultRetry` (10 ms sleep + a GET). */
-    rocMinGapMs: z.number().nonnegative().default(9),
-    rocMaxGapMs: z.number().nonnegative().default(250),
-    /** Share of chains ending in success for a RetryOnConflict writer to count as handled well. */
-    rocMinSuccess: z.number().min(0).max(1).default(0.8),
-    /** Median growth of successive retry gaps that means exponential backoff. */
-    exponentialGrowth: z.number().positive().default(1.5),
-    /** Sample auditIDs kept as evidence, besides the first and last. */
-    evidenceSamples: z.number().int().nonnegative().default(3),
-    /** Distinct source IPs listed per actor. */
-    maxSourceIPs: z.number().int().positive().default(16),
-    /** Successful writes per second above which timestamp churn in status is suspected. */
-    churnWritesPerSec: z.number().nonnegative().default(0.2),
-    severity: z
-      .object({
-        critical: SeverityThresholds.default({ share: 0.5, peak409PerSec: 50 }),
-        high: SeverityThresholds.default({ share: 0.2, peak409PerSec: 10 }),
-        medium: SeverityThresholds.default({ share: 0.05, peak409PerSec: 1 }),
-      })
-      .strict()
-      .default({
-        critical: { share: 0.5, peak409PerSec: 50 },
-        high: { share: 0.2, peak409PerSec: 10 },
-        medium: { share: 0.05, peak409PerSec: 1 },
-      }),
-  })
-  .strict()
-  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+export const conflictStormOptions = windowedOptions({
+  ...windowFields(60_000, 10_000),
+  /** Conflicts in one window needed to open an episode. */
+  minConflicts: z.number().int().positive().default(20),
+  /** Conflicts / attempts in one window needed to open an episode (0..1). */
+  minConflictRatio: z.number().min(0).max(1).default(0.3),
+  /** A write more than this long after the same client's 409 starts a new chain, ms. */
+  chainBreakMs: z.number().int().positive().default(60_000),
+  /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
+  rocMaxAttempts: z.number().int().positive().default(5),
+  /** Median retry gap range (ms) typical of `retry.DefaultRetry` (10 ms sleep + a GET). */
+  rocMinGapMs: z.number().nonnegative().default(9),
+  rocMaxGapMs: z.number().nonnegative().default(250),
+  /** Share of chains ending in success for a RetryOnConflict writer to count as handled well. */
+  rocMinSuccess: z.number().min(0).max(1).default(0.8),
+  /** Median growth of successive retry gaps that means exponential backoff. */
+  exponentialGrowth: z.number().positive().default(1.5),
+  /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
+  ...evidenceFields(),
+  /** Successful writes per second above which timestamp churn in status is suspected. */
+  churnWritesPerSec: z.number().nonnegative().default(0.2),
+  severity: severityOption(
+    {
+      /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+      share: SHARE,
+      /** Peak 409 Conflict answers per second (1 s buckets) at or above which this severity applies. */
+      peak409PerSec: RATE,
+    },
+    {
+      critical: { share: 0.5, peak409PerSec: 50 },
+      high: { share: 0.2, peak409PerSec: 10 },
+      medium: { share: 0.05, peak409PerSec: 1 },
+    },
+  ),
+});
 
 export type ConflictStormOptions = z.output<typeof conflictStormOptions>;
 
@@ -133,14 +117,10 @@ interface Hot {
   ips: Set<string>;
   ipCount: number;
   fieldManagers: Set<string>;
-  sec: number;
-  secWrites: number;
-  secConflicts: number;
-  peakWrites: number;
-  peakConflicts: number;
-  auditIDs: string[];
-  lastAuditID: string;
-  level: string;
+  peakWrites: PeakPerSecond;
+  peakConflicts: PeakPerSecond;
+  /** The first Conflicts and the last write tied to a Conflict. */
+  evidence: EvidenceIDs;
   verbs: Set<string>;
   severity: Severity | null;
 }
@@ -148,20 +128,16 @@ interface Hot {
 interface Pair {
   actor: Actor;
   object: ObjectRef;
-  /** Ring of per-step counters: bucket index held in each slot, writes and conflicts. */
-  slot: Float64Array;
-  writes: Uint32Array;
-  conflicts: Uint32Array;
+  /** Per step: 0 writes, 1 409 Conflicts. */
+  ring: StepRing;
   lastWriteTs: number;
   chains: Map<string, Chain>;
   hot: Hot | null;
   open: boolean;
 }
 
-/** Writes the detector watches: optimistic-concurrency writes that can answer 409 Conflict. */
-function isWatchedWrite(r: RequestRecord): boolean {
-  return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';
-}
+const C_WRITE = 0;
+const C_CONFLICT = 1;
 
 export const conflictStorm = defineDetector({
   meta: {
@@ -173,35 +149,8 @@ export const conflictStorm = defineDetector({
   create(ctx: DetectorContext<ConflictStormOptions>) {
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
-    const pairs = new Map<ObjectRef, Map<Actor, Pair>>();
-    const active = new Set<Pair>();
-    /** Boundary index (window end = boundary * stepMs) evaluated last. */
-    let evaluated = -Infinity;
-
-    function pairOf(r: RequestRecord): Pair {
-      const obj = r.object as ObjectRef;
-      let byActor = pairs.get(obj);
-      if (byActor === undefined) {
-        byActor = new Map();
-        pairs.set(obj, byActor);
-      }
-      let p = byActor.get(r.actor);
-      if (p === undefined) {
-        p = {
-          actor: r.actor,
-          object: obj,
-          slot: new Float64Array(n).fill(-1),
-          writes: new Uint32Array(n),
-          conflicts: new Uint32Array(n),
-          lastWriteTs: r.ts,
-          chains: new Map(),
-          hot: null,
-          open: false,
-        };
-        byActor.set(r.actor, p);
-      }
-      return p;
-    }
+    /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
+    const pairs = new PairMap<Pair>();
 
     function newHot(r: RequestRecord): Hot {
       return {
@@ -225,14 +174,9 @@ export const conflictStorm = defineDetector({
         ips: new Set(),
         ipCount: 0,
         fieldManagers: new Set(),
-        sec: -1,
-        secWrites: 0,
-        secConflicts: 0,
-        peakWrites: 0,
-        peakConflicts: 0,
-        auditIDs: [],
-        lastAuditID: r.auditID,
-        level: r.level,
+        peakWrites: new PeakPerSecond(),
+        peakConflicts: new PeakPerSecond(),
+        evidence: new EvidenceIDs(o.evidenceSamples + 1),
         verbs: new Set(),
         severity: null,
       };
@@ -247,21 +191,23 @@ export const conflictStorm = defineDetector({
     }
 
     function onWrite(r: RequestRecord): void {
-      const p = pairOf(r);
+      const obj = r.object as ObjectRef;
+      const p = pairs.getOrAdd(obj, r.actor, () => ({
+        actor: r.actor,
+        object: obj,
+        ring: new StepRing(n, 2),
+        lastWriteTs: r.ts,
+        chains: new Map(),
+        hot: null,
+        open: false,
+      }));
       const conflict = isConflict(r);
       const ok = r.code >= 200 && r.code < 300;
-      active.add(p);
       p.lastWriteTs = r.ts;
 
       const b = Math.floor(r.ts / o.stepMs);
-      const s = b % n;
-      if (p.slot[s] !== b) {
-        p.slot[s] = b;
-        p.writes[s] = 0;
-        p.conflicts[s] = 0;
-      }
-      (p.writes[s] as number)++;
-      if (conflict) (p.conflicts[s] as number)++;
+      p.ring.add(b, C_WRITE);
+      if (conflict) p.ring.add(b, C_CONFLICT);
 
       if (conflict && p.hot === null) p.hot = newHot(r);
       const h = p.hot;
@@ -290,28 +236,22 @@ export const conflictStorm = defineDetector({
           h.ipCount++;
           if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
         }
-        const sec = Math.floor(r.ts / 1000);
-        if (sec !== h.sec) {
-          h.sec = sec;
-          h.secWrites = 0;
-          h.secConflicts = 0;
-        }
-        if (++h.secWrites > h.peakWrites) h.peakWrites = h.secWrites;
-        if (conflict && ++h.secConflicts > h.peakConflicts) h.peakConflicts = h.secConflicts;
+        h.peakWrites.add(r.ts);
+        if (conflict) h.peakConflicts.add(r.ts);
         if (retryGap >= 0) {
           h.retries++;
           h.gaps.add(retryGap);
           if (c.prevGap >= 0) h.growth.add((retryGap + 1) / (c.prevGap + 1));
           if (conflict && r.resourceVersion !== '' && r.resourceVersion === c.lastConflictRV) h.staleRetries++;
         }
-        if (conflict && h.auditIDs.length < o.evidenceSamples + 1) h.auditIDs.push(r.auditID);
+        if (conflict) h.evidence.add(r.auditID, r.level);
+        else if (tiedToConflict) h.evidence.extend(r.auditID);
         if (tiedToConflict) {
           h.to = r.ts;
           h.toAttempts = h.attempts;
           h.toConflicts = h.conflicts;
           h.toSuccesses = h.successes;
           h.toOtherErrors = h.otherErrors;
-          h.lastAuditID = r.auditID;
         }
       }
 
@@ -330,31 +270,15 @@ export const conflictStorm = defineDetector({
       }
     }
 
-    function windowSums(p: Pair, boundary: number): [number, number] {
-      let w = 0;
-      let cf = 0;
-      for (let i = 0; i < n; i++) {
-        const b = p.slot[i] as number;
-        if (b >= boundary - n && b < boundary) {
-          w += p.writes[i] as number;
-          cf += p.conflicts[i] as number;
-        }
-      }
-      return [w, cf];
-    }
-
     /** Evaluate the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
     function evaluate(p: Pair, boundary: number): boolean {
-      const [w, cf] = windowSums(p, boundary);
+      const w = p.ring.sum(boundary, C_WRITE);
+      const cf = p.ring.sum(boundary, C_CONFLICT);
       const passes = cf >= o.minConflicts && cf >= o.minConflictRatio * w;
       if (p.open) {
         if (passes) {
-          const sev = severityOf(p.hot as Hot);
           const h = p.hot as Hot;
-          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
-            h.severity = sev;
-            ctx.alert('update', build(p));
-          }
+          if (raiseSeverity(h, severityOf(h))) ctx.alert('update', build(p));
           return true;
         }
         close(p);
@@ -367,19 +291,13 @@ export const conflictStorm = defineDetector({
         p.hot = null;
       }
       const end = boundary * o.stepMs;
-      if (w === 0 && p.hot === null && end - p.lastWriteTs > o.chainBreakMs) {
-        const byActor = pairs.get(p.object);
-        byActor?.delete(p.actor);
-        if (byActor !== undefined && byActor.size === 0) pairs.delete(p.object);
-        return false;
-      }
-      return true;
+      return !(w === 0 && p.hot === null && end - p.lastWriteTs > o.chainBreakMs);
     }
 
     function close(p: Pair): void {
       p.open = false;
       // The next episode must be earned by new Conflicts, not by this one's tail still in the window.
-      p.slot.fill(-1);
+      p.ring.clear();
       const h = p.hot as Hot;
       // Chains still waiting for their next attempt end here, unresolved.
       for (const c of p.chains.values()) {
@@ -396,18 +314,6 @@ export const conflictStorm = defineDetector({
       if (isHandledWell(f)) ctx.note({ ...f, severity: 'info' });
       else ctx.emit(f);
       p.hot = null;
-    }
-
-    function advanceTo(boundary: number): void {
-      if (boundary <= evaluated) return;
-      const first = evaluated === -Infinity ? boundary : evaluated + 1;
-      // After n + 1 empty steps every window is empty: skip straight to the target.
-      const last = Math.min(boundary, first + n + 1);
-      for (let k = first; k <= last; k++) {
-        const at = k === last ? boundary : k;
-        for (const p of active) if (!evaluate(p, at)) active.delete(p);
-      }
-      evaluated = boundary;
     }
 
     function backoffOf(h: Hot): { backoff: Backoff; growth: number | null; chainP90: number | null } {
@@ -428,13 +334,8 @@ export const conflictStorm = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      const total = ctx.series.sum(h.from, h.to).writes;
-      const share = total > 0 ? Math.min(1, h.toAttempts / total) : 0;
-      for (const sev of ['critical', 'high', 'medium'] as const) {
-        const t = o.severity[sev];
-        if (share >= t.share || h.peakConflicts >= t.peak409PerSec) return sev;
-      }
-      return 'low';
+      const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
+      return severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
     }
 
     function isHandledWell(f: Finding): boolean {
@@ -470,8 +371,8 @@ export const conflictStorm = defineDetector({
         attemptsPerSuccess: h.toSuccesses > 0 ? round2(h.toAttempts / h.toSuccesses) : null,
         durationMs: Math.round(durationMs),
         meanWritesPerSec: durationMs > 0 ? round2(h.toAttempts / (durationMs / 1000)) : null,
-        peakWritesPerSec: h.peakWrites,
-        peak409PerSec: h.peakConflicts,
+        peakWritesPerSec: h.peakWrites.peak,
+        peak409PerSec: h.peakConflicts.peak,
         retryGapP50Ms: gapP50 === null ? null : round2(gapP50),
         retryGapP90Ms: gapP90 === null ? null : round2(gapP90),
         retries: h.retries,
@@ -486,8 +387,6 @@ export const conflictStorm = defineDetector({
         ...share,
       };
 
-      const auditIDs = [...h.auditIDs];
-      if (!auditIDs.includes(h.lastAuditID)) auditIDs.push(h.lastAuditID);
       const who = actorName(p.actor);
       const what = objectLabel(p.object);
       const pct = Math.round((h.toConflicts / Math.max(1, h.toAttempts)) * 100);
@@ -496,13 +395,13 @@ export const conflictStorm = defineDetector({
         id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.object.key}\u0001${h.from}`)}`,
         kind: 'conflict-storm',
         severity: h.severity ?? severityOf(h),
-        title: `${who} retries 409 Conflict on ${what} ${how}: ${int(h.toConflicts)} of ${int(h.toAttempts)} writes conflicted (${pct}%), peak ${int(h.peakConflicts)} 409/s`,
+        title: `${who} retries 409 Conflict on ${what} ${how}: ${int(h.toConflicts)} of ${int(h.toAttempts)} writes conflicted (${pct}%), peak ${int(h.peakConflicts.peak)} 409/s`,
         actors: [reportActor(p.actor, h.ips, h.fieldManagers)],
         object: reportObject(p.object),
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
         signals,
-        evidence: { auditIDs, firstAuditID: auditIDs[0] as string, lastAuditID: h.lastAuditID, auditLevel: h.level, level: 'proven' },
+        evidence: h.evidence.evidence('proven'),
         advice: adviceFor(p, h, backoff, signals, okPerSec),
       };
     }
@@ -550,21 +449,19 @@ export const conflictStorm = defineDetector({
       return advice;
     }
 
-    return {
-      onRecord(r: RequestRecord): void {
-        advanceTo(Math.floor(r.ts / o.stepMs));
-        if (isWatchedWrite(r)) onWrite(r);
+    return windowedInstance(o, {
+      judge(at: number): void {
+        for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
       },
-      advance(nowMs: number): void {
-        advanceTo(Math.floor(nowMs / o.stepMs));
+      onRecord(r: RequestRecord): void {
+        // Optimistic-concurrency writes: the ones that can answer 409 Conflict.
+        if (isObjectWrite(r)) onWrite(r);
       },
       finish(): void {
-        // Evaluate the last, partial step as if it were complete, then close what is open.
-        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
-        for (const p of active) if (p.open) close(p);
-        active.clear();
+        // The last, partial step was judged as if it were complete: close what is still open.
+        for (const p of pairs) if (p.open) close(p);
         pairs.clear();
       },
-    };
+    });
   },
 });

@@ -28,62 +28,44 @@
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { resourceLabel } from '../labels.js';
 import { actorName, EvidenceIDs, int, iso, median, PeakPerSecond, reportActor, shortHash, StepRing, topList } from './common.js';
-import { trafficShare } from './impact.js';
+import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
-const SeverityThresholds = z
-  .object({
-    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
-    share: z.number().min(0).max(1),
-    /** Peak AlreadyExists answers per second (1 s buckets) at or above which this severity applies. */
-    peakPerSec: z.number().nonnegative(),
-  })
-  .strict();
-
-const SEVERITY_DEFAULTS = {
-  critical: { share: 0.5, peakPerSec: 50 },
-  high: { share: 0.2, peakPerSec: 10 },
-  medium: { share: 0.05, peakPerSec: 2 },
-};
-
-export const createConflictStormOptions = z
-  .object({
-    /** Sliding window length, ms. */
-    windowMs: z.number().int().positive().default(60_000),
-    /** Window evaluation step, ms; must divide `windowMs`. */
-    stepMs: z.number().int().positive().default(10_000),
-    /** AlreadyExists answers on repeated names in one window needed to open an episode. */
-    minAlreadyExists: z.number().int().positive().default(20),
-    /**
-     * AlreadyExists answers for one name in one window that make it a repeated name. 3 a minute:
-     * a periodic "ensure" at the controller-runtime default resync (10 h) or even every 30 s
-     * stays below it; a create-first loop requeued on error does not.
-     */
-    minRepeatsPerName: z.number().int().min(2).default(3),
-    /** Names tracked per actor; AlreadyExists on further names count in totals only. */
-    maxNamesPerActor: z.number().int().positive().default(5000),
-    /** Names listed in `topNames`. */
-    topNames: z.number().int().positive().default(5),
-    /** Sample auditIDs kept as evidence, besides the first and last. */
-    evidenceSamples: z.number().int().nonnegative().default(3),
-    /** Distinct source IPs listed per actor. */
-    maxSourceIPs: z.number().int().positive().default(16),
-    severity: z
-      .object({
-        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
-        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
-        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
-      })
-      .strict()
-      .default(SEVERITY_DEFAULTS),
-  })
-  .strict()
-  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+export const createConflictStormOptions = windowedOptions({
+  ...windowFields(60_000, 10_000),
+  /** AlreadyExists answers on repeated names in one window needed to open an episode. */
+  minAlreadyExists: z.number().int().positive().default(20),
+  /**
+   * AlreadyExists answers for one name in one window that make it a repeated name. 3 a minute:
+   * a periodic "ensure" at the controller-runtime default resync (10 h) or even every 30 s
+   * stays below it; a create-first loop requeued on error does not.
+   */
+  minRepeatsPerName: z.number().int().min(2).default(3),
+  /** Names tracked per actor; AlreadyExists on further names count in totals only. */
+  maxNamesPerActor: z.number().int().positive().default(5000),
+  /** Names listed in `topNames`. */
+  topNames: z.number().int().positive().default(5),
+  /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
+  ...evidenceFields(),
+  severity: severityOption(
+    {
+      /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+      share: SHARE,
+      /** Peak AlreadyExists answers per second (1 s buckets) at or above which this severity applies. */
+      peakPerSec: RATE,
+    },
+    {
+      critical: { share: 0.5, peakPerSec: 50 },
+      high: { share: 0.2, peakPerSec: 10 },
+      medium: { share: 0.05, peakPerSec: 2 },
+    },
+  ),
+});
 
 export type CreateConflictStormOptions = z.output<typeof createConflictStormOptions>;
 
@@ -138,7 +120,6 @@ export const createConflictStorm = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const actors = new Map<Actor, ActorState>();
-    let evaluated = -Infinity;
 
     function stateOf(r: RequestRecord): ActorState {
       let s = actors.get(r.actor);
@@ -161,7 +142,7 @@ export const createConflictStorm = defineDetector({
         peak: new PeakPerSecond(),
         ips: new Set(),
         fieldManagers: new Set(),
-        evidence: new EvidenceIDs(o.evidenceSamples),
+        evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
       };
     }
@@ -219,40 +200,31 @@ export const createConflictStorm = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      const total = ctx.series.sum(h.from, h.to).writes;
-      const share = total > 0 ? Math.min(1, h.creates / total) : 0;
-      for (const sev of ['critical', 'high', 'medium'] as const) {
-        const t = o.severity[sev];
-        if (share >= t.share || h.peak.peak >= t.peakPerSec) return sev;
-      }
-      return 'low';
+      return severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.creates), peakPerSec: h.peak.peak });
     }
 
-    function evaluate(s: ActorState, boundary: number): void {
+    /** Judge the window ending at `boundary * stepMs` for one actor. Returns false to drop it. */
+    function evaluate(s: ActorState, boundary: number): boolean {
       const repeated = repeatedIn(s, boundary);
       const passes = repeated >= o.minAlreadyExists;
       if (s.open) {
         if (passes) {
           const h = s.hot as Hot;
-          const sev = severityOf(h);
-          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
-            h.severity = sev;
-            ctx.alert('update', build(s));
-          }
-          return;
+          if (raiseSeverity(h, severityOf(h))) ctx.alert('update', build(s));
+          return true;
         }
         close(s);
       } else if (passes && s.hot !== null) {
         s.open = true;
         s.hot.severity = severityOf(s.hot);
         ctx.alert('open', build(s));
-        return;
+        return true;
       } else if (s.ring.sum(boundary, C_EXISTS) === 0 && s.hot !== null) {
         s.hot = null;
         for (const ns of s.names.values()) ns.episode = 0;
       }
       const end = boundary * o.stepMs;
-      if (s.hot === null && s.ring.sum(boundary, C_CREATE) === 0 && end - s.lastTs > o.windowMs) actors.delete(s.actor);
+      return !(s.hot === null && s.ring.sum(boundary, C_CREATE) === 0 && end - s.lastTs > o.windowMs);
     }
 
     function close(s: ActorState): void {
@@ -264,17 +236,6 @@ export const createConflictStorm = defineDetector({
       ctx.emit(f);
       s.hot = null;
       for (const ns of s.names.values()) ns.episode = 0;
-    }
-
-    function advanceTo(boundary: number): void {
-      if (boundary <= evaluated) return;
-      const first = evaluated === -Infinity ? boundary : evaluated + 1;
-      const last = Math.min(boundary, first + n + 1);
-      for (let k = first; k <= last; k++) {
-        const at = k === last ? boundary : k;
-        for (const s of actors.values()) evaluate(s, at);
-      }
-      evaluated = boundary;
     }
 
     function build(s: ActorState): Finding {
@@ -351,19 +312,17 @@ export const createConflictStorm = defineDetector({
       return advice;
     }
 
-    return {
+    return windowedInstance(o, {
+      judge(at: number): void {
+        for (const s of actors.values()) if (!evaluate(s, at)) actors.delete(s.actor);
+      },
       onRecord(r: RequestRecord): void {
-        advanceTo(Math.floor(r.ts / o.stepMs));
         if (r.verb === 'create' && !r.dryRun && r.object !== null) onCreate(r);
       },
-      advance(nowMs: number): void {
-        advanceTo(Math.floor(nowMs / o.stepMs));
-      },
       finish(): void {
-        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
         for (const s of actors.values()) if (s.open) close(s);
         actors.clear();
       },
-    };
+    });
   },
 });

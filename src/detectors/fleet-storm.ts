@@ -39,60 +39,42 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
-import { backoffAttempts } from './impact.js';
+import { backoffAttempts, trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
-const SeverityThresholds = z
-  .object({
-    /** Share of all writes or all requests (the larger) at or above which this severity applies (0..1). */
-    share: z.number().min(0).max(1),
-    /** Peak 409/429 answers per second (1 s buckets) at or above which this severity applies. */
-    peakPerSec: z.number().nonnegative(),
-  })
-  .strict();
-
-const SEVERITY_DEFAULTS = {
-  critical: { share: 0.5, peakPerSec: 100 },
-  high: { share: 0.2, peakPerSec: 20 },
-  medium: { share: 0.05, peakPerSec: 5 },
-};
-
-export const fleetStormOptions = z
-  .object({
-    /** Sliding window length, ms. */
-    windowMs: z.number().int().positive().default(60_000),
-    /** Window evaluation step, ms; must divide `windowMs`. */
-    stepMs: z.number().int().positive().default(10_000),
-    /** 409 Conflict + 429 answers to the family in one window needed to open an episode. */
-    minEvents: z.number().int().positive().default(30),
-    /** Distinct objects with such answers in one window needed to open an episode. */
-    minObjects: z.number().int().positive().default(10),
-    /** Distinct clients (actor + source IP) with such answers in one window needed to open an episode. */
-    minClients: z.number().int().positive().default(2),
-    /** Objects and clients tracked per family; beyond, answers count in totals only. */
-    maxObjectsPerFamily: z.number().int().positive().default(10_000),
-    maxClientsPerFamily: z.number().int().positive().default(10_000),
-    /** Actors listed in `actors[]` and objects / actors named in `topObjects` / `topActors`. */
-    topN: z.number().int().positive().default(5),
-    /** Sample auditIDs kept as evidence, besides the first and last. */
-    evidenceSamples: z.number().int().nonnegative().default(3),
-    /** Distinct source IPs listed per actor. */
-    maxSourceIPs: z.number().int().positive().default(16),
-    severity: z
-      .object({
-        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
-        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
-        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
-      })
-      .strict()
-      .default(SEVERITY_DEFAULTS),
-  })
-  .strict()
-  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+export const fleetStormOptions = windowedOptions({
+  ...windowFields(60_000, 10_000),
+  /** 409 Conflict + 429 answers to the family in one window needed to open an episode. */
+  minEvents: z.number().int().positive().default(30),
+  /** Distinct objects with such answers in one window needed to open an episode. */
+  minObjects: z.number().int().positive().default(10),
+  /** Distinct clients (actor + source IP) with such answers in one window needed to open an episode. */
+  minClients: z.number().int().positive().default(2),
+  /** Objects and clients tracked per family; beyond, answers count in totals only. */
+  maxObjectsPerFamily: z.number().int().positive().default(10_000),
+  maxClientsPerFamily: z.number().int().positive().default(10_000),
+  /** Actors listed in `actors[]` and objects / actors named in `topObjects` / `topActors`. */
+  topN: z.number().int().positive().default(5),
+  /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
+  ...evidenceFields(),
+  severity: severityOption(
+    {
+      /** Share of all writes or all requests (the larger) at or above which this severity applies (0..1). */
+      share: SHARE,
+      /** Peak 409/429 answers per second (1 s buckets) at or above which this severity applies. */
+      peakPerSec: RATE,
+    },
+    {
+      critical: { share: 0.5, peakPerSec: 100 },
+      high: { share: 0.2, peakPerSec: 20 },
+      medium: { share: 0.05, peakPerSec: 5 },
+    },
+  ),
+});
 
 export type FleetStormOptions = z.output<typeof fleetStormOptions>;
 
@@ -181,7 +163,6 @@ export const fleetStorm = defineDetector({
     const n = o.windowMs / o.stepMs;
     const families = new Map<string, FamilyState>();
     const familyCache = new WeakMap<Actor, Family>();
-    let evaluated = -Infinity;
 
     function famOf(a: Actor): Family {
       let f = familyCache.get(a);
@@ -205,7 +186,7 @@ export const fleetStorm = defineDetector({
         clients: new Set(),
         actors: new Map(),
         peak: new PeakPerSecond(),
-        evidence: new EvidenceIDs(o.evidenceSamples),
+        evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
       };
     }
@@ -274,14 +255,11 @@ export const fleetStorm = defineDetector({
     function severityOf(h: Hot): Severity {
       const around = ctx.series.sum(h.from, h.to);
       const share = Math.max(around.writes > 0 ? h.writes / around.writes : 0, around.requests > 0 ? h.requests / around.requests : 0);
-      for (const sev of ['critical', 'high', 'medium'] as const) {
-        const t = o.severity[sev];
-        if (share >= t.share || h.peak.peak >= t.peakPerSec) return sev;
-      }
-      return 'low';
+      return severityFor(o.severity, { share, peakPerSec: h.peak.peak });
     }
 
-    function evaluate(s: FamilyState, boundary: number): void {
+    /** Judge the window ending at `boundary * stepMs` for one family. Returns false to drop it. */
+    function evaluate(s: FamilyState, boundary: number): boolean {
       const start = (boundary - n) * o.stepMs;
       const bad = s.ring.sum(boundary, 0);
       let objects = 0;
@@ -298,23 +276,19 @@ export const fleetStorm = defineDetector({
       if (s.open) {
         if (passes) {
           const h = s.hot as Hot;
-          const sev = severityOf(h);
-          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
-            h.severity = sev;
-            ctx.alert('update', build(s));
-          }
-          return;
+          if (raiseSeverity(h, severityOf(h))) ctx.alert('update', build(s));
+          return true;
         }
         close(s);
       } else if (passes && s.hot !== null) {
         s.open = true;
         s.hot.severity = severityOf(s.hot);
         ctx.alert('open', build(s));
-        return;
+        return true;
       } else if (bad === 0 && s.hot !== null) {
         endHot(s);
       }
-      if (s.hot === null && bad === 0 && boundary * o.stepMs - s.lastBadTs > o.windowMs) families.delete(s.family.key);
+      return !(s.hot === null && bad === 0 && boundary * o.stepMs - s.lastBadTs > o.windowMs);
     }
 
     function endHot(s: FamilyState): void {
@@ -339,17 +313,6 @@ export const fleetStorm = defineDetector({
       s.clients.clear();
     }
 
-    function advanceTo(boundary: number): void {
-      if (boundary <= evaluated) return;
-      const first = evaluated === -Infinity ? boundary : evaluated + 1;
-      const last = Math.min(boundary, first + n + 1);
-      for (let k = first; k <= last; k++) {
-        const at = k === last ? boundary : k;
-        for (const s of families.values()) evaluate(s, at);
-      }
-      evaluated = boundary;
-    }
-
     function build(s: FamilyState): Finding {
       const h = s.hot as Hot;
       const fam = s.family;
@@ -362,7 +325,6 @@ export const fleetStorm = defineDetector({
       const actors = [...h.actors.entries()].sort(
         (a, b) => b[1].bad - a[1].bad || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0),
       );
-      const around = ctx.series.sum(h.from, h.to);
       const durationMs = Math.max(0, h.to - h.from);
       const objects = hit.length + h.untracked; // untracked objects: at most one each
       const what = h.conflicts >= h.throttled ? '409 Conflict' : '429 TooManyRequests';
@@ -399,8 +361,7 @@ export const fleetStorm = defineDetector({
         writes: h.writes,
         badShareOfFamilyRequests: ratio(h.bad, h.requests),
         excessRequests: excess,
-        shareOfWrites: ratio(Math.min(h.writes, around.writes), around.writes),
-        shareOfRequests: ratio(Math.min(h.requests, around.requests), around.requests),
+        ...trafficShare(ctx.series, h.from, h.to, { writes: h.writes, requests: h.requests }),
       };
       const name = fam.product ? `${fam.product} (${fam.pattern})` : fam.pattern;
       return {
@@ -443,19 +404,17 @@ export const fleetStorm = defineDetector({
       return advice;
     }
 
-    return {
+    return windowedInstance(o, {
+      judge(at: number): void {
+        for (const s of families.values()) if (!evaluate(s, at)) families.delete(s.family.key);
+      },
       onRecord(r: RequestRecord): void {
-        advanceTo(Math.floor(r.ts / o.stepMs));
         onRequest(r);
       },
-      advance(nowMs: number): void {
-        advanceTo(Math.floor(nowMs / o.stepMs));
-      },
       finish(): void {
-        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
         for (const s of families.values()) if (s.open) close(s);
         families.clear();
       },
-    };
+    });
   },
 });

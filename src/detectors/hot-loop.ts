@@ -38,77 +38,59 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDuration } from '../duration.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, int, iso, ratio, reportActor, round2, shortHash } from './common.js';
-import { trafficShare } from './impact.js';
+import { actorName, EvidenceIDs, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
-const SeverityThresholds = z
-  .object({
-    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
-    share: z.number().min(0).max(1),
-    /** Mean writes per second over the episode at or above which this severity applies. */
-    writesPerSec: z.number().nonnegative(),
-  })
-  .strict();
-
-const SEVERITY_DEFAULTS = {
-  critical: { share: 0.5, writesPerSec: 20 },
-  high: { share: 0.2, writesPerSec: 5 },
-  medium: { share: 0.05, writesPerSec: 1 },
-};
-
-export const hotLoopOptions = z
-  .object({
-    /** Sliding window length, ms. */
-    windowMs: z.number().int().positive().default(60_000),
-    /** Window evaluation step, ms; must divide `windowMs`. */
-    stepMs: z.number().int().positive().default(10_000),
-    /** Writes per second over one window that open an episode at once (fast loops): 60 a minute. */
-    minWritesPerSec: z.number().positive().default(1),
-    /** Writes to one object, gathered while busy, that open an episode (slower loops that last). */
-    minWritesInRun: z.number().int().positive().default(200),
-    /**
-     * Apply `minWritesInRun` to `/status` writes only. Below `minWritesPerSec`, a writer of the
-     * main object is usually a periodic reporter or autoscaler by design; a status writer has no
-     * reason to write on a timer (it reports observed change), so a slow steady one is a loop.
-     */
-    runRuleStatusOnly: z.boolean().default(true),
-    /**
-     * Writes per second over one window below which a pair is not busy (and an episode closes):
-     * twice the healthy cadence, so a 10 s writer (leases, heartbeats) never qualifies.
-     */
-    minRunWritesPerSec: z.number().positive().default(0.2),
-    /** Share of writes answered 2xx for the window to count (0..1): 409-dominated loops are conflict storms. */
-    minSuccessRatio: z.number().min(0).max(1).default(0.8),
-    /** Write period a timer-driven writer may legitimately have, ms: writes beyond one per period are excess. */
-    healthyPeriodMs: z.number().int().positive().default(10_000),
-    /** A pair with an empty window and no write for this long is forgotten, ms. */
-    idleMs: z.number().int().positive().default(120_000),
-    /** P90/P50 write-gap ratio at or below which the loop looks timer-driven (RequeueAfter). */
-    timerMaxSpread: z.number().min(1).default(1.25),
-    /** Median gap (ms) from which an evenly spaced loop counts as a timer, not an immediate requeue. */
-    timerMinPeriodMs: z.number().nonnegative().default(1_000),
-    /** Sample auditIDs kept as evidence, besides the last. */
-    evidenceSamples: z.number().int().nonnegative().default(3),
-    /** Distinct source IPs listed per actor. */
-    maxSourceIPs: z.number().int().positive().default(16),
-    severity: z
-      .object({
-        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
-        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
-        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
-      })
-      .strict()
-      .default(SEVERITY_DEFAULTS),
-  })
-  .strict()
-  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+export const hotLoopOptions = windowedOptions({
+  ...windowFields(60_000, 10_000),
+  /** Writes per second over one window that open an episode at once (fast loops): 60 a minute. */
+  minWritesPerSec: z.number().positive().default(1),
+  /** Writes to one object, gathered while busy, that open an episode (slower loops that last). */
+  minWritesInRun: z.number().int().positive().default(200),
+  /**
+   * Apply `minWritesInRun` to `/status` writes only. Below `minWritesPerSec`, a writer of the
+   * main object is usually a periodic reporter or autoscaler by design; a status writer has no
+   * reason to write on a timer (it reports observed change), so a slow steady one is a loop.
+   */
+  runRuleStatusOnly: z.boolean().default(true),
+  /**
+   * Writes per second over one window below which a pair is not busy (and an episode closes):
+   * twice the healthy cadence, so a 10 s writer (leases, heartbeats) never qualifies.
+   */
+  minRunWritesPerSec: z.number().positive().default(0.2),
+  /** Share of writes answered 2xx for the window to count (0..1): 409-dominated loops are conflict storms. */
+  minSuccessRatio: z.number().min(0).max(1).default(0.8),
+  /** Write period a timer-driven writer may legitimately have, ms: writes beyond one per period are excess. */
+  healthyPeriodMs: z.number().int().positive().default(10_000),
+  /** A pair with an empty window and no write for this long is forgotten, ms. */
+  idleMs: z.number().int().positive().default(120_000),
+  /** P90/P50 write-gap ratio at or below which the loop looks timer-driven (RequeueAfter). */
+  timerMaxSpread: z.number().min(1).default(1.25),
+  /** Median gap (ms) from which an evenly spaced loop counts as a timer, not an immediate requeue. */
+  timerMinPeriodMs: z.number().nonnegative().default(1_000),
+  /** Sample auditIDs kept as evidence, besides the last; distinct source IPs listed per actor. */
+  ...evidenceFields(),
+  severity: severityOption(
+    {
+      /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+      share: SHARE,
+      /** Mean writes per second over the episode at or above which this severity applies. */
+      writesPerSec: RATE,
+    },
+    {
+      critical: { share: 0.5, writesPerSec: 20 },
+      high: { share: 0.2, writesPerSec: 5 },
+      medium: { share: 0.05, writesPerSec: 1 },
+    },
+  ),
+});
 
 export type HotLoopOptions = z.output<typeof hotLoopOptions>;
 
@@ -127,31 +109,24 @@ interface Hot {
   ipCount: number;
   fieldManagers: Set<string>;
   verbs: Set<string>;
-  sec: number;
-  secWrites: number;
-  peakWrites: number;
-  auditIDs: string[];
-  lastAuditID: string;
-  level: string;
+  peakWrites: PeakPerSecond;
+  /** The first `evidenceSamples` writes and the last. */
+  evidence: EvidenceIDs;
   severity: Severity | null;
 }
 
 interface Pair {
   actor: Actor;
   object: ObjectRef;
-  /** Ring of per-step counters: bucket index held in each slot, writes and 2xx answers. */
-  slot: Float64Array;
-  writes: Uint32Array;
-  successes: Uint32Array;
+  /** Per step: 0 writes, 1 2xx answers. */
+  ring: StepRing;
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
 }
 
-/** Writes the detector watches: updates and patches of one named object that persist. */
-function isWatchedWrite(r: RequestRecord): boolean {
-  return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';
-}
+const H_WRITE = 0;
+const H_OK = 1;
 
 export const hotLoop = defineDetector({
   meta: {
@@ -164,33 +139,8 @@ export const hotLoop = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const windowSec = o.windowMs / 1000;
-    const pairs = new Map<ObjectRef, Map<Actor, Pair>>();
-    const active = new Set<Pair>();
-    let evaluated = -Infinity;
-
-    function pairOf(r: RequestRecord): Pair {
-      const obj = r.object as ObjectRef;
-      let byActor = pairs.get(obj);
-      if (byActor === undefined) {
-        byActor = new Map();
-        pairs.set(obj, byActor);
-      }
-      let p = byActor.get(r.actor);
-      if (p === undefined) {
-        p = {
-          actor: r.actor,
-          object: obj,
-          slot: new Float64Array(n).fill(-1),
-          writes: new Uint32Array(n),
-          successes: new Uint32Array(n),
-          lastWriteTs: r.ts,
-          hot: null,
-          open: false,
-        };
-        byActor.set(r.actor, p);
-      }
-      return p;
-    }
+    /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
+    const pairs = new PairMap<Pair>();
 
     function newHot(r: RequestRecord): Hot {
       return {
@@ -206,30 +156,20 @@ export const hotLoop = defineDetector({
         ipCount: 0,
         fieldManagers: new Set(),
         verbs: new Set(),
-        sec: -1,
-        secWrites: 0,
-        peakWrites: 0,
-        auditIDs: [],
-        lastAuditID: r.auditID,
-        level: r.level,
+        peakWrites: new PeakPerSecond(),
+        evidence: new EvidenceIDs(o.evidenceSamples),
         severity: null,
       };
     }
 
     function onWrite(r: RequestRecord): void {
-      const p = pairOf(r);
+      const obj = r.object as ObjectRef;
+      const p = pairs.getOrAdd(obj, r.actor, () => ({ actor: r.actor, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false }));
       const ok = r.code >= 200 && r.code < 300;
-      active.add(p);
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);
-      const s = b % n;
-      if (p.slot[s] !== b) {
-        p.slot[s] = b;
-        p.writes[s] = 0;
-        p.successes[s] = 0;
-      }
-      (p.writes[s] as number)++;
-      if (ok) (p.successes[s] as number)++;
+      p.ring.add(b, H_WRITE);
+      if (ok) p.ring.add(b, H_OK);
 
       if (p.hot === null) p.hot = newHot(r);
       const h = p.hot;
@@ -240,48 +180,26 @@ export const hotLoop = defineDetector({
       if (h.lastReceived >= 0) h.gaps.add(Math.max(0, r.receivedTs - h.lastReceived));
       h.lastReceived = r.receivedTs;
       h.to = r.ts;
-      h.lastAuditID = r.auditID;
-      if (h.auditIDs.length < o.evidenceSamples) h.auditIDs.push(r.auditID);
+      h.evidence.add(r.auditID, r.level);
       h.verbs.add(r.verb);
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
       if (!h.ips.has(r.sourceIP)) {
         h.ipCount++;
         if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
       }
-      const sec = Math.floor(r.ts / 1000);
-      if (sec !== h.sec) {
-        h.sec = sec;
-        h.secWrites = 0;
-      }
-      if (++h.secWrites > h.peakWrites) h.peakWrites = h.secWrites;
-    }
-
-    function windowSums(p: Pair, boundary: number): [number, number] {
-      let w = 0;
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        const b = p.slot[i] as number;
-        if (b >= boundary - n && b < boundary) {
-          w += p.writes[i] as number;
-          ok += p.successes[i] as number;
-        }
-      }
-      return [w, ok];
+      h.peakWrites.add(r.ts);
     }
 
     /** Judge the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
     function evaluate(p: Pair, boundary: number): boolean {
-      const [w, ok] = windowSums(p, boundary);
+      const w = p.ring.sum(boundary, H_WRITE);
+      const ok = p.ring.sum(boundary, H_OK);
       const end = boundary * o.stepMs;
       const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
       const h = p.hot;
       if (p.open) {
         if (sustained) {
-          const sev = severityOf(h as Hot);
-          if ((h as Hot).severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf((h as Hot).severity as Severity)) {
-            (h as Hot).severity = sev;
-            ctx.alert('update', build(p));
-          }
+          if (raiseSeverity(h as Hot, severityOf(h as Hot))) ctx.alert('update', build(p));
           return true;
         }
         close(p);
@@ -301,33 +219,16 @@ export const hotLoop = defineDetector({
         // A whole window without being sustained: whatever comes next starts afresh.
         p.hot = null;
       }
-      if (w === 0 && p.hot === null && end - p.lastWriteTs > o.idleMs) {
-        const byActor = pairs.get(p.object);
-        byActor?.delete(p.actor);
-        if (byActor !== undefined && byActor.size === 0) pairs.delete(p.object);
-        return false;
-      }
-      return true;
+      return !(w === 0 && p.hot === null && end - p.lastWriteTs > o.idleMs);
     }
 
     function close(p: Pair): void {
       p.open = false;
-      p.slot.fill(-1);
+      p.ring.clear();
       const f = build(p);
       ctx.alert('close', f);
       ctx.emit(f);
       p.hot = null;
-    }
-
-    function advanceTo(boundary: number): void {
-      if (boundary <= evaluated) return;
-      const first = evaluated === -Infinity ? boundary : evaluated + 1;
-      const last = Math.min(boundary, first + n + 1);
-      for (let k = first; k <= last; k++) {
-        const at = k === last ? boundary : k;
-        for (const p of active) if (!evaluate(p, at)) active.delete(p);
-      }
-      evaluated = boundary;
     }
 
     function meanRate(h: Hot): number {
@@ -336,14 +237,7 @@ export const hotLoop = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      const total = ctx.series.sum(h.from, h.to).writes;
-      const share = total > 0 ? Math.min(1, h.writes / total) : 0;
-      const rate = meanRate(h);
-      for (const sev of ['critical', 'high', 'medium'] as const) {
-        const t = o.severity[sev];
-        if (share >= t.share || rate >= t.writesPerSec) return sev;
-      }
-      return 'low';
+      return severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.writes), writesPerSec: meanRate(h) });
     }
 
     function build(p: Pair): Finding {
@@ -371,14 +265,12 @@ export const hotLoop = defineDetector({
         writePeriodP50Ms: p50 === null ? null : round2(p50),
         writePeriodP90Ms: p90 === null ? null : round2(p90),
         meanWritesPerSec: durationMs > 0 ? round2(meanRate(h)) : null,
-        peakWritesPerSec: h.peakWrites,
+        peakWritesPerSec: h.peakWrites.peak,
         sourceIPCount: h.ipCount,
         excessRequests: excess,
         ...trafficShare(ctx.series, h.from, h.to, h.writes),
       };
 
-      const auditIDs = [...h.auditIDs];
-      if (!auditIDs.includes(h.lastAuditID)) auditIDs.push(h.lastAuditID);
       const pct = Math.round((h.successes / Math.max(1, h.writes)) * 100);
       const every = p50 === null ? '' : `, every ${formatDuration(Math.round(p50))} (median)`;
       return {
@@ -391,13 +283,7 @@ export const hotLoop = defineDetector({
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
         signals,
-        evidence: {
-          auditIDs,
-          firstAuditID: auditIDs[0] as string,
-          lastAuditID: h.lastAuditID,
-          auditLevel: h.level,
-          level: 'proven',
-        },
+        evidence: h.evidence.evidence('proven'),
         advice: adviceFor(p, h, signals, p50),
       };
     }
@@ -442,20 +328,17 @@ export const hotLoop = defineDetector({
       return advice;
     }
 
-    return {
-      onRecord(r: RequestRecord): void {
-        advanceTo(Math.floor(r.ts / o.stepMs));
-        if (isWatchedWrite(r)) onWrite(r);
+    return windowedInstance(o, {
+      judge(at: number): void {
+        for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
       },
-      advance(nowMs: number): void {
-        advanceTo(Math.floor(nowMs / o.stepMs));
+      onRecord(r: RequestRecord): void {
+        if (isObjectWrite(r)) onWrite(r);
       },
       finish(): void {
-        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
-        for (const p of active) if (p.open) close(p);
-        active.clear();
+        for (const p of pairs) if (p.open) close(p);
         pairs.clear();
       },
-    };
+    });
   },
 });

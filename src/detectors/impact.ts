@@ -39,16 +39,31 @@ export function excessAttempts(attempts: number, spanMs: number): number {
   return Math.max(0, attempts - backoffAttempts(spanMs));
 }
 
-/** Share (0..1, 4 decimals) of all writes and all requests in `[fromMs, toMs]` that `writes` make. */
+/**
+ * Share (0..1, unrounded) of all writes in `[fromMs, toMs]` that `writes` make; 0 when the
+ * cluster saw none. This is what `share` severity thresholds are compared with.
+ */
+export function writeShare(series: TimeSeries, fromMs: number, toMs: number, writes: number): number {
+  const total = series.sum(fromMs, toMs).writes;
+  return total > 0 ? Math.min(1, writes / total) : 0;
+}
+
+/**
+ * Shares (0..1, 4 decimals; `null` when the cluster saw none) of all writes and of all requests in
+ * `[fromMs, toMs]` (the cluster series) that a finding's traffic makes. `own` is either that
+ * traffic's `{ writes, requests }`, or one count used for both (the writes of a detector that
+ * watches writes only). Each count is capped at the cluster's total, so a share is at most 1.
+ */
 export function trafficShare(
   series: TimeSeries,
   fromMs: number,
   toMs: number,
-  writes: number,
+  own: number | { writes: number; requests: number },
 ): { shareOfWrites: number | null; shareOfRequests: number | null } {
+  const { writes, requests } = typeof own === 'number' ? { writes: own, requests: own } : own;
   const around = series.sum(fromMs, toMs);
   return {
     shareOfWrites: ratio(Math.min(writes, around.writes), around.writes),
-    shareOfRequests: ratio(Math.min(writes, around.requests), around.requests),
+    shareOfRequests: ratio(Math.min(requests, around.requests), around.requests),
   };
 }

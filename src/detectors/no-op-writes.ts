@@ -54,61 +54,45 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDuration } from '../duration.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, int, iso, ratio, reportActor, round2, shortHash } from './common.js';
-import { trafficShare } from './impact.js';
+import { actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
-const SeverityThresholds = z
-  .object({
-    /** No-op writes' share of all writes in the episode's window (0..1). */
-    share: z.number().min(0).max(1),
-    /** No-op writes per second over the episode. */
-    noOpWritesPerSec: z.number().nonnegative(),
-  })
-  .strict();
-
-const SEVERITY_DEFAULTS = {
-  critical: { share: 0.5, noOpWritesPerSec: 20 },
-  high: { share: 0.2, noOpWritesPerSec: 5 },
-  medium: { share: 0.05, noOpWritesPerSec: 1 },
-};
-
-export const noOpWritesOptions = z
-  .object({
-    /** Sliding window length, ms: long, because a useless write every 30 s is still useless. */
-    windowMs: z.number().int().positive().default(300_000),
-    /** Window evaluation step, ms; must divide `windowMs`. */
-    stepMs: z.number().int().positive().default(30_000),
-    /** No-op writes in one window needed to open an episode (10 in 5 min: a 30 s timer). */
-    minNoOpWrites: z.number().int().positive().default(10),
-    /** No-op writes / the actor's successful writes to the object in the window (0..1). */
-    minNoOpShare: z.number().min(0).max(1).default(0.5),
-    /** Report steady /status writers without body evidence as suspected. */
-    suspectSteadyStatusWrites: z.boolean().default(true),
-    /** A gap within this fraction of the previous gap is "steady" (0..1). */
-    steadyTolerance: z.number().min(0).max(1).default(0.1),
-    /** Highest severity a suspected finding may get. */
-    suspectedMaxSeverity: SeveritySchema.default('low'),
-    /** Resources never judged (`resource[.group]`): writers for whom a timestamp is the point. */
-    ignoreResources: z.array(z.string()).default(['leases.coordination.k8s.io']),
-    /** A pair with an empty window and no write for this long is forgotten, ms. */
-    idleMs: z.number().int().positive().default(600_000),
-    /** Sample auditIDs kept as evidence, besides the last. */
-    evidenceSamples: z.number().int().nonnegative().default(3),
-    /** Distinct source IPs listed per actor. */
-    maxSourceIPs: z.number().int().positive().default(16),
-    severity: z
-      .object({
-        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
-        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
-        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
-      })
-      .strict()
-      .default(SEVERITY_DEFAULTS),
-  })
-  .strict()
-  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+export const noOpWritesOptions = windowedOptions({
+  /** Sliding window 5 min, step 30 s: long, because a useless write every 30 s is still useless. */
+  ...windowFields(300_000, 30_000),
+  /** No-op writes in one window needed to open an episode (10 in 5 min: a 30 s timer). */
+  minNoOpWrites: z.number().int().positive().default(10),
+  /** No-op writes / the actor's successful writes to the object in the window (0..1). */
+  minNoOpShare: z.number().min(0).max(1).default(0.5),
+  /** Report steady /status writers without body evidence as suspected. */
+  suspectSteadyStatusWrites: z.boolean().default(true),
+  /** A gap within this fraction of the previous gap is "steady" (0..1). */
+  steadyTolerance: z.number().min(0).max(1).default(0.1),
+  /** Highest severity a suspected finding may get. */
+  suspectedMaxSeverity: SeveritySchema.default('low'),
+  /** Resources never judged (`resource[.group]`): writers for whom a timestamp is the point. */
+  ignoreResources: z.array(z.string()).default(['leases.coordination.k8s.io']),
+  /** A pair with an empty window and no write for this long is forgotten, ms. */
+  idleMs: z.number().int().positive().default(600_000),
+  /** Sample auditIDs kept as evidence, besides the last; distinct source IPs listed per actor. */
+  ...evidenceFields(),
+  severity: severityOption(
+    {
+      /** No-op writes' share of all writes in the episode's window (0..1). */
+      share: SHARE,
+      /** No-op writes per second over the episode. */
+      noOpWritesPerSec: RATE,
+    },
+    {
+      critical: { share: 0.5, noOpWritesPerSec: 20 },
+      high: { share: 0.2, noOpWritesPerSec: 5 },
+      medium: { share: 0.05, noOpWritesPerSec: 1 },
+    },
+  ),
+});
 
 export type NoOpWritesOptions = z.output<typeof noOpWritesOptions>;
 
@@ -151,10 +135,8 @@ interface Pair {
   object: ObjectRef;
   obj: ObjState;
   objKey: string;
-  slot: Float64Array;
-  writes: Uint32Array;
-  noOps: Uint32Array;
-  steady: Uint32Array;
+  /** Per step: 0 successful writes, 1 proven no-ops, 2 steady writes. */
+  ring: StepRing;
   lastWriteTs: number;
   /** The previous successful write. */
   prevTs: number;
@@ -175,6 +157,10 @@ interface Pair {
 
 type Mark = 'rv' | 'identical' | 'timestamps' | null;
 
+const N_WRITE = 0;
+const N_NOOP = 1;
+const N_STEADY = 2;
+
 export const noOpWrites = defineDetector({
   meta: {
     id: 'no-op-writes',
@@ -186,28 +172,20 @@ export const noOpWrites = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const ignored = new Set(o.ignoreResources);
-    const pairs = new Map<ObjectRef, Map<Actor, Pair>>();
+    /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
+    const pairs = new PairMap<Pair>();
     const objects = new Map<string, ObjState>();
-    const active = new Set<Pair>();
-    let evaluated = -Infinity;
 
     /** Updates and patches of one named object that persist, outside `ignoreResources`. */
     function isWatched(r: RequestRecord): boolean {
-      if ((r.verb !== 'update' && r.verb !== 'patch') || r.dryRun) return false;
-      const ob = r.object;
-      if (ob === null || ob.name === '') return false;
+      if (!isObjectWrite(r)) return false;
+      const ob = r.object as ObjectRef;
       return ignored.size === 0 || !ignored.has(ob.apiGroup ? `${ob.resource}.${ob.apiGroup}` : ob.resource);
     }
 
     function pairOf(r: RequestRecord): Pair {
       const ob = r.object as ObjectRef;
-      let byActor = pairs.get(ob);
-      if (byActor === undefined) {
-        byActor = new Map();
-        pairs.set(ob, byActor);
-      }
-      let p = byActor.get(r.actor);
-      if (p === undefined) {
+      return pairs.getOrAdd(ob, r.actor, () => {
         const objKey = ob.subresource === '' ? ob.key : ob.key.slice(0, ob.key.length - ob.subresource.length);
         let obj = objects.get(objKey);
         if (obj === undefined) {
@@ -215,15 +193,12 @@ export const noOpWrites = defineDetector({
           objects.set(objKey, obj);
         }
         obj.refs++;
-        p = {
+        return {
           actor: r.actor,
           object: ob,
           obj,
           objKey,
-          slot: new Float64Array(n).fill(-1),
-          writes: new Uint32Array(n),
-          noOps: new Uint32Array(n),
-          steady: new Uint32Array(n),
+          ring: new StepRing(n, 3),
           lastWriteTs: r.ts,
           prevTs: -1,
           prevReceived: -1,
@@ -237,9 +212,7 @@ export const noOpWrites = defineDetector({
           hot: null,
           open: false,
         };
-        byActor.set(r.actor, p);
-      }
-      return p;
+      });
     }
 
     function newHot(r: RequestRecord, from = r.ts): Hot {
@@ -283,17 +256,9 @@ export const noOpWrites = defineDetector({
     function onWrite(r: RequestRecord): void {
       const p = pairOf(r);
       const obj = p.obj;
-      active.add(p);
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);
-      const s = b % n;
-      if (p.slot[s] !== b) {
-        p.slot[s] = b;
-        p.writes[s] = 0;
-        p.noOps[s] = 0;
-        p.steady[s] = 0;
-      }
-      (p.writes[s] as number)++;
+      p.ring.add(b, N_WRITE);
 
       const intervening = obj.okWrites !== p.objSeq;
       const gap = p.prevReceived >= 0 ? Math.max(0, r.receivedTs - p.prevReceived) : -1;
@@ -317,7 +282,7 @@ export const noOpWrites = defineDetector({
         for (const f of churn) p.hot?.churn.add(f);
         found++;
       }
-      (p.noOps[s] as number) += found;
+      p.ring.add(b, N_NOOP, found);
 
       const steady =
         o.suspectSteadyStatusWrites &&
@@ -329,7 +294,7 @@ export const noOpWrites = defineDetector({
         p.prevGap >= 0 &&
         Math.abs(gap - p.prevGap) <= o.steadyTolerance * p.prevGap;
       if (steady) {
-        (p.steady[s] as number)++;
+        p.ring.add(b, N_STEADY);
         if (p.hot === null) p.hot = newHot(r);
         const h = p.hot;
         h.steady++;
@@ -366,23 +331,11 @@ export const noOpWrites = defineDetector({
       p.prevMarked = mark !== null;
     }
 
-    function windowSums(p: Pair, boundary: number): [number, number, number] {
-      let w = 0;
-      let z0 = 0;
-      let st = 0;
-      for (let i = 0; i < n; i++) {
-        const b = p.slot[i] as number;
-        if (b >= boundary - n && b < boundary) {
-          w += p.writes[i] as number;
-          z0 += p.noOps[i] as number;
-          st += p.steady[i] as number;
-        }
-      }
-      return [w, z0, st];
-    }
-
+    /** Judge the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
     function evaluate(p: Pair, boundary: number): boolean {
-      const [w, nz, st] = windowSums(p, boundary);
+      const w = p.ring.sum(boundary, N_WRITE);
+      const nz = p.ring.sum(boundary, N_NOOP);
+      const st = p.ring.sum(boundary, N_STEADY);
       const proven = nz >= o.minNoOpWrites && nz >= o.minNoOpShare * w;
       const suspected = st >= o.minNoOpWrites && st >= o.minNoOpShare * w;
       const h = p.hot;
@@ -392,10 +345,9 @@ export const noOpWrites = defineDetector({
           const upgrade = proven && !hh.proven;
           if (upgrade) hh.proven = true;
           const sev = severityOf(hh);
-          if (upgrade || SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(hh.severity as Severity)) {
-            hh.severity = sev;
-            ctx.alert('update', build(p));
-          }
+          // Proof replaces the suspected (capped) severity, whichever ranks higher.
+          if (upgrade) hh.severity = sev;
+          if (upgrade || raiseSeverity(hh, sev)) ctx.alert('update', build(p));
           return true;
         }
         close(p);
@@ -410,9 +362,6 @@ export const noOpWrites = defineDetector({
       }
       const end = boundary * o.stepMs;
       if (w === 0 && p.hot === null && end - p.lastWriteTs > o.idleMs) {
-        const byActor = pairs.get(p.object);
-        byActor?.delete(p.actor);
-        if (byActor !== undefined && byActor.size === 0) pairs.delete(p.object);
         if (--p.obj.refs === 0) objects.delete(p.objKey);
         return false;
       }
@@ -421,22 +370,11 @@ export const noOpWrites = defineDetector({
 
     function close(p: Pair): void {
       p.open = false;
-      p.slot.fill(-1);
+      p.ring.clear();
       const f = build(p);
       ctx.alert('close', f);
       ctx.emit(f);
       p.hot = null;
-    }
-
-    function advanceTo(boundary: number): void {
-      if (boundary <= evaluated) return;
-      const first = evaluated === -Infinity ? boundary : evaluated + 1;
-      const last = Math.min(boundary, first + n + 1);
-      for (let k = first; k <= last; k++) {
-        const at = k === last ? boundary : k;
-        for (const p of active) if (!evaluate(p, at)) active.delete(p);
-      }
-      evaluated = boundary;
     }
 
     function noOpCount(h: Hot): number {
@@ -444,19 +382,10 @@ export const noOpWrites = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      const total = ctx.series.sum(h.from, h.to).writes;
       const count = noOpCount(h);
-      const share = total > 0 ? Math.min(1, count / total) : 0;
       const d = h.to - h.from;
       const rate = d > 0 ? count / (d / 1000) : 0;
-      let sev: Severity = 'low';
-      for (const s of ['critical', 'high', 'medium'] as const) {
-        const t = o.severity[s];
-        if (share >= t.share || rate >= t.noOpWritesPerSec) {
-          sev = s;
-          break;
-        }
-      }
+      let sev = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, count), noOpWritesPerSec: rate });
       if (!h.proven && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(o.suspectedMaxSeverity)) sev = o.suspectedMaxSeverity;
       return sev;
     }
@@ -556,27 +485,24 @@ export const noOpWrites = defineDetector({
       return advice;
     }
 
-    return {
+    return windowedInstance(o, {
+      judge(at: number): void {
+        for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+      },
       onRecord(r: RequestRecord): void {
-        advanceTo(Math.floor(r.ts / o.stepMs));
         if (!isWatched(r)) return;
         if (r.code >= 200 && r.code < 300) onWrite(r);
         else if (isConflict(r)) {
           // Someone changed the object under this writer: its next write is not comparable.
-          const p = pairs.get(r.object as ObjectRef)?.get(r.actor);
+          const p = pairs.get(r.object as ObjectRef, r.actor);
           if (p !== undefined) p.objSeq = -1;
         }
       },
-      advance(nowMs: number): void {
-        advanceTo(Math.floor(nowMs / o.stepMs));
-      },
       finish(): void {
-        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
-        for (const p of active) if (p.open) close(p);
-        active.clear();
+        for (const p of pairs) if (p.open) close(p);
         pairs.clear();
         objects.clear();
       },
-    };
+    });
   },
 });

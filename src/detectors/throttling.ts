@@ -38,71 +38,53 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
 import { resourceLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
 import { trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { evidenceFields, raiseSeverity, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
-const SeverityThresholds = z
-  .object({
-    /** The victim's 429s / its requests (0..1) at or above which this severity applies. */
-    throttledShare: z.number().min(0).max(1),
-    /** The victim's 429s / all requests in the window (0..1) at or above which this severity applies. */
-    shareOfRequests: z.number().min(0).max(1),
-  })
-  .strict();
-
-const SEVERITY_DEFAULTS = {
-  critical: { throttledShare: 0.8, shareOfRequests: 0.3 },
-  high: { throttledShare: 0.5, shareOfRequests: 0.1 },
-  medium: { throttledShare: 0.25, shareOfRequests: 0.02 },
-};
-
-export const throttlingOptions = z
-  .object({
-    /** Sliding window length, ms. */
-    windowMs: z.number().int().positive().default(60_000),
-    /** Window evaluation step, ms; must divide `windowMs`. */
-    stepMs: z.number().int().positive().default(10_000),
-    /**
-     * 429s of one actor in one window needed to open an episode. 20 a minute: a client retried
-     * after `Retry-After: 1` makes at most one 429 a second per call, so a few rejected lists are
-     * not an episode.
-     */
-    minThrottled: z.number().int().positive().default(20),
-    /** 429s / requests of one actor in one window needed to open an episode (0..1). */
-    minShare: z.number().min(0).max(1).default(0.1),
-    /** Heaviest actors kept per step for the likely-cause tally. */
-    topK: z.number().int().positive().default(16),
-    /**
-     * Share of all requests in the episode's steps (0..1) a heavy actor must have sent to be named
-     * a likely cause: a light client next to an overload explains nothing.
-     */
-    minCauseShare: z.number().min(0).max(1).default(0.05),
-    /** Likely causes listed after the victim in `actors[]`. */
-    maxCauses: z.number().int().nonnegative().default(2),
-    /** Objects remembered per victim to time its retries after a 429. */
-    maxRetryObjects: z.number().int().positive().default(256),
-    /** Median gap from a 429 to the retry under which `Retry-After` (≥ 1 s) is evidently ignored, ms. */
-    retryAfterMinMs: z.number().nonnegative().default(900),
-    /** Sample auditIDs kept as evidence, besides the first and last. */
-    evidenceSamples: z.number().int().nonnegative().default(3),
-    /** Distinct source IPs listed per actor. */
-    maxSourceIPs: z.number().int().positive().default(16),
-    severity: z
-      .object({
-        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
-        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
-        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
-      })
-      .strict()
-      .default(SEVERITY_DEFAULTS),
-  })
-  .strict()
-  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+export const throttlingOptions = windowedOptions({
+  ...windowFields(60_000, 10_000),
+  /**
+   * 429s of one actor in one window needed to open an episode. 20 a minute: a client retried
+   * after `Retry-After: 1` makes at most one 429 a second per call, so a few rejected lists are
+   * not an episode.
+   */
+  minThrottled: z.number().int().positive().default(20),
+  /** 429s / requests of one actor in one window needed to open an episode (0..1). */
+  minShare: z.number().min(0).max(1).default(0.1),
+  /** Heaviest actors kept per step for the likely-cause tally. */
+  topK: z.number().int().positive().default(16),
+  /**
+   * Share of all requests in the episode's steps (0..1) a heavy actor must have sent to be named
+   * a likely cause: a light client next to an overload explains nothing.
+   */
+  minCauseShare: z.number().min(0).max(1).default(0.05),
+  /** Likely causes listed after the victim in `actors[]`. */
+  maxCauses: z.number().int().nonnegative().default(2),
+  /** Objects remembered per victim to time its retries after a 429. */
+  maxRetryObjects: z.number().int().positive().default(256),
+  /** Median gap from a 429 to the retry under which `Retry-After` (≥ 1 s) is evidently ignored, ms. */
+  retryAfterMinMs: z.number().nonnegative().default(900),
+  /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
+  ...evidenceFields(),
+  severity: severityOption(
+    {
+      /** The victim's 429s / its requests (0..1) at or above which this severity applies. */
+      throttledShare: SHARE,
+      /** The victim's 429s / all requests in the window (0..1) at or above which this severity applies. */
+      shareOfRequests: SHARE,
+    },
+    {
+      critical: { throttledShare: 0.8, shareOfRequests: 0.3 },
+      high: { throttledShare: 0.5, shareOfRequests: 0.1 },
+      medium: { throttledShare: 0.25, shareOfRequests: 0.02 },
+    },
+  ),
+});
 
 export type ThrottlingOptions = z.output<typeof throttlingOptions>;
 
@@ -164,7 +146,6 @@ export const throttling = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const actors = new Map<Actor, ActorState>();
-    let evaluated = -Infinity;
 
     function newHot(r: RequestRecord): Hot {
       return {
@@ -181,7 +162,7 @@ export const throttling = defineDetector({
         tally: new Map(),
         ips: new Set(),
         fieldManagers: new Set(),
-        evidence: new EvidenceIDs(o.evidenceSamples),
+        evidence: new EvidenceIDs(o.evidenceSamples + 1),
         withReason: 0,
         severity: null,
       };
@@ -277,14 +258,11 @@ export const throttling = defineDetector({
       const around = ctx.series.sum(h.from, h.to).requests;
       const own = h.requests > 0 ? h.throttled / h.requests : 0;
       const ofAll = around > 0 ? h.throttled / around : 0;
-      for (const sev of ['critical', 'high', 'medium'] as const) {
-        const t = o.severity[sev];
-        if (own >= t.throttledShare || ofAll >= t.shareOfRequests) return sev;
-      }
-      return 'low';
+      return severityFor(o.severity, { throttledShare: own, shareOfRequests: ofAll });
     }
 
-    function evaluate(s: ActorState, boundary: number, heavy: () => Array<[Actor, Tally]>): void {
+    /** Judge the window ending at `boundary * stepMs` for one actor. Returns false to drop it. */
+    function evaluate(s: ActorState, boundary: number, heavy: () => Array<[Actor, Tally]>): boolean {
       const req = s.ring.sum(boundary, T_REQ);
       const thr = s.ring.sum(boundary, T_429);
       const passes = thr >= o.minThrottled && thr >= o.minShare * req;
@@ -292,23 +270,19 @@ export const throttling = defineDetector({
       if (s.open) {
         if (passes) {
           const h = s.hot as Hot;
-          const sev = severityOf(h);
-          if (h.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(h.severity)) {
-            h.severity = sev;
-            ctx.alert('update', build(s));
-          }
-          return;
+          if (raiseSeverity(h, severityOf(h))) ctx.alert('update', build(s));
+          return true;
         }
         close(s);
       } else if (passes && s.hot !== null) {
         s.open = true;
         s.hot.severity = severityOf(s.hot);
         ctx.alert('open', build(s));
-        return;
+        return true;
       } else if (thr === 0) {
         s.hot = null;
       }
-      if (s.hot === null && req === 0 && boundary * o.stepMs - s.lastTs > o.windowMs) actors.delete(s.actor);
+      return !(s.hot === null && req === 0 && boundary * o.stepMs - s.lastTs > o.windowMs);
     }
 
     function close(s: ActorState): void {
@@ -318,19 +292,6 @@ export const throttling = defineDetector({
       ctx.alert('close', f);
       ctx.emit(f);
       s.hot = null;
-    }
-
-    function advanceTo(boundary: number): void {
-      if (boundary <= evaluated) return;
-      const first = evaluated === -Infinity ? boundary : evaluated + 1;
-      const last = Math.min(boundary, first + n + 1);
-      for (let k = first; k <= last; k++) {
-        const at = k === last ? boundary : k;
-        let cached: Array<[Actor, Tally]> | null = null;
-        const heavy = (): Array<[Actor, Tally]> => (cached ??= heavyIn(at - 1));
-        for (const s of actors.values()) evaluate(s, at, heavy);
-      }
-      evaluated = boundary;
     }
 
     function build(s: ActorState): Finding {
@@ -372,10 +333,8 @@ export const throttling = defineDetector({
         otherVictims: others.length === 0 ? null : topList(others.map(([a, t]) => [a, t.throttled] as [Actor, number]), (a) => a.username, 5),
         throttledShareOfRequests: ratio(Math.min(h.throttled, around.requests), around.requests),
         excessRequests: h.throttled,
-        ...trafficShare(ctx.series, h.from, h.to, h.requests),
+        ...trafficShare(ctx.series, h.from, h.to, { writes: h.writes, requests: h.requests }),
       };
-      // trafficShare counts the victim's requests as writes too; its writes are what it wrote.
-      metrics.shareOfWrites = ratio(Math.min(h.writes, around.writes), around.writes);
 
       const who = actorName(s.actor);
       const pct = Math.round((h.throttled / Math.max(1, h.requests)) * 100);
@@ -425,19 +384,20 @@ export const throttling = defineDetector({
       return advice;
     }
 
-    return {
+    return windowedInstance(o, {
+      judge(at: number): void {
+        // The heaviest actors of the step that just ended, ranked once and only if a hot actor asks.
+        let cached: Array<[Actor, Tally]> | null = null;
+        const heavy = (): Array<[Actor, Tally]> => (cached ??= heavyIn(at - 1));
+        for (const s of actors.values()) if (!evaluate(s, at, heavy)) actors.delete(s.actor);
+      },
       onRecord(r: RequestRecord): void {
-        advanceTo(Math.floor(r.ts / o.stepMs));
         onRequest(r);
       },
-      advance(nowMs: number): void {
-        advanceTo(Math.floor(nowMs / o.stepMs));
-      },
       finish(): void {
-        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
         for (const s of actors.values()) if (s.open) close(s);
         actors.clear();
       },
-    };
+    });
   },
 });

@@ -54,72 +54,54 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, ReportObject, Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EvidenceIDs, int, iso, reportActor, round2, shortHash, StepRing } from './common.js';
-import { trafficShare } from './impact.js';
+import { actorName, EvidenceIDs, int, isObjectWrite, iso, reportActor, round2, shortHash, StepRing } from './common.js';
+import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
-const SeverityThresholds = z
-  .object({
-    /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
-    share: z.number().min(0).max(1),
-    /** Flips per minute in the busiest window at or above which this severity applies. */
-    flipsPerMin: z.number().nonnegative(),
-  })
-  .strict();
-
-const SEVERITY_DEFAULTS = {
-  critical: { share: 0.5, flipsPerMin: 600 },
-  high: { share: 0.2, flipsPerMin: 120 },
-  medium: { share: 0.05, flipsPerMin: 30 },
-};
-
-export const writeFightOptions = z
-  .object({
-    /** Sliding window length, ms. */
-    windowMs: z.number().int().positive().default(60_000),
-    /** Window evaluation step, ms; must divide `windowMs`. */
-    stepMs: z.number().int().positive().default(10_000),
-    /**
-     * Flips in one window needed to open an episode. 10 a minute: a controller and a human
-     * editing the same object now and then flip a few times an hour, a fight flips every resync.
-     */
-    minAlternations: z.number().int().positive().default(10),
-    /** Successful writes in the window each of at least two actors must make. */
-    minWritesPerActor: z.number().int().positive().default(3),
-    /** Count `/status` vs main-resource writers as a fight (they write disjoint fields: off by default). */
-    includeStatusVsMain: z.boolean().default(false),
-    /**
-     * Open an episode only on evidence that the writes undo each other: a split where one side
-     * writes only a spec subresource (`/scale`) and the other only the main resource, or reverts
-     * proven from request bodies. Without it, two actors alternating on the same part of an object
-     * may be co-owners of disjoint fields (a controller and a reporter patching its own
-     * annotations), which Metadata-level events cannot tell from a fight. `false` reports those
-     * too, as `suspected`.
-     */
-    requireEvidence: z.boolean().default(true),
-    /** Actors tracked per (object, domain); writes by further actors count but are not itemised. */
-    maxActorsPerObject: z.number().int().min(2).default(8),
-    /** Actors listed in a finding (most writes first). */
-    maxActorsReported: z.number().int().positive().default(4),
-    /** Sample auditIDs kept as evidence, besides the first and last. */
-    evidenceSamples: z.number().int().nonnegative().default(3),
-    /** Distinct source IPs listed per actor. */
-    maxSourceIPs: z.number().int().positive().default(16),
-    severity: z
-      .object({
-        critical: SeverityThresholds.default(SEVERITY_DEFAULTS.critical),
-        high: SeverityThresholds.default(SEVERITY_DEFAULTS.high),
-        medium: SeverityThresholds.default(SEVERITY_DEFAULTS.medium),
-      })
-      .strict()
-      .default(SEVERITY_DEFAULTS),
-  })
-  .strict()
-  .refine((o) => o.windowMs % o.stepMs === 0, { message: 'windowMs must be a multiple of stepMs', path: ['stepMs'] });
+export const writeFightOptions = windowedOptions({
+  ...windowFields(60_000, 10_000),
+  /**
+   * Flips in one window needed to open an episode. 10 a minute: a controller and a human
+   * editing the same object now and then flip a few times an hour, a fight flips every resync.
+   */
+  minAlternations: z.number().int().positive().default(10),
+  /** Successful writes in the window each of at least two actors must make. */
+  minWritesPerActor: z.number().int().positive().default(3),
+  /** Count `/status` vs main-resource writers as a fight (they write disjoint fields: off by default). */
+  includeStatusVsMain: z.boolean().default(false),
+  /**
+   * Open an episode only on evidence that the writes undo each other: a split where one side
+   * writes only a spec subresource (`/scale`) and the other only the main resource, or reverts
+   * proven from request bodies. Without it, two actors alternating on the same part of an object
+   * may be co-owners of disjoint fields (a controller and a reporter patching its own
+   * annotations), which Metadata-level events cannot tell from a fight. `false` reports those
+   * too, as `suspected`.
+   */
+  requireEvidence: z.boolean().default(true),
+  /** Actors tracked per (object, domain); writes by further actors count but are not itemised. */
+  maxActorsPerObject: z.number().int().min(2).default(8),
+  /** Actors listed in a finding (most writes first). */
+  maxActorsReported: z.number().int().positive().default(4),
+  /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
+  ...evidenceFields(),
+  severity: severityOption(
+    {
+      /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
+      share: SHARE,
+      /** Flips per minute in the busiest window at or above which this severity applies. */
+      flipsPerMin: RATE,
+    },
+    {
+      critical: { share: 0.5, flipsPerMin: 600 },
+      high: { share: 0.2, flipsPerMin: 120 },
+      medium: { share: 0.05, flipsPerMin: 30 },
+    },
+  ),
+});
 
 export type WriteFightOptions = z.output<typeof writeFightOptions>;
 
@@ -185,11 +167,6 @@ const W_OK = 0;
 const W_FLIP = 1;
 const W_CONFLICT = 2;
 
-/** Writes that can overwrite another client's fields. */
-function isWatchedWrite(r: RequestRecord): boolean {
-  return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';
-}
-
 function sub(o: ObjectRef): string {
   return o.subresource === '' ? 'main' : o.subresource;
 }
@@ -206,7 +183,6 @@ export const writeFight = defineDetector({
     const n = o.windowMs / o.stepMs;
     const fights = new Map<string, Fight>();
     const mainKeys = new WeakMap<ObjectRef, string>();
-    let evaluated = -Infinity;
 
     function fightOf(r: RequestRecord): Fight {
       const obj = r.object as ObjectRef;
@@ -270,7 +246,7 @@ export const writeFight = defineDetector({
         flipGaps: new BoundedSample(),
         peakWindowFlips: 0,
         members: new Map(),
-        evidence: new EvidenceIDs(o.evidenceSamples),
+        evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
       };
       const m = memberOf(h, prev.actor) as MemberStats;
@@ -349,14 +325,8 @@ export const writeFight = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      const total = ctx.series.sum(h.from, h.to).writes;
-      const share = total > 0 ? Math.min(1, h.attempts / total) : 0;
-      const perMin = (h.peakWindowFlips * 60_000) / o.windowMs;
-      for (const sev of ['critical', 'high', 'medium'] as const) {
-        const t = o.severity[sev];
-        if (share >= t.share || perMin >= t.flipsPerMin) return sev;
-      }
-      return 'low';
+      const share = writeShare(ctx.series, h.from, h.to, h.attempts);
+      return severityFor(o.severity, { share, flipsPerMin: (h.peakWindowFlips * 60_000) / o.windowMs });
     }
 
     /** Judge the window ending at `boundary * stepMs`. Returns false when the fight can be dropped. */
@@ -373,12 +343,7 @@ export const writeFight = defineDetector({
       if (h !== null && flips > h.peakWindowFlips) h.peakWindowFlips = flips;
       if (f.open) {
         if (passes) {
-          const hh = h as Hot;
-          const sev = severityOf(hh);
-          if (hh.severity !== null && SEVERITIES.indexOf(sev) > SEVERITIES.indexOf(hh.severity)) {
-            hh.severity = sev;
-            ctx.alert('update', build(f));
-          }
+          if (raiseSeverity(h as Hot, severityOf(h as Hot))) ctx.alert('update', build(f));
           return true;
         }
         close(f);
@@ -392,11 +357,7 @@ export const writeFight = defineDetector({
       }
       const end = boundary * o.stepMs;
       const empty = f.ring.sum(boundary, W_OK) === 0 && f.ring.sum(boundary, W_CONFLICT) === 0;
-      if (empty && f.hot === null && end - f.lastWriteTs > o.windowMs) {
-        fights.delete(f.key);
-        return false;
-      }
-      return true;
+      return !(empty && f.hot === null && end - f.lastWriteTs > o.windowMs);
     }
 
     function close(f: Fight): void {
@@ -408,17 +369,6 @@ export const writeFight = defineDetector({
       ctx.alert('close', fd);
       ctx.emit(fd);
       f.hot = null;
-    }
-
-    function advanceTo(boundary: number): void {
-      if (boundary <= evaluated) return;
-      const first = evaluated === -Infinity ? boundary : evaluated + 1;
-      const last = Math.min(boundary, first + n + 1);
-      for (let k = first; k <= last; k++) {
-        const at = k === last ? boundary : k;
-        for (const f of fights.values()) evaluate(f, at);
-      }
-      evaluated = boundary;
     }
 
     function ranked(h: Hot): MemberStats[] {
@@ -546,19 +496,18 @@ export const writeFight = defineDetector({
       return advice;
     }
 
-    return {
-      onRecord(r: RequestRecord): void {
-        advanceTo(Math.floor(r.ts / o.stepMs));
-        if (isWatchedWrite(r)) onWrite(r);
+    return windowedInstance(o, {
+      judge(at: number): void {
+        for (const f of fights.values()) if (!evaluate(f, at)) fights.delete(f.key);
       },
-      advance(nowMs: number): void {
-        advanceTo(Math.floor(nowMs / o.stepMs));
+      onRecord(r: RequestRecord): void {
+        // Writes that can overwrite another client's fields.
+        if (isObjectWrite(r)) onWrite(r);
       },
       finish(): void {
-        if (evaluated !== -Infinity) advanceTo(evaluated + 1);
         for (const f of fights.values()) if (f.open) close(f);
         fights.clear();
       },
-    };
+    });
   },
 });
