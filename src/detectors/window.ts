@@ -61,14 +61,26 @@ export function evidenceFields() {
 export function windowedOptions<S extends z.ZodRawShape & ReturnType<typeof windowFields>>(shape: S) {
   // zod cannot resolve the output type of a generic shape; `S` guarantees these two fields.
   const divides = (o: unknown): boolean => (o as WindowOptions).windowMs % (o as WindowOptions).stepMs === 0;
+  const fewSteps = (o: unknown): boolean =>
+    (o as WindowOptions).windowMs / (o as WindowOptions).stepMs <= MAX_STEPS_PER_WINDOW;
   return z
     .object(shape)
     .strict()
     .refine(divides, {
       message: 'windowMs must be a multiple of stepMs',
       path: ['stepMs'],
+    })
+    .refine(fewSteps, {
+      message: `windowMs / stepMs must be at most ${MAX_STEPS_PER_WINDOW} steps per window`,
+      path: ['stepMs'],
     });
 }
+
+/**
+ * Steps per window allowed. Every key holds one counter per step and every step boundary judges
+ * every live key, so `--window 1h --step 1ms` would cost millions of counters per key.
+ */
+export const MAX_STEPS_PER_WINDOW = 1000;
 
 /** A share threshold: a number in 0..1. */
 export const SHARE = z.number().min(0).max(1);
@@ -81,18 +93,19 @@ export type Thresholds<K extends string> = Record<'critical' | 'high' | 'medium'
 
 /**
  * The `severity` option: `{ critical, high, medium }`, each a strict object with one number per
- * metric of `metrics` (its zod type, e.g. {@link SHARE} or {@link RATE}), every level and the
- * whole defaulting to `defaults`. Read it with {@link severityFor}.
+ * metric of `metrics` (its zod type, e.g. {@link SHARE} or {@link RATE}); every number, every
+ * level and the whole default to `defaults`. Read it with {@link severityFor}.
  */
 export function severityOption<K extends string>(metrics: Record<K, z.ZodNumber>, defaults: Thresholds<K>) {
+  // Every number defaults on its own, so a config may set `severity.critical.share` alone.
   // Typed by its output: zod cannot resolve a generic object's output type for `.default`.
-  const level = z.object(metrics).strict() as unknown as z.ZodType<Record<K, number>>;
+  const level = (sev: 'critical' | 'high' | 'medium') =>
+    z
+      .object(Object.fromEntries(Object.entries<z.ZodNumber>(metrics).map(([k, t]) => [k, t.default(defaults[sev][k as K])])))
+      .strict()
+      .default(defaults[sev]) as unknown as z.ZodType<Record<K, number>>;
   return z
-    .object({
-      critical: level.default(defaults.critical),
-      high: level.default(defaults.high),
-      medium: level.default(defaults.medium),
-    })
+    .object({ critical: level('critical'), high: level('high'), medium: level('medium') })
     .strict()
     .default(defaults);
 }

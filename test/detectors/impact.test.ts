@@ -33,3 +33,20 @@ describe('impact', () => {
     expect(trafficShare(s, 20_000, 29_999, 1)).toEqual({ shareOfWrites: null, shareOfRequests: null });
   });
 });
+
+describe('shared window options', () => {
+  it('reject more than 1000 steps per window, and accept a partial severity override', async () => {
+    const { conflictStormOptions } = await import('../../src/detectors/conflict-storm.js');
+    const r = conflictStormOptions.safeParse({ windowMs: 3_600_000, stepMs: 1 });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['stepMs', 'windowMs / stepMs must be at most 1000 steps per window'],
+    ]);
+    const ok = conflictStormOptions.parse({ severity: { critical: { share: 0.99 } } });
+    expect(ok.severity).toEqual({
+      critical: { share: 0.99, peak409PerSec: 50 },
+      high: { share: 0.2, peak409PerSec: 10 },
+      medium: { share: 0.05, peak409PerSec: 1 },
+    });
+  });
+});
