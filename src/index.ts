@@ -142,9 +142,10 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
   const stdin = (io.stdin ?? Readable.from([])) as Readable;
   const chains = await resolveInputs(options.inputs, { stdin });
 
+  const readOpts = { maxLineLength: options.maxLineLength, sniffLines: options.sniffLines, inputFormat: options.inputFormat };
   let end: Promise<number | null> | undefined;
   const endMs = (): Promise<number | null> => {
-    if (end === undefined) end = findLogEnd(chains, options.maxLineLength);
+    if (end === undefined) end = findLogEnd(chains, readOpts);
     return end;
   };
   const sinceMs = options.since === undefined ? undefined : await resolveTimeBound(options.since, '--since', endMs);
@@ -174,7 +175,6 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
 
   const normalizer = new Normalizer();
   const bad = new BadLineLog(options.badLineSamples);
-  const readOpts = { maxLineLength: options.maxLineLength, sniffLines: options.sniffLines };
   const sourceErrors: Array<{ source: string; message: string; error: InputError }> = [];
   const reads = chains.map((c) =>
     readChain(c, normalizer, readOpts, bad, (source, error) => sourceErrors.push({ source, message: error.message, error })),
@@ -221,11 +221,13 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
       sources: s.map((x) => ({
         name: x.name,
         kind: x.kind,
+        format: x.format,
         bytes: x.bytes,
         lines: x.lines,
         events: x.events,
         requests: x.requests,
         badLines: x.badLines,
+        truncated: x.truncated,
       })),
       lines: sum((x) => x.lines),
       events: sum((x) => x.events),
@@ -238,6 +240,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
         filtered: counters.filtered,
         overlongLines: sum((x) => x.overlongLines),
       },
+      truncated: sum((x) => x.truncated),
       sourceErrors: sourceErrors.map(({ source, message }) => ({ source, message })).sort((a, b) => cmp(a.source, b.source)),
       lateRequests: counters.late,
       nonResourceRequests: counters.nonResource,

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { SeveritySchema } from './report/schema.js';
 import { AllowRuleSchema } from './engine/allowlist.js';
+import { INPUT_FORMATS } from './parser/formats/detect.js';
 
 /** Per-detector options live under `detectors.<id>`; each detector's schema validates its own. */
 export const AnalyzeOptionsSchema = z
@@ -27,6 +28,12 @@ export const AnalyzeOptionsSchema = z
     resources: z.array(z.string()).default([]),
     /** Keep only these verbs. */
     verbs: z.array(z.string()).default([]),
+    /**
+     * How each input is framed: `auto` (detected per file from its first bytes), or forced:
+     * `jsonl` (one JSON value per line), `json` (whole JSON documents: EventList, arrays,
+     * pretty-printed values), `yaml` (one value per YAML document), `legacy` (the legacy text format).
+     */
+    inputFormat: z.enum(INPUT_FORMATS).default('auto'),
     /** Longest line accepted, in bytes; longer lines are counted and skipped. */
     maxLineLength: z.number().int().positive().default(16 * 1024 * 1024),
     /** How far (ms) a request may arrive out of time order and still be placed correctly. */

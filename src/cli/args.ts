@@ -9,6 +9,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import type { Format } from '../report/index.js';
 import { SEVERITIES, type Severity } from '../report/schema.js';
+import { INPUT_FORMATS, type InputFormat } from '../parser/formats/detect.js';
 
 /** Formats accepted by `--format`, in help order (same as `FORMATS` in `src/report/index.ts`). */
 const FORMATS = ['text', 'json', 'markdown'] as const satisfies readonly Format[];
@@ -38,6 +39,8 @@ export interface ParsedArgs {
   failOn?: Severity;
   top?: number;
   maxLineLength?: number;
+  /** `--input-format`: how inputs are framed (`auto` detects per file). */
+  inputFormat?: InputFormat;
   /** True when `--no-color` was given. */
   noColor: boolean;
   /** True when `--quiet` was given. */
@@ -109,6 +112,14 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       requiresArg: true,
       describe: 'Longest line accepted, in bytes; longer lines are counted and skipped',
       ...shown(defaults.maxLineLength),
+    })
+    .option('input-format', {
+      group: GROUP_INPUT,
+      type: 'string',
+      requiresArg: true,
+      choices: INPUT_FORMATS,
+      describe: 'How inputs are framed: detected per file, or JSON lines, JSON documents, YAML documents, legacy text',
+      defaultDescription: 'auto',
     })
     .option('since', {
       group: GROUP_FILTERS,
@@ -229,7 +240,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override')
     .epilog(
       'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
-        + 'maxLineLength, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
+        + 'maxLineLength, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
         + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minWritesPerSec).\n'
         + 'Exit codes: 0 success, 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
         + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
@@ -360,5 +371,7 @@ function normalize(raw: Record<string, unknown>): ParsedArgs {
   if (top !== undefined) args.top = top;
   const maxLineLength = num(raw['max-line-length'], '--max-line-length', 'positive-int');
   if (maxLineLength !== undefined) args.maxLineLength = maxLineLength;
+  const inputFormat = str(raw['input-format']);
+  if (inputFormat !== undefined) args.inputFormat = inputFormat as InputFormat;
   return args;
 }

@@ -4,6 +4,7 @@
  * …) replaces the config file's list rather than adding to it.
  */
 import { AllowRuleSchema } from '../engine/allowlist.js';
+import { INPUT_FORMATS } from '../parser/formats/detect.js';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
@@ -41,6 +42,8 @@ export const ConfigFileSchema = z
     failOn: SeveritySchema.optional(),
     top: z.number().int().positive().optional(),
     maxLineLength: z.number().int().positive().optional(),
+    /** `--input-format`: `auto`, `jsonl`, `json`, `yaml` or `legacy`. */
+    inputFormat: z.enum(INPUT_FORMATS).optional(),
     /** Duration text (`60s`, `1m`) for `detectors.conflict-storm.windowMs`. */
     window: DurationText.optional(),
     /** Duration text (`10s`) for `detectors.conflict-storm.stepMs`. */
@@ -179,6 +182,7 @@ export async function createOptions(
   const failOn = argv.failOn ?? config.failOn;
   const top = argv.top ?? config.top;
   const maxLineLength = argv.maxLineLength ?? config.maxLineLength;
+  const inputFormat = argv.inputFormat ?? config.inputFormat;
 
   // --- detectors ----------------------------------------------------------------------------
   const detectors: Record<string, Record<string, unknown>> = {};
@@ -257,6 +261,7 @@ export async function createOptions(
   if (failOn !== undefined) analyze.failOn = failOn;
   if (top !== undefined) analyze.top = top;
   if (maxLineLength !== undefined) analyze.maxLineLength = maxLineLength;
+  if (inputFormat !== undefined) analyze.inputFormat = inputFormat;
   if (config.allowlist !== undefined) analyze.allowlist = config.allowlist;
   if (config.defaultAllowlist !== undefined) analyze.defaultAllowlist = config.defaultAllowlist;
 

@@ -130,8 +130,8 @@ const OBJECT_REF_FIELDS = [
   'resourceVersion',
   'subresource',
 ] as const;
-const LEGACY_MARK = ' AUDIT: id="';
-const CLOUDWATCH_TRUNCATED = '[Truncated...]';
+export const LEGACY_MARK = ' AUDIT: id="';
+export const CLOUDWATCH_TRUNCATED = '[Truncated...]';
 
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -315,6 +315,19 @@ export function decodeLine(text: string): DecodeResult {
   } catch (err) {
     return bad(notJson(text, err));
   }
+  return decodeObject(parsed);
+}
+
+/** The reason {@link decodeLine} gives for text that is not JSON (legacy line, CloudWatch cut, syntax error). */
+export function notJsonReason(text: string, err: unknown): string {
+  return notJson(text, err);
+}
+
+/**
+ * Validates an already parsed JSON (or YAML) value as an audit event: everything
+ * {@link decodeLine} does after `JSON.parse`. The object is completed in place on success.
+ */
+export function decodeObject(parsed: unknown): DecodeResult {
   if (!isObject(parsed)) return bad(`JSON but not an audit event: ${jsonType(parsed)}`);
   const o = parsed;
 

@@ -1,18 +1,21 @@
 /**
  * The end time of a log, for `--since 15m` / `--until 5m` ("back from the end of the log").
  *
- * Plain files are read from the tail (the last `TAIL_BYTES`, more if no event is there); gzip
- * files must be inflated to the end, so they are streamed once and only each batch's last lines
- * are decoded. The end is the latest `stageTimestamp` among the last events of each chain's last
- * member.
+ * Plain JSON-lines files are read from the tail (the last MiB, up to 16 MiB if no event is
+ * there). Anything else — gzip, JSON documents, YAML, legacy text, cloud exports, or a tail with
+ * no audit event — is read once through the normal reader, keeping only the latest time. The end
+ * is the latest `stageTimestamp` near the end of each chain's last readable member.
  */
 import { open, stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { decodeLine } from './decode.js';
-import { splitLines, stripPrefix } from './lines.js';
+import { stripPrefix } from './lines.js';
+import { Normalizer } from './normalize.js';
+import { BadLineLog, readChain, type ReadOptions } from './read.js';
 import type { SourceChain, SourceSpec } from './sources.js';
 
 const TAIL_BYTES = 1024 * 1024;
+const MAX_TAIL_BYTES = 16 * TAIL_BYTES;
 /** Events near the end whose times are compared (the log is only nearly ordered). */
 const LAST_EVENTS = 64;
 
@@ -29,12 +32,12 @@ function latestOf(texts: readonly string[]): number {
   return best;
 }
 
+/** Latest event time in the tail of a plain JSON-lines file, or -Infinity if the tail has none. */
 async function tailOfFile(spec: SourceSpec): Promise<number> {
   const fh = await open(spec.name, 'r');
   try {
-    let size = spec.bytes;
-    let want = TAIL_BYTES;
-    for (;;) {
+    const size = spec.bytes;
+    for (let want = TAIL_BYTES; want <= MAX_TAIL_BYTES; want *= 4) {
       const start = Math.max(0, size - want);
       const buf = Buffer.alloc(size - start);
       await fh.read(buf, 0, buf.length, start);
@@ -42,35 +45,30 @@ async function tailOfFile(spec: SourceSpec): Promise<number> {
       if (start > 0) lines.shift(); // first line is probably cut
       const t = latestOf(lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)));
       if (t !== -Infinity || start === 0) return t;
-      want *= 4;
     }
+    return -Infinity;
   } finally {
     await fh.close();
   }
 }
 
-async function tailOfStream(spec: SourceSpec, maxLineLength: number): Promise<number> {
-  const opened = await spec.open();
-  const { batches } = splitLines(opened.stream, maxLineLength);
+/** Latest request time in a whole member, read through the normal reader (any format). */
+async function lastByReading(spec: SourceSpec, opts: ReadOptions): Promise<number> {
   let best = -Infinity;
-  let last: string[] = [];
-  for await (const b of batches) {
-    if (b.texts.length === 0) continue;
-    last = b.texts.length >= LAST_EVENTS ? b.texts.slice(-LAST_EVENTS) : [...last, ...b.texts].slice(-LAST_EVENTS);
-  }
-  best = latestOf(last);
+  const { batches } = readChain({ name: spec.name, members: [spec] }, new Normalizer(), opts, new BadLineLog(0), () => {});
+  for await (const batch of batches) for (const r of batch) if (r.ts > best) best = r.ts;
   return best;
 }
 
 /**
  * @param chains the inputs, as resolved by `resolveInputs`
- * @param maxLineLength longest line read, as in the analysis
+ * @param opts read options, as in the analysis (line length, sniffing, forced input format)
  * @returns the latest stageTimestamp (UTC epoch ms) near the end of any chain, or `null` when no
  *   event was found.
  * @throws UsageError for stdin, pipes and FIFOs, which have no end to look at before reading them;
  *   InputError when a file cannot be read.
  */
-export async function findLogEnd(chains: readonly SourceChain[], maxLineLength: number): Promise<number | null> {
+export async function findLogEnd(chains: readonly SourceChain[], opts: ReadOptions): Promise<number | null> {
   for (const c of chains) {
     for (const m of c.members) {
       // A pipe, FIFO or stdin can be read once only: reading its end first would leave nothing.
@@ -86,7 +84,8 @@ export async function findLogEnd(chains: readonly SourceChain[], maxLineLength: 
   for (const c of chains) {
     for (let i = c.members.length - 1; i >= 0; i--) {
       const m = c.members[i] as SourceSpec;
-      const t = m.kind === 'file' ? await tailOfFile(m) : await tailOfStream(m, maxLineLength);
+      let t = m.kind === 'file' ? await tailOfFile(m) : -Infinity;
+      if (t === -Infinity) t = await lastByReading(m, opts);
       if (t !== -Infinity) {
         if (t > end) end = t;
         break;

@@ -1,26 +1,48 @@
 /**
  * Reading a source chain into batches of request records, with per-source statistics.
  *
- * Pipeline per member: `open()` (gzip sniffed) → {@link splitLines} → {@link decodeLine} →
- * {@link Normalizer.normalize}. A member is rejected when none of its first `sniffLines`
- * non-blank lines is an audit event, so a wrong file fails fast with a description instead of
- * producing a report full of bad lines.
+ * Pipeline per member: `open()` (gzip sniffed) → {@link peek} the first 64 KB and
+ * {@link detectFraming} (or `inputFormat`) → frame:
+ *
+ * - `jsonl`: {@link splitLines} → `JSON.parse` + {@link decodeObject} (the fast path); a line that
+ *   is not a bare event goes to {@link eventsOfValue} (EventList, array, `unwrapValue` for cloud
+ *   wrappers), a legacy text line to `decodeLegacyLine`, a CloudWatch-cut line to `truncated`;
+ * - `json`: {@link JsonDocReader} (stream-json), one element or document at a time;
+ * - `yaml`: {@link YamlDocReader}, one document at a time;
+ * - `legacy`: {@link splitLines} → `decodeLegacyLine`;
+ * - `base64`: {@link splitLines} → {@link Base64Reader} (CloudWatch subscription payloads);
+ *
+ * → {@link Normalizer.normalize}. A member is rejected when none of its first `sniffLines` units
+ * (non-blank lines, JSON values, YAML documents) holds an audit event, so a wrong file fails fast
+ * with a description instead of producing a report full of bad lines.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../errors.js';
 import type { BadLineSample } from '../report/schema.js';
-import { decodeLine } from './decode.js';
+import { CLOUDWATCH_TRUNCATED, decodeObject, notJsonReason, type DecodeResult } from './decode.js';
+import { Base64Reader } from './formats/base64.js';
+import { detectFraming, peek, type Framing, type InputFormat } from './formats/detect.js';
+import { JsonDocReader, type DocFormat } from './formats/json-doc.js';
+import { isLegacyLine, LegacyDecoder } from './formats/peers.js';
+import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
+import { YamlDocReader } from './formats/yaml-doc.js';
 import { splitLines } from './lines.js';
 import type { Normalizer } from './normalize.js';
 import type { RequestRecord } from './record.js';
 import { describeInput } from './sniff.js';
 import type { SourceChain, SourceKind, SourceSpec } from './sources.js';
 
-/** Reading limits (see `AnalyzeOptions.maxLineLength`, `sniffLines`). */
+/** Reading limits (see `AnalyzeOptions.maxLineLength`, `sniffLines`, `inputFormat`). */
 export interface ReadOptions {
-  /** Longest line kept, in characters; longer lines are counted in `overlongLines` and skipped. */
+  /**
+   * Longest line kept, in characters; longer lines are counted in `overlongLines` and skipped. Also
+   * the longest JSON element, JSON document or YAML document kept (longer ones are bad items).
+   */
   maxLineLength: number;
-  /** A member is rejected if none of its first this-many non-blank lines is an audit event. */
+  /** A member is rejected if none of its first this-many units (lines, values, documents) is an audit event. */
   sniffLines: number;
+  /** Framing to use for every member; `auto` (the default) detects it per member. */
+  inputFormat?: InputFormat;
 }
 
 /** Counters of one source file; updated after every batch while reading. */
@@ -44,6 +66,14 @@ export interface SourceStats {
   overlongLines: number;
   /** `RequestReceived` / `ResponseStarted` events. */
   nonFinalStages: number;
+  /**
+   * What was read: the framing (`jsonl`, `eventlist`, `json-array`, `json-docs`, `yaml`, `legacy`,
+   * `base64`), or the wrapper (`gke`, `eks`, `aks`, `viaq`, `otlp`, …) when most events came
+   * out of one. `''` until the member is opened.
+   */
+  format: string;
+  /** Items cut short by CloudWatch (`[Truncated...]`): counted here, not as bad lines. */
+  truncated: number;
 }
 
 /**
@@ -83,32 +113,72 @@ function shellQuote(p: string): string {
   return /^[\w./+:@%-]+$/.test(p) ? p : `'${p.replaceAll("'", "'\\''")}'`;
 }
 
-/** Bad lines seen before a member's first audit event. */
+/** What a framing's units are called in the rejection message: [one, many]. */
+const UNITS: Record<Framing, [string, string]> = {
+  jsonl: ['non-blank line', 'non-blank lines'],
+  legacy: ['non-blank line', 'non-blank lines'],
+  base64: ['non-blank line', 'non-blank lines'],
+  json: ['JSON value', 'JSON values'],
+  yaml: ['YAML document', 'YAML documents'],
+};
+
+/** Bad units (lines, values, documents) seen before a member's first audit event. */
 class Sniff {
   lines = 0;
   firstBad: { line: number; reason: string } | undefined;
   readonly texts: string[] = [];
   private chars = 0;
 
+  /**
+   * @param framing names the units in the message
+   * @param headTexts for documents (JSON, YAML): the first lines of the input, to describe it
+   */
+  constructor(
+    private readonly framing: Framing,
+    private readonly headTexts: readonly string[] | null,
+  ) {}
+
   add(text: string, line: number, reason: string): void {
     this.lines++;
     this.firstBad ??= { line, reason };
-    if (this.chars < SNIFF_KEEP_CHARS) {
+    if (this.headTexts === null && this.chars < SNIFF_KEEP_CHARS) {
       this.texts.push(text);
       this.chars += text.length;
     }
   }
 
   reject(spec: SourceSpec, overlong: number): InputError {
-    const guess = describeInput(this.texts, overlong);
+    const guess = describeInput(this.headTexts ?? this.texts, overlong);
     const first = this.firstBad ? ` (line ${this.firstBad.line}: ${this.firstBad.reason})` : '';
     const n = this.lines + overlong;
-    const none = n === 1 ? 'its first non-blank line is not' : `none of its first ${n} non-blank lines is`;
+    const [one, many] = UNITS[this.framing];
+    const none = n === 1 ? `its first ${one} is not` : `none of its first ${n} ${many} is`;
     return new InputError(
       `"${spec.name}" does not look like a kube-apiserver audit log: ${none} an audit event${first}. ` +
         `It looks like: ${guess.what}.`,
       spec.kind === 'stdin' ? guess.hint : guess.hint.replaceAll('FILE', shellQuote(spec.name)),
     );
+  }
+}
+
+/** Non-blank lines of the peeked head, as `describeInput` expects them (BOM and `\r` removed). */
+function headLines(head: string, atEnd: boolean): string[] {
+  const text = head.charCodeAt(0) === 0xfeff ? head.slice(1) : head;
+  const all = text.split('\n');
+  if (!atEnd && all.length > 1) all.pop(); // the last line is cut by the peek
+  return all.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)).filter((l) => l.trim() !== '');
+}
+
+/** Lines in a text stream, counted as `splitLines` does: `\n`-terminated lines plus a non-empty last one. */
+class LineCounter {
+  newlines = 0;
+  private lastNewline = true;
+  add(text: string): void {
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.newlines++;
+    if (text.length > 0) this.lastNewline = text.charCodeAt(text.length - 1) === 10;
+  }
+  get lines(): number {
+    return this.newlines + (this.lastNewline ? 0 : 1);
   }
 }
 
@@ -124,7 +194,31 @@ function emptyStats(spec: SourceSpec): SourceStats {
     badLines: 0,
     overlongLines: 0,
     nonFinalStages: 0,
+    format: '',
+    truncated: 0,
   };
+}
+
+/** The member's `format`: the shape that gave the most events if it is a wrapper, else the framing's name. */
+function formatOf(framing: string, byShape: Map<string, number>): string {
+  let best = '';
+  let bestCount = 0;
+  for (const [shape, n] of byShape) {
+    if (n > bestCount) {
+      best = shape;
+      bestCount = n;
+    }
+  }
+  if (best === '' || best === BARE) return framing;
+  return best;
+}
+
+/** The framing name of a JSON-document member, from the documents seen. */
+function docFormat(formats: Record<DocFormat, number>): string {
+  if (formats.eventlist > 0) return 'eventlist';
+  if (formats['json-array'] > 0) return 'json-array';
+  if (formats['json-docs'] > 0) return 'json-docs';
+  return formats['json-wrapper'] > 0 ? 'json-wrapper' : 'json-docs';
 }
 
 async function* readMember(
@@ -136,47 +230,179 @@ async function* readMember(
 ): AsyncGenerator<RequestRecord[]> {
   const opened = await spec.open();
   if (opened.gzip && stats.kind === 'file') stats.kind = 'gzip';
-  const { counts, batches } = splitLines(opened.stream, opts.maxLineLength);
-  let sniff: Sniff | null = new Sniff();
+  const peeked = await peek(opened.stream);
+  const headText = peeked.head.toString('utf8');
+  const forced = opts.inputFormat ?? 'auto';
+  const framing: Framing = forced === 'auto' ? detectFraming(headText, peeked.atEnd) : forced;
+  const isDoc = framing === 'json' || framing === 'yaml';
+  let sniff: Sniff | null = new Sniff(framing, isDoc ? headLines(headText, peeked.atEnd) : null);
+  const byShape = new Map<string, number>();
+  let records: RequestRecord[] = [];
+  let overlong = 0; // over-long lines so far (line framings)
+  let docFormats: Record<DocFormat, number> | null = null;
+  let bare = 0; // bare events on the JSON-lines fast path, added to byShape by setFormat
+  const setFormat = (): void => {
+    if (bare > 0) {
+      byShape.set(BARE, (byShape.get(BARE) ?? 0) + bare);
+      bare = 0;
+    }
+    stats.format = formatOf(docFormats === null ? framing : docFormat(docFormats), byShape);
+  };
+  stats.format = framing;
+
+  /** Counts one unit's result: events become records, bad items bad lines. */
+  const take = (line: number, r: ValueResult, text: string): void => {
+    const events = r.events;
+    if (events.length > 0 || r.truncated > 0) sniff = null;
+    if (r.truncated > 0) stats.truncated += r.truncated;
+    if (events.length > 0) {
+      byShape.set(r.shape, (byShape.get(r.shape) ?? 0) + events.length);
+      for (let i = 0; i < events.length; i++) {
+        stats.events++;
+        const record = normalizer.normalize(events[i]!);
+        if (record === null) stats.nonFinalStages++;
+        else {
+          stats.requests++;
+          records.push(record);
+        }
+      }
+    }
+    if (r.bad.length === 0) return;
+    for (const reason of r.bad) {
+      stats.badLines++;
+      bad.add(spec.name, line, reason);
+    }
+    if (sniff !== null && events.length === 0 && r.truncated === 0) {
+      sniff.add(text, line, r.bad[0]!);
+      if (sniff.lines + overlong >= opts.sniffLines) throw sniff.reject(spec, overlong);
+    }
+  };
+  const flush = (): RequestRecord[] => {
+    const out = records;
+    records = [];
+    return out;
+  };
+
+  if (isDoc) {
+    const decoder = new StringDecoder('utf8');
+    const counter = new LineCounter();
+    const onItem = (line: number, r: ValueResult): void => take(line, r, '');
+    let reader: JsonDocReader | YamlDocReader;
+    if (framing === 'json') {
+      const json = new JsonDocReader(opts.maxLineLength, onItem);
+      docFormats = json.formats;
+      reader = json;
+    } else reader = new YamlDocReader(opts.maxLineLength, onItem);
+    let first = true;
+    for await (const chunk of peeked.stream as AsyncIterable<Buffer>) {
+      let text = decoder.write(chunk);
+      if (first && text.length > 0) {
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        first = false;
+      }
+      counter.add(text);
+      reader.feed(text);
+      stats.lines = counter.lines;
+      stats.bytesRead = opened.bytesRead;
+      if (records.length > 0) {
+        setFormat();
+        yield flush();
+      }
+    }
+    const rest = decoder.end();
+    counter.add(rest);
+    reader.feed(rest);
+    reader.end();
+    stats.lines = counter.lines;
+    stats.bytesRead = opened.bytesRead;
+    setFormat();
+    if (records.length > 0) yield flush();
+    if (sniff !== null && (sniff as Sniff).lines > 0) throw (sniff as Sniff).reject(spec, 0);
+    return;
+  }
+
+  const { counts, batches } = splitLines(peeked.stream, opts.maxLineLength);
   let overlongSampled = 0;
   const sampleOverlong = (): void => {
     for (; overlongSampled < counts.overlongAt.length; overlongSampled++) {
       bad.add(spec.name, counts.overlongAt[overlongSampled]!, `line longer than ${opts.maxLineLength} characters (--max-line-length): skipped`);
     }
   };
+  // One per member: pre-1.12 basic legacy lines come in request/response pairs.
+  const legacy = new LegacyDecoder();
+  const base64 = framing === 'base64' ? new Base64Reader(opts.maxLineLength, (line, r) => take(line, r, '')) : null;
   for await (const { texts, lineNos } of batches) {
+    overlong = counts.overlong;
     sampleOverlong();
-    const records: RequestRecord[] = [];
     for (let i = 0; i < texts.length; i++) {
-      const result = decodeLine(texts[i]!);
-      if (!result.ok) {
-        stats.badLines++;
-        bad.add(spec.name, lineNos[i]!, result.reason);
-        if (sniff !== null) {
-          sniff.add(texts[i]!, lineNos[i]!, result.reason);
-          if (sniff.lines + counts.overlong >= opts.sniffLines) throw sniff.reject(spec, counts.overlong);
+      const text = texts[i]!;
+      const line = lineNos[i]!;
+      if (base64 !== null) {
+        base64.line(text, line);
+        continue;
+      }
+      if (framing === 'legacy') {
+        const d = legacy.decode(text);
+        if (d !== null) take(line, legacyResult(d), text);
+        continue;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        if (isLegacyLine(text)) {
+          const d = legacy.decode(text);
+          if (d !== null) take(line, legacyResult(d), text);
+        } else take(line, notJsonLine(text, err), text);
+        continue;
+      }
+      const d = decodeObject(parsed);
+      if (d.ok) {
+        // The fast path, inlined: one bare event.
+        sniff = null;
+        stats.events++;
+        bare++;
+        const record = normalizer.normalize(d.event);
+        if (record === null) stats.nonFinalStages++;
+        else {
+          stats.requests++;
+          records.push(record);
         }
         continue;
       }
-      sniff = null;
-      stats.events++;
-      const record = normalizer.normalize(result.event);
-      if (record === null) stats.nonFinalStages++;
-      else {
-        stats.requests++;
-        records.push(record);
-      }
+      take(line, eventsOfValue(parsed, d), text);
     }
     stats.lines = counts.lines;
     stats.overlongLines = counts.overlong;
     stats.bytesRead = opened.bytesRead;
-    if (records.length > 0) yield records;
+    if (records.length > 0) {
+      setFormat();
+      yield flush();
+    }
   }
+  base64?.end();
   stats.lines = counts.lines;
   stats.overlongLines = counts.overlong;
   stats.bytesRead = opened.bytesRead;
+  overlong = counts.overlong;
   sampleOverlong();
-  if (sniff !== null && sniff.lines + counts.overlong > 0) throw sniff.reject(spec, counts.overlong);
+  setFormat();
+  if (records.length > 0) yield flush();
+  if (sniff !== null && (sniff as Sniff).lines + counts.overlong > 0) throw (sniff as Sniff).reject(spec, counts.overlong);
+}
+
+function notEvents(reason: string): ValueResult {
+  return { shape: '', events: [], bad: [reason], truncated: 0 };
+}
+
+function legacyResult(d: DecodeResult): ValueResult {
+  return d.ok ? { shape: 'legacy', events: [d.event], bad: [], truncated: 0 } : notEvents(d.reason);
+}
+
+/** A JSON-lines line that is not JSON (nor legacy text): a CloudWatch-cut event, or garbage. */
+function notJsonLine(text: string, err: unknown): ValueResult {
+  if (text.endsWith(CLOUDWATCH_TRUNCATED)) return { shape: '', events: [], bad: [], truncated: 1 };
+  return notEvents(notJsonReason(text, err));
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * Telling users what a rejected input looked like, and how to convert it.
  *
- * Used only when none of a source's first lines is an audit event, so clarity beats speed here.
+ * Used only when none of a source's first units (lines, JSON values, YAML documents) is an audit
+ * event, so clarity beats speed here. Shapes that are read (EventList, arrays, YAML, legacy text,
+ * cloud wrappers) are still described, for when their content is not audit events.
  * Formats and their converters: reference `audit-formats.md` §1.6 (EventList), §2 (legacy
  * text), §6.2–6.4 (GKE, EKS, AKS wrappers).
  */
@@ -16,6 +18,7 @@ export interface InputGuess {
 }
 
 const LEGACY_MARK = ' AUDIT: id="';
+const POLICY_KIND = /^kind:\s*["']?Policy["']?\s*$/;
 const YAML_KEY = /^[A-Za-z_@"'][^\s:]*:(\s|$)/;
 const JSON_LINES_HINT =
   'auditstorm reads kube-apiserver audit logs: one JSON audit.k8s.io Event per line (--audit-log-format=json).';
@@ -86,7 +89,7 @@ export function describeInput(texts: readonly string[], overlongLines: number): 
   if (texts.some((t) => t.includes(LEGACY_MARK))) {
     return {
       what: 'the legacy text audit format (--audit-log-format=legacy)',
-      hint: 'Run kube-apiserver with --audit-log-format=json (the default); the legacy format is not read yet.',
+      hint: 'Its lines could not be parsed (see the reason); --audit-log-format=json (the default) gives complete events.',
     };
   }
   const line = tryParse(first);
@@ -103,6 +106,12 @@ export function describeInput(texts: readonly string[], overlongLines: number): 
       return {
         what: 'pretty-printed (multi-line) JSON',
         hint: opening === '[' ? "Write one element per line: jq -c '.[]' FILE" : 'Write one document per line: jq -c . FILE',
+      };
+    }
+    if (isYaml(texts) && texts.some((t) => POLICY_KIND.test(t))) {
+      return {
+        what: 'a YAML audit Policy (the rules for what to log), not an audit log',
+        hint: 'Pass the log that kube-apiserver writes (--audit-log-path), not its --audit-policy-file.',
       };
     }
     if (isYaml(texts)) {

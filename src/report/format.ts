@@ -274,19 +274,41 @@ export function metricsTable(metrics: Finding['metrics']): Table {
   };
 }
 
-/** The input sources with their sizes and counts. */
+/**
+ * What a source was read as, for the sources table: its format (`jsonl`, `eventlist`, `gke`, …),
+ * plus `gzip` when that is not already plain from a `.gz` name (the JSON report keeps `kind`).
+ */
+export function sourceFormat(s: { name: string; kind: string; format: string }): string {
+  return s.kind === 'gzip' && !s.name.endsWith('.gz') ? `${s.format}, gzip` : s.format;
+}
+
+/**
+ * The input sources with their format, sizes and counts. A `Truncated` column (events cut by
+ * CloudWatch) appears only when some source has them.
+ */
 export function sourcesTable(input: InputSummary): Table {
+  const truncated = input.sources.some((s) => s.truncated > 0);
   return {
     title: 'Sources',
-    columns: [left('Source', 'middle'), left('Kind'), right('Size'), right('Lines'), right('Events'), right('Requests'), right('Bad lines')],
+    columns: [
+      left('Source', 'middle'),
+      left('Format'),
+      right('Size'),
+      right('Lines'),
+      right('Events'),
+      right('Requests'),
+      right('Bad lines'),
+      ...(truncated ? [right('Truncated')] : []),
+    ],
     rows: input.sources.map((s) => [
       s.name,
-      s.kind,
+      sourceFormat(s),
       formatBytes(s.bytes),
       formatInt(s.lines),
       formatInt(s.events),
       formatInt(s.requests),
       formatInt(s.badLines),
+      ...(truncated ? [formatInt(s.truncated)] : []),
     ]),
   };
 }

@@ -96,11 +96,19 @@ export const SourceSummarySchema = z.object({
   name: z.string(),
   /** `file`, `gzip` or `stdin`. */
   kind: z.string(),
+  /**
+   * What was read (detected per file, or `--input-format`): `jsonl`, `eventlist`, `json-array`,
+   * `json-docs`, `json-wrapper`, `yaml`, `legacy`, `base64`, or the cloud wrapper most events came
+   * out of (`gke`, `eks`, `aks`, `viaq`, `otlp`). One entry per file, rotated files included.
+   */
+  format: z.string(),
   bytes: z.number(),
   lines: z.number().int(),
   events: z.number().int(),
   requests: z.number().int(),
   badLines: z.number().int(),
+  /** Events cut short by CloudWatch (`[Truncated...]`): not bad lines, not read. */
+  truncated: z.number().int(),
 });
 export type SourceSummary = z.infer<typeof SourceSummarySchema>;
 
@@ -126,6 +134,8 @@ export const InputSummarySchema = z.object({
     /** Lines longer than the maximum line length. */
     overlongLines: z.number().int(),
   }),
+  /** Events cut short by CloudWatch (`[Truncated...]`): lost, but counted apart from bad lines. */
+  truncated: z.number().int(),
   /** Sources skipped because they could not be read as audit logs (the rest was analyzed). */
   sourceErrors: z.array(z.object({ source: z.string(), message: z.string() })),
   /** Requests that arrived later than the reordering window allows (fed at the current time). */

@@ -76,3 +76,16 @@ describe('filters choose what is judged, not the denominator', () => {
     expect(warningsFor(r)).toEqual(['no request matched the filters (1184 requests were filtered out)']);
   });
 });
+
+describe('--since with a duration on other shapes', () => {
+  it('finds the end of a gzipped log and of a pretty-printed document', async () => {
+    const gz = await analyze({ inputs: [SAMPLE], since: '2m' }, fixed);
+    expect(gz.settings.filters).toMatchObject({ since: '2026-03-14T09:07:59.691Z' });
+    const doc = path.join(dir, 'doc.json');
+    const lines = readFileSync(INCIDENT, 'utf8').trim().split('\n');
+    writeFileSync(doc, lines.map((l) => JSON.stringify(JSON.parse(l), null, 2)).join('\n'));
+    const r = await analyze({ inputs: [doc], since: '1m' }, fixed);
+    expect(r.settings.filters).toMatchObject({ since: '2026-02-27T14:11:59.581Z' });
+    expect(r.input.sources[0]?.format).toBe('json-docs');
+  });
+});

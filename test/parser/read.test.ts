@@ -64,6 +64,8 @@ describe('readChain: chunking does not change the result', () => {
         badLines: 1,
         overlongLines: 1,
         nonFinalStages: 1,
+        format: 'jsonl',
+        truncated: 0,
       },
     ]);
     expect(one.bad).toEqual([
@@ -222,57 +224,43 @@ describe('sniffing', () => {
     );
   });
 
-  it('describes a pretty-printed event', async () => {
-    const { message, hint } = await rejection(JSON.stringify(CONFLICT_EVENT, null, 2), {
-      ...opts,
-      sniffLines: 1000,
-    });
-    expect(message).toContain('It looks like: a pretty-printed (multi-line) JSON audit event.');
-    expect(hint).toBe('Write one event per line: jq -c . FILE');
-  });
-
-  it('describes a pretty-printed document longer than the sniff window', async () => {
-    const { message, hint } = await rejection(JSON.stringify(CONFLICT_EVENT, null, 2));
-    expect(message).toContain('none of its first 3 non-blank lines');
-    expect(message).toContain('It looks like: pretty-printed (multi-line) JSON.');
-    expect(hint).toBe('Write one document per line: jq -c . FILE');
-  });
-
-  it('describes an EventList document, with the jq hint, in a file', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'batch 1.json');
-    writeFileSync(
-      file,
-      JSON.stringify({ kind: 'EventList', apiVersion: 'audit.k8s.io/v1', metadata: {}, items: [CONFLICT_EVENT] }),
-    );
-    const err = await inputError(resolveInputs([file], NO_STDIN).then((c) => readChains(c, opts)));
-    expect(err.message).toBe(
-      `"${file}" does not look like a kube-apiserver audit log: its first non-blank line is not an audit event (line 1: audit EventList document (webhook batch, items[]): not read yet). It looks like: audit EventList document (webhook batch, items[]).`,
-    );
-    expect(err.hint).toBe(`Write one event per line first: jq -c '.items[]' '${file}'`);
-  });
-
-  it('describes a pretty-printed EventList and a pretty-printed JSON array', async () => {
-    const list = { kind: 'EventList', apiVersion: 'audit.k8s.io/v1', items: [CONFLICT_EVENT] };
+  it('reads shapes that used to be rejected: pretty-printed event, EventList, JSON array, AKS records', async () => {
     const big = { ...opts, sniffLines: 1000 };
-    expect((await rejection(JSON.stringify(list, null, 2), big)).message).toContain(
-      'It looks like: audit EventList document (webhook batch, items[]), pretty-printed.',
-    );
-    const array = await rejection(JSON.stringify([CONFLICT_EVENT], null, 2), big);
-    expect(array.message).toContain('It looks like: a single JSON array.');
-    expect(array.hint).toBe("Write one element per line: jq -c '.[]' FILE");
-    expect((await rejection(`${JSON.stringify([CONFLICT_EVENT])}\n`)).message).toContain(
-      'It looks like: JSON arrays, one per line.',
-    );
+    const list = { kind: 'EventList', apiVersion: 'audit.k8s.io/v1', metadata: {}, items: [CONFLICT_EVENT] };
+    const aks = { records: [{ category: 'kube-audit', properties: { log: eventLine() } }] };
+    const cases: [string, string][] = [
+      [JSON.stringify(CONFLICT_EVENT, null, 2), 'json-docs'],
+      [JSON.stringify(list), 'eventlist'], // one line: JSON lines framing, an EventList value
+      [JSON.stringify(list, null, 2), 'eventlist'],
+      [JSON.stringify([CONFLICT_EVENT], null, 2), 'json-array'],
+      [`${JSON.stringify([CONFLICT_EVENT])}\n`, 'jsonl'],
+      [`${JSON.stringify(aks)}\n`, 'aks'],
+    ];
+    for (const [input, format] of cases) {
+      const r = await readStdin(input, big);
+      expect([r.records.length, r.stats[0]!.format, r.badCount]).toEqual([1, format, 0]);
+    }
   });
 
-  it('describes cloud wrappers one per line', async () => {
-    const aks = { records: [{ category: 'kube-audit', properties: { log: eventLine() } }] };
-    const { message, hint } = await rejection(`${JSON.stringify(aks)}\n`);
-    expect(message).toContain('It looks like: AKS diagnostic records (records[].properties.log).');
-    expect(hint).toBe(
-      `Extract the events: jq -c '.records[].properties.log | if type == "string" then fromjson else . end' FILE`,
+  it('describes a pretty-printed JSON document that is not audit data', async () => {
+    const { message, hint } = await rejection(JSON.stringify({ name: 'auditstorm', version: '0.1.0' }, null, 2));
+    expect(message).toBe(
+      '"<stdin>" does not look like a kube-apiserver audit log: its first JSON value is not an audit event (line 1: JSON but not an audit event: no auditID). It looks like: a pretty-printed (multi-line) JSON document.',
     );
+    expect(hint).toContain('jq -c . FILE');
+  });
+
+  it('describes JSON arrays of non-events, one per line', async () => {
+    expect((await rejection('[1, 2]\n[3]\n["x"]\n')).message).toContain('It looks like: JSON arrays, one per line.');
+  });
+
+  it('describes a YAML audit Policy file', async () => {
+    const policy = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n';
+    const { message, hint } = await rejection(policy);
+    expect(message).toBe(
+      '"<stdin>" does not look like a kube-apiserver audit log: its first YAML document is not an audit event (line 1: JSON but not an audit event: kind "Policy"). It looks like: a YAML audit Policy (the rules for what to log), not an audit log.',
+    );
+    expect(hint).toContain('--audit-policy-file');
   });
 
   it('describes YAML, legacy text, HTML, binary data and over-long lines', async () => {

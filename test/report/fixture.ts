@@ -93,8 +93,8 @@ export const report: Report = {
   generatedAt: '2026-08-08T18:30:00.000Z',
   input: {
     sources: [
-      { name: '/var/log/kubernetes/audit/audit.log.gz', kind: 'gzip', bytes: 734_003_200, lines: 1_204_331, events: 1_204_310, requests: 601_877, badLines: 2 },
-      { name: 'audit-2.log', kind: 'file', bytes: 10_485_760, lines: 20_000, events: 20_000, requests: 10_000, badLines: 0 },
+      { name: '/var/log/kubernetes/audit/audit.log.gz', kind: 'gzip', format: 'jsonl', bytes: 734_003_200, lines: 1_204_331, events: 1_204_310, requests: 601_877, badLines: 2, truncated: 0 },
+      { name: 'audit-2.log', kind: 'file', format: 'jsonl', bytes: 10_485_760, lines: 20_000, events: 20_000, requests: 10_000, badLines: 0, truncated: 0 },
     ],
     lines: 1_224_331,
     events: 1_224_310,
@@ -105,6 +105,7 @@ export const report: Report = {
       { source: '/var/log/kubernetes/audit/audit.log.gz', line: 1204331, reason: 'not an audit event: no auditID' },
     ],
     skipped: { nonFinalStages: 610_400, duplicates: 12, filtered: 0, overlongLines: 1 },
+    truncated: 0,
     sourceErrors: [],
     lateRequests: 3,
     nonResourceRequests: 4_567,

@@ -21,8 +21,8 @@ describe('renderText', () => {
       'Non-resource    4,567 requests without objectRef (in totals only)',
     ]);
     expect(out).toContain(
-      '  /var/log/kubernetes/audit/audit.log.gz  gzip  700.0 MiB  1,204,331  1,204,310   601,877          2\n' +
-        '  audit-2.log                             file   10.0 MiB     20,000     20,000    10,000          0\n',
+      '  /var/log/kubernete…udit/audit.log.gz  jsonl   700.0 MiB  1,204,331  1,204,310   601,877          2\n' +
+        '  audit-2.log                           jsonl    10.0 MiB     20,000     20,000    10,000          0\n',
     );
   });
 
@@ -188,13 +188,13 @@ describe('renderText', () => {
     }
     expect(plain(report, 64)).toContain(
       [
-        '  Source    Kind       Size      Lines     Events  Reques…  Bad…',
-        '  --------  ----  ---------  ---------  ---------  -------  ----',
-        '  /var….gz  gzip  700.0 MiB  1,204,331  1,204,310  601,877     2',
+        '  Source    Format       Size      Lines     Events  Reques…  B…',
+        '  --------  ------  ---------  ---------  ---------  -------  --',
+        '  /var….gz  jsonl   700.0 MiB  1,204,331  1,204,310  601,877   2',
       ].join('\n'),
     );
     // Narrower than the digits: the table overflows rather than hide numbers.
-    expect(plain(report, 40)).toContain('  /var….gz  gzip  700.0 MiB  1,204,331  1,204,310  601,877  2\n');
+    expect(plain(report, 40)).toContain('  /var….gz  jsonl   700.0 MiB  1,204,331  1,204,310  601,877  2\n');
   });
 
   it('handles several actors, no object, evidence without samples and huge strings', () => {
