@@ -37,7 +37,7 @@ export const AnalyzeOptionsSchema = z
     /** Longest line accepted, in bytes; longer lines are counted and skipped. */
     maxLineLength: z.number().int().positive().default(16 * 1024 * 1024),
     /** How far (ms) a request may arrive out of time order and still be placed correctly. */
-    reorderWindowMs: z.number().int().nonnegative().default(2000),
+    reorderWindowMs: z.number().int().nonnegative().default(5000),
     /** Bad-line samples kept for the report. */
     badLineSamples: z.number().int().nonnegative().default(10),
     /** If none of a source's first N lines is an audit event, the input is rejected (exit 2). */

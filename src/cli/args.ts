@@ -30,6 +30,8 @@ export interface ParsedArgs {
   /** Raw duration text of `--window` / `--step` (parsed in `createOptions`). */
   window?: string;
   step?: string;
+  /** Raw duration text of `--reorder-window`. */
+  reorderWindow?: string;
   minConflicts?: number;
   minConflictRatio?: number;
   /** `--format`; undefined when not given (stdout then defaults to text). */
@@ -62,6 +64,7 @@ const GROUP_OUTPUT = 'Output:';
 export interface HelpDefaults {
   window?: string;
   step?: string;
+  reorderWindow?: string;
   minConflicts?: number;
   minConflictRatio?: number;
   top?: number;
@@ -105,6 +108,13 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       type: 'string',
       requiresArg: true,
       describe: 'Read options from a YAML or JSON file; flags override it',
+    })
+    .option('reorder-window', {
+      group: GROUP_INPUT,
+      type: 'string',
+      requiresArg: true,
+      describe: 'How far (a duration) lines may be out of time order and still be placed exactly; later ones are counted as late',
+      ...shown(defaults.reorderWindow),
     })
     .option('max-line-length', {
       group: GROUP_INPUT,
@@ -240,7 +250,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override')
     .epilog(
       'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
-        + 'maxLineLength, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
+        + 'maxLineLength, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
         + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minWritesPerSec).\n'
         + 'Exit codes: 0 success, 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
         + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
@@ -359,6 +369,8 @@ function normalize(raw: Record<string, unknown>): ParsedArgs {
   if (window !== undefined) args.window = window;
   const step = str(raw['step']);
   if (step !== undefined) args.step = step;
+  const reorderWindow = str(raw['reorder-window']);
+  if (reorderWindow !== undefined) args.reorderWindow = reorderWindow;
   const minConflicts = num(raw['min-conflicts'], '--min-conflicts', 'non-negative');
   if (minConflicts !== undefined) args.minConflicts = minConflicts;
   const minConflictRatio = num(raw['min-conflict-ratio'], '--min-conflict-ratio', 'ratio');

@@ -208,7 +208,7 @@ async function checkOutDirs(paths: readonly string[]): Promise<void> {
 /** Defaults for `--help`, from the core options schema and the conflict-storm detector schema. */
 function helpDefaults(): HelpDefaults {
   const core = AnalyzeOptionsSchema.parse({});
-  const d: HelpDefaults = { top: core.top, maxLineLength: core.maxLineLength };
+  const d: HelpDefaults = { top: core.top, maxLineLength: core.maxLineLength, reorderWindow: formatDuration(core.reorderWindowMs) };
   const cs = DETECTORS.find((x) => x.meta.id === CONFLICT_STORM)?.meta.optionsSchema.safeParse({});
   if (cs?.success) {
     const o = cs.data as Partial<Record<'windowMs' | 'stepMs' | 'minConflicts' | 'minConflictRatio', unknown>>;

@@ -42,6 +42,8 @@ export const ConfigFileSchema = z
     failOn: SeveritySchema.optional(),
     top: z.number().int().positive().optional(),
     maxLineLength: z.number().int().positive().optional(),
+    /** Duration text (`5s`) for how far lines may be out of order (`reorderWindowMs`). */
+    reorderWindow: DurationText.optional(),
     /** `--input-format`: `auto`, `jsonl`, `json`, `yaml` or `legacy`. */
     inputFormat: z.enum(INPUT_FORMATS).optional(),
     /** Duration text (`60s`, `1m`) for `detectors.conflict-storm.windowMs`. */
@@ -261,6 +263,10 @@ export async function createOptions(
   if (failOn !== undefined) analyze.failOn = failOn;
   if (top !== undefined) analyze.top = top;
   if (maxLineLength !== undefined) analyze.maxLineLength = maxLineLength;
+  if (argv.reorderWindow !== undefined) analyze.reorderWindowMs = flagDuration(argv.reorderWindow, '--reorder-window');
+  else if (config.reorderWindow !== undefined) {
+    analyze.reorderWindowMs = configDuration(String(config.reorderWindow), file as string, 'reorderWindow');
+  }
   if (inputFormat !== undefined) analyze.inputFormat = inputFormat;
   if (config.allowlist !== undefined) analyze.allowlist = config.allowlist;
   if (config.defaultAllowlist !== undefined) analyze.defaultAllowlist = config.defaultAllowlist;

@@ -48,8 +48,12 @@ export const conflictStormOptions = windowedOptions({
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
   rocMaxAttempts: z.number().int().positive().default(5),
-  /** Median retry gap range (ms) typical of `retry.DefaultRetry` (10 ms sleep + a GET). */
-  rocMinGapMs: z.number().nonnegative().default(9),
+  /**
+   * Median retry gap range (ms) for the `retry-on-conflict` verdict. `retry.DefaultRetry` sleeps
+   * 10–11 ms (plus a GET), but the gap is measured across API servers' clocks, so the floor is 0
+   * by default and the verdict rests on short chains that end in success.
+   */
+  rocMinGapMs: z.number().nonnegative().default(0),
   rocMaxGapMs: z.number().nonnegative().default(250),
   /** Share of chains ending in success for a RetryOnConflict writer to count as handled well. */
   rocMinSuccess: z.number().min(0).max(1).default(0.8),
@@ -59,6 +63,12 @@ export const conflictStormOptions = windowedOptions({
   ...evidenceFields(),
   /** Successful writes per second above which timestamp churn in status is suspected. */
   churnWritesPerSec: z.number().nonnegative().default(0.2),
+  /**
+   * An episode whose excess requests (beyond per-item backoff, see impact.ts) are under this
+   * share of its attempts is at most `low`: its retries cost the API server almost nothing,
+   * however large its share of a quiet cluster's writes.
+   */
+  lowImpactExcessShare: z.number().min(0).max(1).default(0.1),
   severity: severityOption(
     {
       /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
@@ -78,6 +88,14 @@ export type ConflictStormOptions = z.output<typeof conflictStormOptions>;
 
 /** Backoff verdict of an episode. */
 export type Backoff = 'none' | 'retry-on-conflict' | 'exponential';
+
+/** A median retry gap from which a flat retry is described by its period, not as "at once", ms. */
+const SLOW_RETRY_MS = 500;
+
+/** `1500` → `1.5 s`, `800` → `800 ms`. */
+function formatGap(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`;
+}
 
 /** Retry chain of one client (source IP) on one object. */
 interface Chain {
@@ -334,6 +352,7 @@ export const conflictStorm = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
+      if (h.excess < o.lowImpactExcessShare * h.toAttempts) return 'low';
       const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
       return severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
     }
@@ -390,7 +409,12 @@ export const conflictStorm = defineDetector({
       const who = actorName(p.actor);
       const what = objectLabel(p.object);
       const pct = Math.round((h.toConflicts / Math.max(1, h.toAttempts)) * 100);
-      const how = backoff === 'none' ? 'without backoff' : `with ${backoff} backoff`;
+      const how =
+        backoff !== 'none'
+          ? `with ${backoff} backoff`
+          : gapP50 !== null && gapP50 >= SLOW_RETRY_MS
+            ? `retrying every ~${formatGap(gapP50)} without growing the delay`
+            : 'without backoff';
       return {
         id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.object.key}\u0001${h.from}`)}`,
         kind: 'conflict-storm',

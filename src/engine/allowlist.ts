@@ -1,7 +1,8 @@
 /**
  * Allowlist of legitimate periodic writers. Requests that match a rule still count in totals,
- * summaries and the cluster series, but are not fed to detectors, so node heartbeats and leader
- * election renewals can never become findings. How much traffic each rule excluded is reported.
+ * summaries and the cluster series, but are not fed to detectors (to the detectors a rule names,
+ * if it names any), so node heartbeats and leader election renewals can never become findings.
+ * How much traffic each rule matched is reported.
  *
  * Matching is decided once per interned actor, object and verb (bitmasks of the rules whose
  * conditions that side meets), so a record costs three map lookups.
@@ -24,6 +25,8 @@ export const AllowRuleSchema = z
     /** Resources as for `--resource`: `leases.coordination.k8s.io`, `nodes/status`, `events` (globs). */
     resources: z.array(z.string()).default([]),
     verbs: z.array(z.string()).default([]),
+    /** Detectors (finding kinds) the rule applies to; empty means every detector. */
+    detectors: z.array(z.string()).default([]),
   })
   .strict();
 export type AllowRule = z.output<typeof AllowRuleSchema>;
@@ -44,6 +47,7 @@ export const DEFAULT_ALLOWLIST: readonly AllowRule[] = [
     namespaces: ['kube-node-lease'],
     resources: ['leases.coordination.k8s.io'],
     verbs: [],
+    detectors: [],
   },
   {
     name: 'leader-election',
@@ -53,6 +57,7 @@ export const DEFAULT_ALLOWLIST: readonly AllowRule[] = [
     namespaces: [],
     resources: [],
     verbs: [],
+    detectors: [],
   },
   {
     name: 'kubelet-node-status',
@@ -62,6 +67,7 @@ export const DEFAULT_ALLOWLIST: readonly AllowRule[] = [
     namespaces: [],
     resources: ['nodes/status'],
     verbs: [],
+    detectors: [],
   },
   {
     name: 'events',
@@ -71,6 +77,18 @@ export const DEFAULT_ALLOWLIST: readonly AllowRule[] = [
     namespaces: [],
     resources: ['events', 'events.events.k8s.io'],
     verbs: [],
+    detectors: [],
+  },
+  {
+    name: 'kubelet-pod-status',
+    description:
+      "the kubelet's own pod status updates: it owns pod status and writes it as containers and probes change, not from a reconcile loop (conflicts still count for conflict and fleet storms)",
+    users: ['system:node:*'],
+    userAgents: [],
+    namespaces: [],
+    resources: ['pods/status'],
+    verbs: [],
+    detectors: ['hot-loop', 'no-op-writes'],
   },
 ];
 
@@ -118,9 +136,28 @@ export class Allowlist {
     return m;
   }
 
-  /** True (and counted) when a rule matches `r`. */
+  /**
+   * Bitmask of the rules a detector obeys (bit `i` = rule `i`): rules scoped to other detectors
+   * are left out. AND it with {@link match} to decide whether that detector sees a record.
+   */
+  scopeFor(detectorId: string): number {
+    let m = 0;
+    this.rules.forEach((r, i) => {
+      if (r.detectors.length === 0 || r.detectors.includes(detectorId)) m |= 1 << i;
+    });
+    return m;
+  }
+
+  /** True (and counted) when a rule for every detector, or any rule, matches `r`. */
   excludes(r: RequestRecord): boolean {
-    if (this.compiled.length === 0) return false;
+    return this.match(r) !== 0;
+  }
+
+  /**
+   * Bitmask of the rules matching `r` (0 for none); a match is counted once, for the first rule.
+   */
+  match(r: RequestRecord): number {
+    if (this.compiled.length === 0) return 0;
     let a = this.actorMasks.get(r.actor);
     if (a === undefined) {
       const { username, userAgent } = r.actor;
@@ -131,7 +168,7 @@ export class Allowlist {
       );
       this.actorMasks.set(r.actor, a);
     }
-    if (a === 0) return false;
+    if (a === 0) return 0;
     let v = this.verbMasks.get(r.verb);
     if (v === undefined) {
       v = this.maskOf((c) => c.verbs.size === 0 || c.verbs.has(r.verb));
@@ -152,11 +189,11 @@ export class Allowlist {
       } else o = cached;
     }
     const m = a & v & o;
-    if (m === 0) return false;
+    if (m === 0) return 0;
     const c = this.counts[31 - Math.clz32(m & -m)] as AllowCount;
     c.requests++;
     if (r.isWrite) c.writes++;
-    return true;
+    return m;
   }
 
   /** Traffic excluded per rule, in rule order. */

@@ -53,6 +53,8 @@ export class Engine {
   readonly findings: Finding[] = [];
   readonly notes: Finding[] = [];
   private readonly instances: DetectorInstance[];
+  /** Per instance: the allowlist rules it obeys (see `Allowlist.scopeFor`). */
+  private readonly scopes: number[];
   private readonly filter: ((r: RequestRecord) => boolean) | null;
   private readonly allowlist: Allowlist | null;
   private readonly queue: ReorderQueue;
@@ -74,6 +76,7 @@ export class Engine {
     this.dedupe = new AuditIdDedupe(opts.dedupeHistory ?? 1_000_000);
     this.queue = new ReorderQueue(opts.reorderWindowMs, (r) => this.count(r));
     const alert = sink.alert ?? (() => {});
+    this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id) ?? 0);
     this.instances = opts.detectors.map(({ detector, options }) =>
       detector.create({
         options,
@@ -120,8 +123,10 @@ export class Engine {
     c.lastTs = r.ts;
     if (r.object === null) c.nonResource++;
     this.aggregates.add(r);
-    if (this.allowlist !== null && this.allowlist.excludes(r)) return;
+    const allowed = this.allowlist === null ? 0 : this.allowlist.match(r);
     const inst = this.instances;
-    for (let i = 0; i < inst.length; i++) (inst[i] as DetectorInstance).onRecord(r);
+    for (let i = 0; i < inst.length; i++) {
+      if ((allowed & (this.scopes[i] as number)) === 0) (inst[i] as DetectorInstance).onRecord(r);
+    }
   }
 }

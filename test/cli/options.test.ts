@@ -150,7 +150,7 @@ describe('createOptions', () => {
       expect(e).toBeInstanceOf(ConfigError);
       expect(e.message).toBe('config.yaml: unknown key "namespaces"');
       expect((e as ConfigError).hint).toBe(
-        'known keys: since, until, namespace, user, resource, verb, failOn, top, maxLineLength, inputFormat, window, step, minConflicts, minConflictRatio, detectors, allowlist, defaultAllowlist',
+        'known keys: since, until, namespace, user, resource, verb, failOn, top, maxLineLength, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, detectors, allowlist, defaultAllowlist',
       );
     });
 
@@ -280,7 +280,7 @@ describe('allowlist in the config file', () => {
     });
     expect(analyze.defaultAllowlist).toBe(false);
     expect(analyze.allowlist).toEqual([
-      { name: 'my-heartbeat', description: '', users: ['system:serviceaccount:ops:beat'], userAgents: [], namespaces: [], resources: ['configmaps'], verbs: [] },
+      { name: 'my-heartbeat', description: '', users: ['system:serviceaccount:ops:beat'], userAgents: [], namespaces: [], resources: ['configmaps'], verbs: [], detectors: [] },
     ]);
   });
 });
@@ -294,5 +294,12 @@ describe('conflict-storm thresholds at the top of the config file', () => {
   it('--fail-on is case-insensitive', async () => {
     const { output } = await opts(['x.log', '--fail-on', 'CRITICAL']);
     expect(output.failOn).toBe('critical');
+  });
+});
+
+describe('--reorder-window', () => {
+  it('takes a duration from the flag or the config file', async () => {
+    expect((await opts(['x.log', '--reorder-window', '30s'])).analyze.reorderWindowMs).toBe(30_000);
+    expect((await opts(['--config', 'c.yaml'], { 'c.yaml': 'reorderWindow: 1m\n' })).analyze.reorderWindowMs).toBe(60_000);
   });
 });

@@ -157,6 +157,26 @@ describe('conflict-storm: handled well or below thresholds', () => {
     });
   });
 
+  it('RetryOnConflict whose retry lands 8 ms after the 409 (clocks of two API servers) is still a note', () => {
+    const records: RequestRecord[] = [];
+    for (let s = 0; s < 120; s++) {
+      records.push(rec(T0 + s * 1000, operator, widget, { code: 409 }));
+      records.push(rec(T0 + s * 1000 + 3 + 8, operator, widget, { code: 200 }));
+    }
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(findings).toEqual([]);
+    expect(notes.map((n) => [n.metrics.backoff, n.metrics.retryGapP50Ms, n.metrics.excessRequests])).toEqual([['retry-on-conflict', 8, 0]]);
+  });
+
+  it('a flat 1.5 s retry wastes little: a low finding that names the period', () => {
+    const records = Array.from({ length: 200 }, (_, i) => rec(T0 + i * 1500, operator, widget, { code: i % 10 === 9 ? 200 : 409 }));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect([f.severity, f.metrics.backoff, f.metrics.excessRequests, f.metrics.retryGapP50Ms]).toEqual(['low', 'none', 0, 1497]);
+    expect(f.title).toContain('retrying every ~1.5 s without growing the delay');
+  });
+
   it('exponential backoff (5 ms doubling until success) is a note', () => {
     const records: RequestRecord[] = [];
     for (let burst = 0; burst < 20; burst++) {

@@ -198,7 +198,8 @@ describe('Allowlist', () => {
       ['kubelet node status', rec(T0, kubelet, object('nodes', '', 'n1', 'status'), { verb: 'patch' }), true],
       ['event', rec(T0, sa, object('events', 'shop', 'x.1'), { verb: 'create' }), true],
       ['events.k8s.io event', rec(T0, sa, object('events', 'shop', 'x.2', '', 'events.k8s.io')), true],
-      ['kubelet pod status', rec(T0, kubelet, object('pods', 'shop', 'web-0', 'status'), { verb: 'patch' }), false],
+      // Scoped to hot-loop and no-op-writes: matched here, kept for the other detectors (below).
+      ['kubelet pod status', rec(T0, kubelet, object('pods', 'shop', 'web-0', 'status'), { verb: 'patch' }), true],
       ['operator lease elsewhere', rec(T0, sa, object('leases', 'shop', 'lock', '', 'coordination.k8s.io')), false],
       ['node status by someone else', rec(T0, sa, object('nodes', '', 'n1', 'status')), false],
       ['non-resource', rec(T0, kubelet, null, { verb: 'get' }), false],
@@ -209,7 +210,29 @@ describe('Allowlist', () => {
       { name: 'leader-election', requests: 1, writes: 1 },
       { name: 'kubelet-node-status', requests: 1, writes: 1 },
       { name: 'events', requests: 2, writes: 2 },
+      { name: 'kubelet-pod-status', requests: 1, writes: 1 },
     ]);
+  });
+
+  it('a rule scoped to some detectors keeps the record from those only', () => {
+    const seen: string[] = [];
+    const spy = (id: string) =>
+      ({
+        meta: { id, description: 'records what it sees', optionsSchema: conflictStormOptions },
+        create: () => ({ onRecord: (r: RequestRecord) => seen.push(`${id}:${r.auditID}`), advance: () => {}, finish: () => {} }),
+      }) as unknown as Detector;
+    const e = new Engine({
+      detectors: [{ detector: spy('hot-loop'), options: {} }, { detector: spy('fleet-storm'), options: {} }],
+      filter: null,
+      allowlist: new Allowlist(DEFAULT_ALLOWLIST),
+      reorderWindowMs: 0,
+      seriesStepMs: 10_000,
+    });
+    const kubelet = actor('system:node:n1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    e.push(rec(T0, kubelet, object('pods', 'shop', 'web-0', 'status'), { auditID: 'p', verb: 'patch', code: 409 }));
+    e.push(rec(T0 + 1, kubelet, object('leases', 'kube-node-lease', 'n1', '', 'coordination.k8s.io'), { auditID: 'l' }));
+    e.finish();
+    expect(seen).toEqual(['fleet-storm:p']);
   });
 
   it('allowlisted traffic is counted but never reaches detectors', () => {
@@ -221,7 +244,7 @@ describe('Allowlist', () => {
     const e = new Engine({
       detectors: [{ detector: spy, options: {} }],
       filter: null,
-      allowlist: new Allowlist([{ name: 'mine', description: '', users: ['system:serviceaccount:shop:*'], userAgents: [], namespaces: [], resources: [], verbs: ['update'] }]),
+      allowlist: new Allowlist([{ name: 'mine', description: '', users: ['system:serviceaccount:shop:*'], userAgents: [], namespaces: [], resources: [], verbs: ['update'], detectors: [] }]),
       reorderWindowMs: 0,
       seriesStepMs: 10_000,
     });
