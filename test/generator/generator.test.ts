@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLog, logText, truthJSON, writeLog, type GroundTruth, type LogSpec } from '../../src/generator/generate.js';
-import { main } from '../../src/generator/cli.js';
+import { main } from '../../src/cli/generate.js';
 import { microTime } from '../../src/generator/events.js';
 import { PRESETS } from '../../src/generator/presets.js';
 import { createRng } from '../../src/generator/random.js';

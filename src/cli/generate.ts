@@ -1,9 +1,9 @@
 /**
  * Fixture generator CLI.
  *
- *   node dist/generator/cli.js                         rewrite every committed fixture and its truth.json
- *   node dist/generator/cli.js --preset NAME [--seed N] --out PATH [--truth PATH]
- *   node dist/generator/cli.js --list
+ *   node dist/cli/generate.js                         rewrite every committed fixture and its truth.json
+ *   node dist/cli/generate.js --preset NAME [--seed N] --out PATH [--truth PATH]
+ *   node dist/cli/generate.js --list
  *
  * `--out` ending in `.gz` writes gzip; `--out -` writes plain lines to stdout. Paths are relative
  * to the working directory (`npm run fixtures` runs from the repository root). A summary goes to
@@ -12,10 +12,10 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateLog, writeLog, writeTruth, type GeneratedLog, type LogSpec } from './generate.js';
-import { PRESETS } from './presets.js';
+import { generateLog, writeLog, writeTruth, type GeneratedLog, type LogSpec } from '../generator/generate.js';
+import { PRESETS } from '../generator/presets.js';
 
-const USAGE = `Usage: node dist/generator/cli.js [--preset NAME] [--seed N] [--out PATH|-] [--truth PATH] [--list]
+const USAGE = `Usage: node dist/cli/generate.js [--preset NAME] [--seed N] [--out PATH|-] [--truth PATH] [--list]
 With no arguments, rewrites the committed fixtures (${Object.values(PRESETS)
   .flatMap((p) => (p.fixture ? [p.fixture.log] : []))
   .join(', ')}) and their truth.json.`;

@@ -2,17 +2,17 @@
  * Evaluation CLI (`npm run eval`): runs every case for seeds 1, 2, 3 (names randomized from
  * seed 2 on), prints the per-kind table and every miss and false positive.
  *
- *   node dist/eval/cli.js [--seeds 1,2,3] [--case NAME]... [--format text|markdown] [--quiet]
+ *   node dist/cli/eval.js [--seeds 1,2,3] [--case NAME]... [--format text|markdown] [--quiet]
  *
  * Exit codes: 0 no miss and no false positive, 1 otherwise, 2 bad usage.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { defaultCases, evaluate } from './evaluate.js';
-import { details, markdownTable, summary, textTable } from './format.js';
+import { defaultCases, evaluate } from '../eval/evaluate.js';
+import { details, markdownTable, summary, textTable } from '../eval/format.js';
 
-const USAGE = 'Usage: node dist/eval/cli.js [--seeds 1,2,3] [--case NAME]... [--format text|markdown] [--quiet]';
+const USAGE = 'Usage: node dist/cli/eval.js [--seeds 1,2,3] [--case NAME]... [--format text|markdown] [--quiet]';
 
 /** Run the CLI with `argv`; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
