@@ -82,26 +82,34 @@ export class AuditIdDedupe {
   private previous = new HashTable();
 
   /**
-   * @param history requests per generation (≥ 1). Memory grows with what is remembered, up to
-   *   about 2 × 16 bytes × the next power of 2 ≥ 2·history (64 MB at the default 1,000,000).
+   * @param history requests per generation (≥ 1). Memory grows with what is remembered (two
+   *   keys per request), up to about 2 × 8 bytes × the next power of 2 ≥ 4·history (64 MB at the
+   *   default 1,000,000).
    */
   constructor(private readonly history: number) {}
 
+  private requests = 0;
+
   /**
-   * True when this request (`auditID` with this `stageTimestamp`, epoch ms) was seen among the
-   * remembered ones; otherwise remembers it. The time is part of the key because clients may
-   * send their own `Audit-ID` header and reuse it (`pkg/endpoints/filters/audit_init.go`): copies
-   * of one logged event share both, distinct requests do not.
+   * True when this request was seen among the remembered ones; otherwise remembers it. A request
+   * is `auditID` with its `stageTimestamp` (`ts`) or its `requestReceivedTimestamp`
+   * (`receivedTs`), epoch ms: the time is part of the key because clients may send their own
+   * `Audit-ID` header and reuse it (`pkg/endpoints/filters/audit_init.go`), and both times count
+   * because some shapes carry only one (legacy text lines only the received time, GKE entries
+   * only the completion time), so the same request read from two shapes still matches.
    */
-  seen(auditID: string, ts: number): boolean {
-    const h = hash53(auditID, Math.round(ts * 1000));
-    if (this.current.has(h) || this.previous.has(h)) return true;
-    this.current.add(h);
-    if (this.current.size >= this.history) {
+  seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
+    const a = hash53(auditID, Math.round(ts * 1000));
+    const b = receivedTs === ts ? a : hash53(auditID, Math.round(receivedTs * 1000));
+    if (this.current.has(a) || this.previous.has(a) || this.current.has(b) || this.previous.has(b)) return true;
+    this.current.add(a);
+    if (b !== a) this.current.add(b);
+    if (++this.requests >= this.history) {
       const old = this.previous;
       this.previous = this.current;
       old.clear();
       this.current = old;
+      this.requests = 0;
     }
     return false;
   }

@@ -90,7 +90,7 @@ export class Engine {
 
   /** One request as read. */
   push(r: RequestRecord): void {
-    if (this.dedupe.seen(r.auditID, r.ts)) {
+    if (this.dedupe.seen(r.auditID, r.ts, r.receivedTs)) {
       this.counters.duplicates++;
       return;
     }

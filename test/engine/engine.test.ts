@@ -62,6 +62,14 @@ describe('AuditIdDedupe', () => {
     expect([d.seen('x', 1000.001), d.seen('x', 1000.002), d.seen('x', 1000.001)]).toEqual([false, false, true]);
   });
 
+  it('matches a copy that carries only one of the two times (legacy text, GKE)', () => {
+    const d = new AuditIdDedupe(10);
+    expect(d.seen('x', 2000.5, 1990.25)).toBe(false);
+    expect(d.seen('x', 1990.25, 1990.25)).toBe(true); // legacy: received time only
+    expect(d.seen('x', 2000.5, 2000.5)).toBe(true); // GKE: completion time only
+    expect(d.seen('x', 3000, 2999)).toBe(false);
+  });
+
   it('tells 100,000 distinct UUID-like ids apart (no hash collisions) and grows past its first table', () => {
     const d = new AuditIdDedupe(1_000_000);
     let dup = 0;
