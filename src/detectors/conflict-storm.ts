@@ -65,8 +65,9 @@ export const conflictStormOptions = windowedOptions({
   churnWritesPerSec: z.number().nonnegative().default(0.2),
   /**
    * An episode whose excess requests (beyond per-item backoff, see impact.ts) are under this
-   * share of its attempts is at most `low`: its retries cost the API server almost nothing,
-   * however large its share of a quiet cluster's writes.
+   * share of its attempts, and whose peak 409/s stays under the `high` threshold, is at most
+   * `low`: its retries cost the API server almost nothing, however large its share of a quiet
+   * cluster's writes.
    */
   lowImpactExcessShare: z.number().min(0).max(1).default(0.1),
   severity: severityOption(
@@ -352,7 +353,8 @@ export const conflictStorm = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      if (h.excess < o.lowImpactExcessShare * h.toAttempts) return 'low';
+      // Retries that cost almost nothing stay low, unless the conflicts themselves come fast.
+      if (h.excess < o.lowImpactExcessShare * h.toAttempts && h.peakConflicts.peak < o.severity.high.peak409PerSec) return 'low';
       const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
       return severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
     }

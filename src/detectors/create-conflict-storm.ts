@@ -277,7 +277,7 @@ export const createConflictStorm = defineDetector({
         id: `create-conflict-storm:${shortHash(`${s.actor.key}\u0001${h.from}`)}`,
         kind: 'create-conflict-storm',
         severity: h.severity ?? severityOf(h),
-        title: `${who} creates objects that already exist: ${int(h.alreadyExists)} × 409 AlreadyExists on ${int(distinct)} names (median ${repeats ?? 0} each), peak ${int(h.peak.peak)}/s`,
+        title: `${who} creates objects that already exist: ${int(h.alreadyExists)} × 409 AlreadyExists on ${int(distinct)} ${distinct === 1 ? 'name' : 'names'} (median ${repeats ?? 0} each), peak ${int(h.peak.peak)}/s`,
         actors: [reportActor(s.actor, h.ips, h.fieldManagers)],
         object: top === null ? null : reportObject(top),
         window: { from: iso(h.from), to: iso(h.to) },

@@ -32,6 +32,10 @@
  * over the object's conflict span (`backoffAttempts(span) − 1` failures). Shares: the family's
  * writes among all writes and its requests among all requests in the episode's window.
  *
+ * **Evidence.** `actors[]` lists the `topN` members with the most bad answers; the evidence
+ * auditIDs are theirs only (each one's first bad answers in turn, and the last of any of them),
+ * so every auditID to grep for belongs to an actor the finding names.
+ *
  * Severity: the higher of the rank of the larger of the two shares and the rank of the peak bad
  * answers per second, against the `severity` thresholds; `low` below them.
  */
@@ -40,7 +44,8 @@ import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
-import { EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
+import { formatDurationMs } from '../report/format.js';
+import { int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
 import { backoffAttempts, trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -122,6 +127,10 @@ interface ActorStat {
   bad: number;
   ips: Set<string>;
   fieldManagers: Set<string>;
+  /** This actor's first `evidenceSamples + 1` bad answers and its last: [stageTimestamp, auditID]. */
+  samples: Array<[number, string]>;
+  last: [number, string];
+  level: string;
 }
 
 interface Hot {
@@ -137,7 +146,6 @@ interface Hot {
   clients: Set<string>;
   actors: Map<Actor, ActorStat>;
   peak: PeakPerSecond;
-  evidence: EvidenceIDs;
   severity: Severity | null;
 }
 
@@ -186,7 +194,6 @@ export const fleetStorm = defineDetector({
         clients: new Set(),
         actors: new Map(),
         peak: new PeakPerSecond(),
-        evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
       };
     }
@@ -228,7 +235,6 @@ export const fleetStorm = defineDetector({
       else h.throttled++;
       h.to = r.ts;
       h.peak.add(r.ts);
-      h.evidence.add(r.auditID, r.level);
       if (h.clients.size < o.maxClientsPerFamily) h.clients.add(client);
       if (os === undefined) h.untracked++;
       else {
@@ -242,11 +248,13 @@ export const fleetStorm = defineDetector({
       }
       let as = h.actors.get(r.actor);
       if (as === undefined && h.actors.size < o.maxClientsPerFamily) {
-        as = { bad: 0, ips: new Set(), fieldManagers: new Set() };
+        as = { bad: 0, ips: new Set(), fieldManagers: new Set(), samples: [], last: [r.ts, r.auditID], level: r.level };
         h.actors.set(r.actor, as);
       }
       if (as !== undefined) {
         as.bad++;
+        if (as.samples.length < o.evidenceSamples + 1) as.samples.push([r.ts, r.auditID]);
+        as.last = [r.ts, r.auditID];
         if (r.sourceIP && as.ips.size < o.maxSourceIPs) as.ips.add(r.sourceIP);
         if (r.fieldManager) as.fieldManagers.add(r.fieldManager);
       }
@@ -368,14 +376,45 @@ export const fleetStorm = defineDetector({
         id: `fleet-storm:${shortHash(`${fam.key}\u0001${h.from}`)}`,
         kind: 'fleet-storm',
         severity: h.severity ?? severityOf(h),
-        title: `${name}: ${both ? '409 Conflict and 429' : what} on ${int(objects)} objects from ${int(h.clients.size)} clients (${int(h.actors.size)} actors): ${int(h.bad)} in ${int(Math.round(durationMs / 1000))} s, peak ${int(h.peak.peak)}/s`,
+        title: `${name}: ${both ? '409 Conflict and 429' : what} on ${int(objects)} objects from ${int(h.clients.size)} clients (${int(h.actors.size)} actors): ${int(h.bad)} in ${formatDurationMs(durationMs)}, peak ${int(h.peak.peak)}/s`,
         actors: actors.slice(0, o.topN).map(([a, as]) => reportActor(a, as.ips, as.fieldManagers)),
         object: null,
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
         signals,
-        evidence: h.evidence.evidence('proven'),
+        evidence: evidenceOf(actors.slice(0, o.topN).map(([, as]) => as)),
         advice: adviceFor(h, fam),
+      };
+    }
+
+    /**
+     * Evidence from the actors listed in `actors[]` only: their first bad answers taken in turn
+     * (the most affected actor first) up to `evidenceSamples + 1`, then the last bad answer of
+     * any of them, in time order; the audit level is that of the earliest sample.
+     */
+    function evidenceOf(listed: ActorStat[]): Finding['evidence'] {
+      const picked: Array<[number, string, string]> = [];
+      for (let i = 0; picked.length < o.evidenceSamples + 1; i++) {
+        let any = false;
+        for (const as of listed) {
+          const x = as.samples[i];
+          if (x === undefined) continue;
+          any = true;
+          if (picked.length < o.evidenceSamples + 1) picked.push([x[0], x[1], as.level]);
+        }
+        if (!any) break;
+      }
+      let last: [number, string] | null = null;
+      for (const as of listed) if (last === null || as.last[0] > last[0]) last = as.last;
+      if (last !== null && !picked.some(([, id]) => id === (last as [number, string])[1])) picked.push([last[0], last[1], '']);
+      picked.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      const auditIDs = picked.map(([, id]) => id);
+      return {
+        auditIDs,
+        firstAuditID: auditIDs[0] ?? '',
+        lastAuditID: last?.[1] ?? '',
+        auditLevel: picked.find(([, , level]) => level !== '')?.[2] ?? '',
+        level: 'proven',
       };
     }
 

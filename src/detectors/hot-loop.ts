@@ -14,11 +14,28 @@
  * `stepMs` step in a ring covering `windowMs`, and judges the window ending at each step boundary:
  * - **sustained**: the window holds at least `minRunWritesPerSec × windowMs` writes and at least
  *   `minSuccessRatio` of them succeeded (mostly-409 traffic is `conflict-storm`'s business);
- * - an **episode opens** when, sustained, the window also holds `minWritesPerSec × windowMs`
- *   writes (a fast loop), or the writes gathered since the pair became busy reach
- *   `minWritesInRun` (a slower loop that goes on: ≥ 200 writes at ≥ 0.2/s is ≥ 17 minutes; by
- *   default `/status` writes only, see `runRuleStatusOnly`);
+ * - an **episode opens** when, sustained, every window of an unbroken run covering at least
+ *   `minLoopMs` of writes held `minWritesPerSec × windowMs` writes (a fast loop that keeps its
+ *   rate), or the writes gathered since the pair became busy reach `minWritesInRun` over at
+ *   least `minRunMs` (a slower loop that goes on; by default `/status` writes only, see
+ *   `runRuleStatusOnly`);
  * - it **closes** at the first boundary that is not sustained, and is emitted then.
+ *
+ * Why these defaults (rates are the highest count of one (actor, object) pair in any 60 s window):
+ * a healthy Deployment rollout writes the Deployment's and ReplicaSets' `/status` and the
+ * EndpointSlice once per pod transition, every write a real change; a 300-replica rollout kept
+ * deployment-controller, replicaset-controller and endpointslice-controller at 1.0–1.2 writes/s
+ * per object for 10 minutes, the busiest benign status writers of the evaluation's background
+ * reach 1.4/s, and a smaller rollout writes in bursts of a few seconds. The self-triggering
+ * loops of the evaluation (`hotLoop`, `transitionTimeReplay`) run at 5–13/s for 4 minutes and a
+ * 200 ms status loop at 5/s. So the fast rule needs 2 writes/s (above any rollout seen, below
+ * every loop) held over 90 s (more than one window, so one busy minute is not a loop; less than
+ * any loop worth finding). The slow rule, which a long rollout reaches by count (600 status
+ * writes in 10 minutes), needs the run to last 15 minutes: half as long again as that rollout,
+ * and about the 17 minutes that 200 writes at the 0.2/s floor take anyway. Rate and duration
+ * cannot tell a self-triggering controller from a rollout held at ≥ 2/s for minutes, or at
+ * ≥ 0.2/s for over 15: those are reported (they are as much load).
+ *
  * Stats are gathered from the first write after the pair was last idle (a pair stops being busy
  * when a whole window has passed without being sustained), so the episode starts where the loop
  * started, not where it crossed the threshold.
@@ -40,7 +57,7 @@ import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
-import { formatDuration } from '../duration.js';
+import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, EvidenceIDs, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
@@ -50,10 +67,28 @@ import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE
 
 export const hotLoopOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
-  /** Writes per second over one window that open an episode at once (fast loops): 60 a minute. */
-  minWritesPerSec: z.number().positive().default(1),
+  /**
+   * Writes per second over one window that make it fast: 120 a minute. A large Deployment
+   * rollout keeps its status writers at 1–1.2/s per object (every write a real change); the
+   * self-triggering loops found run at 5/s and more (see the file header).
+   */
+  minWritesPerSec: z.number().positive().default(2),
+  /**
+   * How long, ms, the fast rate must be held before an episode opens: every window of an
+   * unbroken run of fast windows, from the run's first write (or the pair's first write after
+   * being idle) to its last write, at least this long. 90 s, half as long again as a window:
+   * one busy minute (a rollout's burst as a batch of pods turns ready, a bulk relabel) never
+   * opens an episode; a loop keeps going.
+   */
+  minLoopMs: z.number().int().nonnegative().default(90_000),
   /** Writes to one object, gathered while busy, that open an episode (slower loops that last). */
   minWritesInRun: z.number().int().positive().default(200),
+  /**
+   * How long, ms, the run of `minWritesInRun` must have lasted (first to last write): 15 min.
+   * A rollout writes hundreds of status updates in minutes but ends; without it a 10-minute
+   * rollout at 1 write/s would pass by count alone.
+   */
+  minRunMs: z.number().int().nonnegative().default(900_000),
   /**
    * Apply `minWritesInRun` to `/status` writes only. Below `minWritesPerSec`, a writer of the
    * main object is usually a periodic reporter or autoscaler by design; a status writer has no
@@ -123,6 +158,8 @@ interface Pair {
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
+  /** Start (ms) of the current unbroken run of fast windows; -1 when the last window was not fast. */
+  fastFrom: number;
 }
 
 const H_WRITE = 0;
@@ -164,7 +201,7 @@ export const hotLoop = defineDetector({
 
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
-      const p = pairs.getOrAdd(obj, r.actor, () => ({ actor: r.actor, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false }));
+      const p = pairs.getOrAdd(obj, r.actor, () => ({ actor: r.actor, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, fastFrom: -1 }));
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);
@@ -197,6 +234,10 @@ export const hotLoop = defineDetector({
       const end = boundary * o.stepMs;
       const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
       const h = p.hot;
+      // The run of fast windows (each at ≥ minWritesPerSec) that the fast rule needs to last minLoopMs.
+      const fastWindow = h !== null && sustained && w >= o.minWritesPerSec * windowSec;
+      if (!fastWindow) p.fastFrom = -1;
+      else if (p.fastFrom < 0) p.fastFrom = Math.max((h as Hot).from, end - o.windowMs);
       if (p.open) {
         if (sustained) {
           if (raiseSeverity(h as Hot, severityOf(h as Hot))) ctx.alert('update', build(p));
@@ -204,9 +245,10 @@ export const hotLoop = defineDetector({
         }
         close(p);
       } else if (h !== null && sustained) {
-        const fast = w >= o.minWritesPerSec * windowSec;
+        const fast = fastWindow && h.to - p.fastFrom >= o.minLoopMs;
         const long =
           h.writes >= o.minWritesInRun &&
+          h.to - h.from >= o.minRunMs &&
           h.successes >= o.minSuccessRatio * h.writes &&
           (!o.runRuleStatusOnly || p.object.subresource === 'status');
         if (fast || long) {
@@ -224,6 +266,7 @@ export const hotLoop = defineDetector({
 
     function close(p: Pair): void {
       p.open = false;
+      p.fastFrom = -1;
       p.ring.clear();
       const f = build(p);
       ctx.alert('close', f);

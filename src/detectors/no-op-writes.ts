@@ -25,19 +25,30 @@
  *    resourceVersion and wake every watcher, so they are not no-ops to etcd, but they change
  *    nothing a reader acts on.
  *
+ * **Changed** (evidence against a no-op): at Metadata level, an update that sends a
+ * resourceVersion other than the one the actor's previous successful update sent, with no
+ * other successful write to the object and no 409 for the actor in between. Only the previous
+ * write can have moved the resourceVersion, so it stored a change (rule 2's converse).
+ *
  * **Suspected** (`evidence.level: suspected`), when no body or response is logged: successful
  * writes to a `/status` subresource whose gap to the previous write is within `steadyTolerance`
  * of the gap before it (a timer, e.g. `RequeueAfter`), with no other successful write to the
  * object and no 409 Conflict for this writer in between (either means the object changed under
  * it: a reason to write). Status writers report observed
  * state and have nothing to say on a timer unless something changed; heartbeats belong in
- * Leases. Timing cannot prove it, so suspected findings are capped at `suspectedMaxSeverity`.
+ * Leases. Timing cannot prove it, so suspected findings are capped at `suspectedMaxSeverity`,
+ * and any proof of change clears it: a window holding a *changed* write of the pair is never
+ * suspected (so updates that send resourceVersions are judged by resourceVersions alone; what
+ * stays suspected is what has no such evidence, typically patches without bodies). Writes
+ * closer together than `suspectedMinPeriodMs` are left to `hot-loop`, which reports such rates
+ * with proof (the writes themselves): a suspected no-op on the same pair would add nothing.
  *
- * Per pair, a ring of `windowMs / stepMs` step counters holds successful writes, proven no-ops and
- * steady writes; an **episode** opens at the first step boundary whose window holds at least
- * `minNoOpWrites` proven no-ops making at least `minNoOpShare` of the writes (or, failing that,
- * as many steady writes: suspected), and closes at the first boundary where neither holds. It is
- * upgraded from suspected to proven if proven evidence later passes. Objects in `ignoreResources`
+ * Per pair, a ring of `windowMs / stepMs` step counters holds successful writes, proven no-ops,
+ * steady writes and changed writes; an **episode** opens at the first step boundary whose window
+ * holds at least `minNoOpWrites` proven no-ops making at least `minNoOpShare` of the writes (or,
+ * failing that, as many steady writes and no changed write: suspected), and closes at the
+ * first boundary where neither holds. It is upgraded from suspected to proven if proven evidence
+ * later passes. Objects in `ignoreResources`
  * (Leases: renewing `renewTime` is their purpose) are skipped.
  *
  * Impact: `excessRequests` = the no-op writes (each could have been skipped), shares of all writes
@@ -52,7 +63,7 @@ import type { Advice, Finding, Severity } from '../report/schema.js';
 import { SEVERITIES, SeveritySchema } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
-import { formatDuration } from '../duration.js';
+import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
@@ -71,6 +82,11 @@ export const noOpWritesOptions = windowedOptions({
   suspectSteadyStatusWrites: z.boolean().default(true),
   /** A gap within this fraction of the previous gap is "steady" (0..1). */
   steadyTolerance: z.number().min(0).max(1).default(0.1),
+  /**
+   * Steady writes closer together than this (ms) are not suspected: 500 ms is `hot-loop`'s
+   * default `minWritesPerSec` (2/s), at which it reports the pair with proof. Keep the two in step.
+   */
+  suspectedMinPeriodMs: z.number().nonnegative().default(500),
   /** Highest severity a suspected finding may get. */
   suspectedMaxSeverity: SeveritySchema.default('low'),
   /** Resources never judged (`resource[.group]`): writers for whom a timestamp is the point. */
@@ -135,7 +151,7 @@ interface Pair {
   object: ObjectRef;
   obj: ObjState;
   objKey: string;
-  /** Per step: 0 successful writes, 1 proven no-ops, 2 steady writes. */
+  /** Per step: 0 successful writes, 1 proven no-ops, 2 steady writes, 3 writes proven to have changed the object. */
   ring: StepRing;
   lastWriteTs: number;
   /** The previous successful write. */
@@ -160,6 +176,7 @@ type Mark = 'rv' | 'identical' | 'timestamps' | null;
 const N_WRITE = 0;
 const N_NOOP = 1;
 const N_STEADY = 2;
+const N_CHANGED = 3;
 
 export const noOpWrites = defineDetector({
   meta: {
@@ -198,7 +215,7 @@ export const noOpWrites = defineDetector({
           object: ob,
           obj,
           objKey,
-          ring: new StepRing(n, 3),
+          ring: new StepRing(n, 4),
           lastWriteTs: r.ts,
           prevTs: -1,
           prevReceived: -1,
@@ -268,6 +285,9 @@ export const noOpWrites = defineDetector({
       if (r.verb === 'update' && r.resourceVersion !== '' && r.resourceVersion === p.prevUpdateRV && !p.prevMarked) {
         noOp(p, r, 'rv', p.prevAuditID, p.prevLevel, p.prevTs);
         found++;
+      } else if (r.verb === 'update' && r.resourceVersion !== '' && p.prevUpdateRV !== '' && !intervening) {
+        // It sent another RV, and nobody else wrote in between: the previous update stored a change.
+        p.ring.add(b, N_CHANGED);
       }
       let mark: Mark = null;
       let churn: string[] = [];
@@ -291,6 +311,7 @@ export const noOpWrites = defineDetector({
         p.object.subresource === 'status' &&
         !intervening &&
         gap >= 0 &&
+        gap >= o.suspectedMinPeriodMs &&
         p.prevGap >= 0 &&
         Math.abs(gap - p.prevGap) <= o.steadyTolerance * p.prevGap;
       if (steady) {
@@ -336,8 +357,10 @@ export const noOpWrites = defineDetector({
       const w = p.ring.sum(boundary, N_WRITE);
       const nz = p.ring.sum(boundary, N_NOOP);
       const st = p.ring.sum(boundary, N_STEADY);
+      const changed = p.ring.sum(boundary, N_CHANGED);
       const proven = nz >= o.minNoOpWrites && nz >= o.minNoOpShare * w;
-      const suspected = st >= o.minNoOpWrites && st >= o.minNoOpShare * w;
+      // Proof that the pair's writes change the object clears suspicion (not proven no-ops).
+      const suspected = changed === 0 && st >= o.minNoOpWrites && st >= o.minNoOpShare * w;
       const h = p.hot;
       if (p.open) {
         if (proven || suspected) {
@@ -357,7 +380,7 @@ export const noOpWrites = defineDetector({
         h.severity = severityOf(h);
         ctx.alert('open', build(p));
         return true;
-      } else if (nz === 0 && st === 0) {
+      } else if (nz === 0 && (st === 0 || changed > 0)) {
         p.hot = null;
       }
       const end = boundary * o.stepMs;

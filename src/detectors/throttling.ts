@@ -20,11 +20,16 @@
  *
  * **Likely cause.** At every step boundary the `topK` actors by requests in the step that just
  * ended are ranked from the per-actor rings (all live actors, so exact); while a victim's
- * episode is hot those steps' tallies are added up. The likely cause is the heaviest actor in
+ * episode is hot those steps' tallies are added up, and for each actor the number of steps in
+ * which the victim got 429s and the actor was among the `topK`. A likely cause is an actor in
  * that tally that is not itself a victim (fewer than `minThrottled` 429s or a 429 share below
- * `minShare`) and sent at least `minCauseShare` of all requests in those steps (APF seats are
- * shared within a priority level, so the one that is not throttled while filling it is the
- * suspect). It is
+ * `minShare`), sent at least `minCauseShare` of all requests in those steps, was heavy in at
+ * least `minCauseCoverage` of the steps in which the victim was throttled (a client that was
+ * not there while the victim was rejected cannot explain those rejections), and, ranked by
+ * requests, sent at least `causeMinOfTop` of what the first such actor sent (APF seats are
+ * shared within a priority level: the client that fills it stands out; steady background
+ * clients a fraction of its size, which were there before the overload too, explain nothing).
+ * The first is *the* likely cause; up to `maxCauses` are listed. It is
  * `suspected`: audit events do not say which priority level a request went to. Requests, not
  * writes, are ranked: APF seats are taken by every request (lists most of all).
  *
@@ -63,6 +68,16 @@ export const throttlingOptions = windowedOptions({
    * a likely cause: a light client next to an overload explains nothing.
    */
   minCauseShare: z.number().min(0).max(1).default(0.05),
+  /**
+   * Share (0..1) of the steps in which the victim got 429s in which a likely cause must have
+   * been among the `topK` heaviest actors: it has to coincide with the throttling, not with part of it.
+   */
+  minCauseCoverage: z.number().min(0).max(1).default(0.8),
+  /**
+   * A further likely cause must have sent at least this share (0..1) of the requests of the
+   * first (the heaviest qualifying actor): only clients whose traffic stands out are named.
+   */
+  causeMinOfTop: z.number().min(0).max(1).default(0.5),
   /** Likely causes listed after the victim in `actors[]`. */
   maxCauses: z.number().int().nonnegative().default(2),
   /** Objects remembered per victim to time its retries after a 429. */
@@ -95,6 +110,8 @@ interface Tally {
   conflicts: number;
   throttled: number;
   ips: Set<string>;
+  /** Steps in which the victim got 429s and this actor was among the `topK` (summed tallies only). */
+  throttledSteps: number;
 }
 
 interface Hot {
@@ -111,6 +128,8 @@ interface Hot {
   retryGaps: BoundedSample;
   /** Heavy actors of the steps the episode spans, summed. */
   tally: Map<Actor, Tally>;
+  /** Steps tallied in which the victim got 429s. */
+  throttledSteps: number;
   ips: Set<string>;
   fieldManagers: Set<string>;
   evidence: EvidenceIDs;
@@ -160,6 +179,7 @@ export const throttling = defineDetector({
         pending: new Map(),
         retryGaps: new BoundedSample(),
         tally: new Map(),
+        throttledSteps: 0,
         ips: new Set(),
         fieldManagers: new Set(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
@@ -227,6 +247,7 @@ export const throttling = defineDetector({
             conflicts: s.ring.at(bucket, T_CONFLICT),
             throttled: s.ring.at(bucket, T_429),
             ips: s.stepIPsBucket === bucket ? s.stepIPs : new Set(),
+            throttledSteps: 0,
           },
         ]);
       }
@@ -234,13 +255,16 @@ export const throttling = defineDetector({
       return out.slice(0, o.topK);
     }
 
-    function addTally(h: Hot, heavy: Array<[Actor, Tally]>): void {
+    /** Add one step's heavy actors to `h`'s tally; `throttledStep`: the victim got 429s in that step. */
+    function addTally(h: Hot, heavy: Array<[Actor, Tally]>, throttledStep: boolean): void {
+      if (throttledStep) h.throttledSteps++;
       for (const [a, t] of heavy) {
         let x = h.tally.get(a);
         if (x === undefined) {
-          x = { requests: 0, writes: 0, conflicts: 0, throttled: 0, ips: new Set() };
+          x = { requests: 0, writes: 0, conflicts: 0, throttled: 0, ips: new Set(), throttledSteps: 0 };
           h.tally.set(a, x);
         }
+        if (throttledStep) x.throttledSteps++;
         x.requests += t.requests;
         x.writes += t.writes;
         x.conflicts += t.conflicts;
@@ -266,7 +290,7 @@ export const throttling = defineDetector({
       const req = s.ring.sum(boundary, T_REQ);
       const thr = s.ring.sum(boundary, T_429);
       const passes = thr >= o.minThrottled && thr >= o.minShare * req;
-      if (s.hot !== null && s.ring.at(boundary - 1, T_REQ) + thr > 0) addTally(s.hot, heavy());
+      if (s.hot !== null && s.ring.at(boundary - 1, T_REQ) + thr > 0) addTally(s.hot, heavy(), s.ring.at(boundary - 1, T_429) > 0);
       if (s.open) {
         if (passes) {
           const h = s.hot as Hot;
@@ -302,7 +326,10 @@ export const throttling = defineDetector({
         .sort((a, b) => b[1].requests - a[1].requests || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0));
       const around = ctx.series.sum(h.from, h.to);
       const isVictim = (t: Tally): boolean => victimShare(t) >= o.minShare && t.throttled >= o.minThrottled;
-      const causes = ranked.filter(([, t]) => !isVictim(t) && t.requests >= o.minCauseShare * around.requests);
+      const coincides = (t: Tally): boolean => t.throttledSteps >= o.minCauseCoverage * h.throttledSteps;
+      const candidates = ranked.filter(([, t]) => !isVictim(t) && t.requests >= o.minCauseShare * around.requests && coincides(t));
+      const top = candidates[0]?.[1].requests ?? 0;
+      const causes = candidates.filter(([, t]) => t.requests >= o.causeMinOfTop * top);
       const others = ranked.filter(([, t]) => isVictim(t));
       const cause = causes[0];
       const gapP50 = h.retryGaps.percentile(50);

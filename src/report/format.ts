@@ -114,8 +114,8 @@ export function formatBytes(bytes: number): string {
 
 /**
  * A finding metric, formatted by the unit its key names (see `FindingSchema.metrics`):
- * `…PerSec` → rate, `…Ms` → duration, `…Ratio` / `…Share` / `…Fraction` / `shareOf…` →
- * percentage, other integers with thousands separators, other numbers with ≤ 2 decimals;
+ * `…PerSec` → rate, `…Ms` → duration, `…Ratio` / `…Share` / `…Fraction` / `shareOf…` /
+ * `…ShareOf…` (`throttledShareOfRequests`, `badShareOfFamilyRequests`) → percentage, other integers with thousands separators, other numbers with ≤ 2 decimals;
  * booleans `yes`/`no`, `null` → `n/a`, strings unchanged (the caller escapes them).
  * @param key metric name, e.g. `peakWritesPerSec`
  * @param value metric value
@@ -126,8 +126,16 @@ export function formatMetric(key: string, value: number | string | boolean | nul
   if (typeof value === 'string') return value;
   if (/PerSec(ond)?$/.test(key)) return formatRate(value);
   if (/Ms$/.test(key)) return formatDurationMs(value);
-  if (/(Ratio|Share|Fraction)$/.test(key) || /^shareOf/.test(key)) return formatPercent(value);
+  if (isShareKey(key)) return formatPercent(value);
   return Number.isInteger(value) ? formatInt(value) : formatDecimal(value);
+}
+
+/**
+ * A metric key that names a share (0..1), shown as a percentage: it ends in `Ratio`, `Share` or
+ * `Fraction`, or has `shareOf` / `…ShareOf` followed by what it is a share of.
+ */
+export function isShareKey(key: string): boolean {
+  return /(Ratio|Share|Fraction)$/.test(key) || /(^s|S)hareOf[A-Z]/.test(key);
 }
 
 /** `n` and the noun, plural with `s` unless `n` is 1: `plural(2, 'line')` → `'2 lines'`. */
@@ -386,14 +394,14 @@ export function summaryTables(s: Summaries, maxRows = MAX_SUMMARY_ROWS): Table[]
 
 /**
  * One line on the allowlist: how much traffic legitimate periodic writers had, per rule with
- * traffic, e.g. `2,412 requests (2,400 writes) not judged: node-leases 1,200, leader-election 600`.
+ * traffic, e.g. `2,412 requests (2,400 writes) allowlisted: node-leases 1,200, leader-election 600`.
  */
 export function allowlistSummary(input: InputSummary): string {
   const used = input.allowlisted.filter((a) => a.requests > 0);
   if (used.length === 0) return 'no request matched the allowlist';
   const requests = used.reduce((n, a) => n + a.requests, 0);
   const writes = used.reduce((n, a) => n + a.writes, 0);
-  return `${plural(requests, 'request')} (${plural(writes, 'write')}) not judged: ${used
+  return `${plural(requests, 'request')} (${plural(writes, 'write')}) allowlisted: ${used
     .map((a) => `${a.name} ${formatInt(a.requests)}`)
     .join(', ')}`;
 }

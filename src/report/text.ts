@@ -312,7 +312,7 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
   r.field(4, 'When', formatWindow(f.window.from, f.window.to));
   if (Object.keys(f.metrics).length > 0) {
     r.raw('    Metrics');
-    r.table(metricsTable(f.metrics), 6, false);
+    writeMetrics(r, f.metrics, 6);
   }
   if (f.signals.length > 0) r.field(4, 'Signals', f.signals.join(', '));
   const ids = evidenceIDs(f);
@@ -322,6 +322,34 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
   if (f.advice.length > 0) {
     r.raw('    Advice');
     for (const a of f.advice) r.para(`• ${a.text}`, 6, 2);
+  }
+}
+
+/** String values up to this many code points are right-aligned with the numbers; longer ones flow. */
+const SHORT_VALUE = 24;
+
+/**
+ * A finding's metrics, one per line: the key in full (never cut), then the value. Numbers and
+ * short strings are right-aligned in one column as wide as the widest of them; a longer string
+ * (a list such as `topObjects`) starts at that column and wraps at the line width, continuation
+ * lines indented to the column, so no value widens the block.
+ */
+function writeMetrics(r: TextWriter, metrics: Finding['metrics'], indent: number): void {
+  const rows = metricsTable(metrics).rows.map(([k = '', v = '']) => [clean(k), clean(v)] as const);
+  const keyWidth = Math.max(...rows.map(([k]) => displayWidth(k)));
+  const avail = Math.max(MIN_COLUMN, r.width - indent - keyWidth - GAP);
+  const isLong = (v: string): boolean => displayWidth(v) > Math.min(SHORT_VALUE, avail);
+  const valueWidth = Math.max(0, ...rows.filter(([, v]) => !isLong(v)).map(([, v]) => displayWidth(v)));
+  const lead = ' '.repeat(indent);
+  for (const [k, v] of rows) {
+    const key = k.padEnd(keyWidth + GAP);
+    if (!isLong(v)) {
+      r.raw(`${lead}${key}${pad(v, valueWidth, 'right')}`.trimEnd());
+      continue;
+    }
+    const [first = '', ...rest] = wrap(v, avail, avail);
+    r.raw(`${lead}${key}${first}`.trimEnd());
+    for (const l of rest) r.raw(`${lead}${' '.repeat(keyWidth + GAP)}${l}`.trimEnd());
   }
 }
 

@@ -81,6 +81,12 @@ describe('create-conflict-storm: storms', () => {
     expect(findings[0]!.advice.map((a) => a.id)).toEqual(['get-before-create', 'already-exists-is-success', 'server-side-apply']);
   });
 
+  it('one name probed: the title says "1 name"', () => {
+    const probes = Array.from({ length: 300 }, (_, k) => rec(T0 + k * 1000, operator, object('configmaps', 'ops', 'probe-config'), AE));
+    const { findings } = runDetector(detector, {}, probes);
+    expect(findings.map((f) => f.title)).toEqual(['shop-operator creates objects that already exist: 300 × 409 AlreadyExists on 1 name (median 300 each), peak 1/s']);
+  });
+
   it('a storm that stops and starts again is two episodes', () => {
     const { findings } = runDetector(detector, {}, [...probeLoop(T0), ...probeLoop(T0 + 300_000)]);
     expect(findings.map((f) => [f.window.from, f.metrics.alreadyExists])).toEqual([

@@ -90,10 +90,19 @@ describe('fleet-storm: storms', () => {
     expect(f.actors[0]!.sourceIPs).toEqual(['10.0.1.0']);
     expect(f.signals).toEqual(['many-objects', 'throttled']);
     expect(f.advice.map((a) => a.id)).toEqual(['spread-the-fleet', 'flowschema']);
-    expect(f.evidence.firstAuditID).toBe(records[0]!.auditID);
-    expect(f.evidence.lastAuditID).toBe(records[3599]!.auditID);
-    expect(f.evidence.auditIDs).toHaveLength(5);
-    expect(f.title).toBe('kubelet (system:node:*): 429 TooManyRequests on 60 objects from 20 clients (20 actors): 3,600 in 59 s, peak 60/s');
+    // Evidence comes from the listed actors only: the first 429 of each in turn (node-0, node-1,
+    // node-10, node-11), then the last 429 of any of them (node-12's last, second 59).
+    expect(f.evidence).toEqual({
+      auditIDs: [records[0]!.auditID, records[3]!.auditID, records[30]!.auditID, records[33]!.auditID, records[3578]!.auditID],
+      firstAuditID: records[0]!.auditID,
+      lastAuditID: records[3578]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'proven',
+    });
+    const listed = new Set(f.actors.map((a) => a.username));
+    const byID = new Map(records.map((r) => [r.auditID, r.actor.username]));
+    expect(f.evidence.auditIDs.filter((id) => !listed.has(byID.get(id) ?? ''))).toEqual([]);
+    expect(f.title).toBe('kubelet (system:node:*): 429 TooManyRequests on 60 objects from 20 clients (20 actors): 3,600 in 59.4 s, peak 60/s');
     expect(alerts).toEqual(['open fleet-storm ', 'close fleet-storm ']);
   });
 

@@ -65,7 +65,7 @@ describe('no-op-writes: proven', () => {
       level: 'proven',
     });
     expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'skip-identical-write']);
-    expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 120 times in 1m59s and 120 changed nothing: 120 left resourceVersion unchanged');
+    expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 120 times in 1m 59s and 120 changed nothing: 120 left resourceVersion unchanged');
     expect(alerts).toEqual(['open no-op-writes w1', 'close no-op-writes w1']);
   });
 
@@ -97,7 +97,7 @@ describe('no-op-writes: proven', () => {
     expect(f.evidence.level).toBe('proven');
     expect(f.evidence.firstAuditID).toBe(records[1]!.auditID);
     expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'stable-transition-time']);
-    expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 119 times in 9m50s and 119 changed nothing: 119 changed only lastTransitionTime');
+    expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 119 times in 9m 50s and 119 changed nothing: 119 changed only lastTransitionTime');
   });
 
   it('identical bodies (JSON patches) count as identical', () => {
@@ -140,8 +140,9 @@ describe('no-op-writes: proven', () => {
 });
 
 describe('no-op-writes: suspected', () => {
-  it('Metadata-level status updates every 30 s for 30 min, nothing else touching the object', () => {
-    const records = Array.from({ length: 60 }, (_, k) => rec(T0 + k * 30_000, operator, widget, { resourceVersion: String(2000 + k) }));
+  it('Metadata-level status patches every 30 s for 30 min, nothing else touching the object', () => {
+    // Patches send no resourceVersion: nothing proves or disproves a change, only the timing is left.
+    const records = Array.from({ length: 60 }, (_, k) => rec(T0 + k * 30_000, operator, widget, { verb: 'patch' }));
     const { findings } = runDetector(detector, {}, records);
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
@@ -153,7 +154,7 @@ describe('no-op-writes: suspected', () => {
     expect(f.severity).toBe('low');
     expect(f.signals).toEqual(['steady-period', 'no-body-logged']);
     expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'log-request-bodies']);
-    expect(f.title).toBe('shop-operator writes widgets.example.com/status shop/w1 every 30s with no sign of change (suspected: 58 of 58 writes evenly spaced, no request bodies logged)');
+    expect(f.title).toBe('shop-operator writes widgets.example.com/status shop/w1 every 30.0 s with no sign of change (suspected: 58 of 58 writes evenly spaced, no request bodies logged)');
     expect(runDetector(detector, { suspectedMaxSeverity: 'high' }, records).findings[0]!.severity).toBe('high');
     expect(runDetector(detector, { suspectSteadyStatusWrites: false }, records).findings).toEqual([]);
   });
@@ -193,6 +194,16 @@ describe('no-op-writes: not no-ops', () => {
           }),
         ),
     ],
+    [
+      'Metadata-level status updates every 15 s for 10 min, each sending the resourceVersion the previous one produced (an HPA)',
+      () => Array.from({ length: 40 }, (_, k) => rec(T0 + k * 15_000, other, widget, { resourceVersion: String(3000 + k) })),
+    ],
+    [
+      'a steady writer every 10 s for 10 min, two updates then a patch: each update pair proves a change, clearing the patches\' suspicion',
+      () => Array.from({ length: 60 }, (_, k) => rec(T0 + k * 10_000, operator, widget, k % 3 === 2 ? { verb: 'patch' } : { resourceVersion: String(4000 + k) })),
+    ],
+    ['status updates every 200 ms for 3 min, resourceVersion moving (a hot loop: hot-loop reports it, with proof)', () => Array.from({ length: 900 }, (_, k) => rec(T0 + k * 200, operator, widget, { resourceVersion: String(5000 + k) }))],
+    ['status patches every 200 ms for 3 min without bodies (faster than suspectedMinPeriodMs: left to hot-loop)', () => Array.from({ length: 900 }, (_, k) => rec(T0 + k * 200, operator, widget, { verb: 'patch' }))],
     ['a ConfigMap heartbeat every 10 s at Metadata level (not a /status writer)', () => Array.from({ length: 360 }, (_, k) => rec(T0 + k * 10_000, operator, object('configmaps', 'shop', 'hb'), { resourceVersion: String(k) }))],
     ['a busy controller writing 1,000 different objects once each', () => Array.from({ length: 1000 }, (_, k) => rec(T0 + k * 100, rsCtl, object('replicasets', 'shop', `rs-${k}`, 'status', 'apps'), { resourceVersion: '1' }))],
     [

@@ -92,6 +92,35 @@ describe('throttling: throttled actors', () => {
     expect(findings.every((f) => f.signals.includes('other-victims'))).toBe(true);
   });
 
+  const bystander = actor('system:serviceaccount:x:bg', 'bg/v1');
+  const latecomer = actor('system:serviceaccount:shop-system:widget-operator', 'widget-operator/v1');
+  const causes: Array<[string, () => RequestRecord[], string[]]> = [
+    [
+      // 600 requests: 15 % of all, above minCauseShare, but a fifth of the operator's 3,000.
+      'a steady background client at 10/s throughout is a bystander (below causeMinOfTop)',
+      () => Array.from({ length: 600 }, (_, k) => rec(T0 + 5 + k * 100, bystander, object('configmaps', 'x', `bg-${k % 30}`), { verb: k % 4 === 0 ? 'update' : 'get', sourceIP: '10.9.9.9' })),
+      ['system:serviceaccount:shop-system:shop-operator'],
+    ],
+    [
+      // 2,400 requests (80 % of the operator's) in the last 30 s: heavy in 3 of the 6 throttled steps.
+      'a heavy client that arrives half-way through the throttling is not a cause (below minCauseCoverage)',
+      () => Array.from({ length: 2400 }, (_, k) => rec(T0 + 30_000 + 7 + k * 12.5, latecomer, widget, { sourceIP: '10.4.0.1' })),
+      ['system:serviceaccount:shop-system:shop-operator'],
+    ],
+    [
+      'two heavy clients throughout, the second with ≥ half the first\'s requests: both named',
+      () => Array.from({ length: 2400 }, (_, k) => rec(T0 + 7 + k * 25, latecomer, widget, { sourceIP: '10.4.0.1' })),
+      ['system:serviceaccount:shop-system:shop-operator', 'system:serviceaccount:shop-system:widget-operator'],
+    ],
+  ];
+  it.each(causes)('likely causes: %s', (_, extra, named) => {
+    const records = [...victim(), ...storm(), ...extra()].sort((a, b) => a.ts - b.ts);
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.actors.map((a) => a.username)).toEqual(['system:serviceaccount:monitoring:metrics-collector', ...named]);
+    expect(findings[0]!.metrics.likelyCause).toBe('system:serviceaccount:shop-system:shop-operator');
+  });
+
   it('no heavy client around: no likely cause', () => {
     const { findings } = runDetector(detector, {}, victim());
     expect(findings).toHaveLength(1);

@@ -67,6 +67,12 @@ describe('numbers', () => {
       shareOfWrites: '41.2%',
       durationMs: '6m 13s',
     });
+    // Shares of something are percentages too, wherever `ShareOf` sits in the key.
+    expect(formatMetric('throttledShareOfRequests', 0.0133)).toBe('1.3%');
+    expect(formatMetric('badShareOfFamilyRequests', 0.51)).toBe('51.0%');
+    expect(formatMetric('shareOfRequests', 0.2)).toBe('20.0%');
+    expect(formatMetric('likelyCauseShare', 0.8)).toBe('80.0%');
+    expect(formatMetric('shareholders', 3)).toBe('3');
     expect(formatMetric('leaderChanged', true)).toBe('yes');
     expect(formatMetric('lastSuccessMs', null)).toBe('n/a');
   });

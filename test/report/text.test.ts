@@ -214,6 +214,37 @@ describe('renderText', () => {
     expect(text.length).toBeLessThan(20_000);
   });
 
+  it('prints metric keys in full, shares as percentages, and wraps long string values at the value column', () => {
+    const r = copy(report);
+    r.findings[0]!.metrics = {
+      events: 1500,
+      topObjects: 'pods/status shop/p-12-1(17), pods/status shop/p-24-0(17), pods/status shop/p-14-0(15), pods/status shop/p-06-0(14), pods/status shop/p-40-2(14)',
+      peakPerSec: 19,
+      badShareOfFamilyRequests: 0.5123,
+      throttledShareOfRequests: 0.0133,
+      familyBy: 'node',
+    };
+    expect(plain(r)).toContain(
+      [
+        '    Metrics',
+        '      events                     1,500',
+        '      topObjects                pods/status shop/p-12-1(17), pods/status shop/p-24-0(17),',
+        '                                pods/status shop/p-14-0(15), pods/status shop/p-06-0(14),',
+        '                                pods/status shop/p-40-2(14)',
+        '      peakPerSec                19.0/s',
+        '      badShareOfFamilyRequests   51.2%',
+        '      throttledShareOfRequests    1.3%',
+        '      familyBy                    node',
+        '    Signals',
+      ].join('\n'),
+    );
+    // Narrow: keys stay whole, the list wraps shorter, no line is wider than asked.
+    const narrow = plain(r, 64);
+    expect(narrow).toContain('      throttledShareOfRequests    1.3%\n');
+    expect(narrow).toContain('      topObjects                pods/status shop/p-12-1(17),\n');
+    expect(lines(narrow).filter((l) => displayWidth(l) > 64)).toEqual([]);
+  });
+
   it('is pure: deterministic and does not touch the report', () => {
     const frozen = deepFreeze(copy(report));
     expect(plain(frozen)).toBe(out);
