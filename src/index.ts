@@ -241,6 +241,8 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
         overlongLines: sum((x) => x.overlongLines),
       },
       truncated: sum((x) => x.truncated),
+      truncatedRead: sum((x) => x.truncatedRead),
+      skippedRecords: sum((x) => x.skippedRecords),
       sourceErrors: sourceErrors.map(({ source, message }) => ({ source, message })).sort((a, b) => cmp(a.source, b.source)),
       lateRequests: counters.late,
       nonResourceRequests: counters.nonResource,

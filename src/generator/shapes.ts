@@ -13,7 +13,7 @@
 // | writer | output | lost |
 // | --- | --- | --- |
 // | `toGke` | JSON lines of Cloud Logging LogEntries (AuditLog protoPayload) | the RequestReceived stage (GKE's policy omits it); `requestReceivedTimestamp` (only `timestamp` = stageTimestamp, so latency is 0); the query string (`fieldManager`, `dryRun=All`, `watch=true`); user groups, uid and extra; `sourceIPs` beyond the first (`callerIp`); `objectRef.uid`/`resourceVersion` unless a non-patch request body carries them; success codes other than 200 (201 only for create); the level (inferred from which bodies are present); JSON-patch (array) request bodies |
-// | `toEksFilterLogEvents` | one `{"events":[…]}` document (FilterLogEvents) | nothing (the message is the line), unless `truncateAt` cuts long messages as CloudWatch does |
+// | `toEksFilterLogEvents` | one `{"events":[…]}` document (FilterLogEvents) | nothing (the message is the line), unless `truncateAt` cuts long messages as CloudWatch does (the reader then keeps only the fields before the cut: no bodies, annotations or later fields) |
 // | `toEksSubscriptionPayload` | one base64(gzip(`DATA_MESSAGE` JSON)) payload per line | nothing |
 // | `toAks` | JSON lines of `{"records":[…]}` (Event Hub / storage), category `kube-audit` | nothing |
 // | `toViaq` | JSON lines of OpenShift ViaQ records | nothing (the ViaQ fields are dropped again and `level` restored) |

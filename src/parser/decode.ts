@@ -8,6 +8,7 @@
  * named in the reason so users can tell what they fed in (reference §1.6, §6.2–6.4).
  */
 import { parseTimestamp } from './time.js';
+import { objectRefFromURI } from './uri.js';
 
 /** Stage times outside [2000, 2200) are typos or broken clocks; they would wreck every window. */
 const PLAUSIBLE_FROM_MS = Date.UTC(2000, 0, 1);
@@ -94,6 +95,12 @@ export interface AuditEvent {
    * v1beta1 `timestamp`, else equal to `stageTimeMs`.
    */
   receivedTimeMs: number;
+  /**
+   * Not in the JSON: true when the event was read leniently from the prefix of a message cut by
+   * CloudWatch (`[Truncated...]`, `unwrap.ts` `decodeTruncated`): no bodies, annotations or
+   * fields after the cut.
+   */
+  truncated?: boolean;
 }
 
 /** Outcome of {@link decodeLine}: the event, or a one-line reason for the bad-line report. */
@@ -153,7 +160,7 @@ const SHAPES: ReadonlyArray<KnownShape & { test(o: Json): boolean }> = [
   },
   {
     name: 'GKE Cloud Logging entry (protoPayload)',
-    hint: 'Cloud Logging entries are not read yet; use the raw kube-apiserver audit log.',
+    hint: 'auditstorm reads Cloud Logging entries (JSON lines or a JSON array) directly; if you forced --input-format, drop it.',
     test: (o) => isObject(o.protoPayload),
   },
   {
@@ -301,8 +308,11 @@ function timeOf(v: unknown): number {
  * a stage time: `stageTimestamp`, else v1beta1 `metadata.creationTimestamp`, else `timestamp`;
  * received time is `requestReceivedTimestamp`, else `timestamp`, else the stage time (reference
  * §1.5, `v1beta1/conversion.go`). For v1alpha1, `objectRef.apiVersion` `group/version` is split on
- * the last `/` into `apiGroup` and `apiVersion` (`v1alpha1/conversion.go`). The parsed object is
- * completed in place and returned (see {@link AuditEvent}).
+ * the last `/` into `apiGroup` and `apiVersion` (`v1alpha1/conversion.go`). An `objectRef` without
+ * `resource` whose `requestURI` is a resource URL is completed from the URL as kube-apiserver's
+ * RequestInfo derives it (`objectRefFromURI`: resource, namespace, name, group, version,
+ * subresource; fields already present are kept). The parsed object is completed in place and
+ * returned (see {@link AuditEvent}).
  *
  * Reasons, never thrown: `not JSON (…)`, `legacy text audit line …: not read yet`,
  * `JSON but not an audit event: …` (e.g. `no auditID`), `<known shape>: not read yet` (see
@@ -383,6 +393,14 @@ export function decodeObject(parsed: unknown): DecodeResult {
       const slash = groupVersion.lastIndexOf('/');
       ref.apiGroup = slash === -1 ? '' : groupVersion.slice(0, slash);
       ref.apiVersion = groupVersion.slice(slash + 1);
+    }
+  }
+  // An objectRef without `resource` (hand-edited or re-serialized logs, a YAML merge gone wrong)
+  // gets the fields kube-apiserver would have derived from a resource URL; fields present win.
+  if (isObject(ref) && ref.resource === undefined) {
+    const derived = objectRefFromURI(o.requestURI as string, o.verb as string);
+    if (derived !== null) {
+      for (const [k, v] of Object.entries(derived)) if (ref[k] === undefined || ref[k] === null) ref[k] = v;
     }
   }
   return { ok: true, event: o as unknown as AuditEvent };

@@ -27,6 +27,7 @@ import { isLegacyLine, LegacyDecoder } from './formats/peers.js';
 import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
 import { YamlDocReader } from './formats/yaml-doc.js';
 import { splitLines } from './lines.js';
+import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
 import type { RequestRecord } from './record.js';
 import { describeInput } from './sniff.js';
@@ -74,6 +75,16 @@ export interface SourceStats {
   format: string;
   /** Items cut short by CloudWatch (`[Truncated...]`): counted here, not as bad lines. */
   truncated: number;
+  /**
+   * Of `truncated`, those read leniently from the prefix before the cut (their events count in
+   * `events`; see `unwrap.ts` `decodeTruncated`).
+   */
+  truncatedRead: number;
+  /**
+   * Wrapper items that are not audit events by design (other AKS categories, other GKE services,
+   * non-audit CloudWatch streams and control messages, non-Kubernetes OTLP records): not bad.
+   */
+  skippedRecords: number;
 }
 
 /**
@@ -147,12 +158,24 @@ class Sniff {
     }
   }
 
-  reject(spec: SourceSpec, overlong: number): InputError {
+  /**
+   * @param forced `--input-format` when it is not `auto`, and the framing detection would have
+   *   chosen: a forced format that does not fit the file is named, with the advice to drop it
+   */
+  reject(spec: SourceSpec, overlong: number, forced?: { format: InputFormat; detected: Framing }): InputError {
     const guess = describeInput(this.headTexts ?? this.texts, overlong);
     const first = this.firstBad ? ` (line ${this.firstBad.line}: ${this.firstBad.reason})` : '';
     const n = this.lines + overlong;
     const [one, many] = UNITS[this.framing];
     const none = n === 1 ? `its first ${one} is not` : `none of its first ${n} ${many} is`;
+    const name = spec.kind === 'stdin' ? 'the input' : shellQuote(spec.name);
+    if (forced !== undefined && forced.detected !== forced.format) {
+      return new InputError(
+        `"${spec.name}" was read as ${forced.format} (--input-format ${forced.format}), but ${none} an audit event${first}. ` +
+          `It looks like ${forced.detected} (${guess.what}).`,
+        `Drop --input-format to detect the format of each file (or use --input-format ${forced.detected === 'base64' ? 'auto' : forced.detected} for ${name}).`,
+      );
+    }
     return new InputError(
       `"${spec.name}" does not look like a kube-apiserver audit log: ${none} an audit event${first}. ` +
         `It looks like: ${guess.what}.`,
@@ -196,11 +219,17 @@ function emptyStats(spec: SourceSpec): SourceStats {
     nonFinalStages: 0,
     format: '',
     truncated: 0,
+    truncatedRead: 0,
+    skippedRecords: 0,
   };
 }
 
-/** The member's `format`: the shape that gave the most events if it is a wrapper, else the framing's name. */
-function formatOf(framing: string, byShape: Map<string, number>): string {
+/**
+ * The member's `format`: the shape that gave the most events if it is a wrapper, else the
+ * framing's name. Without events, the wrapper whose items were all skipped or truncated (a
+ * subscription file of control messages only is still `eks`).
+ */
+function formatOf(framing: string, byShape: Map<string, number>, wrapperSeen: string): string {
   let best = '';
   let bestCount = 0;
   for (const [shape, n] of byShape) {
@@ -209,6 +238,7 @@ function formatOf(framing: string, byShape: Map<string, number>): string {
       bestCount = n;
     }
   }
+  if (best === '' && wrapperSeen !== '') return wrapperSeen;
   if (best === '' || best === BARE) return framing;
   return best;
 }
@@ -233,10 +263,13 @@ async function* readMember(
   const peeked = await peek(opened.stream);
   const headText = peeked.head.toString('utf8');
   const forced = opts.inputFormat ?? 'auto';
-  const framing: Framing = forced === 'auto' ? detectFraming(headText, peeked.atEnd) : forced;
+  const detected = detectFraming(headText, peeked.atEnd);
+  const framing: Framing = forced === 'auto' ? detected : forced;
+  const forcedInfo = forced === 'auto' ? undefined : { format: forced, detected };
   const isDoc = framing === 'json' || framing === 'yaml';
   let sniff: Sniff | null = new Sniff(framing, isDoc ? headLines(headText, peeked.atEnd) : null);
   const byShape = new Map<string, number>();
+  let wrapperSeen = ''; // the first wrapper that gave skipped or truncated items
   let records: RequestRecord[] = [];
   let overlong = 0; // over-long lines so far (line framings)
   let docFormats: Record<DocFormat, number> | null = null;
@@ -246,15 +279,19 @@ async function* readMember(
       byShape.set(BARE, (byShape.get(BARE) ?? 0) + bare);
       bare = 0;
     }
-    stats.format = formatOf(docFormats === null ? framing : docFormat(docFormats), byShape);
+    stats.format = formatOf(docFormats === null ? framing : docFormat(docFormats), byShape, wrapperSeen);
   };
   stats.format = framing;
 
   /** Counts one unit's result: events become records, bad items bad lines. */
   const take = (line: number, r: ValueResult, text: string): void => {
     const events = r.events;
-    if (events.length > 0 || r.truncated > 0) sniff = null;
+    const skipped = r.skipped ?? 0;
+    if (events.length > 0 || r.truncated > 0 || skipped > 0) sniff = null;
     if (r.truncated > 0) stats.truncated += r.truncated;
+    if (r.truncatedRead !== undefined) stats.truncatedRead += r.truncatedRead;
+    stats.skippedRecords += skipped;
+    if (wrapperSeen === '' && r.shape !== '' && (skipped > 0 || r.truncated > 0)) wrapperSeen = r.shape;
     if (events.length > 0) {
       byShape.set(r.shape, (byShape.get(r.shape) ?? 0) + events.length);
       for (let i = 0; i < events.length; i++) {
@@ -274,7 +311,7 @@ async function* readMember(
     }
     if (sniff !== null && events.length === 0 && r.truncated === 0) {
       sniff.add(text, line, r.bad[0]!);
-      if (sniff.lines + overlong >= opts.sniffLines) throw sniff.reject(spec, overlong);
+      if (sniff.lines + overlong >= opts.sniffLines) throw sniff.reject(spec, overlong, forcedInfo);
     }
   };
   const flush = (): RequestRecord[] => {
@@ -317,7 +354,7 @@ async function* readMember(
     stats.bytesRead = opened.bytesRead;
     setFormat();
     if (records.length > 0) yield flush();
-    if (sniff !== null && (sniff as Sniff).lines > 0) throw (sniff as Sniff).reject(spec, 0);
+    if (sniff !== null && (sniff as Sniff).lines > 0) throw (sniff as Sniff).reject(spec, 0, forcedInfo);
     return;
   }
 
@@ -388,7 +425,7 @@ async function* readMember(
   sampleOverlong();
   setFormat();
   if (records.length > 0) yield flush();
-  if (sniff !== null && (sniff as Sniff).lines + counts.overlong > 0) throw (sniff as Sniff).reject(spec, counts.overlong);
+  if (sniff !== null && (sniff as Sniff).lines + counts.overlong > 0) throw (sniff as Sniff).reject(spec, counts.overlong, forcedInfo);
 }
 
 function notEvents(reason: string): ValueResult {
@@ -399,9 +436,14 @@ function legacyResult(d: DecodeResult): ValueResult {
   return d.ok ? { shape: 'legacy', events: [d.event], bad: [], truncated: 0 } : notEvents(d.reason);
 }
 
-/** A JSON-lines line that is not JSON (nor legacy text): a CloudWatch-cut event, or garbage. */
+/** A JSON-lines line that is not JSON (nor legacy text): a CloudWatch-cut event (read leniently), or garbage. */
 function notJsonLine(text: string, err: unknown): ValueResult {
-  if (text.endsWith(CLOUDWATCH_TRUNCATED)) return { shape: '', events: [], bad: [], truncated: 1 };
+  if (text.endsWith(CLOUDWATCH_TRUNCATED)) {
+    const ev = decodeTruncated(text);
+    return ev === null
+      ? { shape: '', events: [], bad: [], truncated: 1 }
+      : { shape: BARE, events: [ev], bad: [], truncated: 1, truncatedRead: 1 };
+  }
   return notEvents(notJsonReason(text, err));
 }
 

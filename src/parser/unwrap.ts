@@ -26,8 +26,8 @@
  * `ResponseStarted` when `operation.last === false` (the first entry of a long-running request);
  * status from `response` when it is a Kubernetes Status, else gRPC `status.code` → HTTP (0 → 200,
  * 201 for create; table in `GRPC_TO_HTTP`) with the reason taken from `status.message` when that
- * is a `metav1.StatusReason`, or `AlreadyExists` for gRPC 6 (gRPC 10 alone stays reason-less:
- * `errors.IsConflict` semantics); `request`/`response` bodies (without `@type`) → requestObject /
+ * is a `metav1.StatusReason`, or `AlreadyExists` for gRPC 6 on a create (gRPC 6 on another verb,
+ * and gRPC 10, stay a reason-less 409: `errors.IsConflict` semantics); `request`/`response` bodies (without `@type`) → requestObject /
  * responseObject, and level = `RequestResponse` / `Request` / `Metadata` by which are present; a
  * non-patch request body fills `objectRef.uid`/`resourceVersion` as `LogRequestObject` does.
  *
@@ -51,8 +51,10 @@ export interface UnwrapResult {
   events: AuditEvent[];
   /** One reason per item that is not a valid event (for the bad-line report). */
   bad: string[];
-  /** CloudWatch messages cut at `[Truncated...]` (EKS): lost, but not malformed input. */
+  /** CloudWatch messages cut at `[Truncated...]` (EKS): not malformed input. */
   truncated: number;
+  /** Of `truncated`, the messages read leniently from their prefix (their events are in `events`). */
+  truncatedRead: number;
   /** Items that are not audit events by design: other categories, services, log types. */
   skipped: number;
 }
@@ -66,7 +68,7 @@ function isObject(v: unknown): v is Json {
 const CLOUDWATCH_TRUNCATED = '[Truncated...]';
 
 function result(shape: WrapperShape): UnwrapResult {
-  return { shape, events: [], bad: [], truncated: 0, skipped: 0 };
+  return { shape, events: [], bad: [], truncated: 0, truncatedRead: 0, skipped: 0 };
 }
 
 /** Adds one decode outcome to `r`, prefixing a bad reason with where it was. */
@@ -86,7 +88,7 @@ export function decodeEventValue(value: unknown): DecodeResult {
 // ---------------------------------------------------------------------------------------------
 // EventList
 
-function unwrapEventList(o: Json): UnwrapResult {
+function unwrapEventList(o: Json, at: number): UnwrapResult {
   const r = result('eventlist');
   const items = o.items;
   if (items === undefined || items === null) return r; // an empty list omits items
@@ -94,7 +96,7 @@ function unwrapEventList(o: Json): UnwrapResult {
     r.bad.push('EventList: items is not an array');
     return r;
   }
-  items.forEach((item, i) => add(r, decodeEventValue(item), `EventList items[${i}]`));
+  items.forEach((item, i) => add(r, decodeEventValue(item), `EventList items[${i + at}]`))
   return r;
 }
 
@@ -204,9 +206,12 @@ function gkeStatus(p: Json, verb: string): { code: number; reason?: string } | s
   if (grpc === 0) return { code: verb === 'create' ? 201 : 200 };
   const code = GRPC_TO_HTTP.get(grpc) ?? 500;
   // GKE's status.message carries the Kubernetes reason in the samples ("Forbidden"); trust it only
-  // when it is one. ALREADY_EXISTS is specific enough to name the reason; ABORTED (10) is not.
+  // when it is one. Which gRPC code GKE gives a 409 is unverified (reference §6.2: 6 and 10 both
+  // map to 409), so ALREADY_EXISTS (6) names the reason only for a create (the only verb that can
+  // be AlreadyExists); on any other verb a 409 stays reason-less, which client-go's
+  // `errors.IsConflict` (and the detectors) treat as a Conflict.
   if (typeof message === 'string' && STATUS_REASONS.has(message)) return { code, reason: message };
-  if (grpc === 6) return { code, reason: 'AlreadyExists' };
+  if (grpc === 6 && verb === 'create') return { code, reason: 'AlreadyExists' };
   return { code };
 }
 
@@ -295,8 +300,8 @@ function stripTimePrefix(text: string): string {
   return Number.isNaN(parseTimestamp(text.slice(0, space))) ? text : text.slice(space + 1);
 }
 
-/** One CloudWatch message (event JSON, possibly cut or time-prefixed) into `r`. */
-function addMessage(r: UnwrapResult, message: unknown, where: string): void {
+/** One CloudWatch message (event JSON, possibly cut or time-prefixed) into `r`; `ts` the CloudWatch event's epoch ms. */
+function addMessage(r: UnwrapResult, message: unknown, where: string, ts?: unknown): void {
   if (typeof message !== 'string') {
     r.bad.push(`${where}: message is not a string`);
     return;
@@ -304,19 +309,224 @@ function addMessage(r: UnwrapResult, message: unknown, where: string): void {
   const text = stripTimePrefix(message.trim());
   if (text.endsWith(CLOUDWATCH_TRUNCATED)) {
     r.truncated++;
+    const ev = decodeTruncated(text, typeof ts === 'number' ? ts : undefined);
+    if (ev !== null) {
+      r.truncatedRead++;
+      r.events.push(ev);
+    }
     return;
   }
   add(r, decodeLine(text), where);
 }
 
-function addCloudWatchEvents(r: UnwrapResult, events: unknown, where: string): void {
+// ---------------------------------------------------------------------------------------------
+// Messages cut by CloudWatch: read leniently (reference §6.3)
+
+/** Top-level fields kept from a cut message, and the nested objects read field by field. */
+const TRUNCATED_FIELDS: ReadonlySet<string> = new Set([
+  'kind',
+  'apiVersion',
+  'level',
+  'auditID',
+  'stage',
+  'requestURI',
+  'verb',
+  'user',
+  'sourceIPs',
+  'userAgent',
+  'objectRef',
+  'responseStatus',
+  'requestReceivedTimestamp',
+  'stageTimestamp',
+]);
+const TRUNCATED_OBJECTS: ReadonlySet<string> = new Set(['user', 'objectRef', 'responseStatus']);
+
+/** `metav1.StatusReason` → the HTTP code apimachinery's `errors` package gives it. */
+const REASON_CODES: ReadonlyMap<string, number> = new Map([
+  ['Unauthorized', 401],
+  ['Forbidden', 403],
+  ['NotFound', 404],
+  ['AlreadyExists', 409],
+  ['Conflict', 409],
+  ['Gone', 410],
+  ['Invalid', 422],
+  ['ServerTimeout', 500],
+  ['Timeout', 504],
+  ['TooManyRequests', 429],
+  ['BadRequest', 400],
+  ['MethodNotAllowed', 405],
+  ['NotAcceptable', 406],
+  ['RequestEntityTooLarge', 413],
+  ['UnsupportedMediaType', 415],
+  ['InternalError', 500],
+  ['Expired', 410],
+  ['ServiceUnavailable', 503],
+]);
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/**
+ * Index just past the JSON value starting at `i` (a string, or brackets counted outside strings,
+ * or a scalar up to `,` `}` `]`), or -1 if `text` ends inside it.
+ */
+function valueEnd(text: string, i: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (inString) {
+      if (c === 92) j++; // skip the escaped character
+      else if (c === 34) {
+        inString = false;
+        if (depth === 0) return j + 1;
+      }
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      if (depth === 0) return j; // a scalar ended by its container
+      if (--depth === 0) return j + 1;
+    } else if (depth === 0 && (c === 44 || isSpace(c))) return j;
+  }
+  return -1;
+}
+
+/**
+ * The complete members of a JSON object whose text may be cut anywhere (`text[i]` is its `{`):
+ * each member whose value ends before the cut is parsed; a cut value in `nested` (an object)
+ * is read the same way, one level down. Members outside `keep` are stepped over unparsed.
+ */
+function partialObject(text: string, i: number, keep: ReadonlySet<string> | null, nested: ReadonlySet<string>): Json {
+  const out: Json = {};
+  let j = i + 1;
+  for (;;) {
+    while (j < text.length && (isSpace(text.charCodeAt(j)) || text.charCodeAt(j) === 44)) j++;
+    if (j >= text.length || text.charCodeAt(j) !== 34) return out; // '}' or cut
+    const keyEnd = valueEnd(text, j);
+    if (keyEnd === -1) return out;
+    let key: string;
+    try {
+      key = JSON.parse(text.slice(j, keyEnd)) as string;
+    } catch {
+      return out;
+    }
+    j = keyEnd;
+    while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) !== 58) return out; // ':'
+    j++;
+    while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+    if (j >= text.length) return out;
+    const end = valueEnd(text, j);
+    const wanted = keep === null || keep.has(key);
+    if (end === -1) {
+      if (wanted && nested.has(key) && text.charCodeAt(j) === 123) out[key] = partialObject(text, j, null, new Set());
+      else if (keep === null && text.charCodeAt(j) === 34) {
+        // A string cut inside a nested object: keep its beginning (`message` of a Status).
+        const head = partialString(text.slice(j));
+        if (head !== undefined) out[key] = new CutString(head);
+      }
+      return out;
+    }
+    if (wanted) {
+      try {
+        out[key] = JSON.parse(text.slice(j, end)) as unknown;
+      } catch {
+        return out;
+      }
+    }
+    j = end;
+  }
+}
+
+/** The beginning of a string value cut by CloudWatch (never a real JSON value). */
+class CutString {
+  constructor(readonly head: string) {}
+}
+
+/** The decoded beginning of a cut JSON string (`"abc\` → `abc`), or undefined. */
+function partialString(raw: string): string | undefined {
+  for (let cut = raw.length; cut > raw.length - 6 && cut > 0; cut--) {
+    try {
+      return JSON.parse(raw.slice(0, cut) + '"') as string;
+    } catch {
+      // a cut escape sequence: drop a character and retry
+    }
+  }
+  return undefined;
+}
+
+/** apimachinery `errors.NewConflict`: "Operation cannot be fulfilled on <resource> <name>: …". */
+const CONFLICT_MESSAGE = 'Operation cannot be fulfilled on ';
+
+/** HTTP code of a cut responseStatus: `code`, else its `reason`'s, else a Conflict message's; or undefined. */
+function cutStatusCode(status: Json): number | undefined {
+  if (typeof status.code === 'number') return status.code;
+  if (typeof status.reason === 'string') return REASON_CODES.get(status.reason);
+  const message = status.message;
+  const text = message instanceof CutString ? message.head : typeof message === 'string' ? message : '';
+  return status.status === 'Failure' && text.startsWith(CONFLICT_MESSAGE) ? 409 : undefined;
+}
+
+/**
+ * An audit event from a CloudWatch message cut at `[Truncated...]`, read leniently (reference
+ * §6.3): the complete top-level fields of its JSON prefix (`auditID`, `stage`, `verb`,
+ * `requestURI`, `user`, `sourceIPs`, `userAgent`, `objectRef`, `responseStatus`, both timestamps;
+ * `user`, `objectRef` and `responseStatus` field by field if the cut falls inside them), with no
+ * bodies or annotations. `ts` (the CloudWatch event's epoch ms) stands in for the stage time when
+ * both timestamps were cut off. An event after `RequestReceived` needs its code
+ * (`responseStatus.code`, else the code of its `reason`, else 409 Conflict when the cut `message`
+ * starts as `errors.NewConflict` writes it: "Operation cannot be fulfilled on"). `null` unless `auditID`, `stage`, `verb`, `requestURI`,
+ * a time (and, for a final stage, the code) are there and the result passes `decodeObject`. The
+ * event is marked `truncated: true`.
+ */
+export function decodeTruncated(message: string, ts?: number): AuditEvent | null {
+  const text = message.endsWith(CLOUDWATCH_TRUNCATED) ? message.slice(0, -CLOUDWATCH_TRUNCATED.length) : message;
+  const start = text.indexOf('{');
+  if (start === -1 || text.slice(0, start).trim() !== '') return null;
+  const o = partialObject(text, start, TRUNCATED_FIELDS, TRUNCATED_OBJECTS);
+  for (const k of ['auditID', 'stage', 'verb', 'requestURI'] as const) if (typeof o[k] !== 'string') return null;
+  if (typeof o.stageTimestamp !== 'string' && typeof o.requestReceivedTimestamp !== 'string') {
+    if (ts === undefined || !Number.isFinite(ts)) return null;
+    o.stageTimestamp = new Date(ts).toISOString();
+  }
+  // A final event needs its code: from responseStatus.code, else from a reason kept before the
+  // cut (Status reason → HTTP code as apimachinery sets it); otherwise the outcome is unknown and
+  // the message is only counted (guessing 200 would invent successful writes).
+  const status = o.responseStatus;
+  if (isObject(status)) {
+    const code = cutStatusCode(status);
+    if (code === undefined) delete o.responseStatus;
+    else {
+      const reason = typeof status.reason === 'string' ? status.reason : code === 409 && typeof status.code !== 'number' ? 'Conflict' : undefined;
+      o.responseStatus = reason === undefined ? { code } : { code, reason };
+    }
+  }
+  if (o.stage !== 'RequestReceived' && o.responseStatus === undefined) return null;
+  const d = decodeObject(o);
+  if (!d.ok) return null;
+  d.event.truncated = true;
+  return d.event;
+}
+
+/** EKS audit log streams are `kube-apiserver-audit-<id>` (reference §6.3); other streams are not audit. */
+const EKS_AUDIT_STREAM = 'kube-apiserver-audit';
+
+function isOtherStream(name: unknown): boolean {
+  return typeof name === 'string' && name !== '' && !name.startsWith(EKS_AUDIT_STREAM);
+}
+
+function addCloudWatchEvents(r: UnwrapResult, events: unknown, where: string, at: number): void {
   if (!Array.isArray(events)) {
     r.bad.push(`${where} is not an array`);
     return;
   }
   events.forEach((e, i) => {
-    if (!isObject(e)) r.bad.push(`${where}[${i}] is not an object`);
-    else addMessage(r, e.message, `${where}[${i}]`);
+    if (!isObject(e)) r.bad.push(`${where}[${i + at}] is not an object`);
+    else if (isOtherStream(e.logStreamName)) r.skipped++; // authenticator, scheduler, … streams
+    else addMessage(r, e.message, `${where}[${i + at}]`, e.timestamp);
   });
 }
 
@@ -342,18 +552,22 @@ export function decodeSubscriptionPayload(base64: string): unknown {
   }
 }
 
-function unwrapEks(o: Json): UnwrapResult | null {
+function unwrapEks(o: Json, at = 0): UnwrapResult | null {
   const r = result('eks');
   if (Array.isArray(o.logEvents) || typeof o.messageType === 'string') {
     if (o.messageType === 'CONTROL_MESSAGE') {
       r.skipped++;
       return r;
     }
-    addCloudWatchEvents(r, o.logEvents, 'CloudWatch logEvents');
+    if (isOtherStream(o.logStream)) {
+      r.skipped += Array.isArray(o.logEvents) ? o.logEvents.length : 1;
+      return r;
+    }
+    addCloudWatchEvents(r, o.logEvents, 'CloudWatch logEvents', at);
     return r;
   }
   if (Array.isArray(o.events)) {
-    addCloudWatchEvents(r, o.events, 'CloudWatch events');
+    addCloudWatchEvents(r, o.events, 'CloudWatch events', at);
     return r;
   }
   if (isObject(o.awslogs) && typeof o.awslogs.data === 'string') {
@@ -369,13 +583,15 @@ function unwrapEks(o: Json): UnwrapResult | null {
     return nested ?? r;
   }
   if (typeof o['@message'] === 'string') {
-    addMessage(r, o['@message'], 'CloudWatch Logs Insights row');
+    if (isOtherStream(o['@logStream'])) r.skipped++;
+    else addMessage(r, o['@message'], 'CloudWatch Logs Insights row');
     return r;
   }
   // A single CloudWatch event: { message, timestamp, logStreamName?, ingestionTime?, eventId? }.
   // A message that is not event JSON (a plain log line) is not this shape.
-  if (typeof o.message === 'string' && stripTimePrefix(o.message.trim()).startsWith('{')) {
-    addMessage(r, o.message, 'CloudWatch event');
+  if (typeof o.message === 'string' && (stripTimePrefix(o.message.trim()).startsWith('{') || (isOtherStream(o.logStreamName) && typeof o.timestamp === 'number'))) {
+    if (isOtherStream(o.logStreamName)) r.skipped++;
+    else addMessage(r, o.message, 'CloudWatch event', o.timestamp);
     return r;
   }
   return null;
@@ -416,10 +632,10 @@ function addAksRecord(r: UnwrapResult, rec: unknown, where: string): void {
   else r.bad.push(`${where}: no properties.log`);
 }
 
-function unwrapAks(o: Json): UnwrapResult | null {
+function unwrapAks(o: Json, at: number): UnwrapResult | null {
   if (Array.isArray(o.records)) {
     const r = result('aks');
-    o.records.forEach((rec, i) => addAksRecord(r, rec, `AKS records[${i}]`));
+    o.records.forEach((rec, i) => addAksRecord(r, rec, `AKS records[${i + at}]`));
     return r;
   }
   if ((isObject(o.properties) && o.properties.log !== undefined) || typeof o.log_s === 'string') {
@@ -501,16 +717,45 @@ function addOtlpRecord(r: UnwrapResult, lr: unknown, resourceType: string | unde
     return;
   }
   const body = lr.body;
-  if (isObject(body) && typeof body.stringValue === 'string') add(r, decodeLine(body.stringValue), where);
-  else r.bad.push(`${where}: body is not a stringValue`);
+  if (!isObject(body) || typeof body.stringValue !== 'string') {
+    r.bad.push(`${where}: body is not a stringValue`);
+    return;
+  }
+  const text = body.stringValue;
+  // OpenShift's `audit` log type also carries node auditd, OVN and OAuth records: only what
+  // looks like a Kubernetes audit event is decoded (and bad if it is not one).
+  const parsed = kubernetesAuditCandidate(text);
+  if (parsed === undefined) r.skipped++;
+  else add(r, decodeObject(parsed), where);
 }
 
-function unwrapOtlp(o: Json): UnwrapResult {
+/**
+ * The parsed body if it may be a Kubernetes audit event (JSON with `kind: Event`, an
+ * `audit.k8s.io` apiVersion, or an `auditID`, or not JSON but starting with `{`: a broken event);
+ * `undefined` for other records (plain text, other JSON).
+ */
+function kubernetesAuditCandidate(text: string): unknown {
+  const t = text.trimStart();
+  if (!t.startsWith('{')) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch {
+    return t; // not JSON: decodeObject reports it as bad
+  }
+  if (!isObject(v)) return undefined;
+  const version = v.apiVersion;
+  const k8s = v.kind === 'Event' || (typeof version === 'string' && version.startsWith('audit.k8s.io/')) || v.auditID !== undefined;
+  return k8s ? v : undefined;
+}
+
+function unwrapOtlp(o: Json, at: readonly number[]): UnwrapResult {
   const r = result('otlp');
   const resourceLogs = o.resourceLogs as unknown[];
+  const [a0 = 0, a1 = 0, a2 = 0] = at;
   resourceLogs.forEach((rl, i) => {
     if (!isObject(rl)) {
-      r.bad.push(`OTLP resourceLogs[${i}] is not an object`);
+      r.bad.push(`OTLP resourceLogs[${i + a0}] is not an object`);
       return;
     }
     const resourceType = otlpLogType(isObject(rl.resource) ? rl.resource.attributes : undefined);
@@ -520,7 +765,7 @@ function unwrapOtlp(o: Json): UnwrapResult {
       const records = isObject(sl) ? sl.logRecords : undefined;
       if (!Array.isArray(records)) return;
       records.forEach((lr, k) => {
-        addOtlpRecord(r, lr, resourceType, `OTLP resourceLogs[${i}].scopeLogs[${j}].logRecords[${k}]`);
+        addOtlpRecord(r, lr, resourceType, `OTLP resourceLogs[${i + a0}].scopeLogs[${j + a1}].logRecords[${k + a2}]`);
       });
     });
   });
@@ -534,16 +779,17 @@ function unwrapOtlp(o: Json): UnwrapResult {
  * other JSON). Checks, in order: EventList, ViaQ, GKE, EKS, AKS, OTLP (the order of
  * `recognizeShape`). Every event passes `decodeLine`'s validation. Never throws.
  */
-export function unwrapValue(value: unknown): UnwrapResult | null {
+export function unwrapValue(value: unknown, at: readonly number[] = []): UnwrapResult | null {
   if (!isObject(value)) return null;
-  if (value.kind === 'EventList') return unwrapEventList(value);
+  const first = at[at.length - 1] ?? 0;
+  if (value.kind === 'EventList') return unwrapEventList(value, first);
   if (value.k8s_audit_level !== undefined) return unwrapViaq(value);
   if (isGke(value)) return unwrapGke(value);
-  const eks = unwrapEks(value);
+  const eks = unwrapEks(value, first);
   if (eks !== null) return eks;
-  const aks = unwrapAks(value);
+  const aks = unwrapAks(value, first);
   if (aks !== null) return aks;
-  if (Array.isArray(value.resourceLogs)) return unwrapOtlp(value);
+  if (Array.isArray(value.resourceLogs)) return unwrapOtlp(value, at);
   if (isOtlpLogRecord(value)) {
     const r = result('otlp');
     addOtlpRecord(r, value, undefined, 'OTLP log record');

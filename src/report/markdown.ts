@@ -4,6 +4,7 @@
  * (`markdownCodeSpan`), so audit data can't break a table, inject HTML or add links.
  */
 import { escapeMarkdownCell, escapeMarkdownInline, markdownCodeSpan } from './escape.js';
+import { skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -133,6 +134,9 @@ function input(report: Report): string[] {
   out.push(
     `- ${plural(i.lines, 'line')}, ${plural(i.events, 'event')}, ${plural(i.requests, 'request')}, ${plural(i.badLines, 'bad line')}`,
     `- Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
+    ...([['Truncated', truncatedNote(i)], ['Not audit', skippedRecordsNote(i)]] as const)
+      .filter(([, n]) => n !== null)
+      .map(([label, n]) => `- ${label}: ${escapeMarkdownInline(n!)}`),
     `- Late: ${plural(i.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`,
     `- Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
     `- Allowlisted (periodic by design): ${escapeMarkdownInline(allowlistSummary(i))}`,

@@ -134,8 +134,19 @@ export const InputSummarySchema = z.object({
     /** Lines longer than the maximum line length. */
     overlongLines: z.number().int(),
   }),
-  /** Events cut short by CloudWatch (`[Truncated...]`): lost, but counted apart from bad lines. */
+  /** Events cut short by CloudWatch (`[Truncated...]`): counted apart from bad lines. */
   truncated: z.number().int(),
+  /**
+   * Of `truncated`, the events read leniently from the part of the message before the cut (they
+   * count in `events`; no bodies, and fields after the cut are missing). Absent in older reports.
+   */
+  truncatedRead: z.number().int().optional(),
+  /**
+   * Wrapper records that are not audit events by design, skipped (not bad): other AKS categories,
+   * other GKE services, non-audit CloudWatch streams and control messages, non-Kubernetes OTLP
+   * records. Absent in older reports.
+   */
+  skippedRecords: z.number().int().optional(),
   /** Sources skipped because they could not be read as audit logs (the rest was analyzed). */
   sourceErrors: z.array(z.object({ source: z.string(), message: z.string() })),
   /** Requests that arrived later than the reordering window allows (fed at the current time). */

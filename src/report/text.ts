@@ -5,6 +5,7 @@
  * colour is added only when asked for, after layout, so widths never count escape codes.
  */
 import { stripControlChars } from './escape.js';
+import { skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -258,6 +259,10 @@ function writeHeader(r: TextWriter, report: Report): void {
       plural(s.overlongLines, 'overlong line'),
     ].join(' · '),
   );
+  const truncated = truncatedNote(input);
+  if (truncated !== null) r.field(0, 'Truncated', truncated);
+  const notAudit = skippedRecordsNote(input);
+  if (notAudit !== null) r.field(0, 'Not audit', notAudit);
   r.field(0, 'Late', `${plural(input.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`);
   r.field(0, 'Non-resource', `${plural(input.nonResourceRequests, 'request')} without objectRef (in totals only)`);
   r.field(0, 'Allowlisted', allowlistSummary(input));

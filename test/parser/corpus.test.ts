@@ -88,6 +88,8 @@ describe.skipIf(!present)(`public corpus (${present ? CORPUS : `skipped: ${CORPU
         nonFinalStages,
         format,
         truncated: 0,
+        truncatedRead: 0,
+        skippedRecords: 0,
       },
     ]);
     expect(r.records).toHaveLength(requests);

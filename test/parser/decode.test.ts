@@ -228,3 +228,14 @@ describe('decodeLine: implausible times', () => {
     expect(event(eventLine({ requestReceivedTimestamp: '2026-07-01T10:00:01.000000Z' })).receivedTimeMs).toBe(stage);
   });
 });
+
+describe('decodeLine: objectRef completed from a resource URL', () => {
+  it('fills the fields of an objectRef without resource from requestURI; present fields win', () => {
+    const ev = event(eventLine({ objectRef: { subresource: 'status', resourceVersion: '7' } }));
+    expect(ev.objectRef).toStrictEqual({ subresource: 'status', resourceVersion: '7', resource: 'deployments', namespace: 'shop', name: 'web', apiGroup: 'apps', apiVersion: 'v1' });
+  });
+  it('leaves an objectRef with resource, and a non-resource URL, alone', () => {
+    expect(event(eventLine({ objectRef: { resource: 'pods' } })).objectRef).toStrictEqual({ resource: 'pods' });
+    expect(event(eventLine({ requestURI: '/healthz', objectRef: { name: 'x' } })).objectRef).toStrictEqual({ name: 'x' });
+  });
+});

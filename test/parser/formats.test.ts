@@ -109,8 +109,9 @@ describe('JSON documents', () => {
     const lines = [eventLine({ auditID: 'a' }), eventLine({ auditID: 'b', requestObject: { pad: 'x'.repeat(3000) } }), eventLine({ auditID: 'c' })];
     const doc = JSON.stringify(JSON.parse(toEksFilterLogEvents(lines, { truncateAt: 2000 })), null, 4);
     const r = await readStdin(doc);
-    expect(r.records.map((x) => x.auditID)).toEqual(['a', 'c']);
-    expect(r.stats[0]).toMatchObject({ format: 'eks', events: 2, badLines: 0, truncated: 1 });
+    // b is cut inside its requestObject (after the timestamps): read leniently, still truncated.
+    expect(r.records.map((x) => x.auditID)).toEqual(['a', 'b', 'c']);
+    expect(r.stats[0]).toMatchObject({ format: 'eks', events: 3, badLines: 0, truncated: 1, truncatedRead: 1 });
   });
 
   it('streams OTLP logRecords', async () => {
@@ -161,5 +162,123 @@ describe('YAML documents', () => {
     expect(r.stats[0]).toMatchObject({ format: 'yaml', events: 2, badLines: 1 });
     expect(r.bad[0]!.line).toBe(text.split('\n').indexOf('auditID: [unclosed'));
     expect(r.bad[0]!.reason).toMatch(/^not YAML \(/);
+  });
+});
+
+describe('syntax errors inside streamed documents', () => {
+  const items = ['e0', 'e1', 'e2', 'e3', 'e4', 'e5'].map((id) => JSON.stringify(ev(id), null, 2));
+  const broken = items.map((t, i) => (i === 2 ? t.replace('"verb": "update",', '"verb": "update" "oops": 1,') : t));
+  const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+  it('skips the broken element of an EventList and reads the rest, for any chunk size', async () => {
+    const text = `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[\n${broken.join(',\n')}\n]}\n`;
+    for (const size of [1, 7, 65536]) {
+      const r = await readStdin(text, DEFAULT_READ, size);
+      expect(r.records.map((x) => x.auditID)).toEqual(['e0', 'e1', 'e3', 'e4', 'e5']);
+      expect(r.bad).toEqual([{ source: '<stdin>', line: lineOf(text, '"auditID": "e2"') - 4, reason: "not JSON (expected ','); this element is skipped" }]);
+      expect(r.stats[0]).toMatchObject({ format: 'eventlist', events: 5, badLines: 1 });
+    }
+  });
+
+  it('the same in a top-level array (format json-array), at the last element, and in a nested OTLP logRecords', async () => {
+    const arr = await readStdin(`[\n${broken.join(',\n')}\n]\n`);
+    expect([arr.records.map((x) => x.auditID), arr.stats[0]!.format, arr.stats[0]!.badLines]).toEqual([['e0', 'e1', 'e3', 'e4', 'e5'], 'json-array', 1]);
+    const last = await readStdin(`[\n${[...items.slice(0, 5), broken[2]!].join(',\n')}\n]\n${pretty(ev('after'))}`);
+    expect(last.records.map((x) => x.auditID)).toEqual(['e0', 'e1', 'e2', 'e3', 'e4', 'after']);
+    expect(last.bad.map((b) => b.reason)).toEqual(["not JSON (expected ','); this element is skipped"]);
+    const otlp = pretty(JSON.parse(toOtlp(['a', 'b', 'c'].map((auditID) => eventLine({ auditID })), { batchSize: 10 }))).replace(
+      /("body": \{\n\s+"stringValue": "[^\n]*"auditID\\":\\"b\\"[^\n]*")/,
+      '$1 oops',
+    );
+    const o = await readStdin(otlp);
+    expect([o.records.map((x) => x.auditID), o.bad.map((b) => b.reason)]).toEqual([['a', 'c'], ["not JSON (expected ','); this element is skipped"]]);
+  });
+
+  it('pretty documents: skips the rest of the broken document only', async () => {
+    const r = await readStdin(`${broken.join('\n')}\n`);
+    expect(r.records.map((x) => x.auditID)).toEqual(['e0', 'e1', 'e3', 'e4', 'e5']);
+    expect(r.bad.map((b) => b.reason)).toEqual(["not JSON (expected ','); the rest of this document is skipped"]);
+  });
+
+  it('an element whose brackets never balance stops the document, and says so', async () => {
+    const open = items.map((t, i) => (i === 2 ? t.replace('"verb": "update",', '"verb": "update" [[[,') : t));
+    const r = await readStdin(`[\n${open.join(',\n')}\n]\n`);
+    expect(r.records.map((x) => x.auditID)).toEqual(['e0', 'e1']);
+    expect(r.bad.map((b) => b.reason)).toEqual([
+      "not JSON (expected ','); this element is skipped",
+      'JSON input ends inside the value skipped after a syntax error: the rest of the document was skipped',
+    ]);
+  });
+
+  it('a one-line document longer than 64 KiB is read in pieces; an error in it skips the rest of that document', async () => {
+    const many = Array.from({ length: 1500 }, (_, i) => ev(`x${i}`, { requestObject: { pad: 'p'.repeat(1000) } }));
+    const line = JSON.stringify({ kind: 'EventList', items: many });
+    expect(line.length).toBeGreaterThan(2 * 1024 * 1024);
+    const ok = await readStdin(`${line}\n${JSON.stringify(ev('next'))}\n`);
+    expect([ok.records.length, ok.bad]).toEqual([1501, []]);
+    const bad = await readStdin(`${line.replace('"auditID":"x1400"', '"auditID":"x1400" oops')}\n${pretty(ev('next'))}`);
+    expect(bad.records.at(-1)?.auditID).toBe('next');
+    expect(bad.bad.map((b) => b.reason)).toEqual(["not JSON (expected ','); the rest of this document is skipped"]);
+  });
+});
+
+describe('wrapper items: indexes, skipped records, formats', () => {
+  it('names the real index of a bad item in a streamed events[] and skips non-audit streams', async () => {
+    const events = [0, 1, 2, 3, 4].map((i) => ({ logStreamName: 'kube-apiserver-audit-x', timestamp: 1, message: eventLine({ auditID: `a${i}` }) }));
+    events.push({ logStreamName: 'kube-apiserver-audit-x', timestamp: 1, message: 'not json' });
+    events.push({ logStreamName: 'authenticator-x', timestamp: 1, message: 'time="2026-07-01T10:00:00Z" level=info msg="access granted"' });
+    const r = await readStdin(pretty({ events }));
+    expect(r.records).toHaveLength(5);
+    expect(r.bad.map((b) => b.reason)).toEqual([`CloudWatch events[5]: not JSON (Unexpected token 'o', "not json" is not valid JSON)`]);
+    expect(r.stats[0]).toMatchObject({ format: 'eks', events: 5, badLines: 1, skippedRecords: 1 });
+  });
+
+  it('a subscription file with only a CONTROL_MESSAGE is eks, with one skipped record', async () => {
+    const ctl = { messageType: 'CONTROL_MESSAGE', owner: 'CloudwatchLogs', logGroup: '', logStream: '', subscriptionFilters: [], logEvents: [{ id: '', timestamp: 1, message: 'CWL CONTROL MESSAGE: Checking health of destination Firehose.' }] };
+    const r = await readStdin(`${gzipSync(JSON.stringify(ctl)).toString('base64')}\n`);
+    expect(r.stats[0]).toMatchObject({ format: 'eks', events: 0, badLines: 0, skippedRecords: 1 });
+  });
+
+  it('skips non-Kubernetes records of an OTLP audit resource (auditd, text) and names OTLP indexes', async () => {
+    const lr = (body: string) => ({ timeUnixNano: '1', body: { stringValue: body }, attributes: [] });
+    const doc = {
+      resourceLogs: [
+        { resource: { attributes: [{ key: 'log_type', value: { stringValue: 'application' } }] }, scopeLogs: [{ logRecords: [lr('hello')] }] },
+        {
+          resource: { attributes: [{ key: 'log_type', value: { stringValue: 'audit' } }] },
+          scopeLogs: [{ logRecords: [lr(eventLine({ auditID: 'a' })), lr('{"type":"SYSCALL","msg":"audit(123)"}'), lr('type=SYSCALL msg=audit(1)'), lr('{"kind":"Event","auditID":"x"}')] }],
+        },
+      ],
+    };
+    const r = await readStdin(pretty(doc));
+    expect(r.records.map((x) => x.auditID)).toEqual(['a']);
+    expect(r.bad.map((b) => b.reason)).toEqual(['OTLP resourceLogs[1].scopeLogs[0].logRecords[3]: JSON but not an audit event: no stage']);
+    expect(r.stats[0]).toMatchObject({ format: 'otlp', events: 1, badLines: 1, skippedRecords: 3 });
+  });
+
+  it('a forced --input-format that does not fit says so and suggests dropping it', async () => {
+    const doc = pretty([ev('a'), ev('b')]);
+    await expect(readStdin(doc, { ...DEFAULT_READ, inputFormat: 'jsonl' })).rejects.toThrow(
+      /^"<stdin>" was read as jsonl \(--input-format jsonl\), but none of its first \d+ non-blank lines is an audit event .*It looks like json/,
+    );
+    await expect(readStdin(doc, { ...DEFAULT_READ, inputFormat: 'jsonl' })).rejects.toMatchObject({
+      hint: 'Drop --input-format to detect the format of each file (or use --input-format json for the input).',
+    });
+  });
+});
+
+describe('YAML merge keys', () => {
+  it('resolves <<: *anchor in objectRef (the anchor wins over what the URL would give)', async () => {
+    const doc = (id: string) =>
+      `---\nkind: Event\napiVersion: audit.k8s.io/v1\nlevel: Metadata\nauditID: ${id}\nstage: ResponseComplete\n` +
+      `requestURI: /apis/apps/v1/namespaces/shop/deployments/web/status\nverb: update\n` +
+      `base: &b {resource: deployments, namespace: shop, name: anchored, apiGroup: apps, apiVersion: v1}\n` +
+      `objectRef:\n  <<: *b\n  subresource: status\nresponseStatus: {code: 409, reason: Conflict}\n` +
+      `requestReceivedTimestamp: "2026-07-01T10:00:00.000000Z"\nstageTimestamp: "2026-07-01T10:00:00.001000Z"\n`;
+    const r = await readStdin(doc('m1') + doc('m2'));
+    expect(r.records.map((x) => [x.auditID, x.object?.resource, x.object?.name, x.object?.subresource])).toEqual([
+      ['m1', 'deployments', 'anchored', 'status'],
+      ['m2', 'deployments', 'anchored', 'status'],
+    ]);
   });
 });

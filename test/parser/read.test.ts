@@ -66,6 +66,8 @@ describe('readChain: chunking does not change the result', () => {
         nonFinalStages: 1,
         format: 'jsonl',
         truncated: 0,
+        truncatedRead: 0,
+        skippedRecords: 0,
       },
     ]);
     expect(one.bad).toEqual([

@@ -29,7 +29,7 @@ function unwrap(value: unknown): UnwrapResult {
 
 /** The expected result: events decoded from `lines`, nothing bad. */
 function expectEvents(r: UnwrapResult | null, shape: string, lines: string[], extra: Partial<UnwrapResult> = {}): void {
-  expect(r).toStrictEqual({ shape, events: lines.map(decoded), bad: [], truncated: 0, skipped: 0, ...extra });
+  expect(r).toStrictEqual({ shape, events: lines.map(decoded), bad: [], truncated: 0, truncatedRead: 0, skipped: 0, ...extra });
 }
 
 const LINE = eventLine();
@@ -55,6 +55,7 @@ describe('eventlist', () => {
       events: [decoded(LINE)],
       bad: ['EventList items[1]: JSON but not an audit event: no auditID'],
       truncated: 0,
+      truncatedRead: 0,
       skipped: 0,
     });
   });
@@ -123,6 +124,7 @@ describe('gke', () => {
       ],
       bad: [],
       truncated: 0,
+      truncatedRead: 0,
       skipped: 0,
     });
   });
@@ -145,6 +147,10 @@ describe('gke', () => {
     [{ code: 4 }, 'x.update', { metadata: {}, code: 504 }],
     [{ code: 5 }, 'x.update', { metadata: {}, code: 404 }],
     [{ code: 6 }, 'x.create', { metadata: {}, code: 409, reason: 'AlreadyExists' }],
+    // Only a create can be AlreadyExists: gRPC 6 on a write is a reason-less 409 (IsConflict).
+    [{ code: 6 }, 'x.update', { metadata: {}, code: 409 }],
+    [{ code: 6 }, 'x.patch', { metadata: {}, code: 409 }],
+    [{ code: 6, message: 'Conflict' }, 'x.update', { metadata: {}, code: 409, reason: 'Conflict' }],
     [{ code: 7, message: 'Forbidden' }, 'x.update', { metadata: {}, code: 403, reason: 'Forbidden' }],
     [{ code: 8 }, 'x.update', { metadata: {}, code: 429 }],
     [{ code: 10 }, 'x.update', { metadata: {}, code: 409 }],
@@ -223,7 +229,7 @@ describe('gke', () => {
 
   it('skips entries of other services and reports broken ones', () => {
     const other = { ...structuredClone(GKE_EXAMPLE), protoPayload: { ...GKE_EXAMPLE.protoPayload, serviceName: 'container.googleapis.com' } };
-    expect(unwrapValue(other)).toStrictEqual({ shape: 'gke', events: [], bad: [], truncated: 0, skipped: 1 });
+    expect(unwrapValue(other)).toStrictEqual({ shape: 'gke', events: [], bad: [], truncated: 0, truncatedRead: 0, skipped: 1 });
     const noMethod = structuredClone(GKE_EXAMPLE) as { protoPayload: Record<string, unknown> };
     delete noMethod.protoPayload.methodName;
     expect(unwrap(noMethod).bad).toStrictEqual(['GKE entry: no protoPayload.methodName']);
@@ -245,17 +251,19 @@ describe('eks', () => {
       events: [decoded(LINE)],
       bad: ['CloudWatch events[2]: not JSON (Unexpected end of JSON input)'],
       truncated: 1,
+      truncatedRead: 0,
       skipped: 0,
     });
   });
   it('reads a subscription DATA_MESSAGE and skips a CONTROL_MESSAGE', () => {
-    const data = { messageType: 'DATA_MESSAGE', owner: '1', logGroup: '/aws/eks/c/cluster', logStream: 's', subscriptionFilters: ['f'], logEvents: [{ id: '1', timestamp: 1, message: LINE }] };
+    const data = { messageType: 'DATA_MESSAGE', owner: '1', logGroup: '/aws/eks/c/cluster', logStream: 'kube-apiserver-audit-1', subscriptionFilters: ['f'], logEvents: [{ id: '1', timestamp: 1, message: LINE }] };
     expectEvents(unwrapValue(data), 'eks', [LINE]);
     expect(unwrapValue({ messageType: 'CONTROL_MESSAGE', logEvents: [{ id: '', timestamp: 1, message: 'CWL CONTROL MESSAGE: Checking health of destination' }] })).toStrictEqual({
       shape: 'eks',
       events: [],
       bad: [],
       truncated: 0,
+      truncatedRead: 0,
       skipped: 1,
     });
     const b64 = gzipSync(Buffer.from(JSON.stringify(data))).toString('base64');
@@ -270,7 +278,7 @@ describe('eks', () => {
   it('reads a Logs Insights row and S3 export lines', () => {
     expectEvents(unwrapValue({ '@timestamp': '2026-07-01 10:00:00.131', '@message': LINE }), 'eks', [LINE]);
     expectEvents(unwrapExportLine(`2026-07-01T10:00:00.131Z ${LINE}`), 'eks', [LINE]);
-    expect(unwrapExportLine(`2026-07-01T10:00:00.131Z ${LINE.slice(0, 100)}[Truncated...]`)).toStrictEqual({ shape: 'eks', events: [], bad: [], truncated: 1, skipped: 0 });
+    expect(unwrapExportLine(`2026-07-01T10:00:00.131Z ${LINE.slice(0, 100)}[Truncated...]`)).toStrictEqual({ shape: 'eks', events: [], bad: [], truncated: 1, truncatedRead: 0, skipped: 0 });
     expect(unwrapExportLine(LINE)).toBeNull();
     expect(unwrapExportLine('2026-07-01T10:00:00.131Z plain text')).toBeNull();
   });
@@ -290,13 +298,14 @@ describe('aks', () => {
       events: [decoded(LINE), decoded(LINE)],
       bad: ['AKS records[3]: not JSON (Unexpected token \'o\', "nope" is not valid JSON)'],
       truncated: 0,
+      truncatedRead: 0,
       skipped: 1,
     });
   });
   it('reads a single record and an AzureDiagnostics row (log_s)', () => {
     expectEvents(unwrapValue(record(LINE)), 'aks', [LINE]);
     expectEvents(unwrapValue({ Category: 'kube-audit', log_s: LINE, pod_s: 'kube-apiserver-1' }), 'aks', [LINE]);
-    expect(unwrapValue({ Category: 'cluster-autoscaler', log_s: 'I0701 scale up' })).toStrictEqual({ shape: 'aks', events: [], bad: [], truncated: 0, skipped: 1 });
+    expect(unwrapValue({ Category: 'cluster-autoscaler', log_s: 'I0701 scale up' })).toStrictEqual({ shape: 'aks', events: [], bad: [], truncated: 0, truncatedRead: 0, skipped: 1 });
   });
 });
 
@@ -320,6 +329,7 @@ describe('viaq', () => {
       events: [],
       bad: ['ViaQ record: k8s_audit_level is not a string'],
       truncated: 0,
+      truncatedRead: 0,
       skipped: 0,
     });
   });
@@ -343,6 +353,7 @@ describe('otlp', () => {
       events: [decoded(LINE), decoded(LINE)],
       bad: ['OTLP resourceLogs[1].scopeLogs[0].logRecords[1]: body is not a stringValue'],
       truncated: 0,
+      truncatedRead: 0,
       skipped: 1,
     });
   });
@@ -427,7 +438,7 @@ describe.skipIf(!corpusPresent)('public corpus', () => {
 
   it('mixed elastic kubernetes file: 3 bare events, 1 GKE readyz entry, 1 AKS record with an object log', () => {
     const values = lines('elastic__integrations__packages__kubernetes__data_stream__audit_logs___dev__test__pipeline__test-audit.log');
-    const results = values.map(unwrapValue);
+    const results = values.map((v) => unwrapValue(v));
     expect(results.slice(0, 3)).toStrictEqual([null, null, null]);
     const gke = results[3];
     const aks = results[4];
@@ -559,13 +570,14 @@ describe('writers round trip (src/generator/shapes.ts)', () => {
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as unknown);
   const collect = (values: unknown[]): UnwrapResult => {
-    const out: UnwrapResult = { shape: 'eks', events: [], bad: [], truncated: 0, skipped: 0 };
+    const out: UnwrapResult = { shape: 'eks', events: [], bad: [], truncated: 0, truncatedRead: 0, skipped: 0 };
     for (const v of values) {
       const r = unwrap(v);
       out.shape = r.shape;
       out.events.push(...r.events);
       out.bad.push(...r.bad);
       out.truncated += r.truncated;
+      out.truncatedRead += r.truncatedRead;
       out.skipped += r.skipped;
     }
     return out;
@@ -585,14 +597,20 @@ describe('writers round trip (src/generator/shapes.ts)', () => {
     ['viaq', 'viaq', (l: string[]) => valuesOf(toViaq(l))],
     ['otlp', 'otlp', (l: string[]) => valuesOf(toOtlp(l, { batchSize: 40 }))],
   ])('%s gives back every event unchanged', (_name, shape, write) => {
-    expect(collect(write(LINES))).toStrictEqual({ shape, events, bad: [], truncated: 0, skipped: 0 });
+    expect(collect(write(LINES))).toStrictEqual({ shape, events, bad: [], truncated: 0, truncatedRead: 0, skipped: 0 });
   });
 
-  it('eks with truncateAt counts long messages as truncated', () => {
+  it('eks with truncateAt counts long messages as truncated and reads them from the prefix', () => {
     const long = LINES.filter((l) => l.length > 1200).length;
     const r = collect(valuesOf(toEksFilterLogEvents(LINES, { truncateAt: 1200 })));
-    expect(long).toBeGreaterThan(0);
-    expect([r.events.length, r.truncated, r.bad]).toStrictEqual([LINES.length - long, long, []]);
+    expect(long).toBe(127);
+    // A cut message is read when auditID, stage, verb, URI, a time and (final stages) the code
+    // or reason came before the cut; the others are only counted.
+    expect([r.events.length, r.truncated, r.truncatedRead, r.bad]).toStrictEqual([LINES.length, long, 127, []]);
+    const key = (e: AuditEvent) => [e.auditID, e.stage, e.verb, e.requestURI, e.user?.username, e.objectRef?.name, e.responseStatus?.code];
+    const byId = new Map(events.map((e) => [`${e.auditID}/${e.stage}`, e]));
+    expect(r.events.map(key)).toStrictEqual(r.events.map((e) => key(byId.get(`${e.auditID}/${e.stage}`)!)));
+    expect(r.events.filter((e) => e.truncated === true)).toHaveLength(127);
   });
 
   it('gke keeps what a LogEntry carries', () => {

@@ -14,8 +14,23 @@
  * Only one element (or one document that is not a container) is in memory at a time, and an
  * element longer than `maxValueChars` is skipped and counted, so a 2 GB `EventList` streams in
  * the memory of its largest event. Text is fed line by line, so each element carries the 1-based
- * line where it starts. A syntax error makes the rest of that document unreadable: it is
- * reported once, and reading resumes at the next line that starts with `{` or `[`.
+ * line where it starts. String values are copied out of the tokenizer's buffer (see `fresh`): a
+ * kept slice would pin its whole input chunk, and memory would grow with the file.
+ *
+ * Syntax errors (reported once each, as one bad item):
+ *
+ * - inside an element of a streamed array (EventList `items`, a top-level array, `records`,
+ *   `events`, `logEvents`, OTLP `logRecords`): that element is skipped, found by counting brackets
+ *   outside strings from the start of the line holding the error, and reading goes on with the
+ *   next element (`…; this element is skipped`, at the element's first line);
+ * - anywhere else in a document (a pretty-printed event, the wrapper's own fields): the rest of
+ *   that document is skipped the same way and reading goes on with the next document
+ *   (`…; the rest of this document is skipped`);
+ * - if the brackets never balance, everything to the end of the input is skipped and a second bad
+ *   item says so;
+ * - inside a line longer than 64 KiB (a one-line document), where the error cannot be placed
+ *   exactly, the rest of that document is skipped and reading resumes at the next line that starts
+ *   with `{` or `[`. A line holding several elements may lose the ones before the broken one.
  */
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { eventsOfElement, eventsOfValue, type Container, type ValueResult } from './values.js';
@@ -36,6 +51,8 @@ interface Frame {
   role: Role;
   container: Container | null;
   key: string | null;
+  /** Values started in this container so far (the current one's index + 1). */
+  count: number;
 }
 
 const STREAMED_KEYS: ReadonlySet<string> = new Set(['items', 'records', 'events', 'logEvents']);
@@ -44,10 +61,21 @@ const STREAMED_KEYS: ReadonlySet<string> = new Set(['items', 'records', 'events'
 export type DocFormat = 'eventlist' | 'json-array' | 'json-docs' | 'json-wrapper';
 
 type Target =
-  | { kind: 'element'; container: Container; line: number }
+  | { kind: 'element'; container: Container; line: number; at: readonly number[] }
   | { kind: 'head'; key: string }
   | { kind: 'root'; line: number }
   | { kind: 'skip' };
+
+/**
+ * A copy of `s` that does not share the tokenizer's buffer. The tokenizer cuts values out of its
+ * input with `slice`, and V8 keeps a slice (13 characters or more) as a view of the whole input
+ * string: one `auditID` or object name kept by a record (or interned by the normalizer) would keep
+ * its whole 64 KB chunk alive, so memory grew with the file. Concatenation then `slice(1)`
+ * flattens into a new string that holds only `s`.
+ */
+function fresh(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
 
 /** Assembles one JSON value from packed tokens (or just tracks depth when discarding). */
 class Builder {
@@ -123,7 +151,7 @@ class Builder {
         this.key = t.value;
         return;
       case 'stringValue':
-        this.add(t.value);
+        this.add(fresh(t.value));
         return;
       case 'numberValue':
         this.add(Number(t.value));
@@ -142,6 +170,11 @@ class Builder {
     }
   }
 
+  /** Containers opened and not yet closed in this value. */
+  get openDepth(): number {
+    return this.depth;
+  }
+
   /** Switches to discarding (the value grew too long); depth tracking continues. */
   drop(): void {
     if (this.discard) return;
@@ -150,6 +183,68 @@ class Builder {
     this.stack.length = 0;
     this.keys.length = 0;
   }
+}
+
+/** Longest partial line held back for its newline; longer lines (one-line documents) are tokenized in pieces. */
+const MAX_PENDING = 64 * 1024;
+
+function newParser(): ReturnType<typeof jsonParser> {
+  return jsonParser({ packValues: true, streamValues: false, jsonStreaming: true });
+}
+
+/**
+ * Skips text after a syntax error by counting brackets outside strings. `element`: to the end of
+ * the element open at the error (depth > 0), or of the next one to start (depth 0: whitespace and
+ * commas before it are skipped), then past the comma after it; if something other than an element
+ * comes first, it goes on as `document`. `document`: to where the open containers close.
+ */
+class Skip {
+  private inString = false;
+  private escape = false;
+  private after = false;
+
+  constructor(
+    public mode: 'element' | 'document',
+    private depth: number,
+    /** Line reported. */
+    readonly line: number,
+  ) {}
+
+  /** Index in `text` where reading resumes, or -1 when the skipped value goes on past it. */
+  scan(text: string): number {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.inString) {
+        if (this.escape) this.escape = false;
+        else if (c === 92) this.escape = true; // '\\'
+        else if (c === 34) this.inString = false; // '"'
+        continue;
+      }
+      if (c === 32 || c === 9 || c === 10 || c === 13) continue;
+      if (this.after) return c === 44 ? i + 1 : i; // ',' is skipped with the element
+      if (this.mode === 'element' && this.depth === 0) {
+        if (c === 44) continue;
+        if (c !== 123 && c !== 91) {
+          // Not an element (a stray value, or the container's end): give up on this document.
+          this.mode = 'document';
+          this.depth = this.outer;
+        }
+      }
+      if (c === 34) this.inString = true;
+      else if (c === 123 || c === 91) this.depth++;
+      else if (c === 125 || c === 93) {
+        this.depth--;
+        if (this.depth <= 0) {
+          if (this.mode === 'document') return i + 1;
+          this.after = true;
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** Containers around the element (set by the reader for `element` mode). */
+  outer = 0;
 }
 
 /** Called once per element or document with the line it starts on. */
@@ -161,7 +256,7 @@ function isValueStart(name: Token['name']): boolean {
 
 /** Streams JSON documents; see the module comment. Feed text, then call {@link end}. */
 export class JsonDocReader {
-  private parser = jsonParser({ packValues: true, streamValues: false, jsonStreaming: true });
+  private parser = newParser();
   private readonly stack: Frame[] = [];
   private builder: Builder | null = null;
   private head: Record<string, unknown> = {};
@@ -169,7 +264,11 @@ export class JsonDocReader {
   private streamed = false;
   private rootLine = 1;
   private resync = false;
-  private atLineStart = true;
+  /** A partial line waiting for its newline (see {@link feed}). */
+  private pending = '';
+  private pendingAtLineStart = true;
+  /** The value being skipped after a syntax error, if any. */
+  private skip: Skip | null = null;
   /** Current 1-based line. */
   line: number;
   /** Documents (top-level values) seen, by how they were read. */
@@ -189,27 +288,57 @@ export class JsonDocReader {
     this.line = firstLine;
   }
 
-  /** Feeds the next piece of text (any size; split at newlines here). */
+  /** Feeds the next piece of text (any size; cut into whole lines here). */
   feed(text: string): void {
     let from = 0;
     while (from < text.length) {
       const nl = text.indexOf('\n', from);
-      const to = nl === -1 ? text.length : nl + 1;
-      this.piece(from === 0 && to === text.length ? text : text.slice(from, to));
-      if (nl !== -1) {
-        this.line++;
-        this.atLineStart = true;
-      } else this.atLineStart = false;
-      from = to;
+      if (nl === -1) {
+        // A partial line waits for its end, so the tokenizer is always handed whole lines and a
+        // syntax error can be recovered from a known state; a line longer than MAX_PENDING (a
+        // one-line document) is handed on in pieces.
+        this.pending += from === 0 ? text : text.slice(from);
+        if (this.pending.length > MAX_PENDING) {
+          const p = this.pending;
+          this.pending = '';
+          this.piece(p, this.pendingAtLineStart);
+          this.pendingAtLineStart = false;
+        }
+        return;
+      }
+      const part = from === 0 && nl === text.length - 1 ? text : text.slice(from, nl + 1);
+      const whole = this.pending === '' ? part : this.pending + part;
+      this.pending = '';
+      this.piece(whole, this.pendingAtLineStart);
+      this.pendingAtLineStart = true;
+      this.line++;
+      from = nl + 1;
     }
   }
 
   /** Ends the input: flushes the tokenizer and reports a document cut short. */
   end(): void {
+    if (this.pending !== '') {
+      const p = this.pending;
+      this.pending = '';
+      this.piece(p, this.pendingAtLineStart);
+    }
+    if (this.skip !== null) {
+      this.onItem(this.skip.line, {
+        shape: '',
+        events: [],
+        bad: ['JSON input ends inside the value skipped after a syntax error: the rest of the document was skipped'],
+        truncated: 0,
+      });
+      this.skip = null;
+      this.stack.length = 0;
+      this.builder = null;
+      return;
+    }
     let cut = false;
     if (!this.resync) {
       try {
-        this.run(NONE, true);
+        this.run(NONE, false, true);
       } catch {
         cut = true; // the tokenizer wanted more input
       }
@@ -226,13 +355,24 @@ export class JsonDocReader {
     }
   }
 
-  private piece(text: string): void {
+  /**
+   * Tokenizes one piece. `known`: the piece starts where the tokenizer holds no partial lexeme
+   * (a line start, or just after a recovery), so after a syntax error the open containers are
+   * exactly {@link stack} plus the builder's, and the skip can start at the piece's first character.
+   */
+  private piece(text: string, known: boolean): void {
+    if (this.skip !== null) {
+      const at = this.skip.scan(text);
+      if (at === -1) return;
+      this.resume(text.slice(at));
+      return;
+    }
     if (this.resync) {
       const c = text.charCodeAt(0);
-      if (!this.atLineStart || (c !== 123 && c !== 91)) return; // '{' '['
+      if (!known || (c !== 123 && c !== 91)) return; // '{' '['
       this.resync = false;
     }
-    this.run(text);
+    if (!this.run(text, known)) return;
     const b = this.builder;
     if (b !== null) {
       b.chars += text.length;
@@ -242,36 +382,81 @@ export class JsonDocReader {
     }
   }
 
-  private run(input: string | symbol, rethrow = false): void {
+  /** Runs the tokenizer; false after a syntax error (handled: the piece is consumed by recovery). */
+  private run(input: string | symbol, known = false, rethrow = false): boolean {
     let out: unknown;
     try {
       out = (this.parser as unknown as (x: string | symbol) => unknown)(input);
     } catch (err) {
       if (rethrow) throw err;
-      this.failSyntax(err);
-      return;
+      this.failSyntax(err, typeof input === 'string' ? input : '', known);
+      return false;
     }
-    if (out === NONE || out === undefined) return;
+    if (out === NONE || out === undefined) return true;
     const o = out as { [MANY]?: number; values?: Token[] } & Token;
     if (o[MANY] === 1) {
       const tokens = o.values!;
       for (let i = 0; i < tokens.length; i++) this.token(tokens[i]!);
     } else this.token(o);
+    return true;
   }
 
-  private failSyntax(err: unknown): void {
-    const msg = err instanceof Error ? err.message : String(err);
-    this.onItem(this.line, {
-      shape: '',
-      events: [],
-      bad: [`not JSON (${msg.replace(/^Parser cannot parse input: /, '')}); the rest of this document is skipped`],
-      truncated: 0,
-    });
-    this.parser = jsonParser({ packValues: true, streamValues: false, jsonStreaming: true });
-    this.stack.length = 0;
-    this.builder = null;
-    this.head = {};
-    this.resync = true;
+  /**
+   * A syntax error in `text`. With a known start state: an error inside an element of a streamed
+   * array (EventList `items`, a top-level array, `records`, …) skips that element (brackets and
+   * strings counted from the piece's start) and reading goes on with the next element; an error
+   * anywhere else skips the rest of that document. Without one (inside a line longer than
+   * MAX_PENDING), the rest of the document is skipped up to the next line starting with `{` or `[`.
+   */
+  private failSyntax(err: unknown, text: string, known: boolean): void {
+    const msg = (err instanceof Error ? err.message : String(err)).replace(/^Parser cannot parse input: /, '');
+    const b = this.builder;
+    const top = this.stack[this.stack.length - 1];
+    const inElements = top !== undefined && (top.role === 'elements' || top.role === 'root-array');
+    this.parser = newParser();
+    if (known && (b === null || b.target.kind === 'element') && inElements) {
+      // Skip the element open at the piece's start (or the next one starting in it).
+      const line = b?.target.kind === 'element' ? b.target.line : this.line;
+      this.report(line, `not JSON (${msg}); this element is skipped`);
+      this.builder = null;
+      this.skip = new Skip('element', b === null ? 0 : b.openDepth, line);
+      this.skip.outer = this.stack.length;
+    } else if (known && this.stack.length + (b?.openDepth ?? 0) > 0) {
+      this.report(this.line, `not JSON (${msg}); the rest of this document is skipped`);
+      this.skip = new Skip('document', this.stack.length + (b?.openDepth ?? 0), this.line);
+      this.builder = null;
+    } else {
+      this.report(this.line, `not JSON (${msg}); the rest of this document is skipped`);
+      this.stack.length = 0;
+      this.builder = null;
+      this.head = {};
+      this.resync = true;
+      return;
+    }
+    const at = this.skip.scan(text);
+    if (at !== -1) this.resume(text.slice(at));
+  }
+
+  private report(line: number, reason: string): void {
+    this.onItem(line, { shape: '', events: [], bad: [reason], truncated: 0 });
+  }
+
+  /** The skip ended: go on with `rest` from the state the skip leaves (next element, or top level). */
+  private resume(rest: string): void {
+    const skip = this.skip!;
+    this.skip = null;
+    if (skip.mode === 'document') {
+      this.stack.length = 0;
+      this.head = {};
+    } else {
+      // A fresh tokenizer is put back inside the open containers: `{"items":[`, `[`, OTLP's nesting.
+      let prefix = '';
+      for (const f of this.stack) {
+        prefix += f.role === 'root-object' || f.role === 'resourceLog' || f.role === 'scopeLog' ? `{${JSON.stringify(f.key ?? '')}:` : '[';
+      }
+      (this.parser as unknown as (x: string) => unknown)(prefix);
+    }
+    if (rest !== '') this.piece(rest, true);
   }
 
   private startBuilder(target: Target, t: Token, discard = false): void {
@@ -291,7 +476,7 @@ export class JsonDocReader {
           target.line,
           tooLong
             ? { shape: '', events: [], bad: [`JSON element longer than ${this.maxValueChars} characters: skipped`], truncated: 0 }
-            : eventsOfElement(target.container, b.value, this.head),
+            : eventsOfElement(target.container, b.value, this.head, target.at),
         );
         return;
       case 'head':
@@ -330,11 +515,11 @@ export class JsonDocReader {
     if (top === undefined) {
       this.rootLine = this.line;
       if (isArray) {
-        this.stack.push({ role: 'root-array', container: null, key: null });
+        this.stack.push({ role: 'root-array', container: null, key: null, count: 0 });
         this.head = {};
       }
       else if (isObject) {
-        this.stack.push({ role: 'root-object', container: null, key: null });
+        this.stack.push({ role: 'root-object', container: null, key: null, count: 0 });
         this.head = {};
         this.headChars = 0;
         this.streamed = false;
@@ -342,41 +527,51 @@ export class JsonDocReader {
       return;
     }
     const key = top.key;
+    top.count++;
     switch (top.role) {
       case 'root-array':
-        this.startBuilder({ kind: 'element', container: 'array', line: this.line }, t);
+        this.startBuilder({ kind: 'element', container: 'array', line: this.line, at: [top.count - 1] }, t);
         return;
       case 'elements':
-        this.startBuilder({ kind: 'element', container: top.container!, line: this.line }, t);
+        this.startBuilder({ kind: 'element', container: top.container!, line: this.line, at: this.indexPath(top) }, t);
         return;
       case 'root-object':
         if (isArray && key !== null && STREAMED_KEYS.has(key)) {
           this.streamed = true;
-          this.stack.push({ role: 'elements', container: key as Container, key: null });
+          this.stack.push({ role: 'elements', container: key as Container, key: null, count: 0 });
         } else if (isArray && key === 'resourceLogs') {
           this.streamed = true;
-          this.stack.push({ role: 'resourceLogs', container: null, key: null });
+          this.stack.push({ role: 'resourceLogs', container: null, key: null, count: 0 });
         } else {
           this.startBuilder({ kind: 'head', key: key ?? '' }, t, this.headChars > this.maxValueChars);
         }
         return;
       case 'resourceLogs':
-        if (isObject) this.stack.push({ role: 'resourceLog', container: null, key: null });
+        if (isObject) this.stack.push({ role: 'resourceLog', container: null, key: null, count: 0 });
         else this.startBuilder({ kind: 'skip' }, t, true);
         return;
       case 'resourceLog':
-        if (isArray && key === 'scopeLogs') this.stack.push({ role: 'scopeLogs', container: null, key: null });
+        if (isArray && key === 'scopeLogs') this.stack.push({ role: 'scopeLogs', container: null, key: null, count: 0 });
         else this.startBuilder({ kind: 'skip' }, t, true);
         return;
       case 'scopeLogs':
-        if (isObject) this.stack.push({ role: 'scopeLog', container: null, key: null });
+        if (isObject) this.stack.push({ role: 'scopeLog', container: null, key: null, count: 0 });
         else this.startBuilder({ kind: 'skip' }, t, true);
         return;
       case 'scopeLog':
-        if (isArray && key === 'logRecords') this.stack.push({ role: 'elements', container: 'logRecords', key: null });
+        if (isArray && key === 'logRecords') this.stack.push({ role: 'elements', container: 'logRecords', key: null, count: 0 });
         else this.startBuilder({ kind: 'skip' }, t, true);
         return;
     }
+  }
+
+  /** Index path of the element starting in `top`: OTLP [resourceLogs, scopeLogs, logRecords], else [index]. */
+  private indexPath(top: Frame): number[] {
+    if (top.container !== 'logRecords') return [top.count - 1];
+    const at: number[] = [];
+    for (const f of this.stack) if (f.role === 'resourceLogs' || f.role === 'scopeLogs') at.push(f.count - 1);
+    at.push(top.count - 1);
+    return at;
   }
 
   private endRoot(frame: Frame): void {

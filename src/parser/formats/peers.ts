@@ -17,4 +17,8 @@ export interface Unwrapped {
   bad: string[];
   /** Items cut by CloudWatch (`[Truncated...]`): counted apart, not as bad. */
   truncated: number;
+  /** Of `truncated`, those read leniently from their prefix (their events are in `events`). */
+  truncatedRead?: number;
+  /** Items that are not audit events by design (other categories, services, streams, log types). */
+  skipped?: number;
 }

@@ -34,6 +34,8 @@ function merge(into: ValueResult, from: ValueResult): void {
   for (const e of from.events) into.events.push(e);
   for (const b of from.bad) into.bad.push(b);
   into.truncated += from.truncated;
+  if (from.truncatedRead) into.truncatedRead = (into.truncatedRead ?? 0) + from.truncatedRead;
+  if (from.skipped) into.skipped = (into.skipped ?? 0) + from.skipped;
   if (into.shape === '' && from.events.length > 0) into.shape = from.shape;
 }
 
@@ -70,9 +72,15 @@ export function eventsOfValue(value: unknown, decoded?: DecodeResult): ValueResu
  * one-element copy of its container (`{"records":[el]}`, `{"logEvents":[el], messageType}`, …),
  * so the unwrapper sees the shape it knows; `head` holds the document's fields read before the
  * container (e.g. `messageType`). Items of an `EventList` and elements of a top-level array are
- * tried as bare events first.
+ * tried as bare events first. `at` is the element's index path in the document (OTLP: resourceLogs,
+ * scopeLogs, logRecords indexes), so bad-item reasons name the real index.
  */
-export function eventsOfElement(container: Container, element: unknown, head: Record<string, unknown>): ValueResult {
+export function eventsOfElement(
+  container: Container,
+  element: unknown,
+  head: Record<string, unknown>,
+  at: readonly number[] = [],
+): ValueResult {
   if (container === 'array' || container === 'items') {
     const d = decodeObject(element);
     if (d.ok) return one(container === 'items' && head.kind === 'EventList' ? EVENTLIST : BARE, d.event);
@@ -86,7 +94,7 @@ export function eventsOfElement(container: Container, element: unknown, head: Re
     default:
       wrapper = { ...head, [container]: [element] };
   }
-  const r = unwrapValue(wrapper);
+  const r = unwrapValue(wrapper, at);
   if (r !== null) return r;
   return eventsOfValue(element);
 }

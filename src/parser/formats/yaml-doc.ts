@@ -3,7 +3,8 @@
  * export (`kubectl … -o yaml`, KHI test logs). Documents are split at `---` and `...` lines and
  * parsed one at a time with the `yaml` package (YAML 1.2 core schema: timestamps stay strings),
  * so memory is bounded by the longest document (`maxDocChars`; longer ones are skipped and
- * reported). Each document's events carry the line of its first content line.
+ * reported). Each document's events carry the line of its first content line. Anchors, aliases and
+ * `<<` merge keys (`objectRef: {<<: *base, subresource: status}`) are resolved.
  */
 import { parseDocument } from 'yaml';
 import type { OnItem } from './json-doc.js';
@@ -93,7 +94,7 @@ export class YamlDocReader {
       this.onItem(start, { shape: '', events: [], bad: [`YAML document longer than ${this.maxDocChars} characters: skipped`], truncated: 0 });
       return;
     }
-    const doc = parseDocument(lines.join('\n'), { prettyErrors: false });
+    const doc = parseDocument(lines.join('\n'), { prettyErrors: false, merge: true });
     const err = doc.errors[0];
     if (err !== undefined) {
       this.onItem(start, { shape: '', events: [], bad: [`not YAML (${err.message.split('\n')[0]})`], truncated: 0 });
