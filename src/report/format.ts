@@ -394,14 +394,14 @@ export function summaryTables(s: Summaries, maxRows = MAX_SUMMARY_ROWS): Table[]
 
 /**
  * One line on the allowlist: how much traffic legitimate periodic writers had, per rule with
- * traffic, e.g. `2,412 requests (2,400 writes) allowlisted: node-leases 1,200, leader-election 600`.
+ * traffic, e.g. `2,412 requests (2,400 writes): node-leases 1,200, leader-election 600`.
  */
 export function allowlistSummary(input: InputSummary): string {
   const used = input.allowlisted.filter((a) => a.requests > 0);
   if (used.length === 0) return 'no request matched the allowlist';
   const requests = used.reduce((n, a) => n + a.requests, 0);
   const writes = used.reduce((n, a) => n + a.writes, 0);
-  return `${plural(requests, 'request')} (${plural(writes, 'write')}) allowlisted: ${used
+  return `${plural(requests, 'request')} (${plural(writes, 'write')}): ${used
     .map((a) => `${a.name} ${formatInt(a.requests)}`)
     .join(', ')}`;
 }

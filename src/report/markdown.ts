@@ -137,7 +137,7 @@ function input(report: Report): string[] {
     ...([['Truncated', truncatedNote(i)], ['Not audit', skippedRecordsNote(i)]] as const)
       .filter(([, n]) => n !== null)
       .map(([label, n]) => `- ${label}: ${escapeMarkdownInline(n!)}`),
-    `- Late: ${plural(i.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`,
+    `- Late: ${plural(i.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`,
     `- Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
     `- Allowlisted (periodic by design): ${escapeMarkdownInline(allowlistSummary(i))}`,
     ...i.sourceErrors.map((e) => `- **Skipped source** ${code(e.source)}: ${escapeMarkdownInline(e.message)}`),

@@ -263,7 +263,7 @@ function writeHeader(r: TextWriter, report: Report): void {
   if (truncated !== null) r.field(0, 'Truncated', truncated);
   const notAudit = skippedRecordsNote(input);
   if (notAudit !== null) r.field(0, 'Not audit', notAudit);
-  r.field(0, 'Late', `${plural(input.lateRequests, 'request')} arrived after the reorder window (counted at arrival)`);
+  r.field(0, 'Late', `${plural(input.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`);
   r.field(0, 'Non-resource', `${plural(input.nonResourceRequests, 'request')} without objectRef (in totals only)`);
   r.field(0, 'Allowlisted', allowlistSummary(input));
   for (const e of input.sourceErrors) r.field(0, 'SKIPPED', `${e.source}: ${e.message}`);

@@ -17,7 +17,7 @@ describe('renderText', () => {
       'Time range      2026-08-08 17:00:00.000 → 18:00:00.000 UTC (1h 00m)',
       'Input           2 sources · 1,224,331 lines · 1,224,310 events · 611,877 requests · 2 bad lines',
       'Skipped         610,400 non-final stage events · 12 duplicates · 0 filtered · 1 overlong line',
-      'Late            3 requests arrived after the reorder window (counted at arrival)',
+      'Late            3 requests came later than the reorder window (placed at the stream clock)',
       'Non-resource    4,567 requests without objectRef (in totals only)',
     ]);
     expect(out).toContain(
