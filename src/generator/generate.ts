@@ -97,6 +97,11 @@ export interface GeneratedLog {
   lineCount: number;
   /** Requests (auditIDs) with at least one line in the log. */
   requestCount: number;
+  /**
+   * Requests with a `ResponseComplete` line: what auditstorm counts (watches still open at the
+   * end of the log have only their first stages).
+   */
+  completedCount: number;
   /** Per (actor, object) pair: what the scenarios planted (`truth.json`). */
   truth: GroundTruth[];
   /** Per expected finding (or benign pattern): the pairs grouped as a detector should report them. */
@@ -223,6 +228,7 @@ export function generateLog(spec: LogSpec): GeneratedLog {
     },
     lineCount: entries.length,
     requestCount: new Set(entries.map((e) => e.req)).size,
+    completedCount: entries.filter((e) => e.stage === 'ResponseComplete').length,
     truth: groundTruth(kept.filter((r) => !isLongRunning(r))),
     expected: expectedFindings(kept.filter((r) => !isLongRunning(r))),
   };

@@ -159,6 +159,7 @@ describe('logs it has never seen: other names, rates, replicas and noise', () =>
         .map((l) => (JSON.parse(l) as { auditID: string }).auditID),
     );
     expect(log.requestCount).toBeGreaterThanOrEqual(completed.size);
+    expect(log.completedCount).toBe(completed.size);
     expect(r.input.requests).toBe(completed.size);
     expect(r.input.badLines).toBe(0);
     expectMatchesTruth(r, log.truth);
