@@ -12,6 +12,7 @@ import type { EngineSink } from './engine/engine.js';
 import { compileFilter } from './engine/filters.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from './engine/allowlist.js';
 import { mergeByTime } from './engine/merge.js';
+import { bucketedSeries } from './engine/series.js';
 import { ConfigError, InputError, UsageError } from './errors.js';
 import type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
 import { AnalyzeOptionsSchema } from './options.js';
@@ -269,6 +270,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
     findings: [...engine.findings].sort(compareFindings),
     notes: [...engine.notes].sort(compareFindings),
     summaries: engine.aggregates.summarize(options.top),
+    series: bucketedSeries(engine.series),
   };
 }
 

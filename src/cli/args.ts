@@ -12,7 +12,7 @@ import { SEVERITIES, type Severity } from '../report/schema.js';
 import { INPUT_FORMATS, type InputFormat } from '../parser/formats/detect.js';
 
 /** Formats accepted by `--format`, in help order (same as `FORMATS` in `src/report/index.ts`). */
-const FORMATS = ['text', 'json', 'markdown'] as const satisfies readonly Format[];
+const FORMATS = ['text', 'json', 'markdown', 'html'] as const satisfies readonly Format[];
 
 /** Command-line arguments after parsing and normalization (no config file, no defaults). */
 export interface ParsedArgs {
@@ -209,7 +209,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       group: GROUP_OUTPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'Also write the report to FILE, format from its extension: .txt, .json, .md (repeatable). '
+      describe: 'Also write the report to FILE, format from its extension: .txt, .json, .md, .html (repeatable). '
         + 'With only --out and no --format, stdout gets nothing and stderr a one-line summary',
     })
     .option('fail-on', {
@@ -244,7 +244,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .example('$0 audit.log', 'Text report of one log')
     .example('$0 logs/ --since 2h', 'All logs in a directory, last 2h')
     .example('zcat a.log.gz | $0 -n shop', 'Read stdin; namespace shop only')
-    .example('$0 a.log -o r.json -o r.md', 'Write files; summary on stderr')
+    .example('$0 a.log -o r.html -o r.json -o r.md', 'Write files; summary on stderr')
     .example('$0 a.log --fail-on high', 'Exit 1 on high or critical findings')
     .example('$0 a.log --format json | jq', 'JSON for programs')
     .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override')

@@ -244,7 +244,7 @@ export async function createOptions(
     if (format === undefined) {
       throw new UsageError(
         `--out ${path}: cannot tell the format from the file name`,
-        'end the name in .txt, .json or .md (or .markdown)',
+        'end the name in .txt, .json, .md (or .markdown) or .html',
       );
     }
     outs.push({ path, format });

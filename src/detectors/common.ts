@@ -231,3 +231,96 @@ export function median(values: readonly number[]): number | null {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.ceil(s.length / 2) - 1] as number;
 }
+
+/** Most points in a finding's series; longer episodes are re-bucketed to wider buckets. */
+export const MAX_EPISODE_POINTS = 360;
+
+/**
+ * Writes and 409 Conflicts of one episode per bucket, appended as the episode goes on. Buckets
+ * start `stepMs` wide at the step of the first write; when an episode outgrows `maxPoints`
+ * buckets, neighbours are merged pairwise and the width doubles, so memory stays at most
+ * `2 · maxPoints` numbers however long the episode runs. Times before the first bucket (late
+ * records) count in the first bucket.
+ */
+export class EpisodeSeries {
+  private origin = NaN;
+  private bucketMs: number;
+  private readonly writes: number[] = [];
+  private readonly conflicts: number[] = [];
+
+  constructor(
+    stepMs: number,
+    private readonly maxPoints = MAX_EPISODE_POINTS,
+  ) {
+    this.bucketMs = stepMs;
+  }
+
+  /** Count one write at `ts` (epoch ms), and whether it was answered 409 Conflict. */
+  add(ts: number, conflict: boolean): void {
+    if (Number.isNaN(this.origin)) this.origin = Math.floor(ts / this.bucketMs) * this.bucketMs;
+    let i = Math.max(0, Math.floor((ts - this.origin) / this.bucketMs));
+    while (i >= this.maxPoints) {
+      this.halve();
+      i = Math.max(0, Math.floor((ts - this.origin) / this.bucketMs));
+    }
+    while (this.writes.length <= i) {
+      this.writes.push(0);
+      this.conflicts.push(0);
+    }
+    this.writes[i]!++;
+    if (conflict) this.conflicts[i]!++;
+  }
+
+  /** Merge neighbouring buckets: twice as wide, half as many; the origin stays on a bucket boundary. */
+  private halve(): void {
+    const width = this.bucketMs * 2;
+    const origin = Math.floor(this.origin / width) * width;
+    const shift = (this.origin - origin) / this.bucketMs; // 0 or 1 old bucket before the first
+    const w: number[] = [];
+    const c: number[] = [];
+    for (let k = 0; k < this.writes.length; k++) {
+      const j = Math.floor((k + shift) / 2);
+      w[j] = (w[j] ?? 0) + this.writes[k]!;
+      c[j] = (c[j] ?? 0) + this.conflicts[k]!;
+    }
+    this.writes.length = 0;
+    this.conflicts.length = 0;
+    this.writes.push(...w);
+    this.conflicts.push(...c);
+    this.origin = origin;
+    this.bucketMs = width;
+  }
+
+  /**
+   * The series for a report, up to the bucket holding `untilMs` (the finding's end).
+   * @returns bucket width and points (`t` = bucket start, epoch ms)
+   */
+  toReport(untilMs = Infinity): { bucketMs: number; points: Array<{ t: number; writes: number; conflicts: number }> } {
+    const points: Array<{ t: number; writes: number; conflicts: number }> = [];
+    for (let i = 0; i < this.writes.length; i++) {
+      const t = this.origin + i * this.bucketMs;
+      if (t > untilMs) break;
+      points.push({ t, writes: this.writes[i]!, conflicts: this.conflicts[i]! });
+    }
+    return { bucketMs: this.bucketMs, points };
+  }
+}
+
+/** Upper bounds (ms) of the retry-gap histogram buckets; gaps above the last go in a final bucket. */
+export const RETRY_GAP_BOUNDS_MS: readonly number[] = [1, 10, 100, 1_000, 10_000];
+
+/** Retry gaps counted in the fixed {@link RETRY_GAP_BOUNDS_MS} buckets: constant memory. */
+export class GapHistogram {
+  private readonly counts = new Array<number>(RETRY_GAP_BOUNDS_MS.length + 1).fill(0);
+
+  add(gapMs: number): void {
+    let i = RETRY_GAP_BOUNDS_MS.findIndex((b) => gapMs <= b);
+    if (i < 0) i = RETRY_GAP_BOUNDS_MS.length;
+    this.counts[i]!++;
+  }
+
+  /** Buckets in order: `upToMs` the bound, `null` for the last (above every bound). */
+  toReport(): Array<{ upToMs: number | null; count: number }> {
+    return this.counts.map((count, i) => ({ upToMs: RETRY_GAP_BOUNDS_MS[i] ?? null, count }));
+  }
+}

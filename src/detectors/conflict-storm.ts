@@ -32,7 +32,7 @@ import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EvidenceIDs, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, GapHistogram, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -142,6 +142,9 @@ interface Hot {
   evidence: EvidenceIDs;
   verbs: Set<string>;
   severity: Severity | null;
+  /** Writes and 409s per bucket, and the retry-gap histogram, for the report. */
+  series: EpisodeSeries;
+  gapHistogram: GapHistogram;
 }
 
 interface Pair {
@@ -198,6 +201,8 @@ export const conflictStorm = defineDetector({
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         verbs: new Set(),
         severity: null,
+        series: new EpisodeSeries(o.stepMs),
+        gapHistogram: new GapHistogram(),
       };
     }
 
@@ -257,9 +262,11 @@ export const conflictStorm = defineDetector({
         }
         h.peakWrites.add(r.ts);
         if (conflict) h.peakConflicts.add(r.ts);
+        h.series.add(r.ts, conflict);
         if (retryGap >= 0) {
           h.retries++;
           h.gaps.add(retryGap);
+          h.gapHistogram.add(retryGap);
           if (c.prevGap >= 0) h.growth.add((retryGap + 1) / (c.prevGap + 1));
           if (conflict && r.resourceVersion !== '' && r.resourceVersion === c.lastConflictRV) h.staleRetries++;
         }
@@ -429,6 +436,7 @@ export const conflictStorm = defineDetector({
         signals,
         evidence: h.evidence.evidence('proven'),
         advice: adviceFor(p, h, backoff, signals, okPerSec),
+        series: { ...h.series.toReport(h.to), retryGaps: h.gapHistogram.toReport() },
       };
     }
 

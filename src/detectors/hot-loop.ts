@@ -59,7 +59,7 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EvidenceIDs, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -148,6 +148,8 @@ interface Hot {
   /** The first `evidenceSamples` writes and the last. */
   evidence: EvidenceIDs;
   severity: Severity | null;
+  /** Writes and 409s per bucket, for the report. */
+  series: EpisodeSeries;
 }
 
 interface Pair {
@@ -196,6 +198,7 @@ export const hotLoop = defineDetector({
         peakWrites: new PeakPerSecond(),
         evidence: new EvidenceIDs(o.evidenceSamples),
         severity: null,
+        series: new EpisodeSeries(o.stepMs),
       };
     }
 
@@ -225,6 +228,7 @@ export const hotLoop = defineDetector({
         if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
       }
       h.peakWrites.add(r.ts);
+      h.series.add(r.ts, isConflict(r));
     }
 
     /** Judge the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
@@ -328,6 +332,7 @@ export const hotLoop = defineDetector({
         signals,
         evidence: h.evidence.evidence('proven'),
         advice: adviceFor(p, h, signals, p50),
+        series: h.series.toReport(h.to),
       };
     }
 

@@ -58,3 +58,40 @@ export class TimeSeries {
     return [...this.steps.entries()].sort((x, y) => x[0] - y[0]).map(([k, v]) => [k * this.stepMs, v]);
   }
 }
+
+/** Most points in the report's cluster series; longer logs are re-bucketed to wider buckets. */
+export const MAX_SERIES_POINTS = 720;
+
+/**
+ * The cluster series as the report carries it: every bucket from the first step with traffic to
+ * the last (empty ones as zeros), buckets widened by a whole factor of `stepMs` so that there are
+ * at most `maxPoints`.
+ * @returns `bucketMs` and the points (`t` = bucket start, epoch ms); no points for an empty series
+ */
+export function bucketedSeries(
+  series: TimeSeries,
+  maxPoints = MAX_SERIES_POINTS,
+): { bucketMs: number; points: Array<{ t: number } & StepTotals> } {
+  const entries = series.entries();
+  const first = entries[0];
+  const last = entries[entries.length - 1];
+  if (first === undefined || last === undefined) return { bucketMs: series.stepMs, points: [] };
+  const steps = (last[0] - first[0]) / series.stepMs + 1;
+  const cap = Math.max(1, maxPoints);
+  let factor = Math.max(1, Math.ceil(steps / cap));
+  // Buckets start at multiples of their width, which can add one bucket: widen until it fits.
+  const count = (f: number): number => Math.floor((last[0] - Math.floor(first[0] / (series.stepMs * f)) * series.stepMs * f) / (series.stepMs * f)) + 1;
+  while (count(factor) > cap) factor++;
+  const bucketMs = series.stepMs * factor;
+  const origin = Math.floor(first[0] / bucketMs) * bucketMs;
+  const n = count(factor);
+  const points = Array.from({ length: n }, (_, i) => ({ t: origin + i * bucketMs, requests: 0, writes: 0, conflicts: 0, throttled: 0 }));
+  for (const [t, s] of entries) {
+    const p = points[Math.floor((t - origin) / bucketMs)]!;
+    p.requests += s.requests;
+    p.writes += s.writes;
+    p.conflicts += s.conflicts;
+    p.throttled += s.throttled;
+  }
+  return { bucketMs, points };
+}

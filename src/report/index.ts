@@ -1,26 +1,28 @@
 /**
- * Renderer registry: one entry point for the CLI to turn a {@link Report} into text, JSON or
- * Markdown, and the mapping from an output file's extension to its format.
+ * Renderer registry: one entry point for the CLI to turn a {@link Report} into text, JSON,
+ * Markdown or HTML, and the mapping from an output file's extension to its format.
  */
+import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText, type TextOptions } from './text.js';
 import type { Report } from './schema.js';
 
+export { renderHtml } from './html.js';
 export { renderJson } from './json.js';
 export { renderMarkdown } from './markdown.js';
 export { renderText, DEFAULT_TEXT_WIDTH, type TextOptions } from './text.js';
 
 /** Output formats. */
-export type Format = 'text' | 'json' | 'markdown';
+export type Format = 'text' | 'json' | 'markdown' | 'html';
 
 /** All formats, in the order `--help` lists them. */
-export const FORMATS: readonly Format[] = ['text', 'json', 'markdown'];
+export const FORMATS: readonly Format[] = ['text', 'json', 'markdown', 'html'];
 
 /** Options for {@link renderReport}; only the text format reads them. */
 export type RenderOptions = Partial<TextOptions>;
 
-/** True when `s` names a format (`text`, `json`, `markdown`). */
+/** True when `s` names a format (`text`, `json`, `markdown`, `html`). */
 export function isFormat(s: string): s is Format {
   return (FORMATS as readonly string[]).includes(s);
 }
@@ -40,6 +42,8 @@ export function renderReport(report: Report, format: Format, opts: RenderOptions
       return renderJson(report);
     case 'markdown':
       return renderMarkdown(report);
+    case 'html':
+      return renderHtml(report);
     default: {
       const never: never = format;
       throw new TypeError(`unknown report format: ${String(never)}`);
@@ -53,15 +57,15 @@ const EXTENSIONS: Readonly<Record<string, Format | undefined>> = {
   markdown: 'markdown',
   txt: 'text',
   log: 'text',
-  // `html` is reserved for a later HTML renderer: no format yet.
-  html: undefined,
+  html: 'html',
+  htm: 'html',
 };
 
 /**
  * The format an output path asks for, by its extension (case-insensitive): `.json` → json,
- * `.md`/`.markdown` → markdown, `.txt`/`.log` → text.
+ * `.md`/`.markdown` → markdown, `.txt`/`.log` → text, `.html`/`.htm` → html.
  * @param path a file path (POSIX or Windows separators)
- * @returns the format, or `undefined` for other or no extensions (including `.html`, reserved)
+ * @returns the format, or `undefined` for other or no extensions
  */
 export function formatFromPath(path: string): Format | undefined {
   const base = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);

@@ -66,6 +66,22 @@ export const EvidenceSchema = z.object({
 
 export const MetricValue = z.union([z.number(), z.string(), z.boolean(), z.null()]);
 
+/** Fixed retry-gap histogram bucket: gaps ≤ `upToMs` (and above the previous bound); `null` = above the last bound. */
+export const GapBucketSchema = z.object({ upToMs: z.number().nullable(), count: z.number().int() });
+export type GapBucket = z.infer<typeof GapBucketSchema>;
+
+/**
+ * A finding's own traffic over its window: its actor's writes and 409 Conflicts on its object per
+ * bucket (`t` = bucket start, epoch ms; buckets of `bucketMs`, at most a few hundred), and for
+ * conflict storms the distribution of retry gaps. Optional: detectors that keep no series omit it.
+ */
+export const FindingSeriesSchema = z.object({
+  bucketMs: z.number().int().positive(),
+  points: z.array(z.object({ t: z.number(), writes: z.number().int(), conflicts: z.number().int() })),
+  retryGaps: z.array(GapBucketSchema).optional(),
+});
+export type FindingSeries = z.infer<typeof FindingSeriesSchema>;
+
 export const FindingSchema = z.object({
   /** Stable id: kind + actor + object + start; unique within a report. */
   id: z.string(),
@@ -82,6 +98,8 @@ export const FindingSchema = z.object({
   signals: z.array(z.string()),
   evidence: EvidenceSchema,
   advice: z.array(AdviceSchema),
+  /** Bucketed traffic of the finding (conflict-storm, hot-loop); absent for other kinds and older reports. */
+  series: FindingSeriesSchema.optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 
@@ -217,6 +235,25 @@ export const SummariesSchema = z.object({
 });
 export type Summaries = z.infer<typeof SummariesSchema>;
 
+/**
+ * Cluster-wide totals per bucket over the input's time range, before request filters: `t` is the
+ * bucket start (epoch ms), buckets are `bucketMs` wide (a multiple of `settings.seriesStepMs`,
+ * widened so there are at most 720 points) and every bucket from the first to the last is listed.
+ */
+export const ClusterSeriesSchema = z.object({
+  bucketMs: z.number().int().positive(),
+  points: z.array(
+    z.object({
+      t: z.number(),
+      requests: z.number().int(),
+      writes: z.number().int(),
+      conflicts: z.number().int(),
+      throttled: z.number().int(),
+    }),
+  ),
+});
+export type ClusterSeries = z.infer<typeof ClusterSeriesSchema>;
+
 export const ReportSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   tool: z.object({ name: z.literal('auditstorm'), version: z.string() }),
@@ -230,5 +267,7 @@ export const ReportSchema = z.object({
   /** Episodes that looked busy but were handled well (backoff, RetryOnConflict): not findings. */
   notes: z.array(FindingSchema),
   summaries: SummariesSchema,
+  /** Cluster-wide time series (requests, writes, 409s, 429s per bucket). Absent in older reports. */
+  series: ClusterSeriesSchema.optional(),
 });
 export type Report = z.infer<typeof ReportSchema>;

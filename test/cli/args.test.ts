@@ -80,7 +80,7 @@ describe('parseArgs', () => {
     [['--min-conflict', '3'], 'Unknown argument: min-conflict'],
     [['--color'], 'Unknown argument: color'],
     [['--no-quiet'], 'Unknown argument: no-quiet'],
-    [['--format', 'xml'], 'Invalid values: Argument: format, Given: "xml", Choices: "text", "json", "markdown"'],
+    [['--format', 'xml'], 'Invalid values: Argument: format, Given: "xml", Choices: "text", "json", "markdown", "html"'],
     [['--fail-on', 'severe'], 'Invalid values: Argument: fail-on, Given: "severe", Choices: "info", "low", "medium", "high", "critical"'],
     [['-n'], 'Not enough arguments following: n'],
     [['--since'], 'Not enough arguments following: since'],

@@ -167,6 +167,19 @@ describe('bin/auditstorm.js', () => {
     expect(report.tool.name).toBe('auditstorm');
   });
 
+  it('--out x.html -o x.json -o x.md writes all three from one read', async () => {
+    const [html, json, md] = ['y.html', 'y.json', 'y.md'].map((f) => join(dir, f)) as [string, string, string];
+    const r = await run([smallLog, '--out', html, '-o', json, '-o', md]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const page = await readFile(html, 'utf8');
+    expect(page.startsWith('<!DOCTYPE html>')).toBe(true);
+    const report = ReportSchema.parse(JSON.parse(await readFile(json, 'utf8')));
+    const embedded = /<script id="report-data" type="application\/json">([\s\S]*?)<\/script>/.exec(page)?.[1] ?? '';
+    expect(JSON.parse(embedded)).toEqual(report);
+    expect(await readFile(md, 'utf8')).toMatch(/^# auditstorm/);
+  });
+
   it('--out into a missing directory exits 2 with a clear message', async () => {
     const out = join(dir, 'missing-dir', 'x.json');
     const r = await run([smallLog, '--out', out]);

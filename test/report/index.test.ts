@@ -3,6 +3,7 @@ import {
   FORMATS,
   formatFromPath,
   isFormat,
+  renderHtml,
   renderJson,
   renderMarkdown,
   renderReport,
@@ -19,8 +20,11 @@ describe('formatFromPath', () => {
     expect(formatFromPath('report.txt')).toBe('text');
     expect(formatFromPath('C:\\reports\\run.log')).toBe('text');
   });
-  it('returns undefined for .html (reserved), unknown and missing extensions', () => {
-    expect(formatFromPath('report.html')).toBeUndefined();
+  it('maps .html and .htm to html', () => {
+    expect(formatFromPath('report.html')).toBe('html');
+    expect(formatFromPath('out/REPORT.HTM')).toBe('html');
+  });
+  it('returns undefined for unknown and missing extensions', () => {
     expect(formatFromPath('report.json.gz')).toBeUndefined();
     expect(formatFromPath('report')).toBeUndefined();
     expect(formatFromPath('dir.json/report')).toBeUndefined();
@@ -33,13 +37,15 @@ describe('formatFromPath', () => {
 
 describe('renderReport', () => {
   it('lists the formats', () => {
-    expect(FORMATS).toEqual(['text', 'json', 'markdown']);
+    expect(FORMATS).toEqual(['text', 'json', 'markdown', 'html']);
     expect(isFormat('markdown')).toBe(true);
-    expect(isFormat('html')).toBe(false);
+    expect(isFormat('html')).toBe(true);
+    expect(isFormat('pdf')).toBe(false);
   });
   it('dispatches to the renderers', () => {
     expect(renderReport(report, 'json')).toBe(renderJson(report));
     expect(renderReport(report, 'markdown')).toBe(renderMarkdown(report));
+    expect(renderReport(report, 'html')).toBe(renderHtml(report));
     expect(renderReport(report, 'text')).toBe(renderText(report, { color: false }));
     expect(renderReport(report, 'text', { color: true, width: 120 })).toBe(renderText(report, { color: true, width: 120 }));
     expect(renderReport(report, 'text')).not.toContain('\u001b');

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { EpisodeSeries, GapHistogram } from '../../src/detectors/common.js';
+import { bucketedSeries, TimeSeries } from '../../src/engine/series.js';
+
+describe('EpisodeSeries', () => {
+  it('counts writes and conflicts per step from the first write', () => {
+    const s = new EpisodeSeries(10_000);
+    s.add(25_000, true);
+    s.add(29_999, false);
+    s.add(41_000, true);
+    expect(s.toReport()).toEqual({
+      bucketMs: 10_000,
+      points: [
+        { t: 20_000, writes: 2, conflicts: 1 },
+        { t: 30_000, writes: 0, conflicts: 0 },
+        { t: 40_000, writes: 1, conflicts: 1 },
+      ],
+    });
+    expect(s.toReport(35_000).points).toHaveLength(2);
+  });
+
+  it('re-buckets to stay within maxPoints and keeps every count', () => {
+    const s = new EpisodeSeries(1_000, 8);
+    let n = 0;
+    for (let t = 3_000; t < 100_000; t += 250) {
+      s.add(t, n % 3 === 0);
+      n++;
+    }
+    const r = s.toReport();
+    expect(r.points.length).toBeLessThanOrEqual(8);
+    expect(r.bucketMs).toBe(16_000);
+    expect(r.points.reduce((a, p) => a + p.writes, 0)).toBe(n);
+    expect(r.points[0]!.t % r.bucketMs).toBe(0);
+    expect(r.points[0]!.t).toBeLessThanOrEqual(3_000);
+  });
+});
+
+describe('GapHistogram', () => {
+  it('counts gaps in fixed buckets', () => {
+    const h = new GapHistogram();
+    for (const g of [0, 1, 2, 10, 50, 999, 20_000]) h.add(g);
+    expect(h.toReport().map((b) => b.count)).toEqual([2, 2, 1, 1, 0, 1]);
+    expect(h.toReport().at(-1)).toEqual({ upToMs: null, count: 1 });
+  });
+});
+
+describe('bucketedSeries', () => {
+  it('fills gaps with zeros and caps the number of points', () => {
+    const ts = new TimeSeries(10_000);
+    ts.add(5_000, true, false, false);
+    ts.add(35_000, true, true, false);
+    expect(bucketedSeries(ts).points.map((p) => p.writes)).toEqual([1, 0, 0, 1]);
+    const long = new TimeSeries(10_000);
+    for (let t = 0; t < 86_400_000; t += 10_000) long.add(t, false, false, t % 20_000 === 0);
+    const b = bucketedSeries(long, 720);
+    expect(b.points.length).toBeLessThanOrEqual(720);
+    expect(b.bucketMs).toBe(120_000);
+    expect(b.points.reduce((a, p) => a + p.requests, 0)).toBe(8_640);
+  });
+});
