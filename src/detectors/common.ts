@@ -236,7 +236,8 @@ export function median(values: readonly number[]): number | null {
 export const MAX_EPISODE_POINTS = 360;
 
 /**
- * Writes and 409 Conflicts of one episode per bucket, appended as the episode goes on. Buckets
+ * Writes and 409 Conflicts (or other per-finding counts, as extra lines) of one episode per
+ * bucket, appended as the episode goes on. Buckets
  * start `stepMs` wide at the step of the first write; when an episode outgrows `maxPoints`
  * buckets, neighbours are merged pairwise and the width doubles, so memory stays at most
  * `2 · maxPoints` numbers however long the episode runs. Times before the first bucket (late
@@ -245,30 +246,64 @@ export const MAX_EPISODE_POINTS = 360;
 export class EpisodeSeries {
   private origin = NaN;
   private bucketMs: number;
-  private readonly writes: number[] = [];
-  private readonly conflicts: number[] = [];
+  /** Per line, counts per bucket; lines 0 (writes) and 1 (conflicts) by default. */
+  private readonly lines: number[][];
+  private readonly totals: number[];
 
   constructor(
     stepMs: number,
     private readonly maxPoints = MAX_EPISODE_POINTS,
+    lineCount = 2,
   ) {
     this.bucketMs = stepMs;
+    this.lines = Array.from({ length: Math.max(2, lineCount) }, () => []);
+    this.totals = new Array<number>(this.lines.length).fill(0);
   }
 
   /** Count one write at `ts` (epoch ms), and whether it was answered 409 Conflict. */
   add(ts: number, conflict: boolean): void {
+    const i = this.index(ts);
+    this.lines[0]![i]!++;
+    this.totals[0]!++;
+    if (conflict) {
+      this.lines[1]![i]!++;
+      this.totals[1]!++;
+    }
+  }
+
+  /** Add `by` to line `line` (0 writes, 1 conflicts, others as the caller defines) at `ts`. */
+  bump(ts: number, line: number, by = 1): void {
+    const i = this.index(ts);
+    this.lines[line]![i]! += by;
+    this.totals[line]! += by;
+  }
+
+  /** Move every count of line `from` into line `to`, bucket by bucket (e.g. commit tentative writes). */
+  move(from: number, to: number): void {
+    const src = this.lines[from]!;
+    const dst = this.lines[to]!;
+    let left = this.totals[from]!;
+    for (let k = src.length - 1; k >= 0 && left > 0; k--) {
+      const v = src[k]!;
+      if (v === 0) continue;
+      dst[k]! += v;
+      src[k] = 0;
+      left -= v;
+    }
+    this.totals[to]! += this.totals[from]!;
+    this.totals[from] = 0;
+  }
+
+  /** Bucket index of `ts`, growing (and re-bucketing) the series as needed. */
+  private index(ts: number): number {
     if (Number.isNaN(this.origin)) this.origin = Math.floor(ts / this.bucketMs) * this.bucketMs;
     let i = Math.max(0, Math.floor((ts - this.origin) / this.bucketMs));
     while (i >= this.maxPoints) {
       this.halve();
       i = Math.max(0, Math.floor((ts - this.origin) / this.bucketMs));
     }
-    while (this.writes.length <= i) {
-      this.writes.push(0);
-      this.conflicts.push(0);
-    }
-    this.writes[i]!++;
-    if (conflict) this.conflicts[i]!++;
+    for (const l of this.lines) while (l.length <= i) l.push(0);
+    return i;
   }
 
   /** Merge neighbouring buckets: twice as wide, half as many; the origin stays on a bucket boundary. */
@@ -276,32 +311,40 @@ export class EpisodeSeries {
     const width = this.bucketMs * 2;
     const origin = Math.floor(this.origin / width) * width;
     const shift = (this.origin - origin) / this.bucketMs; // 0 or 1 old bucket before the first
-    const w: number[] = [];
-    const c: number[] = [];
-    for (let k = 0; k < this.writes.length; k++) {
-      const j = Math.floor((k + shift) / 2);
-      w[j] = (w[j] ?? 0) + this.writes[k]!;
-      c[j] = (c[j] ?? 0) + this.conflicts[k]!;
+    for (const l of this.lines) {
+      const m: number[] = [];
+      for (let k = 0; k < l.length; k++) {
+        const j = Math.floor((k + shift) / 2);
+        m[j] = (m[j] ?? 0) + l[k]!;
+      }
+      l.length = 0;
+      l.push(...m);
     }
-    this.writes.length = 0;
-    this.conflicts.length = 0;
-    this.writes.push(...w);
-    this.conflicts.push(...c);
     this.origin = origin;
     this.bucketMs = width;
   }
 
   /**
    * The series for a report, up to the bucket holding `untilMs` (the finding's end).
+   * `writesLine` / `conflictsLine` pick the lines reported as `writes` / `conflicts`; with
+   * `trim`, trailing buckets where both are 0 are left out.
    * @returns bucket width and points (`t` = bucket start, epoch ms)
    */
-  toReport(untilMs = Infinity): { bucketMs: number; points: Array<{ t: number; writes: number; conflicts: number }> } {
+  toReport(
+    untilMs = Infinity,
+    writesLine = 0,
+    conflictsLine = 1,
+    trim = false,
+  ): { bucketMs: number; points: Array<{ t: number; writes: number; conflicts: number }> } {
     const points: Array<{ t: number; writes: number; conflicts: number }> = [];
-    for (let i = 0; i < this.writes.length; i++) {
+    const w = this.lines[writesLine]!;
+    const c = this.lines[conflictsLine]!;
+    for (let i = 0; i < w.length; i++) {
       const t = this.origin + i * this.bucketMs;
       if (t > untilMs) break;
-      points.push({ t, writes: this.writes[i]!, conflicts: this.conflicts[i]! });
+      points.push({ t, writes: w[i]!, conflicts: c[i]! });
     }
+    if (trim) while (points.length > 0 && points[points.length - 1]!.writes === 0 && points[points.length - 1]!.conflicts === 0) points.pop();
     return { bucketMs: this.bucketMs, points };
   }
 }

@@ -30,7 +30,7 @@ import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { resourceLabel } from '../labels.js';
-import { actorName, EvidenceIDs, int, iso, median, PeakPerSecond, reportActor, shortHash, StepRing, topList } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, int, iso, median, PeakPerSecond, reportActor, shortHash, StepRing, topList } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -90,6 +90,8 @@ interface Hot {
   fieldManagers: Set<string>;
   evidence: EvidenceIDs;
   severity: Severity | null;
+  /** The actor's creates and 409 AlreadyExists per bucket, for the report. */
+  series: EpisodeSeries;
 }
 
 interface ActorState {
@@ -144,6 +146,7 @@ export const createConflictStorm = defineDetector({
         fieldManagers: new Set(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
+        series: new EpisodeSeries(o.stepMs),
       };
     }
 
@@ -174,6 +177,7 @@ export const createConflictStorm = defineDetector({
       }
       if (h === null) return;
       h.creates++;
+      h.series.add(r.ts, exists);
       if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
       if (exists) {
@@ -285,6 +289,7 @@ export const createConflictStorm = defineDetector({
         signals,
         evidence: h.evidence.evidence('proven'),
         advice: adviceFor(h, distinct, repeats),
+        series: { ...h.series.toReport(), labels: { title: 'Creates and 409 AlreadyExists of this actor', writes: 'creates/s', conflicts: 'AlreadyExists/s' } },
       };
     }
 

@@ -45,7 +45,7 @@ import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs } from '../report/format.js';
-import { int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
+import { EpisodeSeries, int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
 import { backoffAttempts, trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -147,6 +147,8 @@ interface Hot {
   actors: Map<Actor, ActorStat>;
   peak: PeakPerSecond;
   severity: Severity | null;
+  /** The family's requests and 409/429 answers per bucket, for the report. */
+  series: EpisodeSeries;
 }
 
 interface FamilyState {
@@ -195,6 +197,7 @@ export const fleetStorm = defineDetector({
         actors: new Map(),
         peak: new PeakPerSecond(),
         severity: null,
+        series: new EpisodeSeries(o.stepMs),
       };
     }
 
@@ -213,6 +216,7 @@ export const fleetStorm = defineDetector({
       if (h !== null) {
         h.requests++;
         if (r.isWrite) h.writes++;
+        h.series.add(r.ts, bad);
       }
       if (!bad) return;
       s.ring.add(Math.floor(r.ts / o.stepMs), 0);
@@ -221,6 +225,7 @@ export const fleetStorm = defineDetector({
         h = s.hot = newHot(r);
         h.requests = 1;
         h.writes = r.isWrite ? 1 : 0;
+        h.series.add(r.ts, true);
       }
       const obj = r.object as ObjectRef;
       let os = s.objects.get(obj);
@@ -384,6 +389,7 @@ export const fleetStorm = defineDetector({
         signals,
         evidence: evidenceOf(actors.slice(0, o.topN).map(([, as]) => as)),
         advice: adviceFor(h, fam),
+        series: { ...h.series.toReport(), labels: { title: 'Requests of this family and their 409/429 answers across its objects', writes: 'requests/s', conflicts: '409+429/s' } },
       };
     }
 

@@ -65,7 +65,7 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { EpisodeSeries, actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -144,6 +144,11 @@ interface Hot {
   fieldManagers: Set<string>;
   proven: boolean;
   severity: Severity | null;
+  /**
+   * Per bucket: line 0 writes up to `toWrites`, 1 proven no-ops, 2 steady writes, 3 writes after
+   * `toWrites` (moved into line 0 when a later write counts), for the report.
+   */
+  series: EpisodeSeries;
 }
 
 interface Pair {
@@ -177,6 +182,12 @@ const N_WRITE = 0;
 const N_NOOP = 1;
 const N_STEADY = 2;
 const N_CHANGED = 3;
+
+/** Lines of `Hot.series`. */
+const S_WRITE = 0;
+const S_NOOP = 1;
+const S_STEADY = 2;
+const S_PENDING = 3;
 
 export const noOpWrites = defineDetector({
   meta: {
@@ -253,6 +264,7 @@ export const noOpWrites = defineDetector({
         fieldManagers: new Set(),
         proven: false,
         severity: null,
+        series: new EpisodeSeries(o.stepMs, undefined, 4),
       };
     }
 
@@ -261,6 +273,7 @@ export const noOpWrites = defineDetector({
       if (p.hot === null) p.hot = newHot(r, ts);
       const h = p.hot;
       h.noOps++;
+      h.series.bump(ts, S_NOOP);
       if (mark === 'rv') h.unchangedRV++;
       else if (mark === 'identical') h.identical++;
       else h.timestampOnly++;
@@ -319,6 +332,7 @@ export const noOpWrites = defineDetector({
         if (p.hot === null) p.hot = newHot(r);
         const h = p.hot;
         h.steady++;
+        h.series.bump(r.ts, S_STEADY);
         if (!h.proven) {
           if (h.auditIDs.length < o.evidenceSamples) h.auditIDs.push(r.auditID);
           h.lastAuditID = r.auditID;
@@ -330,7 +344,11 @@ export const noOpWrites = defineDetector({
       const h = p.hot;
       if (h !== null) {
         h.writes++;
-        if (found > 0 || steady) h.toWrites = h.writes;
+        h.series.bump(r.ts, S_PENDING);
+        if (found > 0 || steady) {
+          h.toWrites = h.writes;
+          h.series.move(S_PENDING, S_WRITE);
+        }
         if (gap >= 0) h.gaps.add(gap);
         if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
         if (!h.ips.has(r.sourceIP)) {
@@ -476,6 +494,10 @@ export const noOpWrites = defineDetector({
           level: h.proven ? 'proven' : 'suspected',
         },
         advice: adviceFor(p, h, churn),
+        series: {
+          ...h.series.toReport(Infinity, S_WRITE, h.proven ? S_NOOP : S_STEADY, true),
+          labels: { title: 'Writes and no-op writes of this actor on this object', writes: 'writes/s', conflicts: h.proven ? 'no-op writes/s' : 'suspected no-op writes/s' },
+        },
       };
     }
 

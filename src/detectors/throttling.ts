@@ -45,7 +45,7 @@ import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { resourceLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
 import { trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -136,6 +136,8 @@ interface Hot {
   /** A 429 whose response carried a reason: not the APF / max-in-flight shape. */
   withReason: number;
   severity: Severity | null;
+  /** The victim's requests and 429s per bucket, for the report. */
+  series: EpisodeSeries;
 }
 
 interface ActorState {
@@ -185,6 +187,7 @@ export const throttling = defineDetector({
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         withReason: 0,
         severity: null,
+        series: new EpisodeSeries(o.stepMs),
       };
     }
 
@@ -212,6 +215,7 @@ export const throttling = defineDetector({
       if (h === null) return;
       h.requests++;
       if (r.isWrite) h.writes++;
+      h.series.add(r.ts, throttled);
       if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
       if (r.object !== null) {
@@ -381,6 +385,7 @@ export const throttling = defineDetector({
         signals,
         evidence: h.evidence.evidence('proven'),
         advice: adviceFor(h, signals, cause?.[0] ?? null),
+        series: { ...h.series.toReport(), labels: { title: 'Requests and 429s of this actor', writes: 'requests/s', conflicts: '429/s' } },
       };
     }
 

@@ -56,7 +56,7 @@ import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, ReportObject, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EvidenceIDs, int, isObjectWrite, iso, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, int, iso, isObjectWrite, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -146,6 +146,8 @@ interface Hot {
   members: Map<Actor, MemberStats>;
   evidence: EvidenceIDs;
   severity: Severity | null;
+  /** Write attempts of all actors and 409 Conflicts per bucket, for the report. */
+  series: EpisodeSeries;
 }
 
 interface Fight {
@@ -248,7 +250,9 @@ export const writeFight = defineDetector({
         members: new Map(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
+        series: new EpisodeSeries(o.stepMs),
       };
+      h.series.add(prev.ts, false);
       const m = memberOf(h, prev.actor) as MemberStats;
       m.attempts = 1;
       m.writes = 1;
@@ -287,6 +291,7 @@ export const writeFight = defineDetector({
         h.attempts++;
         if (ok) h.writes++;
         if (conflict) h.conflicts++;
+        h.series.add(r.ts, conflict);
         const m = memberOf(h, r.actor);
         if (m !== null) {
           m.attempts++;
@@ -454,6 +459,7 @@ export const writeFight = defineDetector({
         signals,
         evidence: h.evidence.evidence(reverters >= 2 ? 'proven' : 'suspected'),
         advice: adviceFor(f, members, split, which),
+        series: { ...h.series.toReport(), labels: { title: 'Writes of all fighting actors and 409s on this object', writes: 'writes/s', conflicts: '409/s' } },
       };
     }
 

@@ -267,16 +267,20 @@ function findingCharts(f: Finding, n: number): string {
   const s: FindingSeries | undefined = f.series;
   if (s === undefined || s.points.length === 0) return '<p class="muted">No time series for this kind of finding.</p>';
   const perSec = 1000 / s.bucketMs;
+  const title = s.labels?.title ?? 'Writes and 409s of this actor on this object';
+  const writesName = s.labels?.writes ?? 'writes/s';
+  const conflictsName = s.labels?.conflicts ?? '409/s';
+  const label = s.labels === undefined ? 'writes and 409 Conflict per second' : `${writesName} and ${conflictsName}`;
   const out = [
-    `<h4>Writes and 409s of this actor on this object <span class="muted">(per second, ${text(shortMs(s.bucketMs))} buckets)</span></h4>`,
+    `<h4>${text(title)} <span class="muted">(per second, ${text(shortMs(s.bucketMs))} buckets)</span></h4>`,
     timeChart({
       id: `chart-finding-${n}`,
-      label: `Finding ${n}: writes and 409 Conflict per second`,
+      label: `Finding ${n}: ${label}`,
       ts: s.points.map((p) => p.t),
       bucketMs: s.bucketMs,
       lines: [
-        { name: 'writes/s', cls: 'l-writes', values: s.points.map((p) => p.writes * perSec) },
-        { name: '409/s', cls: 'l-conflicts', values: s.points.map((p) => p.conflicts * perSec) },
+        { name: writesName, cls: 'l-writes', values: s.points.map((p) => p.writes * perSec) },
+        { name: conflictsName, cls: 'l-conflicts', values: s.points.map((p) => p.conflicts * perSec) },
       ],
       shades: [],
       height: 200,

@@ -79,6 +79,12 @@ export const FindingSeriesSchema = z.object({
   bucketMs: z.number().int().positive(),
   points: z.array(z.object({ t: z.number(), writes: z.number().int(), conflicts: z.number().int() })),
   retryGaps: z.array(GapBucketSchema).optional(),
+  /**
+   * What the chart shows when it is not "this actor's writes and 409 Conflicts on this object":
+   * the heading and the legend names of `writes` and `conflicts` (e.g. `requests/s`, `429/s`).
+   * Absent: writes and 409s (conflict-storm, hot-loop, older reports).
+   */
+  labels: z.object({ title: z.string(), writes: z.string(), conflicts: z.string() }).optional(),
 });
 export type FindingSeries = z.infer<typeof FindingSeriesSchema>;
 
@@ -98,7 +104,7 @@ export const FindingSchema = z.object({
   signals: z.array(z.string()),
   evidence: EvidenceSchema,
   advice: z.array(AdviceSchema),
-  /** Bucketed traffic of the finding (conflict-storm, hot-loop); absent for other kinds and older reports. */
+  /** Bucketed traffic of the finding (every built-in detector); absent in older reports. */
   series: FindingSeriesSchema.optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;

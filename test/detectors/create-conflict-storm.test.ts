@@ -66,6 +66,8 @@ describe('create-conflict-storm: storms', () => {
       level: 'proven',
     });
     expect(f.title).toBe('shop-operator creates objects that already exist: 600 × 409 AlreadyExists on 5 names (median 120 each), peak 10/s');
+    // The finding's timeline: its buckets add up to its own counts.
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([600, 600, 'creates/s', 'AlreadyExists/s']);
     expect(alerts).toEqual(['open create-conflict-storm cm-0', 'close create-conflict-storm cm-0']);
   });
 

@@ -33,6 +33,22 @@ describe('EpisodeSeries', () => {
     expect(r.points[0]!.t % r.bucketMs).toBe(0);
     expect(r.points[0]!.t).toBeLessThanOrEqual(3_000);
   });
+
+  it('extra lines: tentative counts move into a reported line; trailing empty buckets trimmed', () => {
+    const s = new EpisodeSeries(1_000, 8, 4);
+    s.bump(0, 3);
+    s.bump(1_500, 3);
+    s.bump(1_600, 2);
+    s.move(3, 0);
+    s.bump(5_000, 3); // tentative, never moved: not reported
+    expect(s.toReport(Infinity, 0, 2, true)).toEqual({
+      bucketMs: 1_000,
+      points: [
+        { t: 0, writes: 1, conflicts: 0 },
+        { t: 1_000, writes: 1, conflicts: 1 },
+      ],
+    });
+  });
 });
 
 describe('GapHistogram', () => {

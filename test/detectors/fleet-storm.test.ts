@@ -103,6 +103,8 @@ describe('fleet-storm: storms', () => {
     const byID = new Map(records.map((r) => [r.auditID, r.actor.username]));
     expect(f.evidence.auditIDs.filter((id) => !listed.has(byID.get(id) ?? ''))).toEqual([]);
     expect(f.title).toBe('kubelet (system:node:*): 429 TooManyRequests on 60 objects from 20 clients (20 actors): 3,600 in 59.4 s, peak 60/s');
+    // The finding's timeline: its buckets add up to its own counts.
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([3600, 3600, 'requests/s', '409+429/s']);
     expect(alerts).toEqual(['open fleet-storm ', 'close fleet-storm ']);
   });
 

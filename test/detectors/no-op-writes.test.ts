@@ -66,6 +66,8 @@ describe('no-op-writes: proven', () => {
     });
     expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'skip-identical-write']);
     expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 120 times in 1m 59s and 120 changed nothing: 120 left resourceVersion unchanged');
+    // The finding's timeline: its buckets add up to its own counts.
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([120, 120, 'writes/s', 'no-op writes/s']);
     expect(alerts).toEqual(['open no-op-writes w1', 'close no-op-writes w1']);
   });
 
@@ -113,6 +115,7 @@ describe('no-op-writes: proven', () => {
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
     expect(f.metrics).toMatchObject({ writes: 49, noOpWrites: 49, unchangedRVWrites: 49 });
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([49, 49, 'no-op writes/s']);
     // The no-ops are the first 49 writes; the last one is not judged (nothing came after it).
     expect(f.evidence).toEqual({
       auditIDs: [records[0]!.auditID, records[1]!.auditID, records[2]!.auditID, records[48]!.auditID],
@@ -148,6 +151,7 @@ describe('no-op-writes: suspected', () => {
     const f = findings[0]!;
     // Steadiness needs two gaps: the third write is the first steady one.
     expect(f.metrics).toMatchObject({ writes: 58, noOpWrites: 58, steadyWrites: 58, unchangedRVWrites: 0, writePeriodP50Ms: 30_000, excessRequests: 58 });
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([58, 58, 'suspected no-op writes/s']);
     expect(f.window).toEqual({ from: '2026-08-08T18:01:00.003Z', to: '2026-08-08T18:29:30.003Z' });
     expect(f.evidence).toMatchObject({ level: 'suspected', auditLevel: 'Metadata', firstAuditID: records[2]!.auditID, lastAuditID: records[59]!.auditID });
     // Share of writes is 100 %, but timing alone is capped at suspectedMaxSeverity.

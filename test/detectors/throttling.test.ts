@@ -77,6 +77,8 @@ describe('throttling: throttled actors', () => {
       level: 'proven',
     });
     expect(f.title).toBe('metrics-collector is throttled: 150 of 300 requests answered 429 (50%), peak 3/s; coincides with shop-operator (3,000 requests)');
+    // The finding's timeline: its buckets add up to its own counts.
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([300, 150, 'requests/s', '429/s']);
     expect(alerts).toEqual(['open throttling ', 'close throttling ']);
   });
 

@@ -95,6 +95,8 @@ describe('write-fight: fights', () => {
     );
     expect(f.id).toMatch(/^write-fight:[0-9a-f]{8}$/);
     // Opens at 19 flips in the window (low), worsens to medium once a full window holds 60.
+    // The finding's timeline: its buckets add up to its own counts.
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([120, 0, 'writes/s', '409/s']);
     expect(alerts).toEqual(['open write-fight web', 'update write-fight web', 'close write-fight web']);
   });
 
