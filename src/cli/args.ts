@@ -280,8 +280,10 @@ export async function parseArgs(
   let printed = '';
   let raw: Record<string, unknown>;
   try {
-    // yargs drops a lone `-` (stdin); carry it through as a placeholder.
-    const args = argv.map((a) => (a === '-' ? STDIN_PLACEHOLDER : a));
+    // `auditstorm help` means --help (a file named help is still `./help`); yargs drops a lone
+    // `-` (stdin), so it is carried through as a placeholder.
+    const words = argv[0] === 'help' ? ['--help', ...argv.slice(1)] : argv;
+    const args = words.map((a) => (a === '-' ? STDIN_PLACEHOLDER : a));
     raw = (await parser.parse(args, {}, (_err: unknown, _argv: unknown, output: string) => {
       printed = output;
     })) as Record<string, unknown>;

@@ -127,3 +127,11 @@ describe('parseArgs', () => {
     expect(await parseArgs(['--version'], '9.9.9')).toEqual({ kind: 'print', text: '9.9.9\n' });
   });
 });
+
+describe('help as a word', () => {
+  it('`auditstorm help` prints the help instead of reading stdin', async () => {
+    const r = await parseArgs(['help'], '0.0.0');
+    expect(r.kind).toBe('print');
+    expect(r.kind === 'print' && r.text.includes('Exit codes: 0 success')).toBe(true);
+  });
+});
