@@ -6,9 +6,7 @@
  *
  * Exit codes: 0 no miss and no false positive, 1 otherwise, 2 bad usage.
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { HELP, isMain, parseToolArgs } from './dev-tool.js';
 import { defaultCases, evaluate } from '../eval/evaluate.js';
 import { details, markdownTable, summary, textTable } from '../eval/format.js';
 
@@ -16,27 +14,19 @@ const USAGE = 'Usage: node dist/cli/eval.js [--seeds 1,2,3] [--case NAME]... [--
 
 /** Run the CLI with `argv`; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        seeds: { type: 'string', default: '1,2,3' },
-        case: { type: 'string', multiple: true },
-        format: { type: 'string', default: 'text' },
-        quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stdout.write(`${USAGE}\nCases: ${defaultCases().map((c) => c.name).join(', ')}\n`);
-    return 0;
-  }
+  const args = parseToolArgs(
+    argv,
+    {
+      seeds: { type: 'string', default: '1,2,3' },
+      case: { type: 'string', multiple: true },
+      format: { type: 'string', default: 'text' },
+      quiet: { type: 'boolean', short: 'q' },
+      ...HELP,
+    },
+    USAGE,
+    () => `${USAGE}\nCases: ${defaultCases().map((c) => c.name).join(', ')}`,
+  );
+  if (typeof args === 'number') return args;
   const seeds = args.seeds.split(',').map(Number);
   if (seeds.some((s) => !Number.isSafeInteger(s))) return usage(`--seeds must be integers, got ${args.seeds}`);
   if (args.format !== 'text' && args.format !== 'markdown') return usage(`--format must be text or markdown, got ${args.format}`);
@@ -64,5 +54,4 @@ function usage(message: string): number {
   return 2;
 }
 
-const invokedDirectly = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-if (invokedDirectly) process.exitCode = await main(process.argv.slice(2));
+if (isMain(import.meta.url)) process.exitCode = await main(process.argv.slice(2));

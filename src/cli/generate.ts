@@ -9,9 +9,7 @@
  * to the working directory (`npm run fixtures` runs from the repository root). A summary goes to
  * stderr. Exit codes: 0 done, 2 bad usage.
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { HELP, isMain, parseToolArgs } from './dev-tool.js';
 import { generateLog, writeLog, writeTruth, type GeneratedLog, type LogSpec } from '../generator/generate.js';
 import { PRESETS } from '../generator/presets.js';
 
@@ -40,28 +38,19 @@ async function writeStdout(spec: LogSpec): Promise<GeneratedLog> {
 
 /** Run the CLI with `argv` (without `node` and the script); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        preset: { type: 'string' },
-        seed: { type: 'string' },
-        out: { type: 'string' },
-        truth: { type: 'string' },
-        list: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const args = parseToolArgs(
+    argv,
+    {
+      preset: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      truth: { type: 'string' },
+      list: { type: 'boolean' },
+      ...HELP,
+    },
+    USAGE,
+  );
+  if (typeof args === 'number') return args;
   if (args.list) {
     for (const [name, p] of Object.entries(PRESETS)) process.stdout.write(`${name.padEnd(12)} seed ${String(p.seed).padEnd(9)} ${p.description}\n`);
     return 0;
@@ -94,8 +83,7 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-const invokedDirectly = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-if (invokedDirectly) {
+if (isMain(import.meta.url)) {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0); // `| head` closed the pipe
     throw err;
