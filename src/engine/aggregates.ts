@@ -19,9 +19,17 @@ interface ActorCounts {
 }
 
 interface ObjectCounts {
+  object: ObjectRef;
   writes: number;
   conflicts: number;
 }
+
+/**
+ * Written objects tracked for the top-objects tables. Past this, the objects with the fewest
+ * writes are forgotten (half of them at a time), so a log of millions of distinct objects keeps
+ * flat memory; see {@link Aggregates.forgottenMaxWrites}.
+ */
+export const MAX_TRACKED_OBJECTS = 100_000;
 
 /** Highest latency tracked, in µs (1 hour); longer values are clamped. */
 const MAX_LATENCY_US = 3_600_000_000;
@@ -40,11 +48,19 @@ export function reportObject(o: ObjectRef): ReportObject {
 
 /** Accumulates summaries; feed every counted request once. */
 export class Aggregates {
+  /** A cache per interned object, emptied past {@link MAX_TRACKED_OBJECTS} (the normalizer may drop idle objects). */
   private readonly labels = new Map<ObjectRef, string>();
   /** label -> verb -> code -> count; label '' for non-resource requests. */
   private readonly vrc = new Map<string, Map<string, Map<number, number>>>();
-  private readonly actors = new Map<Actor, ActorCounts>();
-  private readonly objects = new Map<ObjectRef, ObjectCounts>();
+  /** By `Actor.key`, so an actor interned again after being dropped counts as the same one. */
+  private readonly actors = new Map<string, ActorCounts & { actor: Actor }>();
+  /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS}. */
+  private readonly objects = new Map<string, ObjectCounts>();
+  /**
+   * The most writes an object had when it was forgotten (0 when none was): a top object's
+   * counts can be short by at most this many, and only if it was forgotten once.
+   */
+  forgottenMaxWrites = 0;
   private readonly latency = new Map<string, Map<string, hdr.Histogram>>();
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
 
@@ -59,10 +75,10 @@ export class Aggregates {
     if (exists) t.alreadyExists++;
     if (throttled) t.throttled++;
 
-    let a = this.actors.get(r.actor);
+    let a = this.actors.get(r.actor.key);
     if (a === undefined) {
-      a = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
-      this.actors.set(r.actor, a);
+      a = { actor: r.actor, requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
+      this.actors.set(r.actor.key, a);
     }
     a.requests++;
     if (r.isWrite) a.writes++;
@@ -76,13 +92,15 @@ export class Aggregates {
       label = this.labels.get(o) ?? '';
       if (label === '') {
         label = resourceLabel(o);
+        if (this.labels.size >= MAX_TRACKED_OBJECTS) this.labels.clear();
         this.labels.set(o, label);
       }
       if (r.isWrite || conflict) {
-        let oc = this.objects.get(o);
+        let oc = this.objects.get(o.key);
         if (oc === undefined) {
-          oc = { writes: 0, conflicts: 0 };
-          this.objects.set(o, oc);
+          if (this.objects.size >= MAX_TRACKED_OBJECTS) this.forget();
+          oc = { object: o, writes: 0, conflicts: 0 };
+          this.objects.set(o.key, oc);
         }
         if (r.isWrite) oc.writes++;
         if (conflict) oc.conflicts++;
@@ -116,6 +134,22 @@ export class Aggregates {
     }
   }
 
+  /** Drops the half of the tracked objects with the fewest writes + conflicts. */
+  private forget(): void {
+    const counts = [...this.objects.values()].map((c) => c.writes + c.conflicts).sort((x, y) => x - y);
+    const limit = counts[Math.floor(counts.length / 2)]!;
+    let dropped = 0;
+    const target = counts.length / 2;
+    for (const [key, c] of this.objects) {
+      if (dropped >= target) break;
+      if (c.writes + c.conflicts <= limit) {
+        this.objects.delete(key);
+        if (c.writes > this.forgottenMaxWrites) this.forgottenMaxWrites = c.writes;
+        dropped++;
+      }
+    }
+  }
+
   /** Summaries with `top` rows per table, in a total, deterministic order. */
   summarize(top: number): Summaries {
     const vrcRows: Summaries['requestsByVerbResourceCode'] = [];
@@ -129,10 +163,14 @@ export class Aggregates {
         y.count - x.count || cmp(x.verb, y.verb) || cmp(x.resource, y.resource) || x.code - y.code,
     );
 
-    const actorRows = [...this.actors].map(([actor, c]) => ({
+    const actorRows = [...this.actors.values()].map(({ actor, requests, writes, conflicts, alreadyExists, throttled }) => ({
       username: actor.username,
       userAgent: actor.userAgent,
-      ...c,
+      requests,
+      writes,
+      conflicts,
+      alreadyExists,
+      throttled,
     }));
     type ActorRow = (typeof actorRows)[number];
     const topActors = (field: keyof ActorCounts): ActorRow[] =>
@@ -141,9 +179,9 @@ export class Aggregates {
         .sort((x, y) => y[field] - x[field] || cmp(x.username, y.username) || cmp(x.userAgent, y.userAgent))
         .slice(0, top);
 
-    const objectRows = [...this.objects].map(([o, c]) => ({ key: o.key, object: reportObject(o), ...c }));
+    const objectRows = [...this.objects.values()].map((c) => ({ key: c.object.key, object: reportObject(c.object), writes: c.writes, conflicts: c.conflicts }));
     type ObjectRow = (typeof objectRows)[number];
-    const topObjects = (field: keyof ObjectCounts) =>
+    const topObjects = (field: 'writes' | 'conflicts') =>
       objectRows
         .filter((r) => r[field] > 0)
         .sort((x: ObjectRow, y: ObjectRow) => y[field] - x[field] || cmp(x.key, y.key))

@@ -6,9 +6,11 @@
  */
 import { digestBody, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './decode.js';
+import type { FastFields } from './fast.js';
 import {
   WRITE_VERBS,
   type Actor,
+  type FinalStage,
   type ObjectRef,
   type RequestRecord,
   type ServiceAccountRef,
@@ -103,6 +105,11 @@ function queryParam(uri: string, query: number, key: string): string {
   return '';
 }
 
+/** Stream time one generation of interned actors and objects lasts (see {@link Normalizer}): 15 min. */
+export const INTERN_GENERATION_MS = 15 * 60_000;
+/** Interned values below which a generation is kept open. */
+export const INTERN_GENERATION_MIN = 50_000;
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Rounds ms to whole microseconds (the audit log's resolution) to drop float noise. */
@@ -113,21 +120,49 @@ function roundMicros(ms: number): number {
 /**
  * Builds {@link RequestRecord}s from decoded events, interning actors (by
  * `username + '\0' + userAgent`) and objects (by {@link ObjectRef.key}) so equal values share one
- * instance for the lifetime of the normalizer. An object keeps the `apiVersion` it was first seen
+ * instance while they are in use: values unseen for two generations of stream time are dropped
+ * (see the constructor), so a log of millions of distinct objects keeps flat memory. An object keeps the `apiVersion` it was first seen
  * with. User agents are parsed once per interned actor. Never throws on a decoded event.
  */
 export class Normalizer {
-  private readonly actors = new Map<string, Actor>();
-  private readonly objects = new Map<string, ObjectRef>();
+  private actors = new Map<string, Actor>();
+  private objects = new Map<string, ObjectRef>();
+  /** The previous generation: looked up (and promoted) when the current one misses. */
+  private oldActors = new Map<string, Actor>();
+  private oldObjects = new Map<string, ObjectRef>();
+  private generationStartMs = Number.NaN;
 
-  /** Distinct actors interned so far. */
+  /**
+   * @param generationMs stream time (ms of `stageTimestamp`) a generation of interned values
+   *   lasts: an actor or object not seen for two generations is dropped, so memory follows the
+   *   objects in use, not every object ever seen. Detectors evict idle state well within that.
+   * @param generationMin a generation is not closed while it holds fewer values (small logs never rotate)
+   */
+  constructor(
+    private readonly generationMs = INTERN_GENERATION_MS,
+    private readonly generationMin = INTERN_GENERATION_MIN,
+  ) {}
+
+  /** Distinct actors interned in the current and the previous generation. */
   get actorCount(): number {
-    return this.actors.size;
+    return this.actors.size + this.oldActors.size;
   }
 
-  /** Distinct objects interned so far. */
+  /** Distinct objects interned in the current and the previous generation. */
   get objectCount(): number {
-    return this.objects.size;
+    return this.objects.size + this.oldObjects.size;
+  }
+
+  private rotate(ts: number): void {
+    if (!(ts - this.generationStartMs < this.generationMs)) {
+      if (this.objects.size + this.actors.size >= this.generationMin) {
+        this.oldObjects = this.objects;
+        this.oldActors = this.actors;
+        this.objects = new Map();
+        this.actors = new Map();
+      }
+      this.generationStartMs = ts;
+    }
   }
 
   /**
@@ -137,58 +172,116 @@ export class Normalizer {
   normalize(ev: AuditEvent): RequestRecord | null {
     const stage = ev.stage;
     if (stage !== 'ResponseComplete' && stage !== 'Panic') return null;
-    const uri = ev.requestURI;
-    const verb = ev.verb;
     const ref = ev.objectRef;
-    const object = ref ? this.object(ref) : null;
-    const query = uri.indexOf('?');
-    const dryRun = query !== -1 && queryParam(uri, query, 'dryRun=') === 'All';
-    const longRunning =
-      LONG_RUNNING_VERBS.has(verb) ||
-      (object !== null && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
     const status = ev.responseStatus;
-    const record: Mutable<RequestRecord> = {
-      auditID: ev.auditID,
-      ts: ev.stageTimeMs,
-      receivedTs: ev.receivedTimeMs,
-      latencyMs: longRunning ? -1 : Math.max(0, roundMicros(ev.stageTimeMs - ev.receivedTimeMs)),
+    const record = this.build(
+      ev.auditID,
       stage,
-      verb,
-      isWrite: !dryRun && WRITE_VERBS.has(verb),
-      dryRun,
-      actor: this.actor(ev.user?.username ?? '', ev.userAgent ?? ''),
-      object,
-      code: status?.code ?? 0,
-      reason: status?.reason ?? '',
-      resourceVersion: ref?.resourceVersion ?? '',
-      fieldManager: query === -1 ? '' : queryParam(uri, query, 'fieldManager='),
-      sourceIP: ev.sourceIPs?.[0] ?? '',
-      level: ev.level ?? '',
-      requestURI: uri,
-      responseResourceVersion: '',
-      body: null,
-    };
+      ev.requestURI,
+      ev.verb,
+      ev.stageTimeMs,
+      ev.receivedTimeMs,
+      ref ? this.object(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null,
+      ref?.resourceVersion ?? '',
+      ev.user?.username ?? '',
+      ev.userAgent ?? '',
+      status?.code ?? 0,
+      status?.reason ?? '',
+      ev.sourceIPs?.[0] ?? '',
+      ev.level ?? '',
+    );
     // Bodies exist only at Request/RequestResponse level: Metadata events pay two property reads.
     const requestObject = ev.requestObject;
     const responseObject = ev.responseObject;
     if (responseObject !== undefined && responseObject !== null) {
       record.responseResourceVersion = responseResourceVersion(responseObject);
     }
+    const verb = ev.verb;
     if (requestObject !== undefined && requestObject !== null && (verb === 'update' || verb === 'patch')) {
       record.body = digestBody(requestObject);
     }
     return record;
   }
 
+  /**
+   * The record of a final-stage event read by the JSON-lines fast path (`fast.ts`): the same
+   * record {@link normalize} gives for the event the fields came from (the fast path hands over
+   * only events without logged bodies).
+   */
+  normalizeFast(f: FastFields): RequestRecord {
+    return this.build(
+      fresh(f.auditID),
+      f.stage,
+      fresh(f.requestURI),
+      f.verb,
+      f.stageTimeMs,
+      f.receivedTimeMs,
+      f.hasObjectRef ? this.object(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion) : null,
+      f.resourceVersion,
+      f.username,
+      f.userAgent,
+      f.code,
+      f.reason,
+      f.sourceIP,
+      f.level,
+    );
+  }
+
+  private build(
+    auditID: string,
+    stage: FinalStage,
+    uri: string,
+    verb: string,
+    stageTimeMs: number,
+    receivedTimeMs: number,
+    object: ObjectRef | null,
+    resourceVersion: string,
+    username: string,
+    userAgent: string,
+    code: number,
+    reason: string,
+    sourceIP: string,
+    level: string,
+  ): Mutable<RequestRecord> {
+    if (!(stageTimeMs - this.generationStartMs < this.generationMs)) this.rotate(stageTimeMs);
+    const query = uri.indexOf('?');
+    const dryRun = query !== -1 && queryParam(uri, query, 'dryRun=') === 'All';
+    const longRunning =
+      LONG_RUNNING_VERBS.has(verb) ||
+      (object !== null && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
+    return {
+      auditID,
+      ts: stageTimeMs,
+      receivedTs: receivedTimeMs,
+      latencyMs: longRunning ? -1 : Math.max(0, roundMicros(stageTimeMs - receivedTimeMs)),
+      stage,
+      verb,
+      isWrite: !dryRun && WRITE_VERBS.has(verb),
+      dryRun,
+      actor: this.actor(username, userAgent),
+      object,
+      code,
+      reason,
+      resourceVersion,
+      fieldManager: query === -1 ? '' : queryParam(uri, query, 'fieldManager='),
+      sourceIP,
+      level,
+      requestURI: uri,
+      responseResourceVersion: '',
+      body: null,
+    };
+  }
+
   private actor(username: string, userAgent: string): Actor {
     const key = `${username}\u0000${userAgent}`;
     let actor = this.actors.get(key);
+    if (actor === undefined && (actor = this.oldActors.get(key)) !== undefined) this.actors.set(key, actor);
     if (actor === undefined) {
       const ua = parseUserAgent(userAgent);
       actor = {
-        key,
-        username,
-        userAgent,
+        key: fresh(key),
+        username: fresh(username),
+        userAgent: fresh(userAgent),
         userAgentProduct: ua.product,
         userAgentVersion: ua.version,
         controller: ua.controller,
@@ -199,26 +292,30 @@ export class Normalizer {
     return actor;
   }
 
-  private object(ref: NonNullable<AuditEvent['objectRef']>): ObjectRef {
-    const apiGroup = ref.apiGroup ?? '';
-    const resource = ref.resource ?? '';
-    const namespace = ref.namespace ?? '';
-    const name = ref.name ?? '';
-    const subresource = ref.subresource ?? '';
+  private object(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
     const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
     let object = this.objects.get(key);
+    if (object === undefined && (object = this.oldObjects.get(key)) !== undefined) this.objects.set(key, object);
     if (object === undefined) {
       object = {
-        key,
-        apiGroup,
-        apiVersion: ref.apiVersion ?? '',
-        resource,
-        namespace,
-        name,
-        subresource,
+        key: fresh(key),
+        apiGroup: fresh(apiGroup),
+        apiVersion: fresh(apiVersion),
+        resource: fresh(resource),
+        namespace: fresh(namespace),
+        name: fresh(name),
+        subresource: fresh(subresource),
       };
-      this.objects.set(key, object);
+      this.objects.set(object.key, object);
     }
     return object;
   }
+}
+
+/**
+ * A copy of `s` that does not keep the string it was cut from alive (V8 keeps the parent of a
+ * sliced string of 13 or more characters; the fast path's values are slices of a whole chunk).
+ */
+function fresh(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
 }

@@ -4,8 +4,8 @@
  * Pipeline per member: `open()` (gzip sniffed) → {@link peek} the first 64 KB and
  * {@link detectFraming} (or `inputFormat`) → frame:
  *
- * - `jsonl`: {@link splitLines} → `JSON.parse` + {@link decodeObject} (the fast path); a line that
- *   is not a bare event goes to {@link eventsOfValue} (EventList, array, `unwrapValue` for cloud
+ * - `jsonl`: {@link splitLines} → {@link fastDecode} (the fast path, `fast.ts`), else `JSON.parse` +
+ *   {@link decodeObject}; a line that is not a bare event goes to {@link eventsOfValue} (EventList, array, `unwrapValue` for cloud
  *   wrappers), a legacy text line to `decodeLegacyLine`, a CloudWatch-cut line to `truncated`;
  * - `json`: {@link JsonDocReader} (stream-json), one element or document at a time;
  * - `yaml`: {@link YamlDocReader}, one document at a time;
@@ -26,6 +26,7 @@ import { JsonDocReader, type DocFormat } from './formats/json-doc.js';
 import { isLegacyLine, LegacyDecoder } from './formats/peers.js';
 import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
 import { YamlDocReader } from './formats/yaml-doc.js';
+import { FAST_FALLBACK, FAST_NONFINAL, fastDecode, newFastFields } from './fast.js';
 import { splitLines } from './lines.js';
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
@@ -368,6 +369,8 @@ async function* readMember(
   // One per member: pre-1.12 basic legacy lines come in request/response pairs.
   const legacy = new LegacyDecoder();
   const base64 = framing === 'base64' ? new Base64Reader(opts.maxLineLength, (line, r) => take(line, r, '')) : null;
+  const fields = newFastFields();
+  const fast = framing === 'jsonl';
   for await (const { texts, lineNos } of batches) {
     overlong = counts.overlong;
     sampleOverlong();
@@ -383,6 +386,21 @@ async function* readMember(
         if (d !== null) take(line, legacyResult(d), text);
         continue;
       }
+      if (fast) {
+        const f = fastDecode(text, fields);
+        if (f !== FAST_FALLBACK) {
+          // The fast path (fast.ts): a bare event, read without building it.
+          sniff = null;
+          stats.events++;
+          bare++;
+          if (f === FAST_NONFINAL) stats.nonFinalStages++;
+          else {
+            stats.requests++;
+            records.push(normalizer.normalizeFast(fields));
+          }
+          continue;
+        }
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -395,7 +413,7 @@ async function* readMember(
       }
       const d = decodeObject(parsed);
       if (d.ok) {
-        // The fast path, inlined: one bare event.
+        // One bare event the fast path left to the full one.
         sniff = null;
         stats.events++;
         bare++;

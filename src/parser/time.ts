@@ -79,11 +79,20 @@ export function parseTimestamp(s: string): number {
   } else {
     return NaN;
   }
-  // Date.UTC maps years 0–99 to 1900–1999; 400 Gregorian years are exactly 146,097 days.
-  const shift = year < 100 ? 400 : 0;
-  const ms = Date.UTC(year + shift, month - 1, day, hour, minute, second) - (shift > 0 ? GREGORIAN_400_YEARS_MS : 0);
-  return ms - offsetMinutes * 60_000 + fraction;
+  // Consecutive events share their minute: Date.UTC runs once per minute (all integers, so
+  // minute + seconds is exact).
+  const minuteKey = (((year * 13 + month) * 32 + day) * 24 + hour) * 60 + minute;
+  if (minuteKey !== lastMinuteKey) {
+    // Date.UTC maps years 0–99 to 1900–1999; 400 Gregorian years are exactly 146,097 days.
+    const shift = year < 100 ? 400 : 0;
+    lastMinuteMs = Date.UTC(year + shift, month - 1, day, hour, minute, 0) - (shift > 0 ? GREGORIAN_400_YEARS_MS : 0);
+    lastMinuteKey = minuteKey;
+  }
+  return lastMinuteMs + second * 1000 - offsetMinutes * 60_000 + fraction;
 }
+
+let lastMinuteKey = -1;
+let lastMinuteMs = 0;
 
 const GREGORIAN_400_YEARS_MS = 146_097 * 86_400_000;
 

@@ -1,0 +1,239 @@
+/**
+ * `npm run bench`: speed and memory of `auditstorm analyze` against a naive baseline, measured in
+ * the same run on the same file (ratios, not absolute times, are the targets: machines differ).
+ *
+ *   node dist/cli/bench.js [--scale 5] [--dir DIR] [--runs 1]
+ *
+ * 1. Generates (seeded; cached in `DIR`, default `$TMPDIR/auditstorm-bench`) a 30-minute log of
+ *    2,000 nodes' background traffic (kubelets, leases, controllers, watches, kubectl) plus a
+ *    409 storm, the payment-core incident and both healthy retry patterns: ≥ 1,000,000 events.
+ *    The long log is the same traffic `--scale` times over, one copy after another in time (each
+ *    copy with its own auditIDs and its own object names, so distinct objects grow with length).
+ * 2. Runs, each in its own process (so peak RSS is that run's): (a) the naive baseline — Node
+ *    `readline` + `JSON.parse` per line + a `Map` group-by of verb/resource/namespace/name/code;
+ *    (b) `auditstorm analyze --format json` with every detector and aggregate, on the 1× log;
+ *    (c) the same on the long log.
+ * 3. Prints events/s, MB/s, peak RSS and the ratios, and checks the targets of issue 6:
+ *    b/a events/s ≥ 4, peak RSS ≤ 256 MB, long-log peak RSS within 20 % of the 1× one. Exit 0
+ *    when all are met, 1 when one is missed, 2 on bad usage.
+ */
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { mkdir, rename, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+import { Writable } from 'node:stream';
+import { generateLog, type LogSpec } from '../generator/generate.js';
+import { HELP, isMain, parseToolArgs } from './dev-tool.js';
+import { main as cliMain, processIO } from './main.js';
+
+const USAGE = 'Usage: node dist/cli/bench.js [--scale N] [--dir DIR] [--runs N]';
+const MINUTE = 60_000;
+
+/** The benchmark log: ≥ 1,000,000 events (seed fixed, so every machine reads the same bytes). */
+export const BENCH_SPEC: LogSpec = {
+  seed: 6,
+  start: '2026-06-01T00:00:00Z',
+  durationMs: 30 * MINUTE,
+  scenarios: [
+    { type: 'background', nodes: 2000, noise: 10 },
+    { type: 'storm', startOffsetMs: 8 * MINUTE, durationMs: 6 * MINUTE, ratePerSec: 120 },
+    { type: 'incident', startOffsetMs: 18 * MINUTE, durationMs: 5 * MINUTE },
+    { type: 'retryOnConflict' },
+    { type: 'exponentialBackoff' },
+  ],
+};
+
+/** Targets of issue 6. */
+export const TARGETS = { minRatio: 4, maxRssMb: 256, maxRssGrowth: 0.2 };
+
+/** What one measured run reports. */
+interface RunResult {
+  events: number;
+  ms: number;
+  maxRssMb: number;
+}
+
+const TIME = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?Z"/g;
+
+/**
+ * Copy `k` of a line for the long log: every time moved `k` log-lengths later, the auditID's first
+ * character replaced by `k` (so copies are new requests, not duplicates), and object names and
+ * URIs of copy `k` given a `-k` suffix (new objects).
+ */
+function shiftLine(line: string, k: number, shiftMs: number): string {
+  if (k === 0) return line;
+  let out = line.replace(TIME, (_m, whole: string, frac: string | undefined) => {
+    const t = new Date(Date.parse(`${whole}Z`) + k * shiftMs).toISOString().slice(0, 19);
+    return `"${t}${frac ?? ''}Z"`;
+  });
+  out = out.replace(/"auditID":"./, `"auditID":"${k.toString(16)}`);
+  out = out.replace(/("objectRef":\{[^}]*?"name":")([^"]+)"/, `$1$2-${k}"`);
+  return out;
+}
+
+async function writeLines(path: string, lines: () => Iterable<string>, copies: number, shiftMs: number): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.part`;
+  const out = createWriteStream(tmp, { highWaterMark: 1 << 20 });
+  for (let k = 0; k < copies; k++) {
+    let buf: string[] = [];
+    for (const line of lines()) {
+      buf.push(shiftLine(line, k, shiftMs));
+      if (buf.length === 2000) {
+        if (!out.write(buf.join('\n') + '\n')) await once(out, 'drain');
+        buf = [];
+      }
+    }
+    if (buf.length > 0 && !out.write(buf.join('\n') + '\n')) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  await rename(tmp, path);
+}
+
+/** The 1× and `scale`× logs in `dir`, generated once per spec and scale. */
+async function logs(dir: string, scale: number): Promise<{ one: string; long: string }> {
+  const one = join(dir, `bench-${BENCH_SPEC.seed}-1x.log`);
+  const long = join(dir, `bench-${BENCH_SPEC.seed}-${scale}x.log`);
+  if (!existsSync(one) || !existsSync(long)) {
+    process.stderr.write(`generating the benchmark logs in ${dir} (once) …\n`);
+    const log = generateLog(BENCH_SPEC);
+    if (!existsSync(one)) await writeLines(one, () => log.lines, 1, BENCH_SPEC.durationMs);
+    if (!existsSync(long)) await writeLines(long, () => log.lines, scale, BENCH_SPEC.durationMs);
+  }
+  return { one, long };
+}
+
+/** (a) The naive baseline, in this process. */
+async function naive(file: string): Promise<RunResult> {
+  const started = performance.now();
+  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  const groups = new Map<string, number>();
+  let events = 0;
+  for await (const line of rl) {
+    if (line === '') continue;
+    let e: { verb?: string; objectRef?: Record<string, string>; responseStatus?: { code?: number } };
+    try {
+      e = JSON.parse(line) as typeof e;
+    } catch {
+      continue;
+    }
+    events++;
+    const o = e.objectRef ?? {};
+    const key = `${e.verb}|${o.resource}|${o.namespace}|${o.name}|${e.responseStatus?.code}`;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  return { events, ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+/** (b) `auditstorm analyze --format json FILE`, in this process, the report thrown away. */
+async function auditstorm(file: string): Promise<RunResult> {
+  const started = performance.now();
+  const parts: Buffer[] = [];
+  const io = processIO();
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      parts.push(chunk);
+      cb();
+    },
+  });
+  const code = await cliMain(['analyze', '--format', 'json', file], { ...io, stdout: sink, isTTY: { stdin: false, stdout: false, stderr: false } });
+  const ms = performance.now() - started;
+  if (code !== 0 && code !== 1) throw new Error(`auditstorm exited ${code}`);
+  const events = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { input: { events: number } }).input.events;
+  return { events, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+/** Runs `mode` on `file` in a child process and returns what it measured. */
+async function child(mode: 'naive' | 'auditstorm', file: string): Promise<RunResult> {
+  const script = fileURLToPath(import.meta.url);
+  const p = spawn(process.execPath, [script, '--child', mode, '--file', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  p.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const [code] = (await once(p, 'close')) as [number];
+  if (code !== 0) throw new Error(`${mode} run exited ${code}`);
+  return JSON.parse(out) as RunResult;
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** Run the benchmark CLI; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const args = parseToolArgs(
+    argv,
+    { scale: { type: 'string' }, dir: { type: 'string' }, runs: { type: 'string' }, child: { type: 'string' }, file: { type: 'string' }, ...HELP },
+    USAGE,
+  );
+  if (typeof args === 'number') return args;
+  if (args.child !== undefined) {
+    const file = args.file;
+    if (file === undefined) return usage('--child needs --file');
+    const r = args.child === 'naive' ? await naive(file) : await auditstorm(file);
+    process.stdout.write(JSON.stringify(r));
+    return 0;
+  }
+  const scale = Number(args.scale ?? 5);
+  const runs = Number(args.runs ?? 1);
+  if (!Number.isInteger(scale) || scale < 2 || scale > 15) return usage('--scale must be a whole number from 2 to 15');
+  if (!Number.isInteger(runs) || runs < 1 || runs > 9) return usage('--runs must be a whole number from 1 to 9');
+  const dir = resolve(args.dir ?? join(tmpdir(), 'auditstorm-bench'));
+  const { one, long } = await logs(dir, scale);
+  const oneBytes = (await stat(one)).size;
+  const longBytes = (await stat(long)).size;
+
+  // The best of `runs` by time for each (the least disturbed by the rest of the machine).
+  const best = async (mode: 'naive' | 'auditstorm', file: string): Promise<RunResult> => {
+    let b: RunResult | undefined;
+    for (let r = 0; r < runs; r++) {
+      const x = await child(mode, file);
+      if (b === undefined || x.ms < b.ms) b = x;
+    }
+    return b!;
+  };
+  const a = await best('naive', one);
+  const b = await best('auditstorm', one);
+  const c = await best('auditstorm', long);
+
+  const row = (name: string, r: RunResult, bytes: number): string =>
+    `${name.padEnd(34)} ${fmt(r.events).padStart(11)} ${fmt(r.ms / 1000, 2).padStart(8)} ${fmt(r.events / (r.ms / 1000)).padStart(11)} ${fmt(bytes / 1e6 / (r.ms / 1000), 1).padStart(8)} ${fmt(r.maxRssMb).padStart(9)}`;
+  const lines = [
+    `log: ${one} (${fmt(oneBytes / 1e6)} MB); ${scale}× log: ${fmt(longBytes / 1e6)} MB; node ${process.version}`,
+    `${'run'.padEnd(34)} ${'events'.padStart(11)} ${'s'.padStart(8)} ${'events/s'.padStart(11)} ${'MB/s'.padStart(8)} ${'peak RSS'.padStart(9)}`,
+    row('(a) naive readline+JSON.parse', a, oneBytes),
+    row('(b) auditstorm analyze', b, oneBytes),
+    row(`(c) auditstorm analyze, ${scale}× log`, c, longBytes),
+  ];
+  const ratio = b.events / b.ms / (a.events / a.ms);
+  const growth = c.maxRssMb / b.maxRssMb - 1;
+  const checks = [
+    [`speed b/a ${fmt(ratio, 2)}× (target ≥ ${TARGETS.minRatio}×)`, ratio >= TARGETS.minRatio],
+    [`peak RSS ${fmt(b.maxRssMb)} MB (target ≤ ${TARGETS.maxRssMb} MB)`, b.maxRssMb <= TARGETS.maxRssMb],
+    [`peak RSS at ${scale}× ${fmt(c.maxRssMb)} MB, ${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)}% of 1× (target ≤ +${TARGETS.maxRssGrowth * 100}%)`, growth <= TARGETS.maxRssGrowth],
+  ] as const;
+  for (const [text, ok] of checks) lines.push(`${ok ? 'met   ' : 'MISSED'} ${text}`);
+  process.stdout.write(lines.join('\n') + '\n');
+  return checks.every(([, ok]) => ok) ? 0 : 1;
+
+  function usage(message: string): number {
+    process.stderr.write(`${message}\n${USAGE}\n`);
+    return 2;
+  }
+}
+
+if (isMain(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

@@ -1,0 +1,776 @@
+/**
+ * The JSON-lines fast path: one audit event line → the fields a {@link RequestRecord} needs,
+ * without building the event object.
+ *
+ * `JSON.parse` materialises every string, array and object of a line (user groups, annotations,
+ * managed fields) only for the analysis to read a dozen fields and drop the rest. This scanner
+ * walks the line once, validating its JSON structure as strictly as `JSON.parse` (strings, escapes,
+ * numbers, literals, nesting, nothing after the value), and copies out only the wanted values.
+ * It answers {@link FAST_FINAL} (the fields are in `out`), {@link FAST_NONFINAL} (a valid
+ * `RequestReceived`/`ResponseStarted` event: counted, no record) or {@link FAST_FALLBACK}:
+ * anything unusual — another apiVersion, a missing `stageTimestamp`, a logged `requestObject` or
+ * `responseObject` on a final stage, an unknown level, an `objectRef` without `resource`, a
+ * duplicated key, a control character, a syntax error — goes to the full path (`JSON.parse` +
+ * `decodeObject` + `Normalizer.normalize`), which alone decides what is wrong with a line. So the
+ * fast path never decides a line is bad, and whenever it answers, the full path gives the same
+ * record (`test/parser/fast.test.ts` checks this on every corpus line, every fixture and fuzzed
+ * lines).
+ *
+ * Field semantics are `decodeObject`'s (`decode.ts`): kube-apiserver's `audit.k8s.io/v1` Event
+ * (`kubernetes/apiserver` `pkg/apis/audit/v1/types.go`; reference `audit-formats.md` §1).
+ * No regular expressions, closures or per-key allocations on this path; state is module-level.
+ */
+import { parseTimestamp } from './time.js';
+
+/** `fastDecode` could not decide: use the full path for this line. */
+export const FAST_FALLBACK = 0;
+/** A valid audit event of a non-final stage (`RequestReceived`, `ResponseStarted`). */
+export const FAST_NONFINAL = 1;
+/** A valid final-stage event (`ResponseComplete`, `Panic`); its fields are in the output. */
+export const FAST_FINAL = 2;
+/** Result of {@link fastDecode}. */
+export type FastResult = typeof FAST_FALLBACK | typeof FAST_NONFINAL | typeof FAST_FINAL;
+
+/**
+ * The fields of a final-stage event that normalization reads, as `decodeObject` +
+ * `Normalizer.normalize` see them: absent strings are `''`, an absent `responseStatus.code` is 0.
+ * Times are UTC epoch ms with microseconds as the fraction (see `decodeObject`).
+ */
+export interface FastFields {
+  auditID: string;
+  stage: 'ResponseComplete' | 'Panic';
+  requestURI: string;
+  verb: string;
+  /** `user.username`. */
+  username: string;
+  userAgent: string;
+  /** `sourceIPs[0]`. */
+  sourceIP: string;
+  level: string;
+  /** False when `objectRef` is absent or null (a non-resource request). */
+  hasObjectRef: boolean;
+  resource: string;
+  namespace: string;
+  name: string;
+  apiGroup: string;
+  apiVersion: string;
+  resourceVersion: string;
+  subresource: string;
+  code: number;
+  reason: string;
+  stageTimeMs: number;
+  receivedTimeMs: number;
+}
+
+/** A reusable {@link FastFields} to pass to {@link fastDecode}. */
+export function newFastFields(): FastFields {
+  return {
+    auditID: '',
+    stage: 'ResponseComplete',
+    requestURI: '',
+    verb: '',
+    username: '',
+    userAgent: '',
+    sourceIP: '',
+    level: '',
+    hasObjectRef: false,
+    resource: '',
+    namespace: '',
+    name: '',
+    apiGroup: '',
+    apiVersion: '',
+    resourceVersion: '',
+    subresource: '',
+    code: 0,
+    reason: '',
+    stageTimeMs: 0,
+    receivedTimeMs: 0,
+  };
+}
+
+// Same bounds as decode.ts.
+const PLAUSIBLE_FROM_MS = Date.UTC(2000, 0, 1);
+const PLAUSIBLE_TO_MS = Date.UTC(2200, 0, 1);
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACK = 91;
+const RBRACK = 93;
+const COLON = 58;
+const COMMA = 44;
+const MINUS = 45;
+
+// Scanner state: the line, the cursor, whether the line holds a backslash, and failure.
+let s = '';
+let i = 0;
+let n = 0;
+let escapes = false;
+let failed = false;
+
+function fail(): void {
+  failed = true;
+  i = n;
+}
+
+function ws(): void {
+  for (;;) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13) i++;
+    else return;
+  }
+}
+
+/** End index of the string whose opening quote is at `i` (index of its closing quote), or -1. */
+function stringEnd(): number {
+  let j = s.indexOf('"', i + 1);
+  if (!escapes) return j;
+  while (j !== -1) {
+    let k = j - 1;
+    while (s.charCodeAt(k) === BACKSLASH) k--;
+    if ((j - k) % 2 === 1) return j; // an even number of backslashes before it
+    j = s.indexOf('"', j + 1);
+  }
+  return -1;
+}
+
+/** Reads the string at `i` (which must be `"`), moves past it; `''` with `failed` on error. */
+function str(): string {
+  if (s.charCodeAt(i) !== QUOTE) {
+    fail();
+    return '';
+  }
+  const end = stringEnd();
+  if (end === -1) {
+    fail();
+    return '';
+  }
+  const start = i + 1;
+  i = end + 1;
+  if (escapes) {
+    const b = s.indexOf('\\', start);
+    if (b === -1 || b > end) return s.slice(start, end);
+    try {
+      return JSON.parse(s.slice(start - 1, end + 1)) as string;
+    } catch {
+      fail();
+      return '';
+    }
+  }
+  return s.slice(start, end);
+}
+
+/** Skips the string at `i`, validating its escapes. */
+function skipStr(): void {
+  const end = stringEnd();
+  if (end === -1) {
+    fail();
+    return;
+  }
+  const start = i + 1;
+  i = end + 1;
+  if (escapes) {
+    const b = s.indexOf('\\', start);
+    if (b !== -1 && b < end) {
+      try {
+        JSON.parse(s.slice(start - 1, end + 1));
+      } catch {
+        fail();
+      }
+    }
+  }
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Skips a JSON number at `i` (strict grammar); returns its start. */
+function skipNumber(): number {
+  const start = i;
+  if (s.charCodeAt(i) === MINUS) i++;
+  let c = s.charCodeAt(i);
+  if (c === 48) i++;
+  else if (c >= 49 && c <= 57) {
+    i++;
+    while (isDigit(s.charCodeAt(i))) i++;
+  } else {
+    fail();
+    return start;
+  }
+  if (s.charCodeAt(i) === 46) {
+    i++;
+    if (!isDigit(s.charCodeAt(i))) {
+      fail();
+      return start;
+    }
+    while (isDigit(s.charCodeAt(i))) i++;
+  }
+  c = s.charCodeAt(i);
+  if (c === 101 || c === 69) {
+    i++;
+    c = s.charCodeAt(i);
+    if (c === 43 || c === 45) i++;
+    if (!isDigit(s.charCodeAt(i))) {
+      fail();
+      return start;
+    }
+    while (isDigit(s.charCodeAt(i))) i++;
+  }
+  return start;
+}
+
+function literal(word: string): void {
+  if (s.startsWith(word, i)) i += word.length;
+  else fail();
+}
+
+/** Skips any JSON value at `i`. */
+function skipValue(): void {
+  const c = s.charCodeAt(i);
+  if (c === QUOTE) skipStr();
+  else if (c === LBRACE) skipObject();
+  else if (c === LBRACK) skipArray();
+  else if (c === 116) literal('true');
+  else if (c === 102) literal('false');
+  else if (c === 110) literal('null');
+  else skipNumber();
+}
+
+/** After a member value: `,` (returns true, at the next key) or `}` / `]` `close` (false). */
+function next(close: number): boolean {
+  ws();
+  const c = s.charCodeAt(i);
+  if (c === COMMA) {
+    i++;
+    ws();
+    return true;
+  }
+  if (c === close) {
+    i++;
+    return false;
+  }
+  fail();
+  return false;
+}
+
+/** At `{`: true if the object has members (then `i` is at the first key), false if it is `{}`. */
+function open(close: number): boolean {
+  i++;
+  ws();
+  if (s.charCodeAt(i) === close) {
+    i++;
+    return false;
+  }
+  return !failed;
+}
+
+/** Reads a key at `i` and the `:` after it; returns the key's start index and sets `keyLen`. */
+let keyLen = 0;
+function key(): number {
+  if (s.charCodeAt(i) !== QUOTE) {
+    fail();
+    return 0;
+  }
+  const start = i + 1;
+  const end = stringEnd();
+  if (end === -1) {
+    fail();
+    return 0;
+  }
+  if (escapes) {
+    const b = s.indexOf('\\', start);
+    if (b !== -1 && b < end) {
+      fail(); // escaped keys are left to the full path
+      return 0;
+    }
+  }
+  keyLen = end - start;
+  i = end + 1;
+  ws();
+  if (s.charCodeAt(i) !== COLON) {
+    fail();
+    return 0;
+  }
+  i++;
+  ws();
+  return start;
+}
+
+function skipObject(): void {
+  if (!open(RBRACE)) return;
+  do {
+    key();
+    if (failed) return;
+    skipValue();
+  } while (!failed && next(RBRACE));
+}
+
+function skipArray(): void {
+  if (!open(RBRACK)) return;
+  do {
+    skipValue();
+  } while (!failed && next(RBRACK));
+}
+
+function keyIs(at: number, name: string): boolean {
+  return keyLen === name.length && s.startsWith(name, at);
+}
+
+/** True when the value at `i` is `null` (consumed). */
+function isNull(): boolean {
+  if (s.charCodeAt(i) === 110) {
+    literal('null');
+    return true;
+  }
+  return false;
+}
+
+// Values of the line being decoded.
+let auditID = '';
+let stage = '';
+let requestURI = '';
+let verb = '';
+let username = '';
+let userAgent = '';
+let sourceIP = '';
+let level = '';
+let hasRef = false;
+let refHasResource = false;
+let resource = '';
+let namespace = '';
+let name = '';
+let apiGroup = '';
+let apiVersion = '';
+let resourceVersion = '';
+let subresource = '';
+let code = 0;
+let reason = '';
+let stageTs = '';
+let receivedTs = '';
+let hasBody = false;
+let hasReceived = false;
+/** Bits of the top-level keys seen (a duplicate falls back: JSON.parse keeps the last). */
+let seen = 0;
+
+const K_KIND = 1;
+const K_API = 2;
+const K_LEVEL = 4;
+const K_AUDITID = 8;
+const K_STAGE = 16;
+const K_URI = 32;
+const K_VERB = 64;
+const K_USER = 128;
+const K_IPS = 256;
+const K_UA = 512;
+const K_REF = 1024;
+const K_STATUS = 2048;
+const K_REQOBJ = 4096;
+const K_RESPOBJ = 8192;
+const K_RECEIVED = 16384;
+const K_STAGETS = 32768;
+const REQUIRED = K_AUDITID | K_STAGE | K_URI | K_VERB | K_STAGETS;
+
+function mark(bit: number): boolean {
+  if ((seen & bit) !== 0) {
+    fail();
+    return false;
+  }
+  seen |= bit;
+  return true;
+}
+
+/** A string-typed member that must be a string when present (null is "not a string"). */
+function strField(bit: number): string {
+  if (!mark(bit)) return '';
+  return str();
+}
+
+function readUser(): void {
+  if (!mark(K_USER) || isNull()) return;
+  if (s.charCodeAt(i) !== LBRACE) return fail();
+  if (!open(RBRACE)) return;
+  let got = false;
+  do {
+    const at = key();
+    if (failed) return;
+    if (keyIs(at, 'username')) {
+      if (got) return fail();
+      got = true;
+      username = str();
+    } else skipValue();
+  } while (!failed && next(RBRACE));
+}
+
+function readSourceIPs(): void {
+  if (!mark(K_IPS) || isNull()) return;
+  if (s.charCodeAt(i) !== LBRACK) return fail();
+  if (!open(RBRACK)) return;
+  sourceIP = str(); // sourceIPs[0] must be a string
+  while (!failed && next(RBRACK)) skipValue();
+}
+
+function readObjectRef(): void {
+  if (!mark(K_REF) || isNull()) return;
+  if (s.charCodeAt(i) !== LBRACE) return fail();
+  hasRef = true;
+  if (!open(RBRACE)) return;
+  let got = 0;
+  do {
+    const at = key();
+    if (failed) return;
+    let bit = 0;
+    switch (keyLen) {
+      case 4:
+        if (s.startsWith('name', at)) bit = 1;
+        break;
+      case 8:
+        if (s.startsWith('resource', at)) bit = 2;
+        else if (s.startsWith('apiGroup', at)) bit = 4;
+        break;
+      case 9:
+        if (s.startsWith('namespace', at)) bit = 8;
+        break;
+      case 10:
+        if (s.startsWith('apiVersion', at)) bit = 16;
+        break;
+      case 11:
+        if (s.startsWith('subresource', at)) bit = 32;
+        break;
+      case 15:
+        if (s.startsWith('resourceVersion', at)) bit = 64;
+        break;
+      case 3:
+        if (s.startsWith('uid', at)) bit = 128;
+        break;
+    }
+    if (bit === 0) {
+      skipValue();
+      continue;
+    }
+    if ((got & bit) !== 0) return fail();
+    got |= bit;
+    const v = str();
+    if (bit === 1) name = v;
+    else if (bit === 2) {
+      resource = v;
+      refHasResource = true;
+    } else if (bit === 4) apiGroup = v;
+    else if (bit === 8) namespace = v;
+    else if (bit === 16) apiVersion = v;
+    else if (bit === 32) subresource = v;
+    else if (bit === 64) resourceVersion = v;
+  } while (!failed && next(RBRACE));
+}
+
+function readStatus(): void {
+  if (!mark(K_STATUS) || isNull()) return;
+  if (s.charCodeAt(i) !== LBRACE) return fail();
+  if (!open(RBRACE)) return;
+  let got = 0;
+  do {
+    const at = key();
+    if (failed) return;
+    if (keyIs(at, 'code')) {
+      if ((got & 1) !== 0) return fail();
+      got |= 1;
+      const c = s.charCodeAt(i);
+      if (c !== MINUS && !isDigit(c)) return fail(); // not a number: the full path says why
+      const start = skipNumber();
+      code = Number(s.slice(start, i));
+    } else if (keyIs(at, 'reason')) {
+      if ((got & 2) !== 0) return fail();
+      got |= 2;
+      reason = str();
+    } else skipValue();
+  } while (!failed && next(RBRACE));
+}
+
+/** `requestObject` / `responseObject`: null is absent; anything else is a body. */
+function readBody(bit: number): void {
+  if (!mark(bit) || isNull()) return;
+  hasBody = true;
+  skipValue();
+}
+
+/** Optional timestamp: `null` for JSON null; a non-string fails. */
+function readTime(bit: number): string | null {
+  if (!mark(bit) || isNull()) return null;
+  return str();
+}
+
+function member(at: number): void {
+  switch (keyLen) {
+    case 4:
+      if (s.startsWith('kind', at)) {
+        if (strField(K_KIND) !== 'Event') fail();
+        return;
+      }
+      if (s.startsWith('verb', at)) {
+        verb = strField(K_VERB);
+        return;
+      }
+      if (s.startsWith('user', at)) return readUser();
+      break;
+    case 5:
+      if (s.startsWith('stage', at)) {
+        stage = strField(K_STAGE);
+        return;
+      }
+      if (s.startsWith('level', at)) {
+        level = strField(K_LEVEL);
+        if (level !== 'Metadata' && level !== 'Request' && level !== 'RequestResponse' && level !== 'None') fail();
+        return;
+      }
+      break;
+    case 7:
+      if (s.startsWith('auditID', at)) {
+        auditID = strField(K_AUDITID);
+        return;
+      }
+      break;
+    case 8:
+      // v1beta1's metadata.creationTimestamp is read only without stageTimestamp (which falls back).
+      break;
+    case 9:
+      if (s.startsWith('userAgent', at)) {
+        userAgent = strField(K_UA);
+        return;
+      }
+      if (s.startsWith('objectRef', at)) return readObjectRef();
+      if (s.startsWith('sourceIPs', at)) return readSourceIPs();
+      if (s.startsWith('timestamp', at)) return fail(); // v1beta1's time: the full path
+      break;
+    case 10:
+      if (s.startsWith('requestURI', at)) {
+        requestURI = strField(K_URI);
+        return;
+      }
+      if (s.startsWith('apiVersion', at)) {
+        if (strField(K_API) !== 'audit.k8s.io/v1') fail(); // v1beta1/v1alpha1 convert: the full path
+        return;
+      }
+      break;
+    case 13:
+      if (s.startsWith('requestObject', at)) return readBody(K_REQOBJ);
+      break;
+    case 14:
+      if (s.startsWith('stageTimestamp', at)) {
+        const v = readTime(K_STAGETS);
+        if (v === null) fail(); // v1beta1 times are read only without it: the full path
+        else stageTs = v;
+        return;
+      }
+      if (s.startsWith('responseStatus', at)) return readStatus();
+      if (s.startsWith('responseObject', at)) return readBody(K_RESPOBJ);
+      break;
+    case 24:
+      if (s.startsWith('requestReceivedTimestamp', at)) {
+        const v = readTime(K_RECEIVED);
+        if (v !== null) {
+          receivedTs = v;
+          hasReceived = true;
+        }
+        return;
+      }
+      break;
+  }
+  skipValue();
+}
+
+function reset(line: string): void {
+  s = line;
+  i = 0;
+  n = line.length;
+  escapes = line.indexOf('\\') !== -1;
+  failed = false;
+  seen = 0;
+  auditID = stage = requestURI = verb = username = userAgent = sourceIP = level = '';
+  resource = namespace = name = apiGroup = apiVersion = resourceVersion = subresource = reason = '';
+  stageTs = receivedTs = '';
+  hasRef = refHasResource = hasBody = hasReceived = false;
+  code = 0;
+}
+
+/**
+ * Decodes one JSON-lines line (prefix, BOM and `\r` already removed, as `splitLines` delivers
+ * it). Returns {@link FAST_FINAL} with `out` filled, {@link FAST_NONFINAL}, or
+ * {@link FAST_FALLBACK} when the full path must decide. Never throws.
+ */
+export function fastDecode(line: string, out: FastFields): FastResult {
+  reset(line);
+  if (!template()) {
+    // Not kube-apiserver's own member order and layout: walk the members in any order.
+    reset(line);
+    walk();
+  }
+  if (failed) return FAST_FALLBACK;
+  return finish(out);
+}
+
+/** Reads the members in any order (the line has been `reset`). */
+function walk(): void {
+  ws();
+  if (s.charCodeAt(i) !== LBRACE || !open(RBRACE)) return fail();
+  do {
+    const at = key();
+    if (failed) return;
+    member(at);
+  } while (!failed && next(RBRACE));
+  if (failed) return;
+  ws();
+  if (i !== n) fail();
+}
+
+/** If the literal `lit` is at `i`, moves past it. */
+function lit(text: string): boolean {
+  // A charCodeAt loop: `startsWith(text, i)` measured 4x slower here (a builtin call each time).
+  const len = text.length;
+  if (i + len > n) return false;
+  for (let k = 0; k < len; k++) if (s.charCodeAt(i + k) !== text.charCodeAt(k)) return false;
+  i += len;
+  return true;
+}
+
+/** Reads a string value whose opening quote is just before `i`. */
+function tstr(): string {
+  if (escapes) {
+    i--;
+    return str();
+  }
+  const end = s.indexOf('"', i);
+  if (end === -1) {
+    fail();
+    return '';
+  }
+  const v = s.slice(i, end);
+  i = end + 1;
+  return v;
+}
+
+/** Skips the members of `user` after `username`, up to its `}` (a second `username` fails). */
+function restOfUser(): void {
+  while (!failed && next(RBRACE)) {
+    const at = key();
+    if (failed) return;
+    if (keyIs(at, 'username')) return fail();
+    skipValue();
+  }
+}
+
+/**
+ * The members as kube-apiserver writes them: compact, in the order of the Go struct
+ * (`pkg/apis/audit/v1/types.go`: kind, apiVersion, level, auditID, stage, requestURI, verb, user,
+ * impersonatedUser, sourceIPs, userAgent, objectRef, responseStatus, requestObject, responseObject,
+ * requestReceivedTimestamp, stageTimestamp, annotations; ObjectReference: resource, namespace,
+ * name, uid, apiGroup, apiVersion, resourceVersion, subresource). One `startsWith` per member
+ * instead of a key scan. Returns false, with nothing decided, at the first difference.
+ */
+function template(): boolean {
+  if (!lit('{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"')) return false;
+  level = tstr();
+  if (level !== 'Metadata' && level !== 'Request' && level !== 'RequestResponse' && level !== 'None') return false;
+  if (!lit(',"auditID":"')) return false;
+  auditID = tstr();
+  if (!lit(',"stage":"')) return false;
+  stage = tstr();
+  if (!lit(',"requestURI":"')) return false;
+  requestURI = tstr();
+  if (!lit(',"verb":"')) return false;
+  verb = tstr();
+  seen = K_KIND | K_API | K_LEVEL | K_AUDITID | K_STAGE | K_URI | K_VERB;
+  if (failed) return false;
+  if (lit(',"user":{"username":"')) {
+    seen |= K_USER;
+    username = tstr();
+    restOfUser();
+  }
+  if (lit(',"impersonatedUser":')) skipValue();
+  if (lit(',"sourceIPs":[')) {
+    seen |= K_IPS;
+    if (s.charCodeAt(i) !== RBRACK) {
+      sourceIP = str();
+      while (!failed && next(RBRACK)) skipValue();
+    } else i++;
+  }
+  if (lit(',"userAgent":"')) {
+    seen |= K_UA;
+    userAgent = tstr();
+  }
+  if (lit(',"objectRef":{')) {
+    seen |= K_REF;
+    hasRef = true;
+    // The first member has no comma before it; kube-apiserver always writes `resource` first.
+    if (lit('"resource":"')) {
+      resource = tstr();
+      refHasResource = true;
+      if (lit(',"namespace":"')) namespace = tstr();
+      if (lit(',"name":"')) name = tstr();
+      if (lit(',"uid":"')) tstr();
+      if (lit(',"apiGroup":"')) apiGroup = tstr();
+      if (lit(',"apiVersion":"')) apiVersion = tstr();
+      if (lit(',"resourceVersion":"')) resourceVersion = tstr();
+      if (lit(',"subresource":"')) subresource = tstr();
+    }
+    if (s.charCodeAt(i) !== RBRACE) return false;
+    i++;
+  }
+  if (lit(',"responseStatus":')) readStatus();
+  if (lit(',"requestObject":')) readBody(K_REQOBJ);
+  if (lit(',"responseObject":')) readBody(K_RESPOBJ);
+  if (lit(',"requestReceivedTimestamp":')) {
+    const v = readTime(K_RECEIVED);
+    if (v !== null) {
+      receivedTs = v;
+      hasReceived = true;
+    }
+  }
+  if (!lit(',"stageTimestamp":"')) return false;
+  seen |= K_STAGETS;
+  stageTs = tstr();
+  if (lit(',"annotations":')) skipValue();
+  if (failed || s.charCodeAt(i) !== RBRACE || i + 1 !== n) return false;
+  i++;
+  return true;
+}
+
+/** Checks what `decodeObject` checks after the members were read, and fills `out`. */
+function finish(out: FastFields): FastResult {
+  if ((seen & REQUIRED) !== REQUIRED) return FAST_FALLBACK;
+  const final = stage === 'ResponseComplete' || stage === 'Panic';
+  if (!final && stage !== 'RequestReceived' && stage !== 'ResponseStarted') return FAST_FALLBACK;
+  const stageMs = parseTimestamp(stageTs);
+  if (!(stageMs >= PLAUSIBLE_FROM_MS && stageMs < PLAUSIBLE_TO_MS)) return FAST_FALLBACK;
+  let receivedMs = stageMs;
+  if (hasReceived) {
+    receivedMs = parseTimestamp(receivedTs);
+    if (Number.isNaN(receivedMs)) return FAST_FALLBACK;
+    if (receivedMs < PLAUSIBLE_FROM_MS || receivedMs > stageMs) receivedMs = stageMs;
+  }
+  if (!final) return FAST_NONFINAL;
+  // What the full path adds on a final stage: body digests, and objectRef fields derived from the URL.
+  if (hasBody || (hasRef && !refHasResource)) return FAST_FALLBACK;
+
+  out.auditID = auditID;
+  out.stage = stage as FastFields['stage'];
+  out.requestURI = requestURI;
+  out.verb = verb;
+  out.username = username;
+  out.userAgent = userAgent;
+  out.sourceIP = sourceIP;
+  out.level = level;
+  out.hasObjectRef = hasRef;
+  out.resource = resource;
+  out.namespace = namespace;
+  out.name = name;
+  out.apiGroup = apiGroup;
+  out.apiVersion = apiVersion;
+  out.resourceVersion = resourceVersion;
+  out.subresource = subresource;
+  out.code = code;
+  out.reason = reason;
+  out.stageTimeMs = stageMs;
+  out.receivedTimeMs = receivedMs;
+  return FAST_FINAL;
+}
