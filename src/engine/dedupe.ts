@@ -8,8 +8,8 @@
  * arrival order (before any reordering, so a late copy still carries its own time).
  *
  * Why hashes in typed arrays: a `Set<string>` of a million UUIDs costs ~100 MB; two open-
- * addressing tables of 53-bit hashes (two independent 32-bit FNV-1a lanes) cost 16 bytes per
- * slot, allocated once. A false "duplicate" needs a 53-bit collision among at most 2·history
+ * addressing tables of 53-bit hashes (two independent 32-bit FNV-1a lanes) cost 4 bytes per
+ * slot (see {@link HashTable}), allocated once. A false "duplicate" needs a 53-bit collision among at most 2·history
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
 
@@ -38,27 +38,51 @@ export function hash53(s: string, n = 0): number {
 }
 
 /** One generation: open addressing with linear probing over a Float64Array that grows to fit. */
+/**
+ * A set of 53-bit hashes in a fixed open-addressing table (linear probing, load ≤ 0.5): the home
+ * slot comes from the hash's low bits and the slot keeps up to 32 of the bits above them (0 marks
+ * an empty slot), so a slot costs 4 bytes. A lookup compares log2(slots) + min(32, 53 − log2(slots))
+ * bits: all 53 from 2²¹ slots up (the default history has 2²² per table).
+ */
 class HashTable {
-  private slots = new Float64Array(1024);
-  private mask = 1023;
+  private readonly slots: Uint32Array;
+  private readonly mask: number;
+  private readonly size2: number;
   size = 0;
 
+  /** @param capacity hashes it must hold; the table has the next power of 2 ≥ 2 × that slots. */
+  constructor(readonly capacity: number) {
+    let n = 16;
+    while (n < capacity * 2) n *= 2;
+    this.slots = new Uint32Array(n);
+    this.mask = n - 1;
+    this.size2 = n;
+  }
+
+  private fingerprint(h: number): number {
+    return Math.floor(h / this.size2) % 0x100000000 || 1;
+  }
+
   has(h: number): boolean {
-    for (let i = h % (this.mask + 1); ; i = (i + 1) & this.mask) {
+    const fp = this.fingerprint(h);
+    for (let i = h % this.size2; ; i = (i + 1) & this.mask) {
       const v = this.slots[i] as number;
       if (v === 0) return false;
-      if (v === h) return true;
+      if (v === fp) return true;
     }
   }
 
+  /** Adds `h` unless present; the caller keeps `size` ≤ `capacity`. */
   add(h: number): void {
-    if ((this.size + 1) * 2 > this.slots.length) this.grow(); // load factor ≤ 0.5
-    let i = h % (this.mask + 1);
-    while (this.slots[i] !== 0) {
-      if (this.slots[i] === h) return;
+    const fp = this.fingerprint(h);
+    let i = h % this.size2;
+    for (;;) {
+      const v = this.slots[i] as number;
+      if (v === 0) break;
+      if (v === fp) return;
       i = (i + 1) & this.mask;
     }
-    this.slots[i] = h;
+    this.slots[i] = fp;
     this.size++;
   }
 
@@ -66,27 +90,22 @@ class HashTable {
     this.slots.fill(0);
     this.size = 0;
   }
-
-  private grow(): void {
-    const old = this.slots;
-    this.slots = new Float64Array(old.length * 2);
-    this.mask = this.slots.length - 1;
-    this.size = 0;
-    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.add(old[i] as number);
-  }
 }
 
 /** Remembers the last `history`…`2·history` auditIDs seen. */
 export class AuditIdDedupe {
-  private current = new HashTable();
-  private previous = new HashTable();
+  private current: HashTable;
+  private previous: HashTable;
 
   /**
-   * @param history requests per generation (≥ 1). Memory grows with what is remembered (two
-   *   keys per request), up to about 2 × 8 bytes × the next power of 2 ≥ 4·history (64 MB at the
-   *   default 1,000,000).
+   * @param history requests per generation (≥ 1). Both tables are sized for it up front (two
+   *   keys per request): 2 × 4 bytes × the next power of 2 ≥ 4·history, 32 MB at the default
+   *   1,000,000, so memory does not grow with the log (the OS commits the pages as they fill).
    */
-  constructor(private readonly history: number) {}
+  constructor(private readonly history: number) {
+    this.current = new HashTable(2 * history);
+    this.previous = new HashTable(2 * history);
+  }
 
   private requests = 0;
 

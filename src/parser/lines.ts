@@ -2,11 +2,12 @@
  * Splitting a byte stream into audit-log lines, delivered in batches (one per input chunk).
  *
  * This is the hot path's first step, so it works on whole chunks: the bytes up to a chunk's last
- * `\n` are decoded in one call — as Latin-1 when they are all ASCII (`buffer.isAscii`, which is
+ * `\n` are decoded in 64 KB pieces — as Latin-1 when they are all ASCII (`buffer.isAscii`, which is
  * then the same text, about ten times faster than UTF-8 decoding), else as UTF-8 (invalid
  * sequences become U+FFFD, as `TextDecoder` and `string_decoder` make them) — and cut at `\n`
  * with `indexOf`. A `\n` byte never occurs inside a UTF-8 sequence, so no character is split.
- * split2 + `string_decoder` (used before) decoded line by line and took a quarter of a run.
+ * split2 + `string_decoder` (used before) decoded line by line and took a quarter of a run, so
+ * this step of the hot path is ours.
  * The bytes after the last `\n` wait for the next chunk; when they grow past what
  * `maxLength` characters can take (3 bytes per UTF-16 unit), the line is over-long, skipped up to
  * its end, and counted. Line numbers are exact whatever the chunking.
