@@ -76,6 +76,104 @@ function decode(bytes: Buffer): string {
 }
 
 /**
+ * What {@link frameLines} yields, in input order: `bytes`, whole lines (every one ends with `\n`,
+ * except the last one of the input, `atEnd`), or `overlong`, one line longer than the limit that
+ * was skipped while reading it (it is the next line in order).
+ */
+export type Frame = { bytes: Buffer; atEnd: boolean } | { bytes: null; atEnd: false };
+
+/**
+ * Cuts a byte stream into runs of whole lines without decoding them: the bytes up to each
+ * chunk's last `\n` (plus what was left of the previous chunk). A line that grows past what
+ * `maxLength` characters can take (3 UTF-8 bytes per UTF-16 unit) before its newline comes is
+ * skipped as it is read, and yielded as an `overlong` frame in its place.
+ */
+export async function* frameLines(input: Readable, maxLength: number): AsyncGenerator<Frame> {
+  const maxBytes = maxLength * MAX_BYTES_PER_UNIT;
+  let rest: Buffer | null = null; // bytes after the last newline so far
+  let skipping = false; // inside an over-long line, up to its newline
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    let buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (skipping) {
+      const nl = buf.indexOf(NEWLINE);
+      if (nl === -1) continue;
+      skipping = false;
+      yield { bytes: null, atEnd: false };
+      buf = buf.subarray(nl + 1);
+    }
+    const last = buf.lastIndexOf(NEWLINE);
+    if (last === -1) {
+      rest = rest === null ? Buffer.from(buf) : Buffer.concat([rest, buf]);
+      if (rest.length > maxBytes) {
+        rest = null;
+        skipping = true;
+      }
+      continue;
+    }
+    const whole = rest === null ? buf.subarray(0, last + 1) : Buffer.concat([rest, buf.subarray(0, last + 1)]);
+    rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
+    if (rest !== null && rest.length > maxBytes) {
+      rest = null;
+      skipping = true;
+    }
+    yield { bytes: whole, atEnd: false };
+  }
+  if (skipping) yield { bytes: null, atEnd: false };
+  else if (rest !== null) yield { bytes: rest, atEnd: true };
+}
+
+/**
+ * Decodes a run of whole lines (a `bytes` frame) in {@link PIECE}s and calls `onLine` for each:
+ * `no` is the line's number (1-based, `first + k`), `text` the line with `\r`, a BOM on line 1
+ * and a `host`/time prefix removed, or `null` for a line longer than `maxLength` (measured with
+ * its `\r` and BOM, as split2 did). Blank lines are counted but not passed. Returns the number of
+ * lines in the run.
+ */
+export function cutLines(
+  bytes: Buffer,
+  atEnd: boolean,
+  first: number,
+  maxLength: number,
+  onLine: (no: number, text: string | null) => void,
+): number {
+  let no = first - 1;
+  const cut = (text: string, last: boolean): void => {
+    let from = 0;
+    for (;;) {
+      let to = text.indexOf('\n', from);
+      if (to === -1) {
+        if (!last || from >= text.length) return;
+        to = text.length;
+      }
+      no++;
+      if (to - from > maxLength) onLine(no, null);
+      else {
+        let a = from;
+        let b = to;
+        if (no === 1 && text.charCodeAt(a) === BOM) a++;
+        if (b > a && text.charCodeAt(b - 1) === 13) b--; // '\r'
+        if (b > a) {
+          const line = text.slice(a, b);
+          if (!isBlank(line)) onLine(no, stripPrefix(line));
+        }
+      }
+      from = to + 1;
+    }
+  };
+  for (let at = 0; at < bytes.length; ) {
+    let end = bytes.length;
+    if (end - at > PIECE) {
+      end = bytes.lastIndexOf(NEWLINE, at + PIECE - 1) + 1;
+      if (end <= at) end = bytes.indexOf(NEWLINE, at + PIECE) + 1; // one line longer than a piece
+      if (end <= at) end = bytes.length; // the last line of the input, without a newline
+    }
+    cut(decode(bytes.subarray(at, end)), atEnd && end === bytes.length);
+    at = end;
+  }
+  return no - first + 1;
+}
+
+/**
  * Splits `input` (decompressed bytes of one source) into lines of at most `maxLength` UTF-16
  * code units. Lines end at `\n`; a trailing `\r` is removed, as is a UTF-8 BOM at the start.
  * Blank and over-long lines are counted but not delivered. Errors of `input` are thrown by the
@@ -87,82 +185,22 @@ export function splitLines(input: Readable, maxLength: number): LineSplitter {
     counts.overlong++;
     if (counts.overlongAt.length < OVERLONG_KEPT) counts.overlongAt.push(no);
   };
-  const maxBytes = maxLength * MAX_BYTES_PER_UNIT;
-
-  /** Adds the complete lines of `text` (every one ends with `\n`, except a last one at the end). */
-  const cut = (text: string, texts: string[], lineNos: number[], atEnd: boolean): void => {
-    let from = 0;
-    for (;;) {
-      let to = text.indexOf('\n', from);
-      if (to === -1) {
-        if (!atEnd || from >= text.length) return;
-        to = text.length;
-      }
-      const no = ++counts.lines;
-      if (to - from > maxLength) overlong(no); // measured with its `\r` and BOM, as split2 did
-      else {
-        let a = from;
-        let b = to;
-        if (no === 1 && text.charCodeAt(a) === BOM) a++;
-        if (b > a && text.charCodeAt(b - 1) === 13) b--; // '\r'
-        if (b > a) {
-          const line = text.slice(a, b);
-          if (!isBlank(line)) {
-            texts.push(stripPrefix(line));
-            lineNos.push(no);
-          }
-        }
-      }
-      from = to + 1;
-    }
-  };
 
   async function* batches(): AsyncGenerator<LineBatch> {
-    let rest: Buffer | null = null; // bytes after the last newline so far
-    let skipping = false; // inside an over-long line, up to its newline
-    for await (const chunk of input as AsyncIterable<Buffer | string>) {
-      let buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      if (skipping) {
-        const nl = buf.indexOf(NEWLINE);
-        if (nl === -1) continue;
-        skipping = false;
+    for await (const frame of frameLines(input, maxLength)) {
+      if (frame.bytes === null) {
         overlong(++counts.lines);
-        buf = buf.subarray(nl + 1);
-      }
-      const last = buf.lastIndexOf(NEWLINE);
-      if (last === -1) {
-        rest = rest === null ? Buffer.from(buf) : Buffer.concat([rest, buf]);
-        if (rest.length > maxBytes) {
-          rest = null;
-          skipping = true;
-        }
         continue;
       }
-      const whole = rest === null ? buf.subarray(0, last + 1) : Buffer.concat([rest, buf.subarray(0, last + 1)]);
-      rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
-      if (rest !== null && rest.length > maxBytes) {
-        rest = null;
-        skipping = true;
-      }
       const texts: string[] = [];
       const lineNos: number[] = [];
-      for (let at = 0; at < whole.length; ) {
-        let end = whole.length;
-        if (end - at > PIECE) {
-          end = whole.lastIndexOf(NEWLINE, at + PIECE - 1) + 1;
-          if (end <= at) end = whole.indexOf(NEWLINE, at + PIECE) + 1; // one line longer than a piece
+      counts.lines += cutLines(frame.bytes, frame.atEnd, counts.lines + 1, maxLength, (no, text) => {
+        if (text === null) overlong(no);
+        else {
+          texts.push(text);
+          lineNos.push(no);
         }
-        cut(decode(whole.subarray(at, end)), texts, lineNos, false);
-        at = end;
-      }
-      if (texts.length > 0) yield { texts, lineNos };
-    }
-    if (skipping) overlong(++counts.lines);
-    else if (rest !== null) {
-      const text = decode(rest);
-      const texts: string[] = [];
-      const lineNos: number[] = [];
-      cut(text, texts, lineNos, true);
+      });
       if (texts.length > 0) yield { texts, lineNos };
     }
   }

@@ -26,8 +26,10 @@ import { JsonDocReader, type DocFormat } from './formats/json-doc.js';
 import { isLegacyLine, LegacyDecoder } from './formats/peers.js';
 import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
 import { YamlDocReader } from './formats/yaml-doc.js';
-import { FAST_FALLBACK, FAST_NONFINAL, fastDecode, newFastFields } from './fast.js';
-import { splitLines } from './lines.js';
+import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields } from './fast.js';
+import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
+import { decodeInParallel, parallelWorkers } from './parallel.js';
+import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, NUMBER_FIELDS, STRING_FIELDS } from './work-lines.js';
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
 import type { RequestRecord } from './record.js';
@@ -45,6 +47,11 @@ export interface ReadOptions {
   sniffLines: number;
   /** Framing to use for every member; `auto` (the default) detects it per member. */
   inputFormat?: InputFormat;
+  /**
+   * JSON-lines files of at least `minBytes` are cut and fast-decoded on `workers` threads
+   * (`parallel.ts`); `workers: 0` reads everything on this thread. Default `PARALLEL_DEFAULTS`.
+   */
+  parallel?: { workers: number; minBytes: number };
 }
 
 /** Counters of one source file; updated after every batch while reading. */
@@ -359,73 +366,141 @@ async function* readMember(
     return;
   }
 
-  const { counts, batches } = splitLines(peeked.stream, opts.maxLineLength);
-  let overlongSampled = 0;
-  const sampleOverlong = (): void => {
-    for (; overlongSampled < counts.overlongAt.length; overlongSampled++) {
-      bad.add(spec.name, counts.overlongAt[overlongSampled]!, `line longer than ${opts.maxLineLength} characters (--max-line-length): skipped`);
-    }
-  };
   // One per member: pre-1.12 basic legacy lines come in request/response pairs.
   const legacy = new LegacyDecoder();
   const base64 = framing === 'base64' ? new Base64Reader(opts.maxLineLength, (line, r) => take(line, r, '')) : null;
   const fields = newFastFields();
   const fast = framing === 'jsonl';
-  for await (const { texts, lineNos } of batches) {
-    overlong = counts.overlong;
-    sampleOverlong();
-    for (let i = 0; i < texts.length; i++) {
-      const text = texts[i]!;
-      const line = lineNos[i]!;
-      if (base64 !== null) {
-        base64.line(text, line);
-        continue;
-      }
-      if (framing === 'legacy') {
+  /** A bare event read by the fast path (`fast.ts`) without building it; `fields` hold a final one. */
+  const fastEvent = (final: boolean): void => {
+    sniff = null;
+    stats.events++;
+    bare++;
+    if (!final) stats.nonFinalStages++;
+    else {
+      stats.requests++;
+      records.push(normalizer.normalizeFast(fields));
+    }
+  };
+  /** One line the fast path did not take (or every line of a framing it does not read). */
+  const slowLine = (text: string, line: number): void => {
+    if (base64 !== null) {
+      base64.line(text, line);
+      return;
+    }
+    if (framing === 'legacy') {
+      const d = legacy.decode(text);
+      if (d !== null) take(line, legacyResult(d), text);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      if (isLegacyLine(text)) {
         const d = legacy.decode(text);
         if (d !== null) take(line, legacyResult(d), text);
+      } else take(line, notJsonLine(text, err), text);
+      return;
+    }
+    const d = decodeObject(parsed);
+    if (d.ok) {
+      // One bare event the fast path left to the full one.
+      sniff = null;
+      stats.events++;
+      bare++;
+      const record = normalizer.normalize(d.event);
+      if (record === null) stats.nonFinalStages++;
+      else {
+        stats.requests++;
+        records.push(record);
+      }
+      return;
+    }
+    take(line, eventsOfValue(parsed, d), text);
+  };
+  const overlongReason = `line longer than ${opts.maxLineLength} characters (--max-line-length): skipped`;
+
+  const workers = fast ? parallelWorkers(spec, opts) : 0;
+  if (workers > 0) {
+    // The same lines, cut and fast-decoded on worker threads (parallel.ts), consumed in order here.
+    let lines = 0;
+    let overlongLines = 0;
+    const overlongAt = (no: number): void => {
+      overlongLines++;
+      overlong = overlongLines;
+      if (overlongLines <= OVERLONG_KEPT) bad.add(spec.name, no, overlongReason); // as splitLines keeps them
+    };
+    for await (const run of decodeInParallel(frameLines(peeked.stream, opts.maxLineLength), workers, opts.maxLineLength)) {
+      if (run === null) {
+        overlongAt(++lines);
         continue;
       }
+      const { kinds, strings, lengths, numbers, fallback } = run;
+      let at = 0; // into strings
+      let li = 0; // into lengths
+      let ni = 0; // into numbers
+      let fi = 0; // into fallback
+      for (let k = 0; k < run.lines; k++) {
+        const no = lines + k + 1;
+        const kind = kinds[k];
+        if (kind === LINE_FINAL) {
+          for (let j = 0; j < STRING_FIELDS.length; j++) {
+            const len = lengths[li++]!;
+            (fields as unknown as Record<string, string>)[STRING_FIELDS[j]!] = strings.slice(at, at + len);
+            at += len;
+          }
+          fields.stageTimeMs = numbers[ni]!;
+          fields.receivedTimeMs = numbers[ni + 1]!;
+          fields.code = numbers[ni + 2]!;
+          const flags = numbers[ni + 3]!;
+          ni += NUMBER_FIELDS;
+          fields.stage = (flags & 1) !== 0 ? 'Panic' : 'ResponseComplete';
+          fields.hasObjectRef = (flags & 2) !== 0;
+          fastEvent(true);
+        } else if (kind === LINE_NONFINAL) fastEvent(false);
+        else if (kind === LINE_FALLBACK) slowLine(fallback[fi++]!, no);
+        else if (kind === LINE_OVERLONG) overlongAt(no);
+      }
+      lines += run.lines;
+      stats.lines = lines;
+      stats.overlongLines = overlongLines;
+      stats.bytesRead = opened.bytesRead;
+      if (records.length > 0) {
+        setFormat();
+        yield flush();
+      }
+    }
+    stats.lines = lines;
+    stats.overlongLines = overlongLines;
+    stats.bytesRead = opened.bytesRead;
+    setFormat();
+    if (records.length > 0) yield flush();
+    if (sniff !== null && (sniff as Sniff).lines + overlongLines > 0) throw (sniff as Sniff).reject(spec, overlongLines, forcedInfo);
+    return;
+  }
+
+  const { counts, batches } = splitLines(peeked.stream, opts.maxLineLength);
+  let overlongSampled = 0;
+  /** Samples the over-long lines before line `before`, so samples are taken in line order. */
+  const sampleOverlong = (before = Infinity): void => {
+    for (; overlongSampled < counts.overlongAt.length && counts.overlongAt[overlongSampled]! < before; overlongSampled++) {
+      bad.add(spec.name, counts.overlongAt[overlongSampled]!, overlongReason);
+    }
+  };
+  for await (const { texts, lineNos } of batches) {
+    overlong = counts.overlong;
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i]!;
+      sampleOverlong(lineNos[i]!);
       if (fast) {
         const f = fastDecode(text, fields);
         if (f !== FAST_FALLBACK) {
-          // The fast path (fast.ts): a bare event, read without building it.
-          sniff = null;
-          stats.events++;
-          bare++;
-          if (f === FAST_NONFINAL) stats.nonFinalStages++;
-          else {
-            stats.requests++;
-            records.push(normalizer.normalizeFast(fields));
-          }
+          fastEvent(f === FAST_FINAL);
           continue;
         }
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (err) {
-        if (isLegacyLine(text)) {
-          const d = legacy.decode(text);
-          if (d !== null) take(line, legacyResult(d), text);
-        } else take(line, notJsonLine(text, err), text);
-        continue;
-      }
-      const d = decodeObject(parsed);
-      if (d.ok) {
-        // One bare event the fast path left to the full one.
-        sniff = null;
-        stats.events++;
-        bare++;
-        const record = normalizer.normalize(d.event);
-        if (record === null) stats.nonFinalStages++;
-        else {
-          stats.requests++;
-          records.push(record);
-        }
-        continue;
-      }
-      take(line, eventsOfValue(parsed, d), text);
+      slowLine(text, lineNos[i]!);
     }
     stats.lines = counts.lines;
     stats.overlongLines = counts.overlong;

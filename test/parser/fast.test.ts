@@ -179,10 +179,10 @@ function mutateValue(v: Json, rng: Rng, depth: number): Json {
     const what = rng.int(0, 9);
     if (what === 0 && keys.length > 0) delete v[pick(rng, keys)]; // missing field
     else if (what === 1 && keys.length > 0) v[pick(rng, keys)] = null; // null field
-    else if (what === 2) v[pick(rng, ['extra', 'username', 'sourceIPs', 'objectRef', 'stage', 'code', 'timestamp', 'metadata'])] = pick(rng, [1, 'x', null, [], {}, { username: 'evil', code: 500 }, ['1.2.3.4']]); // extra field
+    else if (what === 2) v[pick(rng, ['extra', 'username', 'sourceIPs', 'objectRef', 'stage', 'code', 'timestamp', 'metadata'])] = pick<Json>(rng, [1, 'x', null, [], {}, { username: 'evil', code: 500 }, ['1.2.3.4']]); // extra field
     else if (what === 3 && keys.length > 0) {
       const k = pick(rng, keys);
-      v[k] = pick(rng, [0, true, 'str', [v[k] ?? null], { v: v[k] ?? null }]); // retyped
+      v[k] = pick<Json>(rng, [0, true, 'str', [v[k] ?? null], { v: v[k] ?? null }]); // retyped
     } else if (what <= 6 && keys.length > 0 && depth < 3) {
       const k = pick(rng, keys);
       v[k] = mutateValue(v[k]!, rng, depth + 1);
@@ -193,7 +193,7 @@ function mutateValue(v: Json, rng: Rng, depth: number): Json {
     return v;
   }
   if (typeof v === 'string') return v + pick(rng, ODD_STRINGS);
-  if (Array.isArray(v)) return rng.chance(0.5) ? [] : [...v, pick(rng, ['x', 1, null])];
+  if (Array.isArray(v)) return rng.chance(0.5) ? [] : [...v, pick<Json>(rng, ['x', 1, null])];
   return v;
 }
 

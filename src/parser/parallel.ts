@@ -1,0 +1,118 @@
+/**
+ * The parallel JSON-lines reader: runs of whole lines (`frameLines`) are cut and fast-decoded on
+ * worker threads (`worker.ts` → `work-lines.ts`) while this thread reads the next bytes and turns
+ * the previous answers into records; answers are consumed in input order, so the records, line
+ * numbers and bad-line samples are those of the single-threaded reader (`read.ts` checks both on
+ * the same files in `test/parser/parallel.test.ts`).
+ *
+ * gzip is already inflated off this thread (node's zlib streams run on the libuv pool). Workers
+ * are started per member and only for files large enough to repay their start (≈ 30 ms each).
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Frame } from './lines.js';
+import type { ReadOptions } from './read.js';
+import type { SourceSpec } from './sources.js';
+import type { WorkRequest, WorkResult } from './work-lines.js';
+
+/** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
+export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
+
+/** Runs in flight per worker: enough to keep it busy while this thread consumes answers. */
+const DEPTH = 4;
+
+/** Worker threads to use for `spec` (0: read it on this thread). */
+export function parallelWorkers(spec: SourceSpec, opts: ReadOptions): number {
+  const p = opts.parallel ?? PARALLEL_DEFAULTS;
+  if (p.workers <= 0 || spec.kind === 'stdin' || spec.bytes < p.minBytes) return 0;
+  return p.workers;
+}
+
+/**
+ * The worker script. Under `dist/` it sits beside this module; when this module runs from the
+ * TypeScript sources (vitest), the built one in `dist/parser/` is used (`npm test` builds first).
+ */
+function workerPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/parser/worker.js', import.meta.url)) : fileURLToPath(new URL('./worker.js', import.meta.url));
+}
+
+/** Fixed pool of worker threads answering {@link WorkRequest}s. */
+class Pool {
+  private readonly workers: Worker[] = [];
+  private readonly waiting = new Map<number, { resolve(r: WorkResult): void; reject(e: Error): void }>();
+  private failure: Error | null = null;
+  private next = 0;
+  private id = 0;
+
+  constructor(n: number) {
+    for (let i = 0; i < n; i++) {
+      const w = new Worker(workerPath(), {
+        // A worker holds a few runs of text at a time: keep its heap small.
+        resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 },
+      });
+      w.on('message', (r: WorkResult) => {
+        const p = this.waiting.get(r.id);
+        this.waiting.delete(r.id);
+        p?.resolve(r);
+      });
+      w.on('error', (e: Error) => this.fail(e));
+      w.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`a parser thread exited with code ${code}`));
+      });
+      this.workers.push(w);
+    }
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    for (const p of this.waiting.values()) p.reject(e);
+    this.waiting.clear();
+  }
+
+  run(bytes: Buffer, atEnd: boolean, first: number, maxLength: number): Promise<WorkResult> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    const id = this.id++;
+    // Transfer the bytes when they own their memory; otherwise send a copy.
+    const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length && !(bytes.buffer instanceof SharedArrayBuffer);
+    const data = own ? new Uint8Array(bytes.buffer, 0, bytes.length) : new Uint8Array(bytes);
+    const req: WorkRequest = { id, bytes: data, atEnd, first, maxLength };
+    const w = this.workers[this.next]!;
+    this.next = (this.next + 1) % this.workers.length;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      w.postMessage(req, [data.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/**
+ * Decodes `frames` on `workers` threads. Yields, in input order, one {@link WorkResult} per run
+ * of lines, or `null` for an over-long line that was skipped while reading (the next line).
+ * Throws what the input throws, or a worker's error. Stops the workers when done or abandoned.
+ */
+export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: number, maxLength: number): AsyncGenerator<WorkResult | null> {
+  const pool = new Pool(workers);
+  const queue: Array<Promise<WorkResult> | null> = [];
+  let started = false; // whether a line was framed yet: only the member's first line may carry a BOM
+  try {
+    for await (const frame of frames) {
+      if (frame.bytes === null) queue.push(null);
+      else {
+        const p = pool.run(frame.bytes, frame.atEnd, started ? 2 : 1, maxLength);
+        p.catch(() => {}); // observed when consumed
+        queue.push(p);
+      }
+      started = true;
+      while (queue.length >= workers * DEPTH) yield await queue.shift()!;
+    }
+    while (queue.length > 0) yield await queue.shift()!;
+  } finally {
+    await pool.close();
+  }
+}
