@@ -6,13 +6,9 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { DETECTORS } from './detectors/registry.js';
 import type { Detector } from './detectors/types.js';
-import { cmp } from './engine/aggregates.js';
-import { Engine } from './engine/engine.js';
 import type { EngineSink } from './engine/engine.js';
-import { compileFilter } from './engine/filters.js';
-import { Allowlist, DEFAULT_ALLOWLIST } from './engine/allowlist.js';
 import { mergeByTime } from './engine/merge.js';
-import { bucketedSeries } from './engine/series.js';
+import { buildReport, createEngine } from './build-report.js';
 import { ConfigError, InputError, UsageError } from './errors.js';
 import type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
 import { AnalyzeOptionsSchema } from './options.js';
@@ -21,16 +17,18 @@ import { Normalizer } from './parser/normalize.js';
 import { BadLineLog, readChain } from './parser/read.js';
 import type { SourceStats } from './parser/read.js';
 import { resolveInputs } from './parser/sources.js';
-import type { Finding, Report } from './report/schema.js';
-import { SCHEMA_VERSION, severityRank } from './report/schema.js';
+import type { Report } from './report/schema.js';
 import { tryParseDuration } from './duration.js';
-import { VERSION } from './version.js';
 
 export type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
 export type { Report, Finding, Severity } from './report/schema.js';
 export { ReportSchema, SCHEMA_VERSION } from './report/schema.js';
 export { UsageError, ConfigError, InputError, AuditstormError } from './errors.js';
 export { DETECTORS } from './detectors/registry.js';
+export { watch, type WatchIO, type WatchRun, type WatchSettings } from './live/watch.js';
+export { serve, type LiveServer, type ServeIO, type ServeSettings } from './live/serve.js';
+export { LiveSession, LIVE_REORDER_WINDOW_MS, type LiveStatus } from './live/session.js';
+export { formatAlertJson, formatAlertText, type LiveAlert } from './live/alerts.js';
 
 /** Progress of a run, for a progress line. Bytes are as read from disk (compressed for .gz). */
 export interface Progress {
@@ -106,22 +104,8 @@ export function resolveTimeBound(value: string, flag: string, endMs: () => Promi
   return Promise.resolve(t);
 }
 
-/** Total order of findings: severity desc, start, kind, object, actor, id. */
-export function compareFindings(a: Finding, b: Finding): number {
-  return (
-    severityRank(b.severity) - severityRank(a.severity) ||
-    cmp(a.window.from, b.window.from) ||
-    cmp(a.kind, b.kind) ||
-    cmp(objectKey(a), objectKey(b)) ||
-    cmp(a.actors[0]?.username ?? '', b.actors[0]?.username ?? '') ||
-    cmp(a.id, b.id)
-  );
-}
-
-function objectKey(f: Finding): string {
-  const o = f.object;
-  return o ? `${o.apiGroup}/${o.resource}/${o.namespace}/${o.name}/${o.subresource}` : '';
-}
+export { buildReport, compareFindings, createEngine } from './build-report.js';
+export type { ReportParts, SourceCounts } from './build-report.js';
 
 /**
  * Analyze audit logs.
@@ -155,24 +139,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
     throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is after --until (${new Date(untilMs).toISOString()})`);
   }
 
-  const allowlist = new Allowlist([...(options.defaultAllowlist ? DEFAULT_ALLOWLIST : []), ...options.allowlist]);
-  const engine = new Engine(
-    {
-      detectors,
-      filter: compileFilter({
-        namespaces: options.namespaces,
-        users: options.users,
-        resources: options.resources,
-        verbs: options.verbs,
-        sinceMs,
-        untilMs,
-      }),
-      allowlist,
-      reorderWindowMs: options.reorderWindowMs,
-      seriesStepMs: options.seriesStepMs,
-    },
-    io.onAlert ? { alert: io.onAlert } : {},
-  );
+  const { engine, allowlist } = createEngine(options, detectors, sinceMs, untilMs, io.onAlert ? { alert: io.onAlert } : {});
 
   const normalizer = new Normalizer();
   const bad = new BadLineLog(options.badLineSamples);
@@ -212,65 +179,19 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
   // Unreadable sources are skipped and reported, unless nothing at all could be read.
   const first = sourceErrors[0];
   if (first !== undefined && s.every((x) => x.events === 0)) throw first.error;
-  const sum = (f: (x: SourceStats) => number): number => s.reduce((a, x) => a + f(x), 0);
 
-  return {
-    schemaVersion: SCHEMA_VERSION,
-    tool: { name: 'auditstorm', version: VERSION },
-    generatedAt: now().toISOString(),
-    input: {
-      sources: s.map((x) => ({
-        name: x.name,
-        kind: x.kind,
-        format: x.format,
-        bytes: x.bytes,
-        lines: x.lines,
-        events: x.events,
-        requests: x.requests,
-        badLines: x.badLines,
-        truncated: x.truncated,
-      })),
-      lines: sum((x) => x.lines),
-      events: sum((x) => x.events),
-      requests: counters.requests,
-      badLines: sum((x) => x.badLines),
-      badLineSamples: bad.samples(),
-      skipped: {
-        nonFinalStages: sum((x) => x.nonFinalStages),
-        duplicates: counters.duplicates,
-        filtered: counters.filtered,
-        overlongLines: sum((x) => x.overlongLines),
-      },
-      truncated: sum((x) => x.truncated),
-      truncatedRead: sum((x) => x.truncatedRead),
-      skippedRecords: sum((x) => x.skippedRecords),
-      sourceErrors: sourceErrors.map(({ source, message }) => ({ source, message })).sort((a, b) => cmp(a.source, b.source)),
-      lateRequests: counters.late,
-      nonResourceRequests: counters.nonResource,
-      allowlisted: allowlist.excluded(),
-      timeRange:
-        counters.firstTs === null || counters.lastTs === null
-          ? null
-          : { from: new Date(Math.floor(counters.firstTs)).toISOString(), to: new Date(Math.floor(counters.lastTs)).toISOString() },
-    },
-    settings: {
-      reorderWindowMs: options.reorderWindowMs,
-      seriesStepMs: options.seriesStepMs,
-      filters: {
-        since: sinceMs === undefined ? null : new Date(sinceMs).toISOString(),
-        until: untilMs === undefined ? null : new Date(untilMs).toISOString(),
-        namespaces: options.namespaces,
-        users: options.users,
-        resources: options.resources,
-        verbs: options.verbs,
-      },
-      allowlist: allowlist.rules.map((r) => r.name),
-      detectors: Object.fromEntries(detectors.map((d) => [d.detector.meta.id, d.options])),
-    },
-    findings: [...engine.findings].sort(compareFindings),
-    notes: [...engine.notes].sort(compareFindings),
-    summaries: engine.aggregates.summarize(options.top),
-    series: bucketedSeries(engine.series),
-  };
+  return buildReport({
+    options,
+    detectors,
+    sinceMs,
+    untilMs,
+    allowlist,
+    engine,
+    counters,
+    sources: s,
+    badLineSamples: bad.samples(),
+    sourceErrors,
+    generatedAt: now(),
+  });
 }
 

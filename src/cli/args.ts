@@ -14,8 +14,34 @@ import { INPUT_FORMATS, type InputFormat } from '../parser/formats/detect.js';
 /** Formats accepted by `--format`, in help order (same as `FORMATS` in `src/report/index.ts`). */
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const satisfies readonly Format[];
 
+/** `--format` of `watch` and `serve` also takes `ndjson`: one JSON object per alert line. */
+export type CliFormat = Format | 'ndjson';
+
+/** Subcommands. */
+export type Command = 'analyze' | 'watch' | 'serve';
+
+/** Flags of `watch` and `serve` only (see `auditstorm watch --help`). */
+export interface LiveArgs {
+  /** `serve --listen HOST:PORT` (default `127.0.0.1:8080`). */
+  listen?: string;
+  /** `--token-file FILE`: the bearer token, read from a file (not argv, which `ps` shows). */
+  tokenFile?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsClientCa?: string;
+  maxBodyBytes?: number;
+  metricsTop?: number;
+  /** `watch FILE --from-start`: read what the file holds before following it. */
+  fromStart: boolean;
+}
+
+/** Names of the live-only flags, for the "only for watch/serve" check. */
+const LIVE_FLAGS = ['listen', 'token-file', 'tls-cert', 'tls-key', 'tls-client-ca', 'max-body-bytes', 'metrics-top', 'from-start'] as const;
+
 /** Command-line arguments after parsing and normalization (no config file, no defaults). */
 export interface ParsedArgs {
+  /** The subcommand; absent for `analyze` (also when no command is given). */
+  command?: Command;
   /** Input paths (files, directories, `-` for stdin); empty means stdin. */
   paths: string[];
   since?: string;
@@ -34,8 +60,8 @@ export interface ParsedArgs {
   reorderWindow?: string;
   minConflicts?: number;
   minConflictRatio?: number;
-  /** `--format`; undefined when not given (stdout then defaults to text). */
-  format?: Format;
+  /** `--format`; undefined when not given (stdout then defaults to text). `ndjson` only for watch/serve. */
+  format?: CliFormat;
   /** `-o/--out` paths, in order. */
   out: string[];
   failOn?: Severity;
@@ -47,6 +73,8 @@ export interface ParsedArgs {
   noColor: boolean;
   /** True when `--quiet` was given. */
   quiet: boolean;
+  /** Flags of `watch` and `serve`; absent for `analyze`. */
+  live?: LiveArgs;
 }
 
 /** What parsing asked for: run an analysis, or print text (help, version) and exit 0. */
@@ -56,6 +84,21 @@ const GROUP_INPUT = 'Input:';
 const GROUP_FILTERS = 'Filters:';
 const GROUP_DETECTION = 'Detection:';
 const GROUP_OUTPUT = 'Output:';
+const GROUP_LIVE = 'Live (watch, serve):';
+
+/** `--format` of `watch` and `serve`: how alerts are written (the final report follows it: text, or one JSON line). */
+function liveFormatOption(y: Argv): Argv {
+  return y.option('format', {
+    group: GROUP_OUTPUT,
+    type: 'string',
+    // yargs adds these choices to the global option's (text, json, markdown, html); live modes
+    // take text and ndjson only (checked in `src/cli/live.ts`).
+    choices: ['ndjson'],
+    requiresArg: true,
+    describe: 'Alerts on stdout: text lines, or ndjson (one JSON object per alert, then {"type":"report"}); other formats with -o FILE',
+    defaultDescription: 'text',
+  });
+}
 
 /**
  * Defaults shown in `--help` (shown only: flags have no yargs defaults, see the module doc).
@@ -95,13 +138,29 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       // No camelCase twins: strict mode would name an unknown `--foo-bar` twice.
       'camel-case-expansion': false,
     })
-    .usage('$0 [analyze] [paths..]\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.')
+    .usage('$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.')
     .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) =>
       y.positional('paths', {
         type: 'string',
         array: true,
         describe: 'Audit log files (plain or .gz) or directories; "-" or nothing reads stdin',
       }),
+    )
+    .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) =>
+      liveFormatOption(y)
+        .positional('paths', {
+          type: 'string',
+          array: true,
+          describe: 'The active log file to follow (rotated and gzipped files are handled), or "-"/nothing for stdin',
+        })
+        .example('tail -F /var/log/kubernetes/audit/audit.log | $0 watch', 'Alerts from a pipe')
+        .example('$0 watch /var/log/kubernetes/audit/audit.log', 'Follow the file itself, across rotation')
+        .example('kubectl logs -f -n kube-system kube-apiserver-cp1 | $0 watch --format ndjson', 'One JSON object per alert'),
+    )
+    .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) =>
+      liveFormatOption(y)
+        .example('$0 serve --listen 127.0.0.1:8080', 'Plain HTTP on loopback')
+        .example('$0 serve --listen 0.0.0.0:8443 --tls-cert s.crt --tls-key s.key --tls-client-ca ca.crt --token-file token', 'TLS, client certificates and a bearer token'),
     )
     .option('config', {
       group: GROUP_INPUT,
@@ -113,7 +172,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       group: GROUP_INPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'How far (a duration) lines may be out of time order and still be placed exactly; later ones are counted as late',
+      describe: 'How far (a duration) lines may be out of time order and still be placed exactly; later ones are counted as late (watch and serve: 1s by default)',
       ...shown(defaults.reorderWindow),
     })
     .option('max-line-length', {
@@ -238,6 +297,46 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       type: 'boolean',
       describe: 'No progress line and no summary on stderr',
     })
+    .option('listen', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'serve: HOST:PORT to listen on (port 0 picks a free one)',
+      defaultDescription: '127.0.0.1:8080',
+    })
+    .option('token-file', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'serve: require Authorization: Bearer <the token in FILE> (every path but /healthz)',
+    })
+    .option('tls-cert', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'serve: serve HTTPS with this PEM certificate (chain)' })
+    .option('tls-key', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'serve: PEM private key of --tls-cert' })
+    .option('tls-client-ca', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'serve: require client certificates signed by this PEM CA',
+    })
+    .option('max-body-bytes', {
+      group: GROUP_LIVE,
+      type: 'number',
+      requiresArg: true,
+      describe: 'serve: largest POST body, in bytes after decompression (413 above)',
+      defaultDescription: String(64 * 1024 * 1024),
+    })
+    .option('metrics-top', {
+      group: GROUP_LIVE,
+      type: 'number',
+      requiresArg: true,
+      describe: 'serve: actors and objects listed in /metrics',
+      defaultDescription: '10',
+    })
+    .option('from-start', {
+      group: GROUP_LIVE,
+      type: 'boolean',
+      describe: 'watch FILE: read what the file already holds before following it (default: start at its end)',
+    })
     .version('version', 'Show the version', version)
     .help('help', 'Show this help')
     .alias('help', 'h')
@@ -252,7 +351,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
         + 'maxLineLength, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
         + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minWritesPerSec).\n'
-        + 'Exit codes: 0 success, 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
+        + 'Exit codes: 0 success (watch and serve also on SIGINT/SIGTERM, after the final report), 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
         + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
     )
     .wrap(Math.max(60, Math.min(width, 120)));
@@ -351,6 +450,8 @@ function num(v: unknown, flag: string, kind: 'positive-int' | 'non-negative' | '
 function normalize(raw: Record<string, unknown>): ParsedArgs {
   const positional = Array.isArray(raw['paths']) ? raw['paths'] : [];
   const afterDashes = Array.isArray(raw['--']) ? raw['--'] : [];
+  const words = Array.isArray(raw['_']) ? raw['_'].map(String) : [];
+  const command: Command = words[0] === 'watch' ? 'watch' : words[0] === 'serve' ? 'serve' : 'analyze';
   const args: ParsedArgs = {
     paths: [...positional, ...afterDashes].map(String),
     namespace: list(raw['namespace']),
@@ -361,6 +462,38 @@ function normalize(raw: Record<string, unknown>): ParsedArgs {
     noColor: last(raw['no-color']) === true,
     quiet: last(raw['quiet']) === true,
   };
+  for (const flag of LIVE_FLAGS) {
+    if (raw[flag] !== undefined && command === 'analyze') {
+      throw new UsageError(`--${flag} is an option of watch and serve, not of analyze`, 'run `auditstorm watch --help` or `auditstorm serve --help`');
+    }
+  }
+  if (command !== 'analyze') {
+    args.command = command;
+    args.live = { fromStart: last(raw['from-start']) === true };
+    normalizeLive(raw, args.live);
+  }
+  normalizeRest(raw, args);
+  return args;
+}
+
+function normalizeLive(raw: Record<string, unknown>, live: LiveArgs): void {
+  const listen = str(raw['listen']);
+  if (listen !== undefined) live.listen = listen;
+  const tokenFile = str(raw['token-file']);
+  if (tokenFile !== undefined) live.tokenFile = tokenFile;
+  const tlsCert = str(raw['tls-cert']);
+  if (tlsCert !== undefined) live.tlsCert = tlsCert;
+  const tlsKey = str(raw['tls-key']);
+  if (tlsKey !== undefined) live.tlsKey = tlsKey;
+  const tlsClientCa = str(raw['tls-client-ca']);
+  if (tlsClientCa !== undefined) live.tlsClientCa = tlsClientCa;
+  const maxBodyBytes = num(raw['max-body-bytes'], '--max-body-bytes', 'positive-int');
+  if (maxBodyBytes !== undefined) live.maxBodyBytes = maxBodyBytes;
+  const metricsTop = num(raw['metrics-top'], '--metrics-top', 'positive-int');
+  if (metricsTop !== undefined) live.metricsTop = metricsTop;
+}
+
+function normalizeRest(raw: Record<string, unknown>, args: ParsedArgs): void {
   const since = str(raw['since']);
   if (since !== undefined) args.since = since;
   const until = str(raw['until']);
@@ -378,7 +511,7 @@ function normalize(raw: Record<string, unknown>): ParsedArgs {
   const minConflictRatio = num(raw['min-conflict-ratio'], '--min-conflict-ratio', 'ratio');
   if (minConflictRatio !== undefined) args.minConflictRatio = minConflictRatio;
   const format = str(raw['format']);
-  if (format !== undefined) args.format = format as Format;
+  if (format !== undefined) args.format = format as CliFormat;
   const failOn = str(raw['fail-on']);
   if (failOn !== undefined) args.failOn = failOn as Severity;
   const top = num(raw['top'], '--top', 'positive-int');
@@ -387,5 +520,4 @@ function normalize(raw: Record<string, unknown>): ParsedArgs {
   if (maxLineLength !== undefined) args.maxLineLength = maxLineLength;
   const inputFormat = str(raw['input-format']);
   if (inputFormat !== undefined) args.inputFormat = inputFormat as InputFormat;
-  return args;
 }

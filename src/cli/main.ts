@@ -44,6 +44,13 @@ export interface CliIO {
   analyze?: AnalyzeFn;
   /** Replaces reading the `--config` file (tests). */
   readFile?: ReadFileFn;
+  /**
+   * `watch` / `serve`: calls `handler` on SIGINT or SIGTERM until the returned function is called.
+   * Absent: no signals (tests stop runs by ending stdin).
+   */
+  onSignal?: (handler: () => void) => () => void;
+  /** `serve`: resident memory in bytes, for `/metrics`. */
+  residentMemory?: () => number;
 }
 
 /**
@@ -62,6 +69,15 @@ export function processIO(): CliIO {
     // `columns` is 0 or undefined when the size is unknown.
     columns: { stdout: process.stdout.columns || undefined, stderr: process.stderr.columns || undefined },
     now: () => new Date(),
+    onSignal: (handler) => {
+      process.on('SIGINT', handler);
+      process.on('SIGTERM', handler);
+      return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+      };
+    },
+    residentMemory: () => process.memoryUsage.rss(),
   };
 }
 
@@ -85,6 +101,10 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (parsed.kind === 'print') {
       await out.write(parsed.text);
       return 0;
+    }
+    if (parsed.args.command === 'watch' || parsed.args.command === 'serve') {
+      const { runLive } = await import('./live.js');
+      return await runLive(parsed.args, io, out, err);
     }
     const { analyze: analyzeOptions, output } = await createOptions(parsed.args, io.readFile, {
       term: { stdoutIsTTY: io.isTTY.stdout, stderrIsTTY: io.isTTY.stderr, env: io.env },
@@ -160,7 +180,8 @@ export function summaryLine(report: Report, paths: readonly string[]): string {
   return `auditstorm: wrote ${paths.join(', ')}: ${findings} in ${report.input.requests.toLocaleString('en-US')} requests\n`;
 }
 
-async function writeOutputs(report: Report, output: OutputOptions, out: Guarded, err: Guarded, io: CliIO): Promise<void> {
+/** Writes `--out` files, then stdout (or the summary line on stderr). @throws UsageError for an unwritable file. */
+export async function writeOutputs(report: Report, output: OutputOptions, out: Guarded, err: Guarded, io: CliIO): Promise<void> {
   const { renderReport } = await import('../report/index.js');
   // Files first: they are what a pipeline keeps even if stdout is closed early.
   for (const o of output.outs) {
@@ -182,7 +203,7 @@ async function writeOutputs(report: Report, output: OutputOptions, out: Guarded,
 }
 
 /** Fail before a long analysis when an `--out` file could not be written anyway. */
-async function checkOutDirs(paths: readonly string[]): Promise<void> {
+export async function checkOutDirs(paths: readonly string[]): Promise<void> {
   for (const path of paths) {
     const dir = dirname(resolve(path));
     let isDir: boolean;
@@ -239,7 +260,7 @@ function withNewline(s: string): string {
 }
 
 /** A stream wrapper whose writes resolve when flushed and become no-ops once the stream broke. */
-interface Guarded {
+export interface Guarded {
   write(text: string): Promise<void>;
 }
 

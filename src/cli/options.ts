@@ -271,8 +271,12 @@ export async function createOptions(
   if (config.allowlist !== undefined) analyze.allowlist = config.allowlist;
   if (config.defaultAllowlist !== undefined) analyze.defaultAllowlist = config.defaultAllowlist;
 
+  if (argv.format === 'ndjson' && (argv.command ?? 'analyze') === 'analyze') {
+    throw new UsageError('--format ndjson is for watch and serve (one JSON object per alert)', 'analyze writes one report: use --format json');
+  }
   const output: OutputOptions = {
-    format: argv.format ?? 'text',
+    // watch/serve --format ndjson: alerts as JSON lines (src/cli/live.ts), the final report as JSON.
+    format: argv.format === 'ndjson' ? 'json' : (argv.format ?? 'text'),
     stdout: argv.format !== undefined || outs.length === 0,
     outs,
     color: useColor(term, argv.noColor),

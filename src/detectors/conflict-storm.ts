@@ -156,6 +156,12 @@ interface Pair {
   chains: Map<string, Chain>;
   hot: Hot | null;
   open: boolean;
+  /**
+   * An `open` alert went out for the current episode. Episodes that look handled well so far
+   * (exponential backoff, RetryOnConflict chains that succeed) raise none, as they become notes,
+   * not findings; one that stops looking so raises its `open` then.
+   */
+  alerted: boolean;
 }
 
 const C_WRITE = 0;
@@ -224,6 +230,7 @@ export const conflictStorm = defineDetector({
         chains: new Map(),
         hot: null,
         open: false,
+        alerted: false,
       }));
       const conflict = isConflict(r);
       const ok = r.code >= 200 && r.code < 300;
@@ -304,20 +311,31 @@ export const conflictStorm = defineDetector({
       if (p.open) {
         if (passes) {
           const h = p.hot as Hot;
-          if (raiseSeverity(h, severityOf(h))) ctx.alert('update', build(p));
+          const raised = raiseSeverity(h, severityOf(h));
+          if (p.alerted) {
+            if (raised) ctx.alert('update', build(p));
+          } else alertOpen(p);
           return true;
         }
         close(p);
       } else if (passes && p.hot !== null) {
         p.open = true;
         p.hot.severity = severityOf(p.hot);
-        ctx.alert('open', build(p));
+        alertOpen(p);
         return true;
       } else if (cf === 0) {
         p.hot = null;
       }
       const end = boundary * o.stepMs;
       return !(w === 0 && p.hot === null && end - p.lastWriteTs > o.chainBreakMs);
+    }
+
+    /** Live `open` alert, unless the episode looks handled well so far (see {@link Pair.alerted}). */
+    function alertOpen(p: Pair): void {
+      const f = build(p);
+      if (isHandledWell(f)) return;
+      p.alerted = true;
+      ctx.alert('open', f);
     }
 
     function close(p: Pair): void {
@@ -336,7 +354,8 @@ export const conflictStorm = defineDetector({
         }
       }
       const f = build(p);
-      ctx.alert('close', f);
+      if (p.alerted) ctx.alert('close', f);
+      p.alerted = false;
       if (isHandledWell(f)) ctx.note({ ...f, severity: 'info' });
       else ctx.emit(f);
       p.hot = null;

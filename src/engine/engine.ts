@@ -58,6 +58,7 @@ export class Engine {
   private readonly filter: ((r: RequestRecord) => boolean) | null;
   private readonly allowlist: Allowlist | null;
   private readonly queue: ReorderQueue;
+  private readonly reorderWindowMs: number;
   private readonly dedupe: AuditIdDedupe;
   private readonly counters: EngineCounters = {
     requests: 0,
@@ -74,6 +75,7 @@ export class Engine {
     this.filter = opts.filter;
     this.allowlist = opts.allowlist ?? null;
     this.dedupe = new AuditIdDedupe(opts.dedupeHistory ?? 1_000_000);
+    this.reorderWindowMs = opts.reorderWindowMs;
     this.queue = new ReorderQueue(opts.reorderWindowMs, (r) => this.count(r));
     const alert = sink.alert ?? (() => {});
     this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id) ?? 0);
@@ -97,9 +99,21 @@ export class Engine {
     this.queue.push(r);
   }
 
-  /** Stream time moved on without records (live mode): lets detectors close idle episodes. */
+  /**
+   * Stream time is `nowMs` (UTC epoch ms) though no record says so (live mode, on a timer):
+   * records with `ts <= nowMs - reorderWindowMs` leave the reorder queue and detectors are moved
+   * to that time, so episodes open and close without waiting for newer records. A record older
+   * than that arriving later is counted as late and placed at that time.
+   */
   advance(nowMs: number): void {
-    for (const d of this.instances) d.advance(nowMs);
+    const t = nowMs - this.reorderWindowMs;
+    this.queue.releaseUntil(t);
+    for (const d of this.instances) d.advance(t);
+  }
+
+  /** Counters so far, without ending the input (live snapshots); records still queued are not in them. */
+  snapshot(): EngineCounters {
+    return { ...this.counters, late: this.queue.late };
   }
 
   /** End of input: release buffered records and let detectors close their episodes. */

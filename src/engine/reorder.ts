@@ -54,6 +54,16 @@ export class ReorderQueue {
     }
   }
 
+  /**
+   * Stream time reached `limitMs` without records (live mode): release every record with
+   * `ts <= limitMs` and move the clock there, so a record older than `limitMs` that arrives later
+   * is counted as late and fed at the clock (downstream time never goes back).
+   */
+  releaseUntil(limitMs: number): void {
+    this.drainUntil(limitMs);
+    if (limitMs > this.releasedTs) this.releasedTs = limitMs;
+  }
+
   /** Release everything (end of input). */
   flush(): void {
     this.drainUntil(Infinity);

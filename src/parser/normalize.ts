@@ -131,6 +131,12 @@ export class Normalizer {
   private oldActors = new Map<string, Actor>();
   private oldObjects = new Map<string, ObjectRef>();
   private generationStartMs = Number.NaN;
+  /**
+   * Bumped whenever a generation closes. Callers that cache interned values outside the
+   * normalizer (the parallel reader) drop their caches then, so every value in use is looked up
+   * again and stays interned.
+   */
+  generation = 0;
 
   /**
    * @param generationMs stream time (ms of `stageTimestamp`) a generation of interned values
@@ -156,6 +162,7 @@ export class Normalizer {
   private rotate(ts: number): void {
     if (!(ts - this.generationStartMs < this.generationMs)) {
       if (this.objects.size + this.actors.size >= this.generationMin) {
+        this.generation++;
         this.oldObjects = this.objects;
         this.oldActors = this.actors;
         this.objects = new Map();
@@ -227,6 +234,41 @@ export class Normalizer {
     );
   }
 
+  /**
+   * As {@link normalizeFast}, with the actor and object already interned (from
+   * {@link internActor} / {@link internObject} in this generation); `f`'s actor and object fields
+   * are not read.
+   */
+  normalizeInterned(f: FastFields, actor: Actor, object: ObjectRef | null): RequestRecord {
+    return this.build(
+      fresh(f.auditID),
+      f.stage,
+      fresh(f.requestURI),
+      f.verb,
+      f.stageTimeMs,
+      f.receivedTimeMs,
+      object,
+      f.resourceVersion,
+      '',
+      '',
+      f.code,
+      f.reason,
+      f.sourceIP,
+      f.level,
+      actor,
+    );
+  }
+
+  /** The interned actor of `username` + `userAgent` (see {@link normalizeInterned}). */
+  internActor(username: string, userAgent: string): Actor {
+    return this.actor(username, userAgent);
+  }
+
+  /** The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one. */
+  internObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
+    return this.object(apiGroup, resource, namespace, name, subresource, apiVersion);
+  }
+
   private build(
     auditID: string,
     stage: FinalStage,
@@ -242,6 +284,7 @@ export class Normalizer {
     reason: string,
     sourceIP: string,
     level: string,
+    actor?: Actor,
   ): Mutable<RequestRecord> {
     if (!(stageTimeMs - this.generationStartMs < this.generationMs)) this.rotate(stageTimeMs);
     const query = uri.indexOf('?');
@@ -258,7 +301,7 @@ export class Normalizer {
       verb,
       isWrite: !dryRun && WRITE_VERBS.has(verb),
       dryRun,
-      actor: this.actor(username, userAgent),
+      actor: actor ?? this.actor(username, userAgent),
       object,
       code,
       reason,

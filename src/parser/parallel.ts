@@ -53,6 +53,7 @@ class Pool {
         resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 },
       });
       w.on('message', (r: WorkResult) => {
+        r.worker = i;
         const p = this.waiting.get(r.id);
         this.waiting.delete(r.id);
         p?.resolve(r);

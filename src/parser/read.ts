@@ -32,7 +32,7 @@ import { decodeInParallel, parallelWorkers } from './parallel.js';
 import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, NUMBER_FIELDS, STRING_FIELDS } from './work-lines.js';
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
-import type { RequestRecord } from './record.js';
+import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { describeInput } from './sniff.js';
 import type { SourceChain, SourceKind, SourceSpec } from './sources.js';
 
@@ -426,6 +426,8 @@ async function* readMember(
     // The same lines, cut and fast-decoded on worker threads (parallel.ts), consumed in order here.
     let lines = 0;
     let overlongLines = 0;
+    const dicts: Array<Dictionary | undefined> = [];
+    let generation = normalizer.generation;
     const overlongAt = (no: number): void => {
       overlongLines++;
       overlong = overlongLines;
@@ -437,6 +439,16 @@ async function* readMember(
         continue;
       }
       const { kinds, strings, lengths, numbers, fallback } = run;
+      const dict = (dicts[run.worker ?? 0] ??= newDictionary());
+      if (dict.epoch !== run.epoch) {
+        dict.epoch = run.epoch;
+        dict.actorDefs = [];
+        dict.objectDefs = [];
+        dict.actors = [];
+        dict.objects = [];
+      }
+      for (const s of run.actors) dict.actorDefs.push(s);
+      for (const s of run.objects) dict.objectDefs.push(s);
       let at = 0; // into strings
       let li = 0; // into lengths
       let ni = 0; // into numbers
@@ -453,11 +465,39 @@ async function* readMember(
           fields.stageTimeMs = numbers[ni]!;
           fields.receivedTimeMs = numbers[ni + 1]!;
           fields.code = numbers[ni + 2]!;
-          const flags = numbers[ni + 3]!;
+          fields.stage = numbers[ni + 3] === 1 ? 'Panic' : 'ResponseComplete';
+          const actorId = numbers[ni + 4]!;
+          const objectId = numbers[ni + 5]!;
           ni += NUMBER_FIELDS;
-          fields.stage = (flags & 1) !== 0 ? 'Panic' : 'ResponseComplete';
-          fields.hasObjectRef = (flags & 2) !== 0;
-          fastEvent(true);
+          // Interned in line order, as the single-threaded reader interns them; cached per worker id
+          // until the normalizer closes a generation (then looked up again, so they stay interned).
+          if (generation !== normalizer.generation) {
+            generation = normalizer.generation;
+            for (const d of dicts) {
+              if (d === undefined) continue;
+              d.actors = [];
+              d.objects = [];
+            }
+          }
+          let actor = dict.actors[actorId];
+          if (actor === undefined) {
+            const a = dict.actorDefs;
+            actor = dict.actors[actorId] = normalizer.internActor(a[2 * actorId]!, a[2 * actorId + 1]!);
+          }
+          let object: ObjectRef | null = null;
+          if (objectId >= 0) {
+            object = dict.objects[objectId] ?? null;
+            if (object === null) {
+              const o = dict.objectDefs;
+              const b = 6 * objectId;
+              object = dict.objects[objectId] = normalizer.internObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
+            }
+          }
+          sniff = null;
+          stats.events++;
+          bare++;
+          stats.requests++;
+          records.push(normalizer.normalizeInterned(fields, actor, object));
         } else if (kind === LINE_NONFINAL) fastEvent(false);
         else if (kind === LINE_FALLBACK) slowLine(fallback[fi++]!, no);
         else if (kind === LINE_OVERLONG) overlongAt(no);
@@ -519,6 +559,19 @@ async function* readMember(
   setFormat();
   if (records.length > 0) yield flush();
   if (sniff !== null && (sniff as Sniff).lines + counts.overlong > 0) throw (sniff as Sniff).reject(spec, counts.overlong, forcedInfo);
+}
+
+/** What this thread knows of one worker's actor and object ids (see `work-lines.ts`). */
+interface Dictionary {
+  epoch: number;
+  actorDefs: string[];
+  objectDefs: string[];
+  actors: Array<Actor | undefined>;
+  objects: Array<ObjectRef | undefined>;
+}
+
+function newDictionary(): Dictionary {
+  return { epoch: -1, actorDefs: [], objectDefs: [], actors: [], objects: [] };
 }
 
 function notEvents(reason: string): ValueResult {

@@ -26,29 +26,21 @@ export const LINE_FALLBACK = 3; // for the full path: its text is next in `fallb
 export const LINE_OVERLONG = 4; // longer than maxLength
 
 /** Strings of one final record in `strings`, in this order. */
-export const STRING_FIELDS = [
-  'auditID',
-  'requestURI',
-  'verb',
-  'username',
-  'userAgent',
-  'sourceIP',
-  'level',
-  'resource',
-  'namespace',
-  'name',
-  'apiGroup',
-  'apiVersion',
-  'resourceVersion',
-  'subresource',
-  'reason',
-] as const satisfies ReadonlyArray<keyof FastFields>;
-/** Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic, 2 objectRef). */
-export const NUMBER_FIELDS = 4;
+export const STRING_FIELDS = ['auditID', 'requestURI', 'verb', 'sourceIP', 'level', 'resourceVersion', 'reason'] as const satisfies ReadonlyArray<keyof FastFields>;
+/**
+ * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic),
+ * actor id, object id (-1: no objectRef). Ids index this worker's dictionaries (see
+ * {@link WorkResult.actors}).
+ */
+export const NUMBER_FIELDS = 6;
+/** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
+export const DICTIONARY_LIMIT = 100_000;
 
 /** What a worker answers for one {@link WorkRequest}. */
 export interface WorkResult {
   id: number;
+  /** Which worker answered (set by the pool): dictionaries are per worker. */
+  worker?: number;
   lines: number;
   kinds: Uint8Array;
   /** The strings of every final record, concatenated; `lengths` cuts them. */
@@ -56,7 +48,18 @@ export interface WorkResult {
   lengths: Uint32Array;
   numbers: Float64Array;
   fallback: string[];
+  /** Dictionary epoch: ids of an earlier epoch are void. */
+  epoch: number;
+  /** Actors first seen in this run, in id order: username, userAgent, username, … */
+  actors: string[];
+  /** Objects first seen in this run, in id order: apiGroup, resource, namespace, name, subresource, apiVersion, … */
+  objects: string[];
 }
+
+// The worker's dictionaries (one thread, one reader at a time: see parallel.ts).
+let epoch = 0;
+let actorIds = new Map<string, number>();
+let objectIds = new Map<string, number>();
 
 /** Decodes one run (exported for tests; the worker calls it per message). */
 export function work(req: WorkRequest): WorkResult {
@@ -66,6 +69,14 @@ export function work(req: WorkRequest): WorkResult {
   const lengths: number[] = [];
   const numbers: number[] = [];
   const fallback: string[] = [];
+  const actors: string[] = [];
+  const objects: string[] = [];
+  if (req.first === 1 || actorIds.size + objectIds.size > DICTIONARY_LIMIT) {
+    // A new member (its reader knows nothing yet), or full dictionaries.
+    epoch++;
+    actorIds = new Map();
+    objectIds = new Map();
+  }
   const f = newFastFields();
   let next = req.first;
   const lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, (no, text) => {
@@ -89,7 +100,24 @@ export function work(req: WorkRequest): WorkResult {
         parts.push(s);
         lengths.push(s.length);
       }
-      numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, (f.stage === 'Panic' ? 1 : 0) | (f.hasObjectRef ? 2 : 0));
+      const actorKey = `${f.username}\u0000${f.userAgent}`;
+      let actor = actorIds.get(actorKey);
+      if (actor === undefined) {
+        actor = actorIds.size;
+        actorIds.set(actorKey, actor);
+        actors.push(f.username, f.userAgent);
+      }
+      let object = -1;
+      if (f.hasObjectRef) {
+        const objectKey = `${f.apiGroup}/${f.resource}/${f.namespace}/${f.name}/${f.subresource}`;
+        const known = objectIds.get(objectKey);
+        if (known === undefined) {
+          object = objectIds.size;
+          objectIds.set(objectKey, object);
+          objects.push(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion);
+        } else object = known;
+      }
+      numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object);
     } else kinds.push(LINE_NONFINAL);
   });
   while (next < req.first + lines) {
@@ -104,5 +132,8 @@ export function work(req: WorkRequest): WorkResult {
     lengths: Uint32Array.from(lengths),
     numbers: Float64Array.from(numbers),
     fallback,
+    epoch,
+    actors,
+    objects,
   };
 }

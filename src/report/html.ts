@@ -217,7 +217,7 @@ function findingCard(f: Finding, n: number): string {
   const sev = f.severity;
   const out = [
     `<article class="finding sev-${sev}" id="finding-${n}">`,
-    `<h3><span class="badge sev-${sev}">${text(sev.toUpperCase())}</span> <span class="num">#${n}</span> <span class="kind">${text(f.kind)}</span> ${text(f.title)}</h3>`,
+    `<h3><span class="badge sev-${sev}">${text(sev.toUpperCase())}</span> <span class="num">#${n}</span> <span class="kind">${text(f.kind)}</span>${f.ongoing === true ? ' <span class="muted">(ongoing)</span>' : ''} ${text(f.title)}</h3>`,
     '<div class="cols">',
     '<div class="col">',
     '<h4>Who</h4>',

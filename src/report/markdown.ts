@@ -94,7 +94,7 @@ function who(a: ReportActor): string {
 }
 
 function finding(f: Finding, n: number): string[] {
-  const out = [`## ${n}. ${f.severity.toUpperCase()} ${text(f.kind)}: ${text(f.title)}`, ''];
+  const out = [`## ${n}. ${f.severity.toUpperCase()} ${text(f.kind)}${f.ongoing === true ? ' (ongoing)' : ''}: ${text(f.title)}`, ''];
   const what = f.object ? `${code(formatObject(f.object))} (API version ${code(f.object.apiVersion)})` : 'no single object (cluster-wide)';
   out.push(`- **What:** ${what}`);
   if (f.actors.length === 1) out.push(`- **Who:** ${who(f.actors[0]!)}`);

@@ -106,6 +106,11 @@ export const FindingSchema = z.object({
   advice: z.array(AdviceSchema),
   /** Bucketed traffic of the finding (every built-in detector); absent in older reports. */
   series: FindingSeriesSchema.optional(),
+  /**
+   * Live reports only (`auditstorm serve` `GET /report`): `true` for an episode that is still
+   * open, its numbers as of its last alert (open or worsen). Absent for finished episodes.
+   */
+  ongoing: z.boolean().optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 

@@ -306,7 +306,7 @@ function writeActor(r: TextWriter, a: ReportActor): void {
 
 function writeFinding(r: TextWriter, f: Finding, n: number): void {
   const sev = r.style.severity(f.severity, f.severity.toUpperCase());
-  r.raw(`#${n}  ${sev}  ${truncate(clean(f.kind), r.width - 12)}`);
+  r.raw(`#${n}  ${sev}  ${truncate(clean(f.kind), r.width - 12)}${f.ongoing === true ? '  (ongoing)' : ''}`);
   r.para(f.title, 4);
   if (f.actors.length === 0) r.field(4, 'User', '(unknown)');
   f.actors.forEach((a, i) => {

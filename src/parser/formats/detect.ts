@@ -91,6 +91,23 @@ export interface Peeked {
   readonly stream: Readable;
 }
 
+/** Marks streams that are read live (`auditstorm watch`): see {@link markLiveStream}. */
+const LIVE_STREAM = Symbol('auditstorm.liveStream');
+
+/**
+ * Marks `stream` as live: {@link peek} then detects the framing from the first chunk that
+ * completes a line instead of waiting for {@link PEEK_BYTES}, which a quiet pipe or followed file
+ * may take minutes to deliver. Returns `stream`.
+ */
+export function markLiveStream<S extends Readable>(stream: S): S {
+  (stream as unknown as Record<symbol, boolean>)[LIVE_STREAM] = true;
+  return stream;
+}
+
+function isLiveStream(stream: Readable): boolean {
+  return (stream as unknown as Record<symbol, boolean | undefined>)[LIVE_STREAM] === true;
+}
+
 /**
  * Reads up to `bytes` from `input` and returns them with a stream that yields them again, then
  * the rest of `input`. Errors of `input` are thrown here (while peeking) or by the new stream.
@@ -100,6 +117,7 @@ export async function peek(input: Readable, bytes = PEEK_BYTES): Promise<Peeked>
   const chunks: Buffer[] = [];
   let size = 0;
   let atEnd = false;
+  const live = isLiveStream(input);
   while (size < bytes) {
     const r = await it.next();
     if (r.done === true) {
@@ -109,6 +127,8 @@ export async function peek(input: Readable, bytes = PEEK_BYTES): Promise<Peeked>
     const b = typeof r.value === 'string' ? Buffer.from(r.value) : r.value;
     chunks.push(b);
     size += b.length;
+    // A live stream (watch) may stay quiet for minutes: detect from the first whole line.
+    if (live && b.includes(0x0a)) break;
   }
   const head = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   async function* again(): AsyncGenerator<Buffer> {

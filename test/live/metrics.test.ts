@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { escapeLabelValue, renderMetrics } from '../../src/live/metrics.js';
+import { RecentRates } from '../../src/live/rates.js';
+import type { LiveStatus } from '../../src/live/session.js';
+
+const status: LiveStatus = {
+  uptimeMs: 12_500,
+  events: 1000,
+  requests: 990,
+  badLines: 3,
+  openByKind: { 'conflict-storm': 1, 'hot-loop': 0 },
+  openedByKind: { 'conflict-storm': 2, 'hot-loop': 0 },
+  closedByKind: { 'conflict-storm': 1, 'hot-loop': 0 },
+  streamTimeMs: 1_772_201_480_250,
+};
+
+describe('renderMetrics', () => {
+  it('writes the Prometheus text format with escaped, bounded labels', () => {
+    const text = renderMetrics({
+      status,
+      server: { batches: 4, rejected: { bad_body: 2, unauthorized: 1 }, itemsReceived: 1003, bodyBytes: 123456 },
+      actors: [{ key: 'evil"user\\\nname', writesPerSec: 25.5, conflictsPerSec: 20 }],
+      objects: [{ key: 'appdeployments.infra.company.io/status\u0000default\u0000payment-core', writesPerSec: 14.3, conflictsPerSec: 1 / 3 }],
+      rateSpanMs: 60_000,
+      residentMemoryBytes: 104857600,
+    });
+    const lines = text.split('\n');
+    expect(lines).toContain('# TYPE auditstorm_open_episodes gauge');
+    expect(lines).toContain('auditstorm_open_episodes{kind="conflict-storm"} 1');
+    expect(lines).toContain('auditstorm_open_episodes{kind="hot-loop"} 0');
+    expect(lines).toContain('auditstorm_events_received_total 1003');
+    expect(lines).toContain('auditstorm_events_parsed_total 1000');
+    expect(lines).toContain('auditstorm_parse_errors_total 3');
+    expect(lines).toContain('auditstorm_batches_rejected_total{reason="bad_body"} 2');
+    expect(lines).toContain('auditstorm_actor_writes_per_second{user="evil\\"user\\\\\\nname"} 25.5');
+    expect(lines).toContain('auditstorm_object_conflicts_per_second{resource="appdeployments.infra.company.io/status",namespace="default",name="payment-core"} 0.333333');
+    expect(lines).toContain('auditstorm_stream_time_seconds 1772201480.25');
+    expect(lines).toContain('process_resident_memory_bytes 104857600');
+    expect(text.endsWith('\n')).toBe(true);
+    // Every sample line is `name{labels} value` with a numeric value.
+    for (const l of lines.filter((x) => x !== '' && !x.startsWith('#'))) expect(l).toMatch(/^[a-z_]+(\{.*\})? -?[0-9.e+]+$/);
+  });
+
+  it('escapes backslash, quote and newline', () => {
+    expect(escapeLabelValue('a\\b"c\nd')).toBe('a\\\\b\\"c\\nd');
+  });
+});
+
+describe('RecentRates', () => {
+  it('rates over the last minute, top by 409 rate, ignoring too-old writes', () => {
+    const r = new RecentRates(10_000, 6, 100);
+    const t0 = 1_000_000_000_000;
+    for (let i = 0; i < 120; i++) r.add('storm', t0 + i * 500, i % 4 !== 0); // 2 writes/s, 3/4 of them 409
+    for (let i = 0; i < 60; i++) r.add('busy', t0 + i * 1000, false);
+    r.add('storm', t0 - 600_000, true); // a resent old batch must not wipe newer buckets
+    const top = r.top(10, t0 + 59_999);
+    expect(top.map((x) => [x.key, x.writesPerSec, x.conflictsPerSec])).toEqual([
+      ['storm', 2, 1.5],
+      ['busy', 1, 0],
+    ]);
+    r.sweep(t0 + 200_000);
+    expect(r.size).toBe(0);
+  });
+
+  it('tracks at most maxKeys keys', () => {
+    const r = new RecentRates(10_000, 6, 3);
+    for (let i = 0; i < 10; i++) r.add(`k${i}`, 1000, false);
+    expect(r.size).toBe(3);
+    expect(r.untracked).toBe(7);
+  });
+});

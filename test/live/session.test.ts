@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../src/index.js';
+import { Readable } from 'node:stream';
+import type { LiveAlert } from '../../src/live/alerts.js';
+import { LIVE_REORDER_WINDOW_MS, LiveSession } from '../../src/live/session.js';
+import { incidentLines, recordsOf, STORM } from './helpers.js';
+
+const STEP_MS = 10_000;
+const TICK_MS = 250;
+
+/**
+ * Replays `records` in real time on a fake wall clock (each record arrives `latencyMs` after its
+ * stageTimestamp), ticking every 250 ms like the CLI, until `endMs` of stream time.
+ */
+function replay(session: LiveSession, records: ReturnType<typeof recordsOf>, clock: { t: number }, endMs: number, latencyMs = 50): void {
+  let i = 0;
+  for (let t = records[0]!.ts; t <= endMs; t += TICK_MS) {
+    clock.t = t + latencyMs;
+    const batch = [];
+    while (i < records.length && records[i]!.ts <= t) batch.push(records[i++]!);
+    if (batch.length > 0) session.push(batch);
+    session.tick();
+  }
+  if (i < records.length) session.push(records.slice(i));
+}
+
+describe('LiveSession', () => {
+  it('opens within 2 s after the triggering window ends and closes without new records', () => {
+    const records = recordsOf(incidentLines());
+    // Input stops right after the storm's last write: the close must come from the clock alone.
+    const stormEnd = Date.parse('2026-02-27T14:11:30Z');
+    const input = records.filter((r) => r.ts < stormEnd);
+    const clock = { t: 0 };
+    const alerts: Array<LiveAlert & { wall: number }> = [];
+    const session = new LiveSession({}, { now: () => clock.t, onAlert: (a) => alerts.push({ ...a, wall: clock.t }) });
+    expect(session.options.reorderWindowMs).toBe(LIVE_REORDER_WINDOW_MS);
+    replay(session, input, clock, stormEnd + 90_000);
+
+    expect(alerts.map((a) => [a.phase, a.finding.kind, a.finding.actors[0]!.username, a.outcome])).toEqual([
+      ['open', STORM.kind, STORM.user, undefined],
+      ['close', STORM.kind, STORM.user, 'finding'],
+    ]);
+    const [open, close] = alerts as [LiveAlert & { wall: number }, LiveAlert & { wall: number }];
+    expect(open.finding.id).toBe(STORM.id);
+    expect(open.finding.object).toMatchObject({ resource: 'appdeployments', subresource: 'status', namespace: 'default', name: 'payment-core' });
+    // The window that triggered it ends at the step boundary after its last counted write.
+    const boundary = (Math.floor(Date.parse(open.finding.window.to) / STEP_MS) + 1) * STEP_MS;
+    expect(boundary).toBe(Date.parse('2026-02-27T14:11:20Z'));
+    expect(open.wall - boundary).toBeGreaterThan(0);
+    expect(open.wall - boundary).toBeLessThanOrEqual(2000);
+    expect(open.at).toBe(new Date(open.wall).toISOString());
+    // Closed at the first boundary whose window holds too few Conflicts, with no record arriving.
+    expect(close.wall).toBeLessThan(stormEnd + 60_000 + 2000);
+    expect(session.openEpisodes()).toEqual([]);
+    expect(session.status().openedByKind[STORM.kind]).toBe(1);
+    expect(session.status().closedByKind[STORM.kind]).toBe(1);
+  });
+
+  it('snapshots list an open episode as ongoing; finish() gives the report analyze() gives', async () => {
+    const lines = incidentLines();
+    const records = recordsOf(lines);
+    const clock = { t: 0 };
+    const session = new LiveSession({}, { now: () => clock.t });
+    replay(session, records.filter((r) => r.ts < Date.parse('2026-02-27T14:11:25Z')), clock, Date.parse('2026-02-27T14:11:25Z'));
+    const snap = session.snapshot();
+    expect(snap.findings.map((f) => [f.id, f.ongoing])).toEqual([[STORM.id, true]]);
+    session.push(records.filter((r) => r.ts >= Date.parse('2026-02-27T14:11:25Z')));
+    const final = session.finish();
+    const batch = await analyze({ inputs: ['-'], reorderWindowMs: LIVE_REORDER_WINDOW_MS }, { stdin: Readable.from([lines.join('\n') + '\n']) });
+    expect(final.findings.map((f) => [f.id, f.title, f.ongoing])).toEqual(batch.findings.map((f) => [f.id, f.title, undefined]));
+    expect(final.summaries).toEqual(batch.summaries);
+    expect(final.input.requests).toBe(1184);
+  });
+
+  it('rejects a --since duration (a live stream has no end)', () => {
+    expect(() => new LiveSession({ since: '15m' })).toThrow(/no end to count back from/);
+  });
+});
