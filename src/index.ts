@@ -14,7 +14,8 @@ import type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
 import { AnalyzeOptionsSchema } from './options.js';
 import { findLogEnd } from './parser/log-end.js';
 import { Normalizer } from './parser/normalize.js';
-import { BadLineLog, readChain } from './parser/read.js';
+import { BadLineLog, readChain, type ReadOptions } from './parser/read.js';
+import { PARALLEL_DEFAULTS } from './parser/parallel.js';
 import type { SourceStats } from './parser/read.js';
 import { resolveInputs } from './parser/sources.js';
 import type { Report } from './report/schema.js';
@@ -127,7 +128,12 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
   const stdin = (io.stdin ?? Readable.from([])) as Readable;
   const chains = await resolveInputs(options.inputs, { stdin });
 
-  const readOpts = { maxLineLength: options.maxLineLength, sniffLines: options.sniffLines, inputFormat: options.inputFormat };
+  const readOpts: ReadOptions = {
+    maxLineLength: options.maxLineLength,
+    sniffLines: options.sniffLines,
+    inputFormat: options.inputFormat,
+    parallel: options.threads === undefined ? PARALLEL_DEFAULTS : { ...PARALLEL_DEFAULTS, workers: options.threads },
+  };
   let end: Promise<number | null> | undefined;
   const endMs = (): Promise<number | null> => {
     if (end === undefined) end = findLogEnd(chains, readOpts);

@@ -34,6 +34,11 @@ export const AnalyzeOptionsSchema = z
      * pretty-printed values), `yaml` (one value per YAML document), `legacy` (the legacy text format).
      */
     inputFormat: z.enum(INPUT_FORMATS).default('auto'),
+    /**
+     * Worker threads that cut and decode JSON-lines files of 64 MB and more (`src/parser/parallel.ts`);
+     * `0` reads everything on the main thread. Default: cores − 1, at least 1.
+     */
+    threads: z.number().int().nonnegative().max(64).optional(),
     /** Longest line accepted, in bytes; longer lines are counted and skipped. */
     maxLineLength: z.number().int().positive().default(16 * 1024 * 1024),
     /** How far (ms) a request may arrive out of time order and still be placed correctly. */

@@ -67,6 +67,8 @@ export interface ParsedArgs {
   failOn?: Severity;
   top?: number;
   maxLineLength?: number;
+  /** `--threads`: worker threads for big JSON-lines files (0: none). */
+  threads?: number;
   /** `--input-format`: how inputs are framed (`auto` detects per file). */
   inputFormat?: InputFormat;
   /** True when `--no-color` was given. */
@@ -181,6 +183,12 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       requiresArg: true,
       describe: 'Longest line accepted, in bytes; longer lines are counted and skipped',
       ...shown(defaults.maxLineLength),
+    })
+    .option('threads', {
+      group: GROUP_INPUT,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Worker threads that decode JSON-lines files of 64 MB and more (0: read on one thread; default: cores − 1)',
     })
     .option('input-format', {
       group: GROUP_INPUT,
@@ -349,7 +357,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override')
     .epilog(
       'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
-        + 'maxLineLength, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
+        + 'maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
         + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minWritesPerSec).\n'
         + 'Exit codes: 0 success (watch and serve also on SIGINT/SIGTERM, after the final report), 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
         + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
@@ -429,19 +437,27 @@ export function splitList(items: readonly string[]): string[] {
   return items.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 }
 
-function num(v: unknown, flag: string, kind: 'positive-int' | 'non-negative' | 'ratio'): number | undefined {
+function num(v: unknown, flag: string, kind: 'positive-int' | 'threads' | 'non-negative' | 'ratio'): number | undefined {
   const x = last(v);
   if (x === undefined) return undefined;
   const n = typeof x === 'number' ? x : Number(x);
   const ok =
     kind === 'positive-int'
       ? Number.isInteger(n) && n > 0
-      : kind === 'ratio'
+      : kind === 'threads'
+        ? Number.isInteger(n) && n >= 0 && n <= 64
+        : kind === 'ratio'
         ? Number.isFinite(n) && n >= 0 && n <= 1
         : Number.isFinite(n) && n >= 0;
   if (!ok) {
     const expected =
-      kind === 'positive-int' ? 'a whole number > 0' : kind === 'ratio' ? 'a number from 0 to 1' : 'a number ≥ 0';
+      kind === 'positive-int'
+        ? 'a whole number > 0'
+        : kind === 'threads'
+          ? 'a whole number from 0 to 64'
+          : kind === 'ratio'
+            ? 'a number from 0 to 1'
+            : 'a number ≥ 0';
     throw new UsageError(`${flag}: expected ${expected}`, 'run `auditstorm --help` for usage');
   }
   return n;
@@ -518,6 +534,8 @@ function normalizeRest(raw: Record<string, unknown>, args: ParsedArgs): void {
   if (top !== undefined) args.top = top;
   const maxLineLength = num(raw['max-line-length'], '--max-line-length', 'positive-int');
   if (maxLineLength !== undefined) args.maxLineLength = maxLineLength;
+  const threads = num(raw['threads'], '--threads', 'threads');
+  if (threads !== undefined) args.threads = threads;
   const inputFormat = str(raw['input-format']);
   if (inputFormat !== undefined) args.inputFormat = inputFormat as InputFormat;
 }

@@ -42,6 +42,7 @@ export const ConfigFileSchema = z
     failOn: SeveritySchema.optional(),
     top: z.number().int().positive().optional(),
     maxLineLength: z.number().int().positive().optional(),
+    threads: z.number().int().nonnegative().max(64).optional(),
     /** Duration text (`5s`) for how far lines may be out of order (`reorderWindowMs`). */
     reorderWindow: DurationText.optional(),
     /** `--input-format`: `auto`, `jsonl`, `json`, `yaml` or `legacy`. */
@@ -184,6 +185,7 @@ export async function createOptions(
   const failOn = argv.failOn ?? config.failOn;
   const top = argv.top ?? config.top;
   const maxLineLength = argv.maxLineLength ?? config.maxLineLength;
+  const threads = argv.threads ?? config.threads;
   const inputFormat = argv.inputFormat ?? config.inputFormat;
 
   // --- detectors ----------------------------------------------------------------------------
@@ -263,6 +265,7 @@ export async function createOptions(
   if (failOn !== undefined) analyze.failOn = failOn;
   if (top !== undefined) analyze.top = top;
   if (maxLineLength !== undefined) analyze.maxLineLength = maxLineLength;
+  if (threads !== undefined) analyze.threads = threads;
   if (argv.reorderWindow !== undefined) analyze.reorderWindowMs = flagDuration(argv.reorderWindow, '--reorder-window');
   else if (config.reorderWindow !== undefined) {
     analyze.reorderWindowMs = configDuration(String(config.reorderWindow), file as string, 'reorderWindow');

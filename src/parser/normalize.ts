@@ -318,7 +318,7 @@ export class Normalizer {
   private actor(username: string, userAgent: string): Actor {
     const key = `${username}\u0000${userAgent}`;
     let actor = this.actors.get(key);
-    if (actor === undefined && (actor = this.oldActors.get(key)) !== undefined) this.actors.set(key, actor);
+    if (actor === undefined && (actor = this.oldActors.get(key)) !== undefined) this.actors.set(actor.key, actor);
     if (actor === undefined) {
       const ua = parseUserAgent(userAgent);
       actor = {
@@ -330,7 +330,7 @@ export class Normalizer {
         controller: ua.controller,
         serviceAccount: parseServiceAccount(username),
       };
-      this.actors.set(key, actor);
+      this.actors.set(actor.key, actor); // not `key`: a key made of slices would keep their chunk alive
     }
     return actor;
   }
@@ -338,7 +338,7 @@ export class Normalizer {
   private object(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
     const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
     let object = this.objects.get(key);
-    if (object === undefined && (object = this.oldObjects.get(key)) !== undefined) this.objects.set(key, object);
+    if (object === undefined && (object = this.oldObjects.get(key)) !== undefined) this.objects.set(object.key, object);
     if (object === undefined) {
       object = {
         key: fresh(key),

@@ -56,6 +56,11 @@ export interface WorkResult {
   objects: string[];
 }
 
+/** A flat copy of `s` (see `normalize.ts`): slices keep their parent string alive. */
+function fresh(s: string): string {
+  return (' ' + s).slice(1);
+}
+
 // The worker's dictionaries (one thread, one reader at a time: see parallel.ts).
 let epoch = 0;
 let actorIds = new Map<string, number>();
@@ -104,7 +109,7 @@ export function work(req: WorkRequest): WorkResult {
       let actor = actorIds.get(actorKey);
       if (actor === undefined) {
         actor = actorIds.size;
-        actorIds.set(actorKey, actor);
+        actorIds.set(fresh(actorKey), actor); // a key of slices would keep the whole chunk alive
         actors.push(f.username, f.userAgent);
       }
       let object = -1;
@@ -113,7 +118,7 @@ export function work(req: WorkRequest): WorkResult {
         const known = objectIds.get(objectKey);
         if (known === undefined) {
           object = objectIds.size;
-          objectIds.set(objectKey, object);
+          objectIds.set(fresh(objectKey), object);
           objects.push(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion);
         } else object = known;
       }
