@@ -63,8 +63,12 @@ function fresh(s: string): string {
 
 // The worker's dictionaries (one thread, one reader at a time: see parallel.ts).
 let epoch = 0;
-let actorIds = new Map<string, number>();
-let objectIds = new Map<string, number>();
+/** username → userAgent → actor id. */
+let actorIds = new Map<string, Map<string, number>>();
+let actorCount = 0;
+/** name → the objects of that name (most names have one). */
+let objectIds = new Map<string, Array<{ id: number; apiGroup: string; resource: string; namespace: string; subresource: string }>>();
+let objectCount = 0;
 
 /** Decodes one run (exported for tests; the worker calls it per message). */
 export function work(req: WorkRequest): WorkResult {
@@ -76,11 +80,13 @@ export function work(req: WorkRequest): WorkResult {
   const fallback: string[] = [];
   const actors: string[] = [];
   const objects: string[] = [];
-  if (req.first === 1 || actorIds.size + objectIds.size > DICTIONARY_LIMIT) {
+  if (req.first === 1 || actorCount + objectCount > DICTIONARY_LIMIT) {
     // A new member (its reader knows nothing yet), or full dictionaries.
     epoch++;
     actorIds = new Map();
     objectIds = new Map();
+    actorCount = 0;
+    objectCount = 0;
   }
   const f = newFastFields();
   let next = req.first;
@@ -105,22 +111,32 @@ export function work(req: WorkRequest): WorkResult {
         parts.push(s);
         lengths.push(s.length);
       }
-      const actorKey = `${f.username}\u0000${f.userAgent}`;
-      let actor = actorIds.get(actorKey);
+      // Looked up by the fields themselves: a key string per record (built, then hashed) cost
+      // more than all the rest of the record here.
+      let byAgent = actorIds.get(f.username);
+      if (byAgent === undefined) actorIds.set(fresh(f.username), (byAgent = new Map()));
+      let actor = byAgent.get(f.userAgent);
       if (actor === undefined) {
-        actor = actorIds.size;
-        actorIds.set(fresh(actorKey), actor); // a key of slices would keep the whole chunk alive
+        actor = actorCount++;
+        byAgent.set(fresh(f.userAgent), actor);
         actors.push(f.username, f.userAgent);
       }
       let object = -1;
       if (f.hasObjectRef) {
-        const objectKey = `${f.apiGroup}/${f.resource}/${f.namespace}/${f.name}/${f.subresource}`;
-        const known = objectIds.get(objectKey);
-        if (known === undefined) {
-          object = objectIds.size;
-          objectIds.set(fresh(objectKey), object);
+        let named = objectIds.get(f.name);
+        if (named === undefined) objectIds.set(fresh(f.name), (named = []));
+        for (let k = 0; k < named.length; k++) {
+          const o = named[k]!;
+          if (o.resource === f.resource && o.namespace === f.namespace && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
+            object = o.id;
+            break;
+          }
+        }
+        if (object === -1) {
+          object = objectCount++;
+          named.push({ id: object, apiGroup: fresh(f.apiGroup), resource: fresh(f.resource), namespace: fresh(f.namespace), subresource: fresh(f.subresource) });
           objects.push(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion);
-        } else object = known;
+        }
       }
       numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object);
     } else kinds.push(LINE_NONFINAL);
