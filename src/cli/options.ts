@@ -14,7 +14,7 @@ import type { Detector } from '../detectors/types.js';
 import { formatFromPath, type Format } from '../report/index.js';
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { splitList, type ParsedArgs } from './args.js';
-import { durationProblem, timeBoundProblem, tryParseDuration } from '../duration.js';
+import { durationProblem, formatDuration, timeBoundProblem, tryParseDuration } from '../duration.js';
 
 /** Id of the detector that `--window`, `--step`, `--min-conflicts`, `--min-conflict-ratio` tune. */
 export const CONFLICT_STORM = 'conflict-storm';
@@ -398,7 +398,16 @@ function validateDetectors(
     const key = issue.path[0];
     const flag = id === CONFLICT_STORM && typeof key === 'string' ? fromFlag.get(key) : undefined;
     const flags = id === CONFLICT_STORM ? [...fromFlag.values()] : [];
-    const reason = formatIssue({ ...issue, path: issue.path.slice(1) } as z.core.$ZodIssue);
+    let reason = formatIssue({ ...issue, path: issue.path.slice(1) } as z.core.$ZodIssue);
+    if (id === CONFLICT_STORM) {
+      // Speak in flags: "--window must be a multiple of --step (10s)", not the option names.
+      const given = opts as Record<string, unknown>;
+      const defaults = det.meta.optionsSchema.safeParse({});
+      const step = typeof given['stepMs'] === 'number' ? given['stepMs'] : defaults.success ? (defaults.data as Record<string, unknown>)['stepMs'] : undefined;
+      reason = reason
+        .replaceAll('windowMs', '--window')
+        .replaceAll('stepMs', typeof step === 'number' ? `--step (${formatDuration(step)})` : '--step');
+    }
     const label = flag ?? flags.join(', ');
     if (label !== '') throw new UsageError(`${label}: ${reason}`);
     throw new ConfigError(`${file ? `${file}: ` : ''}${formatIssue(issue, ['detectors', id])}`);

@@ -62,7 +62,9 @@ export function renderMetrics(m: MetricsInput): string {
   family('auditstorm_events_received_total', 'counter', 'Items received in webhook bodies (audit events and items that failed to parse).', [[{}, m.server.itemsReceived]]);
   family('auditstorm_events_parsed_total', 'counter', 'Audit events decoded (any stage).', [[{}, s.events]]);
   family('auditstorm_parse_errors_total', 'counter', 'Items that were not audit events (bad JSON, bad fields).', [[{}, s.badLines]]);
-  family('auditstorm_requests_total', 'counter', 'Requests counted (final-stage events).', [[{}, s.requests]]);
+  family('auditstorm_requests_read_total', 'counter', 'Final-stage events read, before de-duplication and filters.', [[{}, s.requestsRead]]);
+  family('auditstorm_requests_total', 'counter', 'Requests counted as the report counts them: de-duplicated by auditID, after the filters.', [[{}, s.requests]]);
+  family('auditstorm_duplicate_requests_total', 'counter', 'Requests dropped as copies of one already counted (batches sent again).', [[{}, s.duplicates]]);
   family('auditstorm_batches_total', 'counter', 'EventList bodies accepted.', [[{}, m.server.batches]]);
   family(
     'auditstorm_batches_rejected_total',

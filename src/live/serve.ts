@@ -136,7 +136,7 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
   const counters: ServerCounters = { batches: 0, rejected: {}, itemsReceived: 0, bodyBytes: 0 };
   const maxBody = settings.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const top = settings.metricsTop ?? 10;
-  const tokenDigest = settings.token === undefined ? null : digest(`Bearer ${settings.token}`);
+  const tokenDigest = settings.token === undefined ? null : digest(settings.token);
   let batchNo = 0;
 
   const reject = (reason: string): void => {
@@ -147,7 +147,10 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
   const authorized = (req: IncomingMessage): boolean => {
     if (tokenDigest === null) return true;
     const got = req.headers.authorization;
-    return typeof got === 'string' && timingSafeEqual(digest(got), tokenDigest);
+    if (typeof got !== 'string') return false;
+    // The scheme is case-insensitive (RFC 7235 §2.1); kube-apiserver sends `Bearer`.
+    const m = /^bearer +(.*)$/i.exec(got);
+    return m !== null && timingSafeEqual(digest(m[1]!), tokenDigest);
   };
 
   /** Reads one body into the session; returns events and bad items. */

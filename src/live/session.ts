@@ -50,8 +50,12 @@ export interface LiveStatus {
   uptimeMs: number;
   /** Audit events decoded so far (any stage). */
   events: number;
-  /** Requests handed to the engine (final-stage events). */
+  /** Final-stage events read (before de-duplication and filters). */
+  requestsRead: number;
+  /** Requests counted, as the report counts them: de-duplicated by auditID, after the filters. */
   requests: number;
+  /** Requests dropped as copies of one already counted (a webhook batch sent again, overlapping logs). */
+  duplicates: number;
   /** Bad lines / items so far. */
   badLines: number;
   /** Episodes open now, by finding kind (every detector listed, 0 included). */
@@ -205,10 +209,13 @@ export class LiveSession {
     for (const f of this.open.values()) openByKind[f.kind] = (openByKind[f.kind] ?? 0) + 1;
     const sum = (f: (s: SourceCounts) => number): number => this.sources.reduce((a, s) => a + f(s), 0);
     const t = this.streamNow();
+    const counters = this.engine.snapshot();
     return {
       uptimeMs: this.now() - this.startedAt,
       events: sum((s) => s.events),
-      requests: sum((s) => s.requests),
+      requestsRead: sum((s) => s.requests),
+      requests: counters.requests,
+      duplicates: counters.duplicates,
       badLines: sum((s) => s.badLines),
       openByKind,
       openedByKind: { ...this.opened },

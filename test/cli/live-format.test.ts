@@ -14,7 +14,7 @@ describe('parseListen', () => {
 
 describe('formatStatus', () => {
   it('says events/s, events and open episodes by kind', () => {
-    const base = { uptimeMs: 1, requests: 0, badLines: 0, openedByKind: {}, closedByKind: {}, streamTimeMs: null };
+    const base = { uptimeMs: 1, requestsRead: 0, requests: 0, duplicates: 0, badLines: 0, openedByKind: {}, closedByKind: {}, streamTimeMs: null };
     expect(formatStatus({ ...base, events: 1234567, eventsPerSec: 5210.4, openByKind: { 'conflict-storm': 1, 'hot-loop': 1, throttling: 0 } })).toBe(
       'auditstorm: 5,210 events/s, 1,234,567 events, 2 open episodes (conflict-storm 1, hot-loop 1)',
     );

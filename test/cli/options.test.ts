@@ -203,7 +203,7 @@ describe('createOptions', () => {
       [['--window', '0s'], '--window: must be longer than 0'],
       [['--since', 'yesterday'], '--since: "yesterday" is neither an RFC 3339 time (2026-08-08T18:00:00Z) nor a duration (15m, 2h)'],
       [['--min-conflicts', '2.5'], '--min-conflicts 2.5: expected an integer'],
-      [['--window', '45s'], '--window 45s: windowMs must be a multiple of stepMs'],
+      [['--window', '45s'], '--window 45s: --window must be a multiple of --step (10s)'],
       [['-o', 'report.pdf'], '--out report.pdf: cannot tell the format from the file name'],
       [['-o', 'r.json', '-o', 'r.json'], '--out r.json: given twice'],
     ])('%j → UsageError', async (argv, message) => {
@@ -215,7 +215,7 @@ describe('createOptions', () => {
     it('blames the flag, not the file, for a rule a flag broke', async () => {
       const e = await failure(['--config', 'c.yaml', '--step', '7s'], { 'c.yaml': 'window: 1m\n' });
       expect(e).toBeInstanceOf(UsageError);
-      expect(e.message).toBe('--step 7s: windowMs must be a multiple of stepMs');
+      expect(e.message).toBe('--step 7s: --window must be a multiple of --step (7s)');
     });
   });
 

@@ -6,7 +6,9 @@ import type { LiveStatus } from '../../src/live/session.js';
 const status: LiveStatus = {
   uptimeMs: 12_500,
   events: 1000,
+  requestsRead: 995,
   requests: 990,
+  duplicates: 5,
   badLines: 3,
   openByKind: { 'conflict-storm': 1, 'hot-loop': 0 },
   openedByKind: { 'conflict-storm': 2, 'hot-loop': 0 },
@@ -31,6 +33,9 @@ describe('renderMetrics', () => {
     expect(lines).toContain('auditstorm_events_received_total 1003');
     expect(lines).toContain('auditstorm_events_parsed_total 1000');
     expect(lines).toContain('auditstorm_parse_errors_total 3');
+    expect(lines).toContain('auditstorm_requests_read_total 995');
+    expect(lines).toContain('auditstorm_requests_total 990');
+    expect(lines).toContain('auditstorm_duplicate_requests_total 5');
     expect(lines).toContain('auditstorm_batches_rejected_total{reason="bad_body"} 2');
     expect(lines).toContain('auditstorm_actor_writes_per_second{user="evil\\"user\\\\\\nname"} 25.5');
     expect(lines).toContain('auditstorm_object_conflicts_per_second{resource="appdeployments.infra.company.io/status",namespace="default",name="payment-core"} 0.333333');

@@ -100,10 +100,18 @@ describe('serve', () => {
     expect(html.body).toContain('<span class="kind">conflict-storm</span> <span class="muted">(ongoing)</span>');
 
     expect((await call(s.port, 'POST', '/audit', bodies[2], JSON_HEADERS)).status).toBe(200);
+    // The API server sends a batch again after a timeout: /metrics counts what the report counts.
+    expect((await call(s.port, 'POST', '/audit', bodies[0], JSON_HEADERS)).status).toBe(200);
+    const again = (await call(s.port, 'GET', '/metrics')).body.split('\n');
+    expect(again).toContain('auditstorm_requests_read_total 1584');
+    expect(again).toContain('auditstorm_duplicate_requests_total 400');
+    const counted = ReportSchema.parse(JSON.parse((await call(s.port, 'GET', '/report')).body)).input.requests;
+    expect(again).toContain(`auditstorm_requests_total ${counted}`);
     const final = await s.close();
+    expect(final.input.skipped.duplicates).toBe(400);
     expect(final.findings.map((f) => [f.kind, f.id, f.actors[0]!.username])).toEqual([[STORM.kind, STORM.id, STORM.user]]);
     expect(final.input.requests).toBe(1184);
-    expect(final.input.sources[0]).toMatchObject({ name: 'webhook', kind: 'webhook', events: 1184 });
+    expect(final.input.sources[0]).toMatchObject({ name: 'webhook', kind: 'webhook', events: 1584 }); // read, the copy included
     expect(alerts.map((a) => a.phase)).toEqual(['open', 'close']);
   });
 
@@ -162,10 +170,13 @@ describe('serve', () => {
     expect((await call(s.port, 'GET', '/metrics')).status).toBe(401);
     expect((await call(s.port, 'GET', '/report')).status).toBe(401);
     expect((await call(s.port, 'GET', '/healthz')).status).toBe(200);
+    expect((await call(s.port, 'POST', '/audit', body, { ...JSON_HEADERS, authorization: 'Basic s3cret-token' })).status).toBe(401);
     expect((await call(s.port, 'POST', '/audit', body, { ...JSON_HEADERS, authorization: 'Bearer s3cret-token' })).status).toBe(200);
+    // The scheme is case-insensitive (RFC 7235).
+    expect((await call(s.port, 'POST', '/audit', body, { ...JSON_HEADERS, authorization: 'bearer s3cret-token' })).status).toBe(200);
     const m = await call(s.port, 'GET', '/metrics', undefined, { authorization: 'Bearer s3cret-token' });
-    expect(m.body.split('\n')).toContain('auditstorm_batches_rejected_total{reason="unauthorized"} 3');
-    expect(m.body.split('\n')).toContain('auditstorm_events_parsed_total 5');
+    expect(m.body.split('\n')).toContain('auditstorm_batches_rejected_total{reason="unauthorized"} 4');
+    expect(m.body.split('\n')).toContain('auditstorm_events_parsed_total 10');
   });
 
   describe('TLS with client certificates', () => {
