@@ -83,6 +83,9 @@ export function buildReport(p: ReportParts): Report {
   const { options, counters, allowlist, engine } = p;
   const s = p.sources;
   const sum = (f: (x: SourceCounts) => number): number => s.reduce((a, x) => a + f(x), 0);
+  // A source rejected whole (not an audit log) is listed, but its lines are not the run's bad lines.
+  const failed = new Set(p.sourceErrors.map((e) => e.source));
+  const read = s.filter((x) => !(failed.has(x.name) && x.events === 0));
   const findings = [...engine.findings, ...(p.ongoing ?? []).map((f) => ({ ...f, ongoing: true }))];
   return {
     schemaVersion: SCHEMA_VERSION,
@@ -103,7 +106,7 @@ export function buildReport(p: ReportParts): Report {
       lines: sum((x) => x.lines),
       events: sum((x) => x.events),
       requests: counters.requests,
-      badLines: sum((x) => x.badLines),
+      badLines: read.reduce((a, x) => a + x.badLines, 0),
       badLineSamples: p.badLineSamples,
       skipped: {
         nonFinalStages: sum((x) => x.nonFinalStages),

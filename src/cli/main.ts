@@ -143,7 +143,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
  */
 export function warningsFor(report: Pick<Report, 'input'>): string[] {
   const i = report.input;
-  const out = i.sourceErrors.map((e) => `skipped ${e.source}: ${e.message}`);
+  const partial = new Set(i.sources.filter((s) => s.events > 0).map((s) => s.name));
+  const out = i.sourceErrors.map((e) => `${partial.has(e.source) ? 'stopped reading' : 'skipped'} ${e.source}: ${e.message}`);
   if (i.requests === 0) {
     if (i.skipped.filtered > 0) out.push(`no request matched the filters (${i.skipped.filtered} requests were filtered out)`);
     else if (i.events === 0) out.push('no audit events were read: the input is empty');

@@ -102,13 +102,26 @@ export interface SourceStats {
 export class BadLineLog {
   private total = 0;
   private readonly kept: BadLineSample[] = [];
+  private readonly bySource = new Map<string, number>();
 
   constructor(private readonly limit: number) {}
 
   /** Records a bad line: `line` is 1-based within `source`. */
   add(source: string, line: number, reason: string): void {
     this.total++;
+    this.bySource.set(source, (this.bySource.get(source) ?? 0) + 1);
     if (this.kept.length < this.limit) this.kept.push({ source, line, reason });
+  }
+
+  /**
+   * Drops what was added for `source` (a source rejected as a whole is not a source of bad
+   * lines: its lines were never read as audit events).
+   */
+  forget(source: string): void {
+    for (let i = this.kept.length - 1; i >= 0; i--) if (this.kept[i]!.source === source) this.kept.splice(i, 1);
+    const n = this.bySource.get(source) ?? 0;
+    this.total -= n;
+    this.bySource.delete(source);
   }
 
   /** Bad lines added so far. */
@@ -621,7 +634,15 @@ export function readChain(
         // With onError, one unreadable member (a stray file, a .gz still being written) is
         // reported and skipped; what was read of it still counts.
         if (onError === undefined || !(err instanceof InputError)) throw err;
-        onError(member.name, err);
+        const st = stats[i]!;
+        if (st.events > 0) {
+          // Cut short (a .gz still being written, a truncated copy): what came before counts.
+          onError(member.name, new InputError(`${err.message} Read up to there: ${st.lines.toLocaleString('en-US')} lines, ${st.events.toLocaleString('en-US')} events counted.`, err.hint));
+        } else {
+          // Not read at all: its lines are not the run's bad lines.
+          bad.forget(member.name);
+          onError(member.name, err);
+        }
       }
     }
   }

@@ -368,7 +368,7 @@ function inputDetails(report: Report): string {
     `Late: ${plural(i.lateRequests, 'request')} came later than the reorder window`,
     `Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
     `Allowlisted (periodic by design): ${allowlistSummary(i)}`,
-    ...i.sourceErrors.map((e) => `Skipped source ${e.source}: ${e.message}`),
+    ...i.sourceErrors.map((e) => `${i.sources.some((s) => s.name === e.source && s.events > 0) ? 'Source cut short' : 'Skipped source'} ${e.source}: ${e.message}`),
   ];
   const num = (v: number, shown = formatInt(v)): Cell => ({ text: shown, v });
   const out = [

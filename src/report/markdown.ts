@@ -140,7 +140,9 @@ function input(report: Report): string[] {
     `- Late: ${plural(i.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`,
     `- Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
     `- Allowlisted (periodic by design): ${escapeMarkdownInline(allowlistSummary(i))}`,
-    ...i.sourceErrors.map((e) => `- **Skipped source** ${code(e.source)}: ${escapeMarkdownInline(e.message)}`),
+    ...i.sourceErrors.map(
+      (e) => `- **${i.sources.some((s) => s.name === e.source && s.events > 0) ? 'Source cut short' : 'Skipped source'}** ${code(e.source)}: ${escapeMarkdownInline(e.message)}`,
+    ),
     '',
     '### Sources',
     '',

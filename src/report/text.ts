@@ -266,7 +266,8 @@ function writeHeader(r: TextWriter, report: Report): void {
   r.field(0, 'Late', `${plural(input.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`);
   r.field(0, 'Non-resource', `${plural(input.nonResourceRequests, 'request')} without objectRef (in totals only)`);
   r.field(0, 'Allowlisted', allowlistSummary(input));
-  for (const e of input.sourceErrors) r.field(0, 'SKIPPED', `${e.source}: ${e.message}`);
+  const partial = new Set(input.sources.filter((s) => s.events > 0).map((s) => s.name));
+  for (const e of input.sourceErrors) r.field(0, partial.has(e.source) ? 'CUT SHORT' : 'SKIPPED', `${e.source}: ${e.message}`);
   if (input.sources.length > 0) {
     r.raw();
     r.table(sourcesTable(input), 2);
