@@ -111,7 +111,15 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
       const { watch } = await import('../live/watch.js');
       const run = await watch(
         options,
-        { ...(usedStdin ? { stdin: io.stdin } : {}), now, onAlert, ...(onStatus ? { onStatus } : {}) },
+        {
+          ...(usedStdin ? { stdin: io.stdin } : {}),
+          now,
+          onAlert,
+          onWarning: (m: string) => {
+            chain = chain.then(clearStatus).then(() => err.write(`auditstorm: warning: ${m}\n`));
+          },
+          ...(onStatus ? { onStatus } : {}),
+        },
         { follow: { fromStart: live.fromStart } },
       );
       stopRun = run.stop;

@@ -67,10 +67,18 @@ export interface LiveStatus {
   streamTimeMs: number | null;
 }
 
+/**
+ * Live modes reject an input none of whose first this-many units is an audit event (`analyze`:
+ * 1,000): a wrong pipe fails at once instead of after hours of waiting.
+ */
+export const LIVE_SNIFF_LINES = 20;
+
 /** Resolves options for a live mode: the live reorder window unless one was given; `--since`/`--until` must be times. */
 function liveOptions(input: AnalyzeOptionsInput): { options: AnalyzeOptions; detectors: Array<{ detector: Detector; options: unknown }> } {
   const withDefaults: AnalyzeOptionsInput = { ...input };
   if (withDefaults.reorderWindowMs === undefined) withDefaults.reorderWindowMs = LIVE_REORDER_WINDOW_MS;
+  // A pipe of something else must fail now, not after 1,000 lines that may take hours to come.
+  if (withDefaults.sniffLines === undefined) withDefaults.sniffLines = LIVE_SNIFF_LINES;
   for (const [flag, v] of [['--since', input.since], ['--until', input.until]] as const) {
     if (v !== undefined && tryParseDuration(v) !== undefined) {
       throw new UsageError(`${flag} ${v}: a live stream has no end to count back from; give an RFC 3339 time (2026-08-08T18:00:00Z)`);

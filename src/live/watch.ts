@@ -34,6 +34,11 @@ export interface WatchIO {
   now?: () => number;
   timers?: Timers;
   onAlert: (alert: LiveAlert) => void;
+  /**
+   * Called once when bad lines came but no audit event yet (checked with the status, every
+   * `statusIntervalMs`), so a wrong or quiet pipe does not look like a quiet cluster.
+   */
+  onWarning?: (message: string) => void;
   /** Called every `statusIntervalMs` (the CLI shows it on a terminal). */
   onStatus?: (status: LiveStatus & { eventsPerSec: number }) => void;
 }
@@ -130,6 +135,19 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
   const now = io.now ?? Date.now;
   const tick = timers.setInterval(() => session.tick(), settings.tickMs ?? 250);
   let status: unknown = null;
+  let warned = false;
+  const warnIfNothingRead = (): void => {
+    if (warned || io.onWarning === undefined) return;
+    const s = session.status();
+    if (s.events > 0 || s.badLines === 0) return;
+    warned = true;
+    const first = session.bad.samples()[0];
+    io.onWarning(
+      `no audit event yet: ${s.badLines === 1 ? 'the 1 line read so far is not an audit event' : `none of the ${s.badLines} lines read so far is an audit event`}` +
+        `${first ? ` (line ${first.line}: ${first.reason})` : ''}; still reading (the watch stops with exit 2 after ${o.sniffLines} such lines)`,
+    );
+  };
+  const warnTimer = io.onWarning ? timers.setInterval(warnIfNothingRead, Math.min(1000, settings.statusIntervalMs ?? 1000)) : null;
   if (io.onStatus) {
     let lastEvents = 0;
     let lastAt = now();
@@ -168,6 +186,7 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
     } finally {
       timers.clearInterval(tick);
       if (status !== null) timers.clearInterval(status);
+      if (warnTimer !== null) timers.clearInterval(warnTimer);
       follower?.stop();
       // A pending read of a pipe that never ends must not hold the report back.
       void Promise.resolve(it.return?.()).catch(() => {});

@@ -131,4 +131,28 @@ describe('watch', () => {
     stdin.end('hello\nworld\nagain\n');
     await expect(run.done).rejects.toThrow(/does not look like a kube-apiserver audit log/);
   });
+
+  it('rejects a pipe that stays open after 20 lines that are not audit events, without waiting for its end', async () => {
+    const stdin = new PassThrough();
+    const run = await watch({ inputs: ['-'] }, { stdin, onAlert: () => {} });
+    stdin.write(Array.from({ length: 30 }, (_, i) => `plain text log line ${i + 1}`).join('\n') + '\n');
+    await expect(run.done).rejects.toThrow(/none of its first 20 non-blank lines is an audit event/);
+    expect(stdin.writableEnded).toBe(false);
+    stdin.destroy();
+  });
+
+  it('warns once when only bad lines came so far', async () => {
+    const stdin = new PassThrough();
+    const warnings: string[] = [];
+    const run = await watch({ inputs: ['-'] }, { stdin, onAlert: () => {}, onWarning: (m) => warnings.push(m) }, { statusIntervalMs: 50 });
+    stdin.write('hello world\n');
+    await until(() => warnings.length > 0, 'the warning');
+    expect(warnings).toEqual([
+      'no audit event yet: the 1 line read so far is not an audit event (line 1: not JSON (Unexpected token \'h\', "hello world" is not valid JSON)); still reading (the watch stops with exit 2 after 20 such lines)',
+    ]);
+    stdin.end(incidentLines().slice(0, 10).join('\n') + '\n');
+    const report = await run.done;
+    expect([report.input.events, report.input.badLines]).toEqual([10, 1]);
+    expect(warnings).toHaveLength(1);
+  });
 });
