@@ -8,7 +8,10 @@
  * a replayed log works like a live one. The clock is the newest `ts` seen plus the wall time
  * since it was seen: while records flow it is their time; when they stop, it runs on with the
  * wall clock, so an episode closes one window after its last write even with no input at all.
- * It never goes back. {@link LiveSession.tick} hands it to `Engine.advance`, which releases the
+ * A stream whose times are more than {@link REAL_TIME_SKEW_MS} from the wall clock is a replay (a
+ * log piped in after the fact, or a source clock far off): its clock waits
+ * {@link REPLAY_IDLE_MS} of silence before running on, so a pause in the pipe does not make the
+ * records after it late. It never goes back. {@link LiveSession.tick} hands it to `Engine.advance`, which releases the
  * reorder queue up to `clock − reorderWindowMs` and moves detectors there.
  *
  * **Latency bound.** A window is judged at its step boundary `T` once the clock passes
@@ -72,6 +75,11 @@ export interface LiveStatus {
  * 1,000): a wrong pipe fails at once instead of after hours of waiting.
  */
 export const LIVE_SNIFF_LINES = 20;
+
+/** A stream whose newest time is within this of the wall clock (ms) is live, not a replay. */
+export const REAL_TIME_SKEW_MS = 60_000;
+/** Silence (wall ms) after which a replay's clock runs on with the wall clock. */
+export const REPLAY_IDLE_MS = 10_000;
 
 /** Resolves options for a live mode: the live reorder window unless one was given; `--since`/`--until` must be times. */
 function liveOptions(input: AnalyzeOptionsInput): { options: AnalyzeOptions; detectors: Array<{ detector: Detector; options: unknown }> } {
@@ -189,7 +197,12 @@ export class LiveSession {
    */
   streamNow(): number | null {
     if (this.maxTs === -Infinity) return null;
-    const c = this.maxTs + Math.max(0, this.now() - this.wallAtMaxTs);
+    const idle = this.now() - this.wallAtMaxTs;
+    // A replay (times far from the wall clock) may pause (`(cat a; sleep 3; cat b) | watch`, a
+    // stalled `kubectl logs -f`): its clock waits REPLAY_IDLE_MS before running on, so the next
+    // records are not late.
+    const realTime = Math.abs(this.wallAtMaxTs - this.maxTs) <= REAL_TIME_SKEW_MS;
+    const c = this.maxTs + Math.max(0, realTime ? idle : idle - REPLAY_IDLE_MS);
     if (c > this.clock) this.clock = c;
     return this.clock;
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/index.js';
 import { Readable } from 'node:stream';
 import type { LiveAlert } from '../../src/live/alerts.js';
-import { LIVE_REORDER_WINDOW_MS, LiveSession } from '../../src/live/session.js';
+import { LIVE_REORDER_WINDOW_MS, LiveSession, REPLAY_IDLE_MS } from '../../src/live/session.js';
 import { incidentLines, recordsOf, STORM } from './helpers.js';
 
 const STEP_MS = 10_000;
@@ -70,6 +70,33 @@ describe('LiveSession', () => {
     expect(final.findings.map((f) => [f.id, f.title, f.ongoing])).toEqual(batch.findings.map((f) => [f.id, f.title, undefined]));
     expect(final.summaries).toEqual(batch.summaries);
     expect(final.input.requests).toBe(1184);
+  });
+
+  it('a replay (times far from the wall clock) may pause without its next records being late', () => {
+    const records = recordsOf(incidentLines());
+    const half = Math.floor(records.length / 2);
+    const clock = { t: Date.parse('2026-12-01T00:00:00Z') }; // months after the log's times
+    const alerts: LiveAlert[] = [];
+    const session = new LiveSession({}, { now: () => clock.t, onAlert: (a) => alerts.push(a) });
+    session.push(records.slice(0, half));
+    // A 3 s pause in the pipe, ticked as the CLI ticks.
+    for (let k = 0; k < 12; k++) {
+      clock.t += TICK_MS;
+      session.tick();
+    }
+    session.push(records.slice(half));
+    // Then silence: after REPLAY_IDLE_MS the clock runs on and the storm closes without input.
+    for (let k = 0; k < (REPLAY_IDLE_MS + 90_000) / TICK_MS; k++) {
+      clock.t += TICK_MS;
+      session.tick();
+    }
+    expect(alerts.map((a) => [a.phase, a.finding.id])).toEqual([
+      ['open', STORM.id],
+      ['close', STORM.id],
+    ]);
+    const report = session.finish();
+    expect(report.input.lateRequests).toBe(0);
+    expect(report.input.requests).toBe(1184);
   });
 
   it('rejects a --since duration (a live stream has no end)', () => {
