@@ -56,7 +56,7 @@ describe('watch', () => {
     const stdin = new PassThrough();
     const run = await watch({ inputs: ['-'] }, { stdin, onAlert: () => {} }, { tickMs: 50 });
     stdin.write(first.join('\n') + '\n');
-    await until(() => run.session.status().requests === first.length, 'the first part to be read');
+    await until(() => run.session.status().requestsRead === first.length, 'the first part to be read');
     run.stop();
     const report = await run.done;
     expect(report.findings.map((f) => f.id)).toEqual([STORM.id]);
@@ -72,10 +72,10 @@ describe('watch', () => {
     // The storm is split over the rotation: half in the old file, half in the new one.
     const stormMid = lines.findIndex((l) => (JSON.parse(l) as { stageTimestamp: string }).stageTimestamp >= '2026-02-27T14:11:20');
     await appendFile(active, lines.slice(0, stormMid).join('\n') + '\n');
-    await until(() => run.session.status().requests === stormMid, 'the first file');
+    await until(() => run.session.status().requestsRead === stormMid, 'the first file');
     await rename(active, path.join(dir, 'audit-2026-02-27T14-11-20.000.log'));
     await writeFile(active, lines.slice(stormMid).join('\n') + '\n');
-    await until(() => run.session.status().requests === lines.length, 'the rotated-to file');
+    await until(() => run.session.status().requestsRead === lines.length, 'the rotated-to file');
     await until(() => alerts.some((a) => a.phase === 'close'), 'the close alert');
     run.stop();
     const report = await run.done;
