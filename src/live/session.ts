@@ -23,7 +23,7 @@
 import { buildReport, createEngine, type SourceCounts } from '../build-report.js';
 import type { Detector, EpisodePhase } from '../detectors/types.js';
 import type { Allowlist } from '../engine/allowlist.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine, EngineCounters } from '../engine/engine.js';
 import { tryParseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
 import { resolveOptions } from '../index.js';
@@ -252,31 +252,12 @@ export class LiveSession {
    */
   snapshot(): Report {
     if (this.final !== null) return this.final;
-    return buildReport({
-      options: this.options,
-      detectors: this.detectors,
-      sinceMs: this.sinceMs,
-      untilMs: this.untilMs,
-      allowlist: this.allowlist,
-      engine: this.engine,
-      counters: this.engine.snapshot(),
-      sources: this.sources,
-      badLineSamples: this.bad.samples(),
-      sourceErrors: this.sourceErrors,
-      generatedAt: new Date(this.now()),
-      ongoing: this.openEpisodes(),
-    });
+    return this.report(this.engine.snapshot(), this.openEpisodes());
   }
 
-  /**
-   * Ends the session: releases queued records, closes every open episode (their `close` alerts
-   * are sent) and returns the final report, as `analyze()` would have built it. Idempotent.
-   */
-  finish(): Report {
-    if (this.final !== null) return this.final;
-    const counters = this.engine.finish();
-    this.flushAlerts();
-    this.final = buildReport({
+  /** The report of the session with these counters (and these episodes still open). */
+  private report(counters: EngineCounters, ongoing?: Finding[]): Report {
+    return buildReport({
       options: this.options,
       detectors: this.detectors,
       sinceMs: this.sinceMs,
@@ -288,7 +269,19 @@ export class LiveSession {
       badLineSamples: this.bad.samples(),
       sourceErrors: this.sourceErrors,
       generatedAt: new Date(this.now()),
+      ...(ongoing === undefined ? {} : { ongoing }),
     });
+  }
+
+  /**
+   * Ends the session: releases queued records, closes every open episode (their `close` alerts
+   * are sent) and returns the final report, as `analyze()` would have built it. Idempotent.
+   */
+  finish(): Report {
+    if (this.final !== null) return this.final;
+    const counters = this.engine.finish();
+    this.flushAlerts();
+    this.final = this.report(counters);
     return this.final;
   }
 

@@ -216,22 +216,8 @@ export class Normalizer {
    * only events without logged bodies).
    */
   normalizeFast(f: FastFields): RequestRecord {
-    return this.build(
-      fresh(f.auditID),
-      f.stage,
-      fresh(f.requestURI),
-      f.verb,
-      f.stageTimeMs,
-      f.receivedTimeMs,
-      f.hasObjectRef ? this.object(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion) : null,
-      f.resourceVersion,
-      f.username,
-      f.userAgent,
-      f.code,
-      f.reason,
-      f.sourceIP,
-      f.level,
-    );
+    const object = f.hasObjectRef ? this.object(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion) : null;
+    return this.normalizeInterned(f, this.actor(f.username, f.userAgent), object);
   }
 
   /**
