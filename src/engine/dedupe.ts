@@ -18,6 +18,16 @@
  * number's two 32-bit halves mixed in last. Never 0 (0 marks an empty slot).
  */
 export function hash53(s: string, n = 0): number {
+  lanes(s);
+  return mixIn(laneA, laneB, n);
+}
+
+// The two lanes of the last string hashed by `lanes` (no allocation per call).
+let laneA = 0;
+let laneB = 0;
+
+/** FNV-1a of `s` in two lanes, left in `laneA` / `laneB`. */
+function lanes(s: string): void {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ 0x5bd1e995;
   for (let i = 0; i < s.length; i++) {
@@ -26,6 +36,12 @@ export function hash53(s: string, n = 0): number {
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
+  laneA = a;
+  laneB = b;
+}
+
+/** The 53-bit hash of a string's lanes with the number `n`'s two 32-bit halves mixed in. */
+function mixIn(a: number, b: number, n: number): number {
   const lo = n % 0x100000000 | 0;
   const hi = Math.floor(n / 0x100000000) | 0;
   a = Math.imul(a ^ lo, 0x01000193);
@@ -118,8 +134,9 @@ export class AuditIdDedupe {
    * only the completion time), so the same request read from two shapes still matches.
    */
   seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
-    const a = hash53(auditID, Math.round(ts * 1000));
-    const b = receivedTs === ts ? a : hash53(auditID, Math.round(receivedTs * 1000));
+    lanes(auditID); // once for both keys: the same as hash53(auditID, …) twice
+    const a = mixIn(laneA, laneB, Math.round(ts * 1000));
+    const b = receivedTs === ts ? a : mixIn(laneA, laneB, Math.round(receivedTs * 1000));
     if (this.current.has(a) || this.previous.has(a) || this.current.has(b) || this.previous.has(b)) return true;
     this.current.add(a);
     if (b !== a) this.current.add(b);

@@ -29,7 +29,7 @@ import { YamlDocReader } from './formats/yaml-doc.js';
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields } from './fast.js';
 import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
 import { decodeInParallel, parallelWorkers } from './parallel.js';
-import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, NUMBER_FIELDS, STRING_FIELDS } from './work-lines.js';
+import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS } from './work-lines.js';
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
@@ -457,11 +457,13 @@ async function* readMember(
         dict.epoch = run.epoch;
         dict.actorDefs = [];
         dict.objectDefs = [];
+        dict.words = [];
         dict.actors = [];
         dict.objects = [];
       }
       for (const s of run.actors) dict.actorDefs.push(s);
       for (const s of run.objects) dict.objectDefs.push(s);
+      for (const s of run.words) dict.words.push(s);
       let at = 0; // into strings
       let li = 0; // into lengths
       let ni = 0; // into numbers
@@ -481,6 +483,7 @@ async function* readMember(
           fields.stage = numbers[ni + 3] === 1 ? 'Panic' : 'ResponseComplete';
           const actorId = numbers[ni + 4]!;
           const objectId = numbers[ni + 5]!;
+          for (let j = 0; j < WORD_FIELDS.length; j++) (fields as unknown as Record<string, string>)[WORD_FIELDS[j]!] = dict.words[numbers[ni + 6 + j]!]!;
           ni += NUMBER_FIELDS;
           // Interned in line order, as the single-threaded reader interns them; cached per worker id
           // until the normalizer closes a generation (then looked up again, so they stay interned).
@@ -579,12 +582,14 @@ interface Dictionary {
   epoch: number;
   actorDefs: string[];
   objectDefs: string[];
+  /** Verbs, source IPs, levels and reasons by id. */
+  words: string[];
   actors: Array<Actor | undefined>;
   objects: Array<ObjectRef | undefined>;
 }
 
 function newDictionary(): Dictionary {
-  return { epoch: -1, actorDefs: [], objectDefs: [], actors: [], objects: [] };
+  return { epoch: -1, actorDefs: [], objectDefs: [], words: [], actors: [], objects: [] };
 }
 
 function notEvents(reason: string): ValueResult {

@@ -26,13 +26,15 @@ export const LINE_FALLBACK = 3; // for the full path: its text is next in `fallb
 export const LINE_OVERLONG = 4; // longer than maxLength
 
 /** Strings of one final record in `strings`, in this order. */
-export const STRING_FIELDS = ['auditID', 'requestURI', 'verb', 'sourceIP', 'level', 'resourceVersion', 'reason'] as const satisfies ReadonlyArray<keyof FastFields>;
+export const STRING_FIELDS = ['auditID', 'requestURI', 'resourceVersion'] as const satisfies ReadonlyArray<keyof FastFields>;
+/** Strings of one final record given as ids of the worker's string dictionary (few distinct values), in `numbers` after the ids of actor and object. */
+export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason'] as const satisfies ReadonlyArray<keyof FastFields>;
 /**
  * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic),
- * actor id, object id (-1: no objectRef). Ids index this worker's dictionaries (see
- * {@link WorkResult.actors}).
+ * actor id, object id (-1: no objectRef), then one word id per {@link WORD_FIELDS}. Ids index
+ * this worker's dictionaries (see {@link WorkResult.actors}).
  */
-export const NUMBER_FIELDS = 6;
+export const NUMBER_FIELDS = 6 + WORD_FIELDS.length;
 /** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
 export const DICTIONARY_LIMIT = 100_000;
 
@@ -54,6 +56,8 @@ export interface WorkResult {
   actors: string[];
   /** Objects first seen in this run, in id order: apiGroup, resource, namespace, name, subresource, apiVersion, … */
   objects: string[];
+  /** Words (verbs, source IPs, levels, reasons) first seen in this run, in id order. */
+  words: string[];
 }
 
 /** A flat copy of `s` (see `normalize.ts`): slices keep their parent string alive. */
@@ -69,6 +73,7 @@ let actorCount = 0;
 /** name → the objects of that name (most names have one). */
 let objectIds = new Map<string, Array<{ id: number; apiGroup: string; resource: string; namespace: string; subresource: string }>>();
 let objectCount = 0;
+let wordIds = new Map<string, number>();
 
 /** Decodes one run (exported for tests; the worker calls it per message). */
 export function work(req: WorkRequest): WorkResult {
@@ -80,13 +85,24 @@ export function work(req: WorkRequest): WorkResult {
   const fallback: string[] = [];
   const actors: string[] = [];
   const objects: string[] = [];
-  if (req.first === 1 || actorCount + objectCount > DICTIONARY_LIMIT) {
+  const words: string[] = [];
+  const word = (s: string): number => {
+    let id = wordIds.get(s);
+    if (id === undefined) {
+      id = wordIds.size;
+      wordIds.set(fresh(s), id);
+      words.push(s);
+    }
+    return id;
+  };
+  if (req.first === 1 || actorCount + objectCount + wordIds.size > DICTIONARY_LIMIT) {
     // A new member (its reader knows nothing yet), or full dictionaries.
     epoch++;
     actorIds = new Map();
     objectIds = new Map();
     actorCount = 0;
     objectCount = 0;
+    wordIds = new Map();
   }
   const f = newFastFields();
   let next = req.first;
@@ -139,6 +155,7 @@ export function work(req: WorkRequest): WorkResult {
         }
       }
       numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object);
+      for (const k of WORD_FIELDS) numbers.push(word(f[k]));
     } else kinds.push(LINE_NONFINAL);
   });
   while (next < req.first + lines) {
@@ -156,5 +173,6 @@ export function work(req: WorkRequest): WorkResult {
     epoch,
     actors,
     objects,
+    words,
   };
 }
