@@ -29,7 +29,7 @@ interface ObjectCounts {
  * writes are forgotten (half of them at a time), so a log of millions of distinct objects keeps
  * flat memory; see {@link Aggregates.forgottenMaxWrites}.
  */
-export const MAX_TRACKED_OBJECTS = 100_000;
+export const MAX_TRACKED_OBJECTS = 50_000;
 
 /** Highest latency tracked, in µs (1 hour); longer values are clamped. */
 const MAX_LATENCY_US = 3_600_000_000;

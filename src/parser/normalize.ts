@@ -108,7 +108,7 @@ function queryParam(uri: string, query: number, key: string): string {
 /** Stream time one generation of interned actors and objects lasts (see {@link Normalizer}): 15 min. */
 export const INTERN_GENERATION_MS = 15 * 60_000;
 /** Interned values below which a generation is kept open. */
-export const INTERN_GENERATION_MIN = 50_000;
+export const INTERN_GENERATION_MIN = 10_000;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

@@ -36,7 +36,7 @@ export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason'] as const sati
  */
 export const NUMBER_FIELDS = 6 + WORD_FIELDS.length;
 /** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
-export const DICTIONARY_LIMIT = 100_000;
+export const DICTIONARY_LIMIT = 20_000;
 
 /** What a worker answers for one {@link WorkRequest}. */
 export interface WorkResult {
