@@ -99,6 +99,12 @@ export interface AllowCount {
   writes: number;
 }
 
+/**
+ * Entries of each per-actor and per-object cache of rule masks; a full cache is emptied (the
+ * masks are recomputed), so a log of millions of distinct objects keeps flat memory.
+ */
+const MASK_CACHE_LIMIT = 50_000;
+
 /** Compiled allowlist; `match` returns the index of the first matching rule, or -1. */
 export class Allowlist {
   private readonly actorMasks = new Map<Actor, number>();
@@ -166,6 +172,7 @@ export class Allowlist {
           (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
           (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
       );
+      if (this.actorMasks.size >= MASK_CACHE_LIMIT) this.actorMasks.clear();
       this.actorMasks.set(r.actor, a);
     }
     if (a === 0) return 0;
@@ -185,6 +192,7 @@ export class Allowlist {
             (c.namespaces.length === 0 || c.namespaces.some((re) => re.test(obj.namespace))) &&
             (c.resources.length === 0 || c.resources.some((re) => names.some((n) => re.test(n)))),
         );
+        if (this.objectMasks.size >= MASK_CACHE_LIMIT) this.objectMasks.clear();
         this.objectMasks.set(obj, o);
       } else o = cached;
     }

@@ -109,6 +109,8 @@ function queryParam(uri: string, query: number, key: string): string {
 export const INTERN_GENERATION_MS = 15 * 60_000;
 /** Interned values below which a generation is kept open. */
 export const INTERN_GENERATION_MIN = 10_000;
+/** Interned values at which a generation is closed whatever its age. */
+export const INTERN_GENERATION_MAX = 50_000;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -143,10 +145,14 @@ export class Normalizer {
    *   lasts: an actor or object not seen for two generations is dropped, so memory follows the
    *   objects in use, not every object ever seen. Detectors evict idle state well within that.
    * @param generationMin a generation is not closed while it holds fewer values (small logs never rotate)
+   * @param generationMax a generation is closed when it holds this many values, however young: a
+   *   log with hundreds of thousands of new objects an hour (pod churn, generated names) keeps at
+   *   most 2 × this many; an object idle through two such generations gets a new instance
    */
   constructor(
     private readonly generationMs = INTERN_GENERATION_MS,
     private readonly generationMin = INTERN_GENERATION_MIN,
+    private readonly generationMax = INTERN_GENERATION_MAX,
   ) {}
 
   /** Distinct actors interned in the current and the previous generation. */
@@ -160,16 +166,15 @@ export class Normalizer {
   }
 
   private rotate(ts: number): void {
-    if (!(ts - this.generationStartMs < this.generationMs)) {
-      if (this.objects.size + this.actors.size >= this.generationMin) {
-        this.generation++;
-        this.oldObjects = this.objects;
-        this.oldActors = this.actors;
-        this.objects = new Map();
-        this.actors = new Map();
-      }
+    const size = this.objects.size + this.actors.size;
+    if (size >= this.generationMax || (!(ts - this.generationStartMs < this.generationMs) && size >= this.generationMin)) {
+      this.generation++;
+      this.oldObjects = this.objects;
+      this.oldActors = this.actors;
+      this.objects = new Map();
+      this.actors = new Map();
       this.generationStartMs = ts;
-    }
+    } else if (!(ts - this.generationStartMs < this.generationMs)) this.generationStartMs = ts;
   }
 
   /**
@@ -272,7 +277,7 @@ export class Normalizer {
     level: string,
     actor?: Actor,
   ): Mutable<RequestRecord> {
-    if (!(stageTimeMs - this.generationStartMs < this.generationMs)) this.rotate(stageTimeMs);
+    if (!(stageTimeMs - this.generationStartMs < this.generationMs) || this.objects.size + this.actors.size >= this.generationMax) this.rotate(stageTimeMs);
     const query = uri.indexOf('?');
     const dryRun = query !== -1 && queryParam(uri, query, 'dryRun=') === 'All';
     const longRunning =

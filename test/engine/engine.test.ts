@@ -222,6 +222,21 @@ describe('Allowlist', () => {
     ]);
   });
 
+  it('matches the same after its caches were emptied (120,000 distinct objects, 60,000 actors)', () => {
+    const allow = new Allowlist(DEFAULT_ALLOWLIST);
+    let excluded = 0;
+    for (let k = 0; k < 120_000; k++) {
+      // Fresh instances each time: the caches fill past their limit and are emptied.
+      const kubelet = { ...actor(`system:node:n${k % 60_000}`, 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f') };
+      const lease = { ...object('leases', 'kube-node-lease', `n${k}`, '', 'coordination.k8s.io') };
+      const other = { ...object('leases', 'shop', `n${k}`, '', 'coordination.k8s.io') };
+      if (allow.excludes(rec(T0, kubelet, lease))) excluded++;
+      if (allow.excludes(rec(T0, kubelet, other))) excluded++;
+    }
+    expect(excluded).toBe(120_000);
+    expect(allow.excluded().filter((x) => x.requests > 0)).toEqual([{ name: 'node-leases', requests: 120_000, writes: 120_000 }]);
+  });
+
   it('a rule scoped to some detectors keeps the record from those only', () => {
     const seen: string[] = [];
     const spy = (id: string) =>
