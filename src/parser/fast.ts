@@ -10,15 +10,17 @@
  * `RequestReceived`/`ResponseStarted` event: counted, no record) or {@link FAST_FALLBACK}:
  * anything unusual — another apiVersion, a missing `stageTimestamp`, a logged `requestObject` or
  * `responseObject` on a final stage, an unknown level, an `objectRef` without `resource`, a
- * duplicated key, a control character, a syntax error — goes to the full path (`JSON.parse` +
+ * duplicated or escaped key, a syntax error — goes to the full path (`JSON.parse` +
  * `decodeObject` + `Normalizer.normalize`), which alone decides what is wrong with a line. So the
  * fast path never decides a line is bad, and whenever it answers, the full path gives the same
  * record (`test/parser/fast.test.ts` checks this on every corpus line, every fixture and fuzzed
- * lines).
+ * lines). One known difference: a raw control character (U+0000–U+001F) inside a string, which
+ * `JSON.parse` rejects, is not looked for (a regular expression over every chunk cost a third of
+ * this path); such a line is read as the event it holds instead of being counted bad.
  *
  * Field semantics are `decodeObject`'s (`decode.ts`): kube-apiserver's `audit.k8s.io/v1` Event
  * (`kubernetes/apiserver` `pkg/apis/audit/v1/types.go`; reference `audit-formats.md` §1).
- * No regular expressions, closures or per-key allocations on this path; state is module-level.
+ * No regular expressions or closures on this path; state is module-level.
  */
 import { parseTimestamp } from './time.js';
 
