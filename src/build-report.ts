@@ -24,6 +24,8 @@ export interface SourceCounts {
   kind: string;
   format: string;
   bytes: number;
+  /** Bytes read (compressed for gzip); the size shown for stdin, which has no size on disk. */
+  bytesRead?: number;
   lines: number;
   events: number;
   requests: number;
@@ -96,7 +98,7 @@ export function buildReport(p: ReportParts): Report {
         name: x.name,
         kind: x.kind,
         format: x.format,
-        bytes: x.bytes,
+        bytes: x.kind === 'stdin' && x.bytesRead !== undefined ? x.bytesRead : x.bytes,
         lines: x.lines,
         events: x.events,
         requests: x.requests,

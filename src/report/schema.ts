@@ -131,6 +131,7 @@ export const SourceSummarySchema = z.object({
    * out of (`gke`, `eks`, `aks`, `viaq`, `otlp`). One entry per file, rotated files included.
    */
   format: z.string(),
+  /** Size on disk (compressed for gzip); for stdin, the bytes read. */
   bytes: z.number(),
   lines: z.number().int(),
   events: z.number().int(),

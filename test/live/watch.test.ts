@@ -48,7 +48,10 @@ describe('watch', () => {
     const batch = await analyze({ inputs: ['-'], reorderWindowMs: 1000 }, { stdin: Readable.from([lines.join('\n') + '\n']) });
     expect(report.findings.map((f) => [f.id, f.title])).toEqual(batch.findings.map((f) => [f.id, f.title]));
     expect(report.input.requests).toBe(1184);
-    expect(report.input.sources).toEqual([{ name: '<stdin>', kind: 'stdin', format: 'jsonl', bytes: 0, lines: 1184, events: 1184, requests: 1184, badLines: 0, truncated: 0 }]);
+    // stdin has no size on disk: the bytes read are shown.
+    const bytes = Buffer.byteLength(lines.join('\n') + '\n');
+    expect(report.input.sources).toEqual([{ name: '<stdin>', kind: 'stdin', format: 'jsonl', bytes, lines: 1184, events: 1184, requests: 1184, badLines: 0, truncated: 0 }]);
+    expect(batch.input.sources[0]!.bytes).toBe(bytes);
   });
 
   it('stop() ends a watch whose pipe stays open, with the report so far', async () => {
