@@ -353,6 +353,8 @@ let stageTs = '';
 let receivedTs = '';
 let hasBody = false;
 let hasReceived = false;
+/** False while the template reads a non-final event's members: strings are checked, not copied. */
+let keep = true;
 /** Bits of the top-level keys seen (a duplicate falls back: JSON.parse keeps the last). */
 let seen = 0;
 
@@ -592,6 +594,7 @@ function reset(line: string): void {
   resource = namespace = name = apiGroup = apiVersion = resourceVersion = subresource = reason = '';
   stageTs = receivedTs = '';
   hasRef = refHasResource = hasBody = hasReceived = false;
+  keep = true;
   code = 0;
 }
 
@@ -640,6 +643,10 @@ function lit(text: string): boolean {
 function tstr(): string {
   if (escapes) {
     i--;
+    if (!keep) {
+      skipStr();
+      return '';
+    }
     return str();
   }
   const end = s.indexOf('"', i);
@@ -647,9 +654,9 @@ function tstr(): string {
     fail();
     return '';
   }
-  const v = s.slice(i, end);
+  const start = i;
   i = end + 1;
-  return v;
+  return keep ? s.slice(start, end) : '';
 }
 
 /** Skips the members of `user` after `username`, up to its `}` (a second `username` fails). */
@@ -678,6 +685,8 @@ function template(): boolean {
   auditID = tstr();
   if (!lit(',"stage":"')) return false;
   stage = tstr();
+  // A non-final stage gives no record: its values are checked but not copied.
+  if (stage !== 'ResponseComplete' && stage !== 'Panic') keep = false;
   if (!lit(',"requestURI":"')) return false;
   requestURI = tstr();
   if (!lit(',"verb":"')) return false;
@@ -729,6 +738,7 @@ function template(): boolean {
       hasReceived = true;
     }
   }
+  keep = true;
   if (!lit(',"stageTimestamp":"')) return false;
   seen |= K_STAGETS;
   stageTs = tstr();
