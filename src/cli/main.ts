@@ -81,6 +81,43 @@ export function processIO(): CliIO {
   };
 }
 
+const COMMANDS = ['analyze', 'watch', 'serve', 'help'] as const;
+
+/** Edit distance (insertions, deletions, substitutions) of two short words. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The command a bare first word (no `/`, no `.`) is a typo of, if it is within 2 edits of one. */
+export function commandTypo(word: string | undefined): string | null {
+  if (word === undefined || word === '-' || /[/.]/.test(word) || word.length < 3) return null;
+  let best: string | null = null;
+  let bestD = 3;
+  for (const c of COMMANDS) {
+    const d = editDistance(word.toLowerCase(), c);
+    if (d < bestD && d > 0) {
+      best = c;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Run the command line.
  *
@@ -101,6 +138,13 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (parsed.kind === 'print') {
       await out.write(parsed.text);
       return 0;
+    }
+    const typo = commandTypo(parsed.args.paths[0]);
+    if (typo !== null && !(await exists(parsed.args.paths[0]!))) {
+      throw new UsageError(
+        `"${parsed.args.paths[0]}" is neither a file nor a command`,
+        `did you mean \`auditstorm ${typo}\`? (commands: analyze, the default, watch, serve, help)`,
+      );
     }
     if (parsed.args.command === 'watch' || parsed.args.command === 'serve') {
       const { runLive } = await import('./live.js');

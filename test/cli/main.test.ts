@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { exitCodeFor, main, summaryLine, type AnalyzeFn } from '../../src/cli/main.js';
+import { commandTypo, exitCodeFor, main, summaryLine, type AnalyzeFn } from '../../src/cli/main.js';
 import { ConfigError, InputError } from '../../src/errors.js';
 import type { AnalyzeIO } from '../../src/index.js';
 import type { AnalyzeOptionsInput } from '../../src/options.js';
@@ -233,6 +233,23 @@ describe('main: errors', () => {
     expect(await main(['--bogus'], io)).toBe(2);
     expect(io.stderr.text).toBe('auditstorm: Unknown argument: bogus\nhint: run `auditstorm --help` for usage\n');
     expect(io.stdout.text).toBe('');
+  });
+
+  it('says a mistyped command is neither a file nor a command, before reading anything', async () => {
+    const analyze = vi.fn<AnalyzeFn>(async () => fakeReport());
+    for (const [word, command] of [['analz', 'analyze'], ['wach', 'watch'], ['servve', 'serve'], ['hepl', 'help']] as const) {
+      const io = fakeIO({ analyze });
+      expect(await main([word, 'a.log'], io)).toBe(2);
+      expect(io.stderr.text).toBe(
+        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, help)\n`,
+      );
+    }
+    expect(analyze).not.toHaveBeenCalled();
+    // Paths that look like paths, or are far from any command, are read as inputs.
+    expect(commandTypo('audit.log')).toBeNull();
+    expect(commandTypo('./watch')).toBeNull();
+    expect(commandTypo('kube-apiserver-audit')).toBeNull();
+    expect(commandTypo('-')).toBeNull();
   });
 
   it('prints config errors from the file', async () => {
