@@ -90,8 +90,21 @@ export type Frame = { bytes: Buffer; atEnd: boolean } | { bytes: null; atEnd: fa
  */
 export async function* frameLines(input: Readable, maxLength: number): AsyncGenerator<Frame> {
   const maxBytes = maxLength * MAX_BYTES_PER_UNIT;
-  let rest: Buffer | null = null; // bytes after the last newline so far
+  // Bytes after the last newline so far, as pieces (joined once: a long line over many chunks
+  // must not be copied again with every chunk).
+  let rest: Buffer[] = [];
+  let restBytes = 0;
   let skipping = false; // inside an over-long line, up to its newline
+  const keep = (b: Buffer): void => {
+    if (b.length === 0) return;
+    rest.push(Buffer.from(b)); // a copy: the stream may reuse its chunk
+    restBytes += b.length;
+    if (restBytes > maxBytes) {
+      rest = [];
+      restBytes = 0;
+      skipping = true;
+    }
+  };
   for await (const chunk of input as AsyncIterable<Buffer | string>) {
     let buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     if (skipping) {
@@ -103,23 +116,21 @@ export async function* frameLines(input: Readable, maxLength: number): AsyncGene
     }
     const last = buf.lastIndexOf(NEWLINE);
     if (last === -1) {
-      rest = rest === null ? Buffer.from(buf) : Buffer.concat([rest, buf]);
-      if (rest.length > maxBytes) {
-        rest = null;
-        skipping = true;
-      }
+      keep(buf);
       continue;
     }
-    const whole = rest === null ? buf.subarray(0, last + 1) : Buffer.concat([rest, buf.subarray(0, last + 1)]);
-    rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
-    if (rest !== null && rest.length > maxBytes) {
-      rest = null;
-      skipping = true;
+    let whole = buf.subarray(0, last + 1);
+    if (restBytes > 0) {
+      rest.push(whole);
+      whole = Buffer.concat(rest, restBytes + whole.length);
+      rest = [];
+      restBytes = 0;
     }
+    keep(buf.subarray(last + 1));
     yield { bytes: whole, atEnd: false };
   }
   if (skipping) yield { bytes: null, atEnd: false };
-  else if (rest !== null) yield { bytes: rest, atEnd: true };
+  else if (restBytes > 0) yield { bytes: Buffer.concat(rest, restBytes), atEnd: true };
 }
 
 /**
