@@ -14,28 +14,17 @@ import type { AnalyzeOptions } from './options.js';
 import type { BadLineSample, Finding, Report } from './report/schema.js';
 import { SCHEMA_VERSION, severityRank } from './report/schema.js';
 import { VERSION } from './version.js';
+import type { SourceStats } from './parser/read.js';
 
 /**
  * Counters of one source, as `readChain` keeps them (`SourceStats` in `src/parser/read.ts`);
  * live sources (the webhook) fill the same fields. `kind` is `file`, `gzip`, `stdin` or `webhook`.
  */
-export interface SourceCounts {
-  name: string;
+export type SourceCounts = Omit<SourceStats, 'kind' | 'bytesRead'> & {
   kind: string;
-  format: string;
-  bytes: number;
   /** Bytes read (compressed for gzip); the size shown for stdin, which has no size on disk. */
   bytesRead?: number;
-  lines: number;
-  events: number;
-  requests: number;
-  badLines: number;
-  overlongLines: number;
-  nonFinalStages: number;
-  truncated: number;
-  truncatedRead: number;
-  skippedRecords: number;
-}
+};
 
 /** Everything a report is built from. Times are UTC epoch ms. */
 export interface ReportParts {

@@ -28,6 +28,7 @@ import { UsageError } from '../errors.js';
 import type { AnalyzeOptionsInput } from '../options.js';
 import { JsonDocReader } from '../parser/formats/json-doc.js';
 import type { ValueResult } from '../parser/formats/values.js';
+import { emptyCounts } from '../parser/read.js';
 import type { RequestRecord } from '../parser/record.js';
 import { renderHtml } from '../report/html.js';
 import { renderJson } from '../report/json.js';
@@ -117,21 +118,7 @@ function digest(s: string): Buffer {
 export async function serve(options: AnalyzeOptionsInput, settings: ServeSettings, io: ServeIO = {}): Promise<LiveServer> {
   const now = io.now ?? Date.now;
   const session = new LiveSession(options, io.onAlert ? { now, onAlert: io.onAlert } : { now });
-  const stats: SourceCounts = {
-    name: WEBHOOK_SOURCE,
-    kind: 'webhook',
-    format: 'eventlist',
-    bytes: 0,
-    lines: 0,
-    events: 0,
-    requests: 0,
-    badLines: 0,
-    overlongLines: 0,
-    nonFinalStages: 0,
-    truncated: 0,
-    truncatedRead: 0,
-    skippedRecords: 0,
-  };
+  const stats: SourceCounts = { ...emptyCounts(WEBHOOK_SOURCE, 'eventlist'), kind: 'webhook' };
   session.addSource(stats);
   const counters: ServerCounters = { batches: 0, rejected: {}, itemsReceived: 0, bodyBytes: 0 };
   const maxBody = settings.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -227,18 +227,21 @@ class LineCounter {
 }
 
 function emptyStats(spec: SourceSpec): SourceStats {
+  return { ...emptyCounts(spec.name, '', spec.bytes), kind: spec.kind, bytesRead: 0 };
+}
+
+/** Zero counters of a source named `name` (for sources that are not files, e.g. the webhook). */
+export function emptyCounts(name: string, format: string, bytes = 0): Omit<SourceStats, 'kind' | 'bytesRead'> {
   return {
-    name: spec.name,
-    kind: spec.kind,
-    bytes: spec.bytes,
-    bytesRead: 0,
+    name,
+    bytes,
     lines: 0,
     events: 0,
     requests: 0,
     badLines: 0,
     overlongLines: 0,
     nonFinalStages: 0,
-    format: '',
+    format,
     truncated: 0,
     truncatedRead: 0,
     skippedRecords: 0,
