@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ConfigError, describeFsError, UsageError } from '../errors.js';
 import { formatAlertJson, formatAlertText, type LiveAlert } from '../live/alerts.js';
-import type { LiveStatus } from '../live/session.js';
+import { statusWithRate, type LiveStatus } from '../live/session.js';
 import type { Report } from '../report/schema.js';
 import type { ParsedArgs } from './args.js';
 import type { CliIO } from './main.js';
@@ -166,15 +166,8 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
       }
       let statusTimer: ReturnType<typeof setInterval> | null = null;
       if (onStatus) {
-        let lastEvents = 0;
-        let lastAt = now();
-        statusTimer = setInterval(() => {
-          const s = server.session.status();
-          const t = now();
-          onStatus({ ...s, eventsPerSec: t > lastAt ? ((s.events - lastEvents) * 1000) / (t - lastAt) : 0 });
-          lastEvents = s.events;
-          lastAt = t;
-        }, 2000);
+        const read = statusWithRate(server.session, now);
+        statusTimer = setInterval(() => onStatus(read()), 2000);
       }
       report = await new Promise<Report>((resolve) => {
         const stop = (): void => {

@@ -27,7 +27,7 @@ interface ObjectCounts {
 /**
  * Written objects tracked for the top-objects tables. Past this, the objects with the fewest
  * writes are forgotten (half of them at a time), so a log of millions of distinct objects keeps
- * flat memory; see {@link Aggregates.forgottenMaxWrites}.
+ * flat memory; an object forgotten and written again later counts from then on.
  */
 export const MAX_TRACKED_OBJECTS = 50_000;
 
@@ -56,11 +56,6 @@ export class Aggregates {
   private readonly actors = new Map<string, ActorCounts & { actor: Actor }>();
   /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS}. */
   private readonly objects = new Map<string, ObjectCounts>();
-  /**
-   * The most writes an object had when it was forgotten (0 when none was): a top object's
-   * counts can be short by at most this many, and only if it was forgotten once.
-   */
-  forgottenMaxWrites = 0;
   private readonly latency = new Map<string, Map<string, hdr.Histogram>>();
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
 
@@ -144,7 +139,6 @@ export class Aggregates {
       if (dropped >= target) break;
       if (c.writes + c.conflicts <= limit) {
         this.objects.delete(key);
-        if (c.writes > this.forgottenMaxWrites) this.forgottenMaxWrites = c.writes;
         dropped++;
       }
     }

@@ -81,6 +81,23 @@ export const REAL_TIME_SKEW_MS = 60_000;
 /** Silence (wall ms) after which a replay's clock runs on with the wall clock. */
 export const REPLAY_IDLE_MS = 10_000;
 
+/**
+ * A status reader that adds the events/s since its previous call (wall clock `now`, ms), for the
+ * periodic status line of `watch` and `serve`.
+ */
+export function statusWithRate(session: LiveSession, now: () => number): () => LiveStatus & { eventsPerSec: number } {
+  let lastEvents = 0;
+  let lastAt = now();
+  return () => {
+    const s = session.status();
+    const t = now();
+    const eventsPerSec = t > lastAt ? ((s.events - lastEvents) * 1000) / (t - lastAt) : 0;
+    lastEvents = s.events;
+    lastAt = t;
+    return { ...s, eventsPerSec };
+  };
+}
+
 /** Resolves options for a live mode: the live reorder window unless one was given; `--since`/`--until` must be times. */
 function liveOptions(input: AnalyzeOptionsInput): { options: AnalyzeOptions; detectors: Array<{ detector: Detector; options: unknown }> } {
   const withDefaults: AnalyzeOptionsInput = { ...input };

@@ -18,7 +18,7 @@ import type { Report } from '../report/schema.js';
 import { UsageError } from '../errors.js';
 import type { LiveAlert } from './alerts.js';
 import { FileFollower, type FollowOptions } from './follow.js';
-import { LiveSession, type LiveStatus } from './session.js';
+import { LiveSession, statusWithRate, type LiveStatus } from './session.js';
 
 /** Timers, injectable for tests. */
 export interface Timers {
@@ -149,17 +149,9 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
   };
   const warnTimer = io.onWarning ? timers.setInterval(warnIfNothingRead, Math.min(1000, settings.statusIntervalMs ?? 1000)) : null;
   if (io.onStatus) {
-    let lastEvents = 0;
-    let lastAt = now();
     const onStatus = io.onStatus;
-    status = timers.setInterval(() => {
-      const s = session.status();
-      const t = now();
-      const eventsPerSec = t > lastAt ? ((s.events - lastEvents) * 1000) / (t - lastAt) : 0;
-      lastEvents = s.events;
-      lastAt = t;
-      onStatus({ ...s, eventsPerSec });
-    }, settings.statusIntervalMs ?? 2000);
+    const read = statusWithRate(session, now);
+    status = timers.setInterval(() => onStatus(read()), settings.statusIntervalMs ?? 2000);
   }
 
   let stopNow: () => void = () => {};

@@ -534,9 +534,6 @@ function member(at: number): void {
         return;
       }
       break;
-    case 8:
-      // v1beta1's metadata.creationTimestamp is read only without stageTimestamp (which falls back).
-      break;
     case 9:
       if (s.startsWith('userAgent', at)) {
         userAgent = strField(K_UA);

@@ -15,6 +15,7 @@ import {
   type RequestRecord,
   type ServiceAccountRef,
 } from './record.js';
+import { fresh } from './fresh.js';
 
 /**
  * Long-running verbs and subresources of kube-apiserver's `BasicLongRunningRequestCheck`
@@ -165,16 +166,19 @@ export class Normalizer {
     return this.objects.size + this.oldObjects.size;
   }
 
-  private rotate(ts: number): void {
+  /** Closes the generation when it is `generationMs` old (and holds `generationMin`) or full. */
+  private maybeRotate(ts: number): void {
     const size = this.objects.size + this.actors.size;
-    if (size >= this.generationMax || (!(ts - this.generationStartMs < this.generationMs) && size >= this.generationMin)) {
+    const old = !(ts - this.generationStartMs < this.generationMs);
+    if (!old && size < this.generationMax) return;
+    if (size >= this.generationMax || size >= this.generationMin) {
       this.generation++;
       this.oldObjects = this.objects;
       this.oldActors = this.actors;
       this.objects = new Map();
       this.actors = new Map();
-      this.generationStartMs = ts;
-    } else if (!(ts - this.generationStartMs < this.generationMs)) this.generationStartMs = ts;
+    }
+    this.generationStartMs = ts;
   }
 
   /**
@@ -193,10 +197,9 @@ export class Normalizer {
       ev.verb,
       ev.stageTimeMs,
       ev.receivedTimeMs,
-      ref ? this.object(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null,
+      this.internActor(ev.user?.username ?? '', ev.userAgent ?? ''),
+      ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null,
       ref?.resourceVersion ?? '',
-      ev.user?.username ?? '',
-      ev.userAgent ?? '',
       status?.code ?? 0,
       status?.reason ?? '',
       ev.sourceIPs?.[0] ?? '',
@@ -221,8 +224,8 @@ export class Normalizer {
    * only events without logged bodies).
    */
   normalizeFast(f: FastFields): RequestRecord {
-    const object = f.hasObjectRef ? this.object(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion) : null;
-    return this.normalizeInterned(f, this.actor(f.username, f.userAgent), object);
+    const object = f.hasObjectRef ? this.internObject(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion) : null;
+    return this.normalizeInterned(f, this.internActor(f.username, f.userAgent), object);
   }
 
   /**
@@ -238,26 +241,14 @@ export class Normalizer {
       f.verb,
       f.stageTimeMs,
       f.receivedTimeMs,
+      actor,
       object,
       f.resourceVersion,
-      '',
-      '',
       f.code,
       f.reason,
       f.sourceIP,
       f.level,
-      actor,
     );
-  }
-
-  /** The interned actor of `username` + `userAgent` (see {@link normalizeInterned}). */
-  internActor(username: string, userAgent: string): Actor {
-    return this.actor(username, userAgent);
-  }
-
-  /** The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one. */
-  internObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
-    return this.object(apiGroup, resource, namespace, name, subresource, apiVersion);
   }
 
   private build(
@@ -267,17 +258,15 @@ export class Normalizer {
     verb: string,
     stageTimeMs: number,
     receivedTimeMs: number,
+    actor: Actor,
     object: ObjectRef | null,
     resourceVersion: string,
-    username: string,
-    userAgent: string,
     code: number,
     reason: string,
     sourceIP: string,
     level: string,
-    actor?: Actor,
   ): Mutable<RequestRecord> {
-    if (!(stageTimeMs - this.generationStartMs < this.generationMs) || this.objects.size + this.actors.size >= this.generationMax) this.rotate(stageTimeMs);
+    this.maybeRotate(stageTimeMs);
     const query = uri.indexOf('?');
     const dryRun = query !== -1 && queryParam(uri, query, 'dryRun=') === 'All';
     const longRunning =
@@ -292,7 +281,7 @@ export class Normalizer {
       verb,
       isWrite: !dryRun && WRITE_VERBS.has(verb),
       dryRun,
-      actor: actor ?? this.actor(username, userAgent),
+      actor,
       object,
       code,
       reason,
@@ -306,7 +295,8 @@ export class Normalizer {
     };
   }
 
-  private actor(username: string, userAgent: string): Actor {
+  /** The interned actor of `username` + `userAgent` (see {@link normalizeInterned}). */
+  internActor(username: string, userAgent: string): Actor {
     const key = `${username}\u0000${userAgent}`;
     let actor = this.actors.get(key);
     if (actor === undefined && (actor = this.oldActors.get(key)) !== undefined) this.actors.set(actor.key, actor);
@@ -326,7 +316,8 @@ export class Normalizer {
     return actor;
   }
 
-  private object(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
+  /** The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one. */
+  internObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
     const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
     let object = this.objects.get(key);
     if (object === undefined && (object = this.oldObjects.get(key)) !== undefined) this.objects.set(object.key, object);
@@ -344,12 +335,4 @@ export class Normalizer {
     }
     return object;
   }
-}
-
-/**
- * A copy of `s` that does not keep the string it was cut from alive (V8 keeps the parent of a
- * sliced string of 13 or more characters; the fast path's values are slices of a whole chunk).
- */
-function fresh(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
 }

@@ -14,7 +14,10 @@ import { Worker } from 'node:worker_threads';
 import type { Frame } from './lines.js';
 import type { ReadOptions } from './read.js';
 import type { SourceSpec } from './sources.js';
-import type { WorkRequest, WorkResult } from './work-lines.js';
+import { newFastFields, type FastFields } from './fast.js';
+import type { Normalizer } from './normalize.js';
+import type { Actor, ObjectRef, RequestRecord } from './record.js';
+import { NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS, type WorkRequest, type WorkResult } from './work-lines.js';
 
 /** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
 export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
@@ -118,5 +121,106 @@ export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: n
     while (queue.length > 0) yield await queue.shift()!;
   } finally {
     await pool.close();
+  }
+}
+
+/** What this thread knows of one worker's ids (see `work-lines.ts`). */
+interface Dictionary {
+  epoch: number;
+  actorDefs: string[];
+  objectDefs: string[];
+  /** Verbs, source IPs, levels and reasons by id. */
+  words: string[];
+  /** Interned values by id, cached until the normalizer closes a generation. */
+  actors: Array<Actor | undefined>;
+  objects: Array<ObjectRef | undefined>;
+}
+
+/**
+ * Turns the final records of worker answers back into {@link RequestRecord}s, in line order:
+ * {@link begin} an answer, then {@link record} for each of its `LINE_FINAL` lines and
+ * {@link fallback} for each `LINE_FALLBACK` one. Actors and objects are interned through the
+ * normalizer at their first use in line order, as the single-threaded reader interns them, and
+ * looked up again after the normalizer closes a generation, so values in use stay interned.
+ */
+export class RunDecoder {
+  private readonly dicts: Dictionary[] = [];
+  private readonly fields: FastFields = newFastFields();
+  private generation: number;
+  private run: WorkResult | null = null;
+  private dict: Dictionary | null = null;
+  private at = 0; // into strings
+  private li = 0; // into lengths
+  private ni = 0; // into numbers
+  private fi = 0; // into fallback
+
+  constructor(private readonly normalizer: Normalizer) {
+    this.generation = normalizer.generation;
+  }
+
+  /** Starts on the next answer (answers must come in input order). */
+  begin(run: WorkResult): void {
+    const w = run.worker ?? 0;
+    let d = this.dicts[w];
+    if (d === undefined || d.epoch !== run.epoch) {
+      d = { epoch: run.epoch, actorDefs: [], objectDefs: [], words: [], actors: [], objects: [] };
+      this.dicts[w] = d;
+    }
+    for (const s of run.actors) d.actorDefs.push(s);
+    for (const s of run.objects) d.objectDefs.push(s);
+    for (const s of run.words) d.words.push(s);
+    this.run = run;
+    this.dict = d;
+    this.at = this.li = this.ni = this.fi = 0;
+  }
+
+  /** The record of the answer's next final line. */
+  record(): RequestRecord {
+    const { strings, lengths, numbers } = this.run!;
+    const d = this.dict!;
+    const f = this.fields as unknown as Record<string, string> & FastFields;
+    for (let j = 0; j < STRING_FIELDS.length; j++) {
+      const len = lengths[this.li++]!;
+      f[STRING_FIELDS[j]!] = strings.slice(this.at, this.at + len);
+      this.at += len;
+    }
+    const ni = this.ni;
+    f.stageTimeMs = numbers[ni]!;
+    f.receivedTimeMs = numbers[ni + 1]!;
+    f.code = numbers[ni + 2]!;
+    f.stage = numbers[ni + 3] === 1 ? 'Panic' : 'ResponseComplete';
+    const actorId = numbers[ni + 4]!;
+    const objectId = numbers[ni + 5]!;
+    for (let j = 0; j < WORD_FIELDS.length; j++) f[WORD_FIELDS[j]!] = d.words[numbers[ni + 6 + j]!]!;
+    this.ni += NUMBER_FIELDS;
+    const n = this.normalizer;
+    if (this.generation !== n.generation) {
+      this.generation = n.generation;
+      for (const x of this.dicts) {
+        if (x === undefined) continue;
+        x.actors = [];
+        x.objects = [];
+      }
+    }
+    let actor = d.actors[actorId];
+    if (actor === undefined) {
+      const a = d.actorDefs;
+      actor = d.actors[actorId] = n.internActor(a[2 * actorId]!, a[2 * actorId + 1]!);
+    }
+    let object: ObjectRef | null = null;
+    if (objectId >= 0) {
+      object = d.objects[objectId] ?? null;
+      if (object === null) {
+        const o = d.objectDefs;
+        const b = 6 * objectId;
+        object = d.objects[objectId] = n.internObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
+      }
+    }
+    return n.normalizeInterned(this.fields, actor, object);
+  }
+
+  /** The text of the answer's next fall-back line. */
+  fallback(): string {
+    return this.run!.fallback[this.fi++]!;
   }
 }

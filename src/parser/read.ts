@@ -28,11 +28,11 @@ import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
 import { YamlDocReader } from './formats/yaml-doc.js';
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields } from './fast.js';
 import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
-import { decodeInParallel, parallelWorkers } from './parallel.js';
-import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS } from './work-lines.js';
+import { decodeInParallel, parallelWorkers, RunDecoder } from './parallel.js';
+import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG } from './work-lines.js';
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
-import type { Actor, ObjectRef, RequestRecord } from './record.js';
+import type { RequestRecord } from './record.js';
 import { describeInput } from './sniff.js';
 import type { SourceChain, SourceKind, SourceSpec } from './sources.js';
 
@@ -387,15 +387,15 @@ async function* readMember(
   const base64 = framing === 'base64' ? new Base64Reader(opts.maxLineLength, (line, r) => take(line, r, '')) : null;
   const fields = newFastFields();
   const fast = framing === 'jsonl';
-  /** A bare event read by the fast path (`fast.ts`) without building it; `fields` hold a final one. */
-  const fastEvent = (final: boolean): void => {
+  /** One bare event: its record, or `null` for a non-final stage (counted, no record). */
+  const bareEvent = (record: RequestRecord | null): void => {
     sniff = null;
     stats.events++;
     bare++;
-    if (!final) stats.nonFinalStages++;
+    if (record === null) stats.nonFinalStages++;
     else {
       stats.requests++;
-      records.push(normalizer.normalizeFast(fields));
+      records.push(record);
     }
   };
   /** One line the fast path did not take (or every line of a framing it does not read). */
@@ -420,20 +420,9 @@ async function* readMember(
       return;
     }
     const d = decodeObject(parsed);
-    if (d.ok) {
-      // One bare event the fast path left to the full one.
-      sniff = null;
-      stats.events++;
-      bare++;
-      const record = normalizer.normalize(d.event);
-      if (record === null) stats.nonFinalStages++;
-      else {
-        stats.requests++;
-        records.push(record);
-      }
-      return;
-    }
-    take(line, eventsOfValue(parsed, d), text);
+    // A bare event the fast path left to the full one, or what the value holds.
+    if (d.ok) bareEvent(normalizer.normalize(d.event));
+    else take(line, eventsOfValue(parsed, d), text);
   };
   const overlongReason = `line longer than ${opts.maxLineLength} characters (--max-line-length): skipped`;
 
@@ -442,8 +431,7 @@ async function* readMember(
     // The same lines, cut and fast-decoded on worker threads (parallel.ts), consumed in order here.
     let lines = 0;
     let overlongLines = 0;
-    const dicts: Array<Dictionary | undefined> = [];
-    let generation = normalizer.generation;
+    const runs = new RunDecoder(normalizer);
     const overlongAt = (no: number): void => {
       overlongLines++;
       overlong = overlongLines;
@@ -454,72 +442,14 @@ async function* readMember(
         overlongAt(++lines);
         continue;
       }
-      const { kinds, strings, lengths, numbers, fallback } = run;
-      const dict = (dicts[run.worker ?? 0] ??= newDictionary());
-      if (dict.epoch !== run.epoch) {
-        dict.epoch = run.epoch;
-        dict.actorDefs = [];
-        dict.objectDefs = [];
-        dict.words = [];
-        dict.actors = [];
-        dict.objects = [];
-      }
-      for (const s of run.actors) dict.actorDefs.push(s);
-      for (const s of run.objects) dict.objectDefs.push(s);
-      for (const s of run.words) dict.words.push(s);
-      let at = 0; // into strings
-      let li = 0; // into lengths
-      let ni = 0; // into numbers
-      let fi = 0; // into fallback
+      runs.begin(run);
+      const kinds = run.kinds;
       for (let k = 0; k < run.lines; k++) {
-        const no = lines + k + 1;
         const kind = kinds[k];
-        if (kind === LINE_FINAL) {
-          for (let j = 0; j < STRING_FIELDS.length; j++) {
-            const len = lengths[li++]!;
-            (fields as unknown as Record<string, string>)[STRING_FIELDS[j]!] = strings.slice(at, at + len);
-            at += len;
-          }
-          fields.stageTimeMs = numbers[ni]!;
-          fields.receivedTimeMs = numbers[ni + 1]!;
-          fields.code = numbers[ni + 2]!;
-          fields.stage = numbers[ni + 3] === 1 ? 'Panic' : 'ResponseComplete';
-          const actorId = numbers[ni + 4]!;
-          const objectId = numbers[ni + 5]!;
-          for (let j = 0; j < WORD_FIELDS.length; j++) (fields as unknown as Record<string, string>)[WORD_FIELDS[j]!] = dict.words[numbers[ni + 6 + j]!]!;
-          ni += NUMBER_FIELDS;
-          // Interned in line order, as the single-threaded reader interns them; cached per worker id
-          // until the normalizer closes a generation (then looked up again, so they stay interned).
-          if (generation !== normalizer.generation) {
-            generation = normalizer.generation;
-            for (const d of dicts) {
-              if (d === undefined) continue;
-              d.actors = [];
-              d.objects = [];
-            }
-          }
-          let actor = dict.actors[actorId];
-          if (actor === undefined) {
-            const a = dict.actorDefs;
-            actor = dict.actors[actorId] = normalizer.internActor(a[2 * actorId]!, a[2 * actorId + 1]!);
-          }
-          let object: ObjectRef | null = null;
-          if (objectId >= 0) {
-            object = dict.objects[objectId] ?? null;
-            if (object === null) {
-              const o = dict.objectDefs;
-              const b = 6 * objectId;
-              object = dict.objects[objectId] = normalizer.internObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
-            }
-          }
-          sniff = null;
-          stats.events++;
-          bare++;
-          stats.requests++;
-          records.push(normalizer.normalizeInterned(fields, actor, object));
-        } else if (kind === LINE_NONFINAL) fastEvent(false);
-        else if (kind === LINE_FALLBACK) slowLine(fallback[fi++]!, no);
-        else if (kind === LINE_OVERLONG) overlongAt(no);
+        if (kind === LINE_FINAL) bareEvent(runs.record());
+        else if (kind === LINE_NONFINAL) bareEvent(null);
+        else if (kind === LINE_FALLBACK) slowLine(runs.fallback(), lines + k + 1);
+        else if (kind === LINE_OVERLONG) overlongAt(lines + k + 1);
       }
       lines += run.lines;
       stats.lines = lines;
@@ -551,11 +481,11 @@ async function* readMember(
     overlong = counts.overlong;
     for (let i = 0; i < texts.length; i++) {
       const text = texts[i]!;
-      sampleOverlong(lineNos[i]!);
+      if (overlongSampled < counts.overlongAt.length) sampleOverlong(lineNos[i]!);
       if (fast) {
         const f = fastDecode(text, fields);
         if (f !== FAST_FALLBACK) {
-          fastEvent(f === FAST_FINAL);
+          bareEvent(f === FAST_FINAL ? normalizer.normalizeFast(fields) : null);
           continue;
         }
       }
@@ -578,21 +508,6 @@ async function* readMember(
   setFormat();
   if (records.length > 0) yield flush();
   if (sniff !== null && (sniff as Sniff).lines + counts.overlong > 0) throw (sniff as Sniff).reject(spec, counts.overlong, forcedInfo);
-}
-
-/** What this thread knows of one worker's actor and object ids (see `work-lines.ts`). */
-interface Dictionary {
-  epoch: number;
-  actorDefs: string[];
-  objectDefs: string[];
-  /** Verbs, source IPs, levels and reasons by id. */
-  words: string[];
-  actors: Array<Actor | undefined>;
-  objects: Array<ObjectRef | undefined>;
-}
-
-function newDictionary(): Dictionary {
-  return { epoch: -1, actorDefs: [], objectDefs: [], words: [], actors: [], objects: [] };
 }
 
 function notEvents(reason: string): ValueResult {

@@ -7,6 +7,7 @@
  */
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, type FastFields } from './fast.js';
 import { cutLines } from './lines.js';
+import { fresh } from './fresh.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
 export interface WorkRequest {
@@ -60,10 +61,6 @@ export interface WorkResult {
   words: string[];
 }
 
-/** A flat copy of `s` (see `normalize.ts`): slices keep their parent string alive. */
-function fresh(s: string): string {
-  return (' ' + s).slice(1);
-}
 
 // The worker's dictionaries (one thread, one reader at a time: see parallel.ts).
 let epoch = 0;

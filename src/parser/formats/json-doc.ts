@@ -34,6 +34,7 @@
  */
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { eventsOfElement, eventsOfValue, type Container, type ValueResult } from './values.js';
+import { fresh } from '../fresh.js';
 
 const NONE = Symbol.for('object-stream.none');
 const MANY = Symbol.for('object-stream.many');
@@ -66,16 +67,6 @@ type Target =
   | { kind: 'root'; line: number }
   | { kind: 'skip' };
 
-/**
- * A copy of `s` that does not share the tokenizer's buffer. The tokenizer cuts values out of its
- * input with `slice`, and V8 keeps a slice (13 characters or more) as a view of the whole input
- * string: one `auditID` or object name kept by a record (or interned by the normalizer) would keep
- * its whole 64 KB chunk alive, so memory grew with the file. Concatenation then `slice(1)`
- * flattens into a new string that holds only `s`.
- */
-function fresh(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
-}
 
 /** Assembles one JSON value from packed tokens (or just tracks depth when discarding). */
 class Builder {
