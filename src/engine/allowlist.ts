@@ -99,16 +99,14 @@ export interface AllowCount {
   writes: number;
 }
 
-/**
- * Entries of each per-actor and per-object cache of rule masks; a full cache is emptied (the
- * masks are recomputed), so a log of millions of distinct objects keeps flat memory.
- */
-const MASK_CACHE_LIMIT = 50_000;
-
 /** Compiled allowlist; `match` returns the index of the first matching rule, or -1. */
 export class Allowlist {
-  private readonly actorMasks = new Map<Actor, number>();
-  private readonly objectMasks = new Map<ObjectRef, number>();
+  /**
+   * Rule masks per interned actor and object. Weak: an entry lives as long as the normalizer
+   * keeps the instance interned, so the caches never pin objects the run no longer sees.
+   */
+  private readonly actorMasks = new WeakMap<Actor, number>();
+  private readonly objectMasks = new WeakMap<ObjectRef, number>();
   private readonly verbMasks = new Map<string, number>();
   private readonly noObjectMask: number;
   private readonly counts: AllowCount[];
@@ -172,7 +170,6 @@ export class Allowlist {
           (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
           (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
       );
-      if (this.actorMasks.size >= MASK_CACHE_LIMIT) this.actorMasks.clear();
       this.actorMasks.set(r.actor, a);
     }
     if (a === 0) return 0;
@@ -192,7 +189,6 @@ export class Allowlist {
             (c.namespaces.length === 0 || c.namespaces.some((re) => re.test(obj.namespace))) &&
             (c.resources.length === 0 || c.resources.some((re) => names.some((n) => re.test(n)))),
         );
-        if (this.objectMasks.size >= MASK_CACHE_LIMIT) this.objectMasks.clear();
         this.objectMasks.set(obj, o);
       } else o = cached;
     }

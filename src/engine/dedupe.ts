@@ -115,8 +115,8 @@ export class AuditIdDedupe {
 
   /**
    * @param history requests per generation (≥ 1). Both tables are sized for it up front (two
-   *   keys per request): 2 × 4 bytes × the next power of 2 ≥ 4·history, 32 MB at the default
-   *   1,000,000, so memory does not grow with the log (the OS commits the pages as they fill).
+   *   keys per request): 2 × 4 bytes × the next power of 2 ≥ 4·history, 16 MB at the default
+   *   500,000, so memory does not grow with the log (the OS commits the pages as they fill).
    */
   constructor(private readonly history: number) {
     this.current = new HashTable(2 * history);

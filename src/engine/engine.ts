@@ -15,6 +15,13 @@ import { AuditIdDedupe } from './dedupe.js';
 import { ReorderQueue } from './reorder.js';
 import { TimeSeries } from './series.js';
 
+/**
+ * Default requests per de-duplication generation ({@link AuditIdDedupe}): the last 500,000 to
+ * 1,000,000 requests are remembered, in two fixed 8 MB tables. Both tables are in use from the
+ * 500,001st request on, so the memory of a 1 GB log and of a 5 GB one is the same.
+ */
+export const DEDUPE_HISTORY = 500_000;
+
 /** Engine settings. Times in ms. */
 export interface EngineOptions {
   /** Detectors to run, each with its validated options. */
@@ -25,7 +32,7 @@ export interface EngineOptions {
   allowlist?: Allowlist | null;
   reorderWindowMs: number;
   seriesStepMs: number;
-  /** Requests whose auditIDs are remembered for de-duplication (see AuditIdDedupe); default 1,000,000. */
+  /** Requests whose auditIDs are remembered for de-duplication (see AuditIdDedupe); default 500,000 (16 MB of tables). */
   dedupeHistory?: number;
 }
 
@@ -74,7 +81,7 @@ export class Engine {
     this.series = new TimeSeries(opts.seriesStepMs);
     this.filter = opts.filter;
     this.allowlist = opts.allowlist ?? null;
-    this.dedupe = new AuditIdDedupe(opts.dedupeHistory ?? 1_000_000);
+    this.dedupe = new AuditIdDedupe(opts.dedupeHistory ?? DEDUPE_HISTORY);
     this.reorderWindowMs = opts.reorderWindowMs;
     this.queue = new ReorderQueue(opts.reorderWindowMs, (r) => this.count(r));
     const alert = sink.alert ?? (() => {});

@@ -36,9 +36,6 @@ export function resourceNames(o: ObjectRef): string[] {
   return names;
 }
 
-/** Entries of each match cache; a full one is emptied, so memory stays flat however many objects a log has. */
-const CACHE_LIMIT = 50_000;
-
 /** Returns a predicate, or `null` when nothing is filtered. */
 export function compileFilter(spec: FilterSpec): ((r: RequestRecord) => boolean) | null {
   const ns = spec.namespaces.length ? new Set(spec.namespaces) : null;
@@ -49,8 +46,9 @@ export function compileFilter(spec: FilterSpec): ((r: RequestRecord) => boolean)
   const until = spec.untilMs ?? Infinity;
   if (!ns && !verbs && !users && !resources && since === -Infinity && until === Infinity) return null;
 
-  const actorOk = new Map<Actor, boolean>();
-  const objectOk = new Map<ObjectRef, boolean>();
+  // Per interned actor and object; weak, so they never pin what the normalizer dropped.
+  const actorOk = new WeakMap<Actor, boolean>();
+  const objectOk = new WeakMap<ObjectRef, boolean>();
   return (r) => {
     if (r.ts < since || r.ts > until) return false;
     if (verbs && !verbs.has(r.verb)) return false;
@@ -59,7 +57,6 @@ export function compileFilter(spec: FilterSpec): ((r: RequestRecord) => boolean)
       let ok = actorOk.get(r.actor);
       if (ok === undefined) {
         ok = users.some((re) => re.test(r.actor.username));
-        if (actorOk.size >= CACHE_LIMIT) actorOk.clear();
         actorOk.set(r.actor, ok);
       }
       if (!ok) return false;
@@ -71,7 +68,6 @@ export function compileFilter(spec: FilterSpec): ((r: RequestRecord) => boolean)
       if (ok === undefined) {
         const names = resourceNames(o);
         ok = resources.some((re) => names.some((n) => re.test(n)));
-        if (objectOk.size >= CACHE_LIMIT) objectOk.clear();
         objectOk.set(o, ok);
       }
       if (!ok) return false;
