@@ -45,7 +45,7 @@ export interface LineSplitter {
 const NEWLINE = 0x0a;
 const BOM = 0xfeff;
 /** The most UTF-8 bytes one UTF-16 code unit takes. */
-const MAX_BYTES_PER_UNIT = 3;
+export const MAX_BYTES_PER_UNIT = 3;
 /**
  * Bytes decoded at a time (cut at a newline). V8 allocates strings over ~128 KB in its large-object
  * space, which made decoding 256 KB chunks four times slower than 64 KB pieces (measured here).
@@ -69,10 +69,6 @@ export function stripPrefix(line: string): string {
 function isBlank(line: string): boolean {
   const first = line.charCodeAt(0); // NaN when empty
   return !(first > 32) && line.trim().length === 0;
-}
-
-function decode(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /**
@@ -137,17 +133,21 @@ export async function* frameLines(input: Readable, maxLength: number): AsyncGene
  * Decodes a run of whole lines (a `bytes` frame) in {@link PIECE}s and calls `onLine` for each:
  * `no` is the line's number (1-based, `first + k`), `text` the line with `\r`, a BOM on line 1
  * and a `host`/time prefix removed, or `null` for a line longer than `maxLength` (measured with
- * its `\r` and BOM, as split2 did). Blank lines are counted but not passed. Returns the number of
- * lines in the run.
+ * its `\r` and BOM, as split2 did). Blank lines are counted but not passed. `piece` is the
+ * decoded text the line was cut from and `at` the offset there of `text`'s first character; when
+ * the piece was ASCII, `ascii` is its bytes (one per character), else null. A reader may scan
+ * the piece (a flat string) instead of the slice, and compare bytes instead of cutting strings.
+ * Returns the number of lines in the run.
  */
 export function cutLines(
   bytes: Buffer,
   atEnd: boolean,
   first: number,
   maxLength: number,
-  onLine: (no: number, text: string | null) => void,
+  onLine: (no: number, text: string | null, piece: string, at: number, ascii: Buffer | null) => void,
 ): number {
   let no = first - 1;
+  let ascii: Buffer | null = null;
   const cut = (text: string, last: boolean): void => {
     let from = 0;
     for (;;) {
@@ -157,7 +157,7 @@ export function cutLines(
         to = text.length;
       }
       no++;
-      if (to - from > maxLength) onLine(no, null);
+      if (to - from > maxLength) onLine(no, null, text, from, null);
       else {
         let a = from;
         let b = to;
@@ -165,7 +165,10 @@ export function cutLines(
         if (b > a && text.charCodeAt(b - 1) === 13) b--; // '\r'
         if (b > a) {
           const line = text.slice(a, b);
-          if (!isBlank(line)) onLine(no, stripPrefix(line));
+          if (!isBlank(line)) {
+            const stripped = stripPrefix(line);
+            onLine(no, stripped, text, a + line.length - stripped.length, ascii);
+          }
         }
       }
       from = to + 1;
@@ -178,7 +181,14 @@ export function cutLines(
       if (end <= at) end = bytes.indexOf(NEWLINE, at + PIECE) + 1; // one line longer than a piece
       if (end <= at) end = bytes.length; // the last line of the input, without a newline
     }
-    cut(decode(bytes.subarray(at, end)), atEnd && end === bytes.length);
+    const piece = bytes.subarray(at, end);
+    if (isAscii(piece)) {
+      ascii = piece;
+      cut(piece.toString('latin1'), atEnd && end === bytes.length);
+    } else {
+      ascii = null;
+      cut(piece.toString('utf8'), atEnd && end === bytes.length);
+    }
     at = end;
   }
   return no - first + 1;

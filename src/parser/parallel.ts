@@ -8,6 +8,7 @@
  * gzip is already inflated off this thread (node's zlib streams run on the libuv pool). Workers
  * are started per member and only for files large enough to repay their start (≈ 30 ms each).
  */
+import { open, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -17,7 +18,8 @@ import type { SourceSpec } from './sources.js';
 import { newFastFields, type FastFields } from './fast.js';
 import type { Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
-import { NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS, type WorkRequest, type WorkResult } from './work-lines.js';
+import { InputError, describeFsError } from '../errors.js';
+import { NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
 /** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
 export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
@@ -85,11 +87,22 @@ class Pool {
     const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length && !(bytes.buffer instanceof SharedArrayBuffer);
     const data = own ? new Uint8Array(bytes.buffer, 0, bytes.length) : new Uint8Array(bytes);
     const req: WorkRequest = { id, bytes: data, atEnd, first, maxLength };
+    return this.post(req, [data.buffer as ArrayBuffer]);
+  }
+
+  /** Has a worker read and decode the lines starting in `[start, end)` of the open file `fd`. */
+  runRange(fd: number, start: number, end: number, maxLength: number): Promise<WorkResult> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    const req: RangeRequest = { id: this.id++, fd, start, end, maxLength };
+    return this.post(req, []);
+  }
+
+  private post(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[]): Promise<WorkResult> {
     const w = this.workers[this.next]!;
     this.next = (this.next + 1) % this.workers.length;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      w.postMessage(req, [data.buffer as ArrayBuffer]);
+      this.waiting.set(req.id, { resolve, reject });
+      w.postMessage(req, transfer);
     });
   }
 
@@ -121,6 +134,56 @@ export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: n
     while (queue.length > 0) yield await queue.shift()!;
   } finally {
     await pool.close();
+  }
+}
+
+/** One answer of {@link decodeRanges}: a range's run, and the file offset it was read up to. */
+export interface RangeRun {
+  run: WorkResult;
+  offset: number;
+}
+
+/** Bytes of a file per {@link RangeRequest} (256 KB: the size of the runs read here, which keep a worker's young generation small). */
+export const RANGE_BYTES = 256 * 1024;
+
+/**
+ * Decodes the regular file at `path` (`bytes` long when it was opened; a file that grew since is
+ * read to the end of the line that crosses that size) on `workers` threads that read their own
+ * byte ranges (`workRange`): this thread reads nothing, so it only turns answers into records.
+ * Yields one {@link WorkResult} per range in file order, with the file offset read up to;
+ * lines, kinds and samples are those of {@link decodeInParallel} on the same bytes.
+ * Throws {@link InputError} when a worker cannot read the file, or a worker's error.
+ */
+export async function* decodeRanges(name: string, path: string, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
+  const fail = (err: unknown): InputError => {
+    return new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
+  };
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch (err) {
+    throw fail(err);
+  }
+  const pool = new Pool(workers, maxLength);
+  const queue: Array<{ p: Promise<WorkResult>; offset: number }> = [];
+  const take = async (): Promise<RangeRun> => {
+    const { p, offset } = queue.shift()!;
+    const run = await p;
+    if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
+    return { run, offset };
+  };
+  try {
+    for (let start = 0; start < bytes; start += rangeBytes) {
+      const end = Math.min(bytes, start + rangeBytes);
+      const p = pool.runRange(file.fd, start, end, maxLength);
+      p.catch(() => {}); // observed when consumed
+      queue.push({ p, offset: end });
+      while (queue.length >= workers * DEPTH) yield await take();
+    }
+    while (queue.length > 0) yield await take();
+  } finally {
+    await pool.close();
+    await file.close();
   }
 }
 

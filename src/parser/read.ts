@@ -28,8 +28,8 @@ import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
 import { YamlDocReader } from './formats/yaml-doc.js';
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields } from './fast.js';
 import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
-import { decodeInParallel, parallelWorkers, RunDecoder } from './parallel.js';
-import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG } from './work-lines.js';
+import { decodeInParallel, decodeRanges, parallelWorkers, RANGE_BYTES, RunDecoder, type RangeRun } from './parallel.js';
+import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, type WorkResult } from './work-lines.js';
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
 import type { RequestRecord } from './record.js';
@@ -50,8 +50,10 @@ export interface ReadOptions {
   /**
    * JSON-lines files of at least `minBytes` are cut and fast-decoded on `workers` threads
    * (`parallel.ts`); `workers: 0` reads everything on this thread. Default `PARALLEL_DEFAULTS`.
+   * A plain regular file is read by the workers in ranges of `rangeBytes` (default
+   * `RANGE_BYTES`, 256 KB; tests use tiny ones so that ranges cut lines everywhere).
    */
-  parallel?: { workers: number; minBytes: number };
+  parallel?: { workers: number; minBytes: number; rangeBytes?: number };
 }
 
 /** Counters of one source file; updated after every batch while reading. */
@@ -437,11 +439,26 @@ async function* readMember(
       overlong = overlongLines;
       if (overlongLines <= OVERLONG_KEPT) bad.add(spec.name, no, overlongReason); // as splitLines keeps them
     };
-    for await (const run of decodeInParallel(frameLines(peeked.stream, opts.maxLineLength), workers, opts.maxLineLength)) {
-      if (run === null) {
+    // A plain regular file is read by the workers themselves, in byte ranges; anything else
+    // (gzip, a pipe) is read here and its runs of lines posted to them.
+    const ranges = spec.path !== undefined && !opened.gzip ? spec.path : null;
+    if (ranges !== null) peeked.stream.destroy();
+    let offset = 0; // of the file, read up to (ranges)
+    const bytesRead = (): number => (ranges !== null ? offset : opened.bytesRead);
+    const source: AsyncIterable<RangeRun | WorkResult | null> =
+      ranges !== null
+        ? decodeRanges(spec.name, ranges, spec.bytes, workers, opts.maxLineLength, opts.parallel?.rangeBytes ?? RANGE_BYTES)
+        : decodeInParallel(frameLines(peeked.stream, opts.maxLineLength), workers, opts.maxLineLength);
+    for await (const item of source) {
+      if (item === null) {
         overlongAt(++lines);
         continue;
       }
+      let run: WorkResult;
+      if ('offset' in item) {
+        run = item.run;
+        offset = item.offset;
+      } else run = item;
       runs.begin(run);
       const kinds = run.kinds;
       for (let k = 0; k < run.lines; k++) {
@@ -454,7 +471,7 @@ async function* readMember(
       lines += run.lines;
       stats.lines = lines;
       stats.overlongLines = overlongLines;
-      stats.bytesRead = opened.bytesRead;
+      stats.bytesRead = bytesRead();
       if (records.length > 0) {
         setFormat();
         yield flush();
@@ -462,7 +479,7 @@ async function* readMember(
     }
     stats.lines = lines;
     stats.overlongLines = overlongLines;
-    stats.bytesRead = opened.bytesRead;
+    stats.bytesRead = bytesRead();
     setFormat();
     if (records.length > 0) yield flush();
     if (sniff !== null && (sniff as Sniff).lines + overlongLines > 0) throw (sniff as Sniff).reject(spec, overlongLines, forcedInfo);

@@ -38,6 +38,8 @@ export interface SourceSpec {
   readonly kind: SourceKind;
   /** On-disk size in bytes; 0 for stdin, pipes and devices. */
   readonly bytes: number;
+  /** Path of a regular file (which can be read again at any offset); absent for stdin, pipes and devices. */
+  readonly path?: string;
   /** Opens the source. Rejects with {@link InputError} if it cannot be read. Call once. */
   open(): Promise<OpenedSource>;
 }
@@ -181,6 +183,7 @@ async function fileSpec(p: string, st: Stats): Promise<SourceSpec> {
     name: p,
     kind,
     bytes: st.isFile() ? st.size : 0,
+    ...(st.isFile() ? { path: p } : {}),
     open: () => openDecoded(p, createReadStream(p, { highWaterMark: READ_CHUNK })),
   };
 }

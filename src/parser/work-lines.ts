@@ -6,7 +6,8 @@
  * on the main thread, in line order.
  */
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, type FastFields } from './fast.js';
-import { cutLines } from './lines.js';
+import { readSync } from 'node:fs';
+import { cutLines, MAX_BYTES_PER_UNIT } from './lines.js';
 import { fresh } from './fresh.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
@@ -16,6 +17,20 @@ export interface WorkRequest {
   atEnd: boolean;
   /** Number of the run's first line (1-based within the member). */
   first: number;
+  maxLength: number;
+}
+
+/**
+ * A byte range of a regular file to read and decode (the parallel reader's range mode): the
+ * lines that *start* in `[start, end)` — a line starts at offset 0 or after a `\n` — each read to
+ * its end, even past `end`. So consecutive ranges give every line once, wherever they cut.
+ */
+export interface RangeRequest {
+  id: number;
+  /** A file descriptor of the file, opened by the reading thread (descriptors are per process). */
+  fd: number;
+  start: number;
+  end: number;
   maxLength: number;
 }
 
@@ -39,9 +54,11 @@ export const NUMBER_FIELDS = 6 + WORD_FIELDS.length;
 /** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
 export const DICTIONARY_LIMIT = 20_000;
 
-/** What a worker answers for one {@link WorkRequest}. */
+/** What a worker answers for one {@link WorkRequest} or {@link RangeRequest}. */
 export interface WorkResult {
   id: number;
+  /** Set instead of the rest when a {@link RangeRequest}'s file could not be read: the error's code and message. */
+  error?: { code: string; message: string };
   /** Which worker answered (set by the pool): dictionaries are per worker. */
   worker?: number;
   lines: number;
@@ -62,13 +79,38 @@ export interface WorkResult {
 }
 
 
-// The worker's dictionaries (one thread, one reader at a time: see parallel.ts).
+/**
+ * FNV-1a of `s`, as a small integer (30 bits: always a V8 small integer, so a `Map` keyed by it
+ * hashes nothing). `Map.get` with a string just cut from a line hashes it through V8's generic
+ * path for sliced strings (measured ~3× this loop), so the dictionaries key by this.
+ */
+function fnv(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h & 0x3fffffff;
+}
+
+interface ActorEntry {
+  username: string;
+  userAgent: string;
+  id: number;
+}
+interface ObjectEntry {
+  apiGroup: string;
+  resource: string;
+  namespace: string;
+  name: string;
+  subresource: string;
+  id: number;
+}
+
+// The worker's dictionaries (one thread, one reader at a time: see parallel.ts). Keyed by the
+// FNV hash of the username and of the object name; entries are compared in full, so a hash
+// collision only costs a comparison.
 let epoch = 0;
-/** username → userAgent → actor id. */
-let actorIds = new Map<string, Map<string, number>>();
+let actorIds = new Map<number, ActorEntry[]>();
 let actorCount = 0;
-/** name → the objects of that name (most names have one). */
-let objectIds = new Map<string, Array<{ id: number; apiGroup: string; resource: string; namespace: string; subresource: string }>>();
+let objectIds = new Map<number, ObjectEntry[]>();
 let objectCount = 0;
 let wordIds = new Map<string, number>();
 
@@ -83,13 +125,20 @@ export function work(req: WorkRequest): WorkResult {
   const actors: string[] = [];
   const objects: string[] = [];
   const words: string[] = [];
-  const word = (s: string): number => {
+  // The last value of each word field and its id: most records repeat the previous verb, level
+  // and reason, and a `===` is cheaper than a Map lookup.
+  const lastWord: string[] = WORD_FIELDS.map(() => '');
+  const lastWordId: number[] = WORD_FIELDS.map(() => -1);
+  const word = (k: number, s: string): number => {
+    if (s === lastWord[k] && lastWordId[k] !== -1) return lastWordId[k]!;
     let id = wordIds.get(s);
     if (id === undefined) {
       id = wordIds.size;
       wordIds.set(fresh(s), id);
       words.push(s);
     }
+    lastWord[k] = s;
+    lastWordId[k] = id;
     return id;
   };
   if (req.first === 1 || actorCount + objectCount + wordIds.size > DICTIONARY_LIMIT) {
@@ -103,7 +152,7 @@ export function work(req: WorkRequest): WorkResult {
   }
   const f = newFastFields();
   let next = req.first;
-  const lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, (no, text) => {
+  const lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, (no, text, piece, at, ascii) => {
     while (next < no) {
       kinds.push(LINE_NONE);
       next++;
@@ -113,7 +162,7 @@ export function work(req: WorkRequest): WorkResult {
       kinds.push(LINE_OVERLONG);
       return;
     }
-    const r = fastDecode(text, f);
+    const r = fastDecode(text, f, piece, at, ascii);
     if (r === FAST_FALLBACK) {
       kinds.push(LINE_FALLBACK);
       fallback.push(text);
@@ -124,35 +173,44 @@ export function work(req: WorkRequest): WorkResult {
         parts.push(s);
         lengths.push(s.length);
       }
-      // Looked up by the fields themselves: a key string per record (built, then hashed) cost
-      // more than all the rest of the record here.
-      let byAgent = actorIds.get(f.username);
-      if (byAgent === undefined) actorIds.set(fresh(f.username), (byAgent = new Map()));
-      let actor = byAgent.get(f.userAgent);
-      if (actor === undefined) {
+      // Looked up by hashes of the fields, compared in full: a key string per record (built,
+      // then hashed) cost more than all the rest of the record here.
+      const ah = fnv(f.username);
+      let byUser = actorIds.get(ah);
+      if (byUser === undefined) actorIds.set(ah, (byUser = []));
+      let actor = -1;
+      for (let k = 0; k < byUser.length; k++) {
+        const a = byUser[k]!;
+        if (a.userAgent === f.userAgent && a.username === f.username) {
+          actor = a.id;
+          break;
+        }
+      }
+      if (actor === -1) {
         actor = actorCount++;
-        byAgent.set(fresh(f.userAgent), actor);
+        byUser.push({ username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor });
         actors.push(f.username, f.userAgent);
       }
       let object = -1;
       if (f.hasObjectRef) {
-        let named = objectIds.get(f.name);
-        if (named === undefined) objectIds.set(fresh(f.name), (named = []));
+        const oh = fnv(f.name);
+        let named = objectIds.get(oh);
+        if (named === undefined) objectIds.set(oh, (named = []));
         for (let k = 0; k < named.length; k++) {
           const o = named[k]!;
-          if (o.resource === f.resource && o.namespace === f.namespace && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
+          if (o.resource === f.resource && o.namespace === f.namespace && o.name === f.name && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
             object = o.id;
             break;
           }
         }
         if (object === -1) {
           object = objectCount++;
-          named.push({ id: object, apiGroup: fresh(f.apiGroup), resource: fresh(f.resource), namespace: fresh(f.namespace), subresource: fresh(f.subresource) });
+          named.push({ id: object, apiGroup: fresh(f.apiGroup), resource: fresh(f.resource), namespace: fresh(f.namespace), name: fresh(f.name), subresource: fresh(f.subresource) });
           objects.push(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion);
         }
       }
       numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object);
-      for (const k of WORD_FIELDS) numbers.push(word(f[k]));
+      for (let k = 0; k < WORD_FIELDS.length; k++) numbers.push(word(k, f[WORD_FIELDS[k]!]));
     } else kinds.push(LINE_NONFINAL);
   });
   while (next < req.first + lines) {
@@ -172,4 +230,94 @@ export function work(req: WorkRequest): WorkResult {
     objects,
     words,
   };
+}
+
+/** Bytes read at a time past a range's end, looking for the end of its last line. */
+const TAIL_READ = 64 * 1024;
+
+/** A worker's read buffer for range requests, reused. */
+let rangeBuffer = Buffer.allocUnsafe(0);
+
+/** Reads `len` bytes at `pos` into `buf` at `at`; returns how many (fewer only at end of file). */
+function readFully(fd: number, buf: Buffer, at: number, len: number, pos: number): number {
+  let got = 0;
+  while (got < len) {
+    const n = readSync(fd, buf, at + got, len - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/**
+ * Reads and decodes the lines of one {@link RangeRequest} as {@link work} decodes a run:
+ * `first` is 1 for the range at offset 0 (its line 1 may carry a BOM) and 2 otherwise (main
+ * numbers the lines). A last line longer than `maxLength` allows (3 bytes per UTF-16 unit) is
+ * not kept: it is answered as one over-long line. A file that cannot be read is answered with
+ * `error`, not thrown. Uses the worker's dictionaries, as {@link work} does.
+ */
+export function workRange(req: RangeRequest): WorkResult {
+  const fd = req.fd;
+  const maxBytes = req.maxLength * MAX_BYTES_PER_UNIT;
+  try {
+    // From the byte before `start` (to see whether a line starts at `start`) to `end`.
+    const from = req.start === 0 ? 0 : req.start - 1;
+    const want = req.end - from;
+    if (rangeBuffer.length < want + TAIL_READ) rangeBuffer = Buffer.allocUnsafe(want + TAIL_READ);
+    let buf = rangeBuffer;
+    let len = readFully(fd, buf, 0, want, from);
+    const none = (): WorkResult => work({ id: req.id, bytes: new Uint8Array(0), atEnd: false, first: 2, maxLength: req.maxLength });
+    if (len === 0) return none(); // the file shrank
+    let begin = 0;
+    if (req.start > 0) {
+      const nl = buf.subarray(0, len).indexOf(10);
+      if (nl === -1 || nl >= len - 1) return none(); // no line starts in the range
+      begin = nl + 1;
+    }
+    // The last line starting before `end` is read to its newline (or the end of the file).
+    let atEnd = len < want;
+    let tailFrom = buf.lastIndexOf(10, len - 1) + 1; // start of the unfinished last line, or len
+    if (tailFrom < begin) tailFrom = begin;
+    let overlong = false;
+    if (!atEnd && tailFrom < len) {
+      for (;;) {
+        if (len - tailFrom > maxBytes) {
+          overlong = true;
+          break;
+        }
+        if (buf.length < len + TAIL_READ) {
+          const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, len + TAIL_READ));
+          buf.copy(bigger, 0, 0, len);
+          buf = bigger;
+        }
+        const n = readFully(fd, buf, len, TAIL_READ, from + len);
+        const nl = buf.subarray(0, len + n).indexOf(10, len);
+        len += n;
+        if (nl !== -1) {
+          len = nl + 1;
+          break;
+        }
+        if (n < TAIL_READ) {
+          atEnd = true;
+          break;
+        }
+      }
+    }
+    if (overlong) {
+      // The next ranges skip it: no line starts before its newline.
+      const r = work({ id: req.id, bytes: buf.subarray(begin, tailFrom), atEnd: false, first: req.start === 0 ? 1 : 2, maxLength: req.maxLength });
+      return { ...r, lines: r.lines + 1, kinds: appendKind(r.kinds, LINE_OVERLONG) };
+    }
+    return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd, first: req.start === 0 ? 1 : 2, maxLength: req.maxLength });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return { ...work({ id: req.id, bytes: new Uint8Array(0), atEnd: false, first: 2, maxLength: req.maxLength }), error: { code: e.code ?? '', message: e.message } };
+  }
+}
+
+function appendKind(kinds: Uint8Array, kind: number): Uint8Array {
+  const out = new Uint8Array(kinds.length + 1);
+  out.set(kinds);
+  out[kinds.length] = kind;
+  return out;
 }

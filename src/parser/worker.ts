@@ -1,14 +1,15 @@
 /**
  * Entry point of a parallel-reader thread (`parallel.ts` starts it): answers each
- * {@link WorkRequest} with {@link work}'s result, its typed arrays transferred.
+ * {@link WorkRequest} with {@link work}'s result, and each {@link RangeRequest} with
+ * {@link workRange}'s, its typed arrays transferred.
  */
 import { parentPort } from 'node:worker_threads';
-import { work, type WorkRequest } from './work-lines.js';
+import { work, workRange, type RangeRequest, type WorkRequest } from './work-lines.js';
 
 if (parentPort !== null) {
   const port = parentPort;
-  port.on('message', (req: WorkRequest) => {
-    const res = work(req);
+  port.on('message', (req: WorkRequest | RangeRequest) => {
+    const res = 'fd' in req ? workRange(req) : work(req);
     port.postMessage(res, [res.kinds.buffer as ArrayBuffer, res.lengths.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
   });
 }

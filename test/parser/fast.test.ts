@@ -35,9 +35,35 @@ const fastNorm = new Normalizer();
 const fullNorm = new Normalizer();
 const fields = newFastFields();
 
+const inPiece = newFastFields();
+let pieces = 0;
+/** Text around a line in a piece: what follows must never be read as part of the line. */
+const AROUND: ReadonlyArray<[string, string]> = [
+  ['', ''],
+  ['{"kind":"Event"}\n', '\n'],
+  ['x\n', '\r\n"ll"}\n'],
+  ['', '\n  ,"a":1}]"\\'],
+  ['{}\n{}\n', '\n{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata"'],
+];
+
+/**
+ * Decodes `line` as cut from a piece of text (what the parallel reader's workers do: see
+ * `cutLines`), with its bytes when it is ASCII, and checks the answer is the one for the line
+ * alone.
+ */
+function samePiece(line: string, fast: FastResult): void {
+  const [before, after] = AROUND[pieces++ % AROUND.length]!;
+  const piece = before + line + after;
+  // eslint-disable-next-line no-control-regex
+  const ascii = /^[\x00-\x7f]*$/.test(piece) ? Buffer.from(piece, 'latin1') : null;
+  expect(fastDecode(line, inPiece, piece, before.length, ascii), line).toBe(fast);
+  if (fast === FAST_FINAL) expect(inPiece, line).toEqual(fields);
+}
+
 /** Decodes `line` both ways and checks they agree whenever the fast path answers. */
 function agree(line: string): Outcome {
   const fast = fastDecode(line, fields);
+  samePiece(line, fast);
   const d = decodeLine(line);
   const full = !d.ok ? 'bad' : d.event.stage === 'ResponseComplete' || d.event.stage === 'Panic' ? 'final' : 'nonfinal';
   if (fast === FAST_FINAL) {

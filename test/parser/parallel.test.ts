@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/parser/record.js';
 import { resolveInputs } from '../../src/parser/sources.js';
+import { decodeRanges } from '../../src/parser/parallel.js';
+import { InputError } from '../../src/errors.js';
 import { eventLine, readChains, removeTempDirs, tempDir, type ReadResult } from './helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -24,10 +26,14 @@ function plain(r: RequestRecord): unknown {
   return { ...r, actor: { ...r.actor }, object: r.object === null ? null : { ...r.object } };
 }
 
-async function both(file: string, maxLineLength = 16 * 1024 * 1024): Promise<[ReadResult, ReadResult]> {
-  const read = async (workers: number): Promise<ReadResult> =>
-    readChains(await resolveInputs([file], { stdin: Readable.from([]) }), { maxLineLength, sniffLines: 1000, parallel: { workers, minBytes: 0 } });
-  return [await read(0), await read(1)];
+async function both(file: string, maxLineLength = 16 * 1024 * 1024, workers = 1, rangeBytes?: number): Promise<[ReadResult, ReadResult]> {
+  const read = async (n: number): Promise<ReadResult> =>
+    readChains(await resolveInputs([file], { stdin: Readable.from([]) }), {
+      maxLineLength,
+      sniffLines: 1000,
+      parallel: { workers: n, minBytes: 0, ...(rangeBytes === undefined ? {} : { rangeBytes }) },
+    });
+  return [await read(0), await read(workers)];
 }
 
 function expectSame([one, par]: [ReadResult, ReadResult]): void {
@@ -69,6 +75,15 @@ describe('parallel reader', () => {
     // A legacy text line among JSON lines is read as one (kube-apiserver's `--audit-log-format=legacy`).
     body.splice(2000, 0, '2026-07-01T10:00:00.123456Z AUDIT: id="6f1b2c3d-0000-4000-8000-000000000001" stage="ResponseComplete" ip="10.0.0.1" method="update" user="u" groups="" as="<self>" asgroups="<lookup>" namespace="ns" uri="/api/v1/namespaces/ns/configmaps/c" response="409"');
     writeFileSync(file, body.join('\n'));
+    // Plain files are read by the workers in byte ranges: also with ranges so small that they
+    // cut lines (and the over-long ones) everywhere, and with two workers taking turns.
+    for (const [workers, rangeBytes] of [
+      [2, 97],
+      [3, 1000],
+      [1, 4096],
+    ] as const) {
+      expectSame(await both(file, 2048, workers, rangeBytes));
+    }
     const r = await both(file, 2048);
     expectSame(r);
     expect(r[1].stats[0]!.overlongLines).toBe(400);
@@ -78,6 +93,15 @@ describe('parallel reader', () => {
     expect(r[1].bad[0]).toEqual({ source: file, line: 5, reason: 'line longer than 2048 characters (--max-line-length): skipped' });
     expect(r[1].bad[1]!.line).toBe(6);
     expect(r[1].records[0]!.auditID).toBe('bom');
+  });
+
+  it('says which file a worker could not read', async () => {
+    const gone = path.join(tempDir(), 'rotated-away.log');
+    const read = async (): Promise<void> => {
+      for await (const _ of decodeRanges('audit.log', gone, 1000, 1, 1024, 100)) void _;
+    };
+    await expect(read()).rejects.toThrow(InputError);
+    await expect(read()).rejects.toThrow('Cannot read "audit.log": no such file or directory.');
   });
 
   it.skipIf(!present)('reads every JSON-lines file of the public corpus as the single-threaded reader does', async () => {
