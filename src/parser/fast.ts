@@ -684,17 +684,16 @@ function templateLiteral(text: string): Literal {
  * times slower than the byte words).
  */
 function lit(l: Literal): boolean {
-  if (s.charCodeAt(i + 2) !== l.third) return false;
   const end = i + l.length;
-  if (end > n) return false;
   if (view !== null) {
-    const at = i;
+    // Every literal has at least one word; the first one rejects an absent member at once.
+    if (end > n) return false;
     const w = l.words;
-    for (let k = 0; k < w.length; k++) if (view.getInt32(at + 4 * k, true) !== w[k]) return false;
+    for (let k = 0; k < w.length; k++) if (view.getInt32(i + 4 * k, true) !== w[k]) return false;
     const t = l.tail;
-    const tb = at + 4 * w.length;
+    const tb = i + 4 * w.length;
     for (let k = 0; k < t.length; k++) if (bytes![tb + k] !== t[k]) return false;
-  } else if (s.slice(i, end) !== l.text) return false;
+  } else if (s.charCodeAt(i + 2) !== l.third || end > n || s.slice(i, end) !== l.text) return false;
   i = end;
   return true;
 }

@@ -232,8 +232,8 @@ export function work(req: WorkRequest): WorkResult {
   };
 }
 
-/** Bytes read at a time past a range's end, looking for the end of its last line. */
-const TAIL_READ = 64 * 1024;
+/** Bytes read past a range's end, where its last line ends (audit lines are a few KB at most, as a rule). */
+const TAIL_READ = 16 * 1024;
 
 /** A worker's read buffer for range requests, reused. */
 let rangeBuffer = Buffer.allocUnsafe(0);
@@ -259,59 +259,56 @@ function readFully(fd: number, buf: Buffer, at: number, len: number, pos: number
 export function workRange(req: RangeRequest): WorkResult {
   const fd = req.fd;
   const maxBytes = req.maxLength * MAX_BYTES_PER_UNIT;
+  const first = req.start === 0 ? 1 : 2;
+  const none = (): WorkResult => work({ id: req.id, bytes: new Uint8Array(0), atEnd: false, first: 2, maxLength: req.maxLength });
   try {
-    // From the byte before `start` (to see whether a line starts at `start`) to `end`.
+    // From the byte before `start` (to see whether a line starts at `start`): buffer index
+    // `want` is file offset `end`. One read takes the range and TAIL_READ more, where the last
+    // line that starts in the range nearly always ends.
     const from = req.start === 0 ? 0 : req.start - 1;
     const want = req.end - from;
     if (rangeBuffer.length < want + TAIL_READ) rangeBuffer = Buffer.allocUnsafe(want + TAIL_READ);
     let buf = rangeBuffer;
-    let len = readFully(fd, buf, 0, want, from);
-    const none = (): WorkResult => work({ id: req.id, bytes: new Uint8Array(0), atEnd: false, first: 2, maxLength: req.maxLength });
-    if (len === 0) return none(); // the file shrank
+    let len = readFully(fd, buf, 0, want + TAIL_READ, from);
+    let atEnd = len < want + TAIL_READ;
+    const lim = Math.min(len, want); // lines starting before `lim` are this range's
+    if (lim === 0) return none(); // the file shrank
     let begin = 0;
     if (req.start > 0) {
-      const nl = buf.subarray(0, len).indexOf(10);
-      if (nl === -1 || nl >= len - 1) return none(); // no line starts in the range
+      const nl = buf.subarray(0, lim).indexOf(10);
+      if (nl === -1 || nl + 1 >= lim) return none(); // no line starts in the range
       begin = nl + 1;
     }
-    // The last line starting before `end` is read to its newline (or the end of the file).
-    let atEnd = len < want;
-    let tailFrom = buf.lastIndexOf(10, len - 1) + 1; // start of the unfinished last line, or len
-    if (tailFrom < begin) tailFrom = begin;
-    let overlong = false;
-    if (!atEnd && tailFrom < len) {
-      for (;;) {
-        if (len - tailFrom > maxBytes) {
-          overlong = true;
-          break;
-        }
-        if (buf.length < len + TAIL_READ) {
-          const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, len + TAIL_READ));
-          buf.copy(bigger, 0, 0, len);
-          buf = bigger;
-        }
-        const n = readFully(fd, buf, len, TAIL_READ, from + len);
-        const nl = buf.subarray(0, len + n).indexOf(10, len);
-        len += n;
-        if (nl !== -1) {
-          len = nl + 1;
-          break;
-        }
-        if (n < TAIL_READ) {
-          atEnd = true;
-          break;
-        }
+    // The end of the last line starting before `lim`: the first newline from `lim - 1` on.
+    const cut = buf.subarray(0, len).indexOf(10, lim - 1);
+    if (cut !== -1) return work({ id: req.id, bytes: buf.subarray(begin, cut + 1), atEnd: false, first, maxLength: req.maxLength });
+    if (atEnd) return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd: true, first, maxLength: req.maxLength });
+    // A long last line: read on to its newline, the end of the file, or past what maxLength allows.
+    const tailFrom = Math.max(begin, buf.subarray(0, lim).lastIndexOf(10) + 1);
+    for (;;) {
+      if (len - tailFrom > maxBytes) {
+        // Over-long: the lines before it, then it as one over-long line (the next ranges skip
+        // it: no line starts before its newline).
+        const r = work({ id: req.id, bytes: buf.subarray(begin, tailFrom), atEnd: false, first, maxLength: req.maxLength });
+        return { ...r, lines: r.lines + 1, kinds: appendKind(r.kinds, LINE_OVERLONG) };
+      }
+      if (buf.length < len + TAIL_READ) {
+        const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, len + TAIL_READ));
+        buf.copy(bigger, 0, 0, len);
+        buf = bigger;
+      }
+      const n = readFully(fd, buf, len, TAIL_READ, from + len);
+      const nl = buf.subarray(0, len + n).indexOf(10, len);
+      len += n;
+      if (nl !== -1) return work({ id: req.id, bytes: buf.subarray(begin, nl + 1), atEnd: false, first, maxLength: req.maxLength });
+      if (n < TAIL_READ) {
+        atEnd = true;
+        return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd, first, maxLength: req.maxLength });
       }
     }
-    if (overlong) {
-      // The next ranges skip it: no line starts before its newline.
-      const r = work({ id: req.id, bytes: buf.subarray(begin, tailFrom), atEnd: false, first: req.start === 0 ? 1 : 2, maxLength: req.maxLength });
-      return { ...r, lines: r.lines + 1, kinds: appendKind(r.kinds, LINE_OVERLONG) };
-    }
-    return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd, first: req.start === 0 ? 1 : 2, maxLength: req.maxLength });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return { ...work({ id: req.id, bytes: new Uint8Array(0), atEnd: false, first: 2, maxLength: req.maxLength }), error: { code: e.code ?? '', message: e.message } };
+    return { ...none(), error: { code: e.code ?? '', message: e.message } };
   }
 }
 

@@ -74,6 +74,9 @@ describe('parallel reader', () => {
     for (let k = 0; k < 400; k++) for (const l of lines) body.push(k === 0 ? l : l.replaceAll('"auditID":"', `"auditID":"${k}-`).replace('\ufeff', ''));
     // A legacy text line among JSON lines is read as one (kube-apiserver's `--audit-log-format=legacy`).
     body.splice(2000, 0, '2026-07-01T10:00:00.123456Z AUDIT: id="6f1b2c3d-0000-4000-8000-000000000001" stage="ResponseComplete" ip="10.0.0.1" method="update" user="u" groups="" as="<self>" asgroups="<lookup>" namespace="ns" uri="/api/v1/namespaces/ns/configmaps/c" response="409"');
+    // Lines far past what the limit allows (3 bytes per character) are skipped while read,
+    // also when they run across many ranges.
+    for (const at of [100, 2500, 3900]) body.splice(at, 0, rc(`huge-${at}`, { userAgent: 'y'.repeat(40_000) }));
     writeFileSync(file, body.join('\n'));
     // Plain files are read by the workers in byte ranges: also with ranges so small that they
     // cut lines (and the over-long ones) everywhere, and with two workers taking turns.
@@ -86,10 +89,10 @@ describe('parallel reader', () => {
     }
     const r = await both(file, 2048);
     expectSame(r);
-    expect(r[1].stats[0]!.overlongLines).toBe(400);
+    expect(r[1].stats[0]!.overlongLines).toBe(403);
     const s = r[1].stats[0]!;
     expect(s.format).toBe('jsonl');
-    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([4001, 2401, 2401, 400, 400]);
+    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([4004, 2401, 2401, 400, 403]);
     expect(r[1].bad[0]).toEqual({ source: file, line: 5, reason: 'line longer than 2048 characters (--max-line-length): skipped' });
     expect(r[1].bad[1]!.line).toBe(6);
     expect(r[1].records[0]!.auditID).toBe('bom');
