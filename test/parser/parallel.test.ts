@@ -4,7 +4,7 @@
  * and the same bad-line samples, on the fixtures, the public corpus's JSON-lines files and a file
  * made of every awkward thing (BOM, CRLF, blank, over-long, bad, legacy and wrapped lines).
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +87,18 @@ describe('parallel reader', () => {
     ] as const) {
       expectSame(await both(file, 2048, workers, rangeBytes));
     }
+    // The reading thread decodes ranges itself while the workers are busy; with no workers it
+    // decodes all of them, and must answer exactly what workers answer.
+    const runs = async (workers: number): Promise<unknown[]> => {
+      const out: unknown[] = [];
+      for await (const { run, offset } of decodeRanges(file, file, statSync(file).size, workers, 2048, 97)) {
+        out.push({ offset, lines: run.lines, kinds: [...run.kinds], strings: run.strings, fallback: run.fallback });
+      }
+      return out;
+    };
+    const alone = await runs(0);
+    expect(alone.length).toBe(Math.ceil(statSync(file).size / 97));
+    expect(alone).toEqual(await runs(1));
     const r = await both(file, 2048);
     expectSame(r);
     expect(r[1].stats[0]!.overlongLines).toBe(403);
