@@ -591,8 +591,14 @@ function member(at: number): void {
   skipValue();
 }
 
-/** Where the next backslash of `backslashIn` is, at or after the last line started there (Infinity: none). */
+/**
+ * The first backslash of `backslashIn` at or after `backslashFrom` (Infinity: none). Valid for a
+ * line of the same text starting in `[backslashFrom, backslashAt]`: the lines of a piece are
+ * decoded in order, so a piece's text is searched about once, not once per line. (Strings compare
+ * by content: another piece with the same text may reuse it, as its backslashes are the same.)
+ */
 let backslashIn = '';
+let backslashFrom = 0;
 let backslashAt = Infinity;
 
 /** Starts on the line `s[from, to)`. */
@@ -601,8 +607,9 @@ function reset(text: string, from: number, to: number): void {
   i = from;
   n = to;
   // The next backslash of a piece is searched once for all its lines before it.
-  if (text !== backslashIn || from > backslashAt) {
+  if (from < backslashFrom || from > backslashAt || text !== backslashIn) {
     backslashIn = text;
+    backslashFrom = from;
     backslashAt = text.indexOf('\\', from);
     if (backslashAt === -1) backslashAt = Infinity;
   }

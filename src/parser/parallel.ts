@@ -8,7 +8,6 @@
  * gzip is already inflated off this thread (node's zlib streams run on the libuv pool). Workers
  * are started per member and only for files large enough to repay their start (≈ 30 ms each).
  */
-import { open, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -164,8 +163,9 @@ interface PendingRange {
 }
 
 /**
- * Decodes the regular file at `path` (`bytes` long when it was opened; a file that grew since is
- * read to the end of the line that crosses that size) in ranges of `rangeBytes` that `workers`
+ * Decodes the regular file open as `fd` (`bytes` long when it was opened; a file that grew since
+ * is read to the end of the line that crosses that size; the caller keeps `fd` open until this
+ * ends) in ranges of `rangeBytes` that `workers`
  * threads read themselves (`workRange`), so this thread reads nothing. While every worker has
  * {@link DEPTH} ranges in flight and the next answer is not there yet, this thread decodes the
  * next range itself (with its own dictionaries, answering as worker number `workers`), up to
@@ -173,16 +173,10 @@ interface PendingRange {
  * decoding (measured: about 15 % less time on the benchmark log). `workers: 0` decodes
  * everything here (tests). Yields one {@link RangeRun} per range, in file order; lines, kinds
  * and samples are those of {@link decodeInParallel} on the same bytes.
- * Throws {@link InputError} when the file cannot be opened or read, or a worker's error.
+ * Throws {@link InputError} when the file cannot be read, or a worker's error.
  */
-export async function* decodeRanges(name: string, path: string, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
+export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
   const fail = (err: unknown): InputError => new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
-  let file: FileHandle;
-  try {
-    file = await open(path, 'r');
-  } catch (err) {
-    throw fail(err);
-  }
   const pool = new Pool(workers, maxLength);
   const self = new WorkState();
   const limit = workers * DEPTH;
@@ -193,7 +187,7 @@ export async function* decodeRanges(name: string, path: string, bytes: number, w
       while (pool.inFlight < limit && start < bytes) {
         const end = Math.min(bytes, start + rangeBytes);
         const pending: PendingRange = { run: undefined, promise: null, offset: end };
-        pending.promise = pool.runRange(file.fd, start, end, maxLength).then((r) => (pending.run = r));
+        pending.promise = pool.runRange(fd, start, end, maxLength).then((r) => (pending.run = r));
         pending.promise.catch(() => {}); // observed when consumed
         queue.push(pending);
         start = end;
@@ -208,7 +202,7 @@ export async function* decodeRanges(name: string, path: string, bytes: number, w
         yield { run, offset: head.offset };
       } else if (start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
         const end = Math.min(bytes, start + rangeBytes);
-        const run = workRange({ id: -1, fd: file.fd, start, end, maxLength }, self);
+        const run = workRange({ id: -1, fd, start, end, maxLength }, self);
         run.worker = workers;
         queue.push({ run, promise: null, offset: end });
         start = end;
@@ -216,7 +210,6 @@ export async function* decodeRanges(name: string, path: string, bytes: number, w
     }
   } finally {
     await pool.close();
-    await file.close();
   }
 }
 

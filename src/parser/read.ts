@@ -337,8 +337,15 @@ async function* readMember(
     }
     if (sniff !== null && events.length === 0 && r.truncated === 0) {
       sniff.add(text, line, r.bad[0]!);
-      if (sniff.lines + overlong >= opts.sniffLines) throw sniff.reject(spec, overlong, forcedInfo);
+      checkSniff();
     }
+  };
+  /**
+   * Rejects the member once its first `sniffLines` lines — bad ones and over-long ones, counted
+   * in line order — held no audit event (the same in every reader: see `overlong`).
+   */
+  const checkSniff = (): void => {
+    if (sniff !== null && sniff.lines + overlong >= opts.sniffLines) throw sniff.reject(spec, overlong, forcedInfo);
   };
   const flush = (): RequestRecord[] => {
     const out = records;
@@ -438,44 +445,50 @@ async function* readMember(
       overlongLines++;
       overlong = overlongLines;
       if (overlongLines <= OVERLONG_KEPT) bad.add(spec.name, no, overlongReason); // as splitLines keeps them
+      checkSniff();
     };
-    // A plain regular file is read by the workers themselves, in byte ranges; anything else
-    // (gzip, a pipe) is read here and its runs of lines posted to them.
-    const ranges = spec.path !== undefined && !opened.gzip ? spec.path : null;
-    if (ranges !== null) peeked.stream.destroy();
+    // A plain regular file is read by the workers themselves, in byte ranges, through the
+    // descriptor its stream holds (so it is the file that was opened, whatever a rotation does);
+    // anything else (gzip, a pipe) is read here and its runs of lines posted to them.
+    const fd = spec.path !== undefined && !opened.gzip ? opened.fd : undefined;
     let offset = 0; // of the file, read up to (ranges)
-    const bytesRead = (): number => (ranges !== null ? offset : opened.bytesRead);
+    const bytesRead = (): number => (fd !== undefined ? offset : opened.bytesRead);
     const source: AsyncIterable<RangeRun | WorkResult | null> =
-      ranges !== null
-        ? decodeRanges(spec.name, ranges, spec.bytes, workers, opts.maxLineLength, opts.parallel?.rangeBytes ?? RANGE_BYTES)
+      fd !== undefined
+        ? decodeRanges(spec.name, fd, spec.bytes, workers, opts.maxLineLength, opts.parallel?.rangeBytes ?? RANGE_BYTES)
         : decodeInParallel(frameLines(peeked.stream, opts.maxLineLength), workers, opts.maxLineLength);
-    for await (const item of source) {
-      if (item === null) {
-        overlongAt(++lines);
-        continue;
+    try {
+      for await (const item of source) {
+        if (item === null) {
+          overlongAt(++lines);
+          continue;
+        }
+        let run: WorkResult;
+        if ('offset' in item) {
+          run = item.run;
+          offset = item.offset;
+        } else run = item;
+        runs.begin(run);
+        const kinds = run.kinds;
+        for (let k = 0; k < run.lines; k++) {
+          const kind = kinds[k];
+          if (kind === LINE_FINAL) bareEvent(runs.record());
+          else if (kind === LINE_NONFINAL) bareEvent(null);
+          else if (kind === LINE_FALLBACK) slowLine(runs.fallback(), lines + k + 1);
+          else if (kind === LINE_OVERLONG) overlongAt(lines + k + 1);
+        }
+        lines += run.lines;
+        stats.lines = lines;
+        stats.overlongLines = overlongLines;
+        stats.bytesRead = bytesRead();
+        if (records.length > 0) {
+          setFormat();
+          yield flush();
+        }
       }
-      let run: WorkResult;
-      if ('offset' in item) {
-        run = item.run;
-        offset = item.offset;
-      } else run = item;
-      runs.begin(run);
-      const kinds = run.kinds;
-      for (let k = 0; k < run.lines; k++) {
-        const kind = kinds[k];
-        if (kind === LINE_FINAL) bareEvent(runs.record());
-        else if (kind === LINE_NONFINAL) bareEvent(null);
-        else if (kind === LINE_FALLBACK) slowLine(runs.fallback(), lines + k + 1);
-        else if (kind === LINE_OVERLONG) overlongAt(lines + k + 1);
-      }
-      lines += run.lines;
-      stats.lines = lines;
-      stats.overlongLines = overlongLines;
-      stats.bytesRead = bytesRead();
-      if (records.length > 0) {
-        setFormat();
-        yield flush();
-      }
+    } finally {
+      // The stream was only peeked at: ending it closes the descriptor (after the workers stopped).
+      if (fd !== undefined) opened.stream.destroy();
     }
     stats.lines = lines;
     stats.overlongLines = overlongLines;
@@ -488,17 +501,22 @@ async function* readMember(
 
   const { counts, batches } = splitLines(peeked.stream, opts.maxLineLength);
   let overlongSampled = 0;
-  /** Samples the over-long lines before line `before`, so samples are taken in line order. */
+  /**
+   * Samples the over-long lines before line `before`, so samples are taken in line order, and
+   * sets `overlong` to how many there are (past the {@link OVERLONG_KEPT} whose line numbers are
+   * kept: all of them so far), as the parallel reader counts them.
+   */
   const sampleOverlong = (before = Infinity): void => {
     for (; overlongSampled < counts.overlongAt.length && counts.overlongAt[overlongSampled]! < before; overlongSampled++) {
       bad.add(spec.name, counts.overlongAt[overlongSampled]!, overlongReason);
     }
+    overlong = overlongSampled < OVERLONG_KEPT ? overlongSampled : counts.overlong;
+    checkSniff();
   };
   for await (const { texts, lineNos } of batches) {
-    overlong = counts.overlong;
     for (let i = 0; i < texts.length; i++) {
       const text = texts[i]!;
-      if (overlongSampled < counts.overlongAt.length) sampleOverlong(lineNos[i]!);
+      if (overlong !== counts.overlong) sampleOverlong(lineNos[i]!);
       if (fast) {
         const f = fastDecode(text, fields);
         if (f !== FAST_FALLBACK) {

@@ -7,7 +7,7 @@
  * with `--audit-log-compress`; the active file is `<prefix><ext>` (reference
  * `audit-formats.md` §6.1). gzip is recognised by its magic bytes `1f 8b` (RFC 1952), not by name.
  */
-import { createReadStream, type Stats } from 'node:fs';
+import { createReadStream, ReadStream, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
@@ -28,6 +28,12 @@ export interface OpenedSource {
   readonly gzip: boolean;
   /** Raw (on-disk, compressed) bytes read so far; grows while `stream` is consumed. */
   readonly bytesRead: number;
+  /**
+   * The descriptor `stream` reads a file through (a file opened by path), for reading it again
+   * at any offset (`decodeRanges`) without opening it again — so a rotation cannot swap the file
+   * in between. Valid until `stream` is destroyed or ends; absent for stdin.
+   */
+  readonly fd?: number;
 }
 
 /** One file (or stdin) to read. */
@@ -150,6 +156,10 @@ async function openDecoded(name: string, raw: Readable): Promise<OpenedSource> {
     gzip,
     get bytesRead() {
       return counter.bytesRead;
+    },
+    get fd() {
+      const fd = raw instanceof ReadStream ? (raw as unknown as { fd: unknown }).fd : undefined;
+      return typeof fd === 'number' ? fd : undefined;
     },
   };
 }

@@ -143,6 +143,23 @@ describe('fast path agrees with the full path', () => {
     expect(seen.fullBad).toBeGreaterThan(500);
   });
 
+  it('on the lines of two pieces with the same text, one after the other', () => {
+    // What a backslash is searched for once per piece must not carry over to the next piece.
+    const final = sample.filter((l) => l.includes('"stage":"ResponseComplete"'));
+    const escaped = final[0]!.replace('"auditID":"', '"auditID":"\\u0041');
+    const plainLine = final[1]!;
+    const text = escaped + '\n' + plainLine + '\n';
+    const want = newFastFields();
+    expect(fastDecode(escaped, want)).toBe(FAST_FINAL);
+    expect(want.auditID.startsWith('A')).toBe(true);
+    for (const piece of [text, (' ' + text).slice(1)]) {
+      const got = newFastFields();
+      expect(fastDecode(escaped, got, piece, 0, Buffer.from(piece, 'latin1'))).toBe(FAST_FINAL);
+      expect(got.auditID).toBe(want.auditID);
+      expect(fastDecode(plainLine, got, piece, escaped.length + 1, Buffer.from(piece, 'latin1'))).toBe(FAST_FINAL);
+    }
+  });
+
   it('on hand-made edge cases', () => {
     const ev = (extra: string, stage = 'ResponseComplete'): string =>
       `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a1","stage":"${stage}","requestURI":"/api/v1/namespaces/ns/pods/p","verb":"get","user":{"username":"u"},${extra}"objectRef":{"resource":"pods","namespace":"ns","name":"p","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:00:00.001000Z"}`;

@@ -4,13 +4,15 @@
  * and the same bad-line samples, on the fixtures, the public corpus's JSON-lines files and a file
  * made of every awkward thing (BOM, CRLF, blank, over-long, bad, legacy and wrapped lines).
  */
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/parser/record.js';
 import { resolveInputs } from '../../src/parser/sources.js';
+import { Normalizer } from '../../src/parser/normalize.js';
+import { BadLineLog, readChain } from '../../src/parser/read.js';
 import { decodeRanges } from '../../src/parser/parallel.js';
 import { InputError } from '../../src/errors.js';
 import { eventLine, readChains, removeTempDirs, tempDir, type ReadResult } from './helpers.js';
@@ -91,8 +93,13 @@ describe('parallel reader', () => {
     // decodes all of them, and must answer exactly what workers answer.
     const runs = async (workers: number): Promise<unknown[]> => {
       const out: unknown[] = [];
-      for await (const { run, offset } of decodeRanges(file, file, statSync(file).size, workers, 2048, 97)) {
-        out.push({ offset, lines: run.lines, kinds: [...run.kinds], strings: run.strings, fallback: run.fallback });
+      const fd = openSync(file, 'r');
+      try {
+        for await (const { run, offset } of decodeRanges(file, fd, statSync(file).size, workers, 2048, 97)) {
+          out.push({ offset, lines: run.lines, kinds: [...run.kinds], strings: run.strings, fallback: run.fallback });
+        }
+      } finally {
+        closeSync(fd);
       }
       return out;
     };
@@ -110,13 +117,62 @@ describe('parallel reader', () => {
     expect(r[1].records[0]!.auditID).toBe('bom');
   });
 
-  it('says which file a worker could not read', async () => {
-    const gone = path.join(tempDir(), 'rotated-away.log');
-    const read = async (): Promise<void> => {
-      for await (const _ of decodeRanges('audit.log', gone, 1000, 1, 1024, 100)) void _;
+  it('rejects a file whose first lines are not audit events as the single-threaded reader does, counting over-long lines in order', async () => {
+    const dir = tempDir();
+    const event = eventLine({ auditID: 'e' });
+    const write = (name: string, head: string[]): string => {
+      const file = path.join(dir, name);
+      writeFileSync(file, [...head, ...Array.from({ length: 50 }, () => event)].join('\n') + '\n');
+      return file;
     };
-    await expect(read()).rejects.toThrow(InputError);
-    await expect(read()).rejects.toThrow('Cannot read "audit.log": no such file or directory.');
+    const garbage = Array.from({ length: 999 }, (_, k) => `garbage ${k}`);
+    // 999 bad lines and an over-long one: its first 1000 lines hold no event.
+    const rejected = write('rejected.log', [...garbage, 'x'.repeat(5000)]);
+    // 998 bad lines, an event, then an over-long one: accepted.
+    const accepted = write('accepted.log', [...garbage.slice(1), event, 'x'.repeat(5000)]);
+    const opts = (workers: number) => ({ maxLineLength: 4096, sniffLines: 1000, parallel: { workers, minBytes: 0, rangeBytes: 4096 } });
+    for (const workers of [0, 1]) {
+      await expect(readChains(await resolveInputs([rejected], { stdin: Readable.from([]) }), opts(workers))).rejects.toThrow(
+        'none of its first 1000 non-blank lines is an audit event',
+      );
+      const ok = await readChains(await resolveInputs([accepted], { stdin: Readable.from([]) }), opts(workers));
+      expect([ok.stats[0]!.badLines, ok.stats[0]!.overlongLines, ok.records.length]).toEqual([998, 1, 51]);
+    }
+  });
+
+  it('says which file a worker could not read', async () => {
+    // A directory opens, but does not read: EISDIR, as a worker (or this thread) meets it.
+    const fd = openSync(tempDir(), 'r');
+    try {
+      for (const workers of [0, 1]) {
+        const read = async (): Promise<void> => {
+          for await (const _ of decodeRanges('audit.log', fd, 1000, workers, 1024, 100)) void _;
+        };
+        await expect(read()).rejects.toThrow(InputError);
+        await expect(read()).rejects.toThrow('Cannot read "audit.log": is a directory.');
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('reads through the descriptor it opened: a file renamed and replaced meanwhile is still the one read', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'audit.log');
+    writeFileSync(file, Array.from({ length: 300 }, (_, k) => eventLine({ auditID: `old-${k}` })).join('\n') + '\n');
+    const [chain] = await resolveInputs([file], { stdin: Readable.from([]) });
+    const read = readChain(chain!, new Normalizer(), { maxLineLength: 1 << 20, sniffLines: 1000, parallel: { workers: 1, minBytes: 0, rangeBytes: 1000 } }, new BadLineLog(10));
+    const ids: string[] = [];
+    for await (const batch of read.batches) {
+      if (ids.length === 0) {
+        // Rotated while being read: renamed, and a new file in its place.
+        renameSync(file, file + '.1');
+        writeFileSync(file, eventLine({ auditID: 'new' }) + '\n');
+      }
+      ids.push(...batch.map((r) => r.auditID));
+    }
+    expect(ids.length).toBe(300);
+    expect(ids[299]).toBe('old-299');
   });
 
   it.skipIf(!present)('reads every JSON-lines file of the public corpus as the single-threaded reader does', async () => {
