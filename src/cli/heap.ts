@@ -14,8 +14,10 @@ import { setFlagsFromString } from 'node:v8';
 export const HEAP_FLAG = '--heap-growing-percent=100';
 
 /**
- * Sets {@link HEAP_FLAG} unless the user chose a heap growing factor (in `execArgv` or
- * `NODE_OPTIONS`). Call once at startup, before the analysis allocates. Returns whether it set it.
+ * Sets {@link HEAP_FLAG} unless the user chose a heap growing factor or `--optimize-for-size`
+ * (in `execArgv`, as `node --heap-growing-percent=N bin/auditstorm.js …`; Node refuses the former
+ * in `NODE_OPTIONS`, which may carry the latter). Call once at startup, before the analysis
+ * allocates. Returns whether it set it.
  */
 export function tuneHeap(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
   const chosen = (s: string): boolean => s.includes('--heap-growing-percent') || s.includes('--optimize-for-size');
