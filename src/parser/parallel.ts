@@ -8,6 +8,7 @@
  * gzip is already inflated off this thread (node's zlib streams run on the libuv pool). Workers
  * are started per member and only for files large enough to repay their start (≈ 30 ms each).
  */
+import { fstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -163,9 +164,9 @@ interface PendingRange {
 }
 
 /**
- * Decodes the regular file open as `fd` (`bytes` long when it was opened; a file that grew since
- * is read to the end of the line that crosses that size; the caller keeps `fd` open until this
- * ends) in ranges of `rangeBytes` that `workers`
+ * Decodes the regular file open as `fd` (`bytes` long when it was opened; a file still growing is
+ * read on to its size when the first `bytes` are done, as often as it grew; the caller keeps `fd`
+ * open until this ends) in ranges of `rangeBytes` that `workers`
  * threads read themselves (`workRange`), so this thread reads nothing. While every worker has
  * {@link DEPTH} ranges in flight and the next answer is not there yet, this thread decodes the
  * next range itself (with its own dictionaries, answering as worker number `workers`), up to
@@ -192,7 +193,13 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         queue.push(pending);
         start = end;
       }
-      if (queue.length === 0 && start >= bytes) break;
+      if (queue.length === 0 && start >= bytes) {
+        // A file still being written: read on to its end now, as a stream would.
+        const now = fstatSync(fd).size;
+        if (now <= bytes) break;
+        bytes = now;
+        continue;
+      }
       const head = queue[0];
       if (head !== undefined && head.run === undefined) await turn(); // lets the workers' answers in
       if (head !== undefined && head.run !== undefined) {

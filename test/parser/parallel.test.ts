@@ -91,11 +91,11 @@ describe('parallel reader', () => {
     }
     // The reading thread decodes ranges itself while the workers are busy; with no workers it
     // decodes all of them, and must answer exactly what workers answer.
-    const runs = async (workers: number): Promise<unknown[]> => {
+    const runs = async (workers: number, bytes = statSync(file).size): Promise<unknown[]> => {
       const out: unknown[] = [];
       const fd = openSync(file, 'r');
       try {
-        for await (const { run, offset } of decodeRanges(file, fd, statSync(file).size, workers, 2048, 97)) {
+        for await (const { run, offset } of decodeRanges(file, fd, bytes, workers, 2048, 97)) {
           out.push({ offset, lines: run.lines, kinds: [...run.kinds], strings: run.strings, fallback: run.fallback });
         }
       } finally {
@@ -106,6 +106,13 @@ describe('parallel reader', () => {
     const alone = await runs(0);
     expect(alone.length).toBe(Math.ceil(statSync(file).size / 97));
     expect(alone).toEqual(await runs(1));
+    // A file that grew after it was opened (here: known as 1,000 bytes) is read on to its end:
+    // the same lines, in ranges cut elsewhere.
+    const flat = (xs: unknown[]) => {
+      const rs = xs as Array<{ offset: number; lines: number; kinds: number[]; strings: string; fallback: string[] }>;
+      return { offset: rs.at(-1)!.offset, lines: rs.reduce((n, r) => n + r.lines, 0), kinds: rs.flatMap((r) => r.kinds), strings: rs.map((r) => r.strings).join(''), fallback: rs.flatMap((r) => r.fallback) };
+    };
+    expect(flat(await runs(1, 1000))).toEqual(flat(alone));
     const r = await both(file, 2048);
     expectSame(r);
     expect(r[1].stats[0]!.overlongLines).toBe(403);
