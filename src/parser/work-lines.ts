@@ -183,7 +183,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     const r = fastDecode(text, f, piece, at, ascii);
     if (r === FAST_FALLBACK) {
       kinds.push(LINE_FALLBACK);
-      fallback.push(text);
+      fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
     } else if (r === FAST_FINAL) {
       kinds.push(LINE_FINAL);
       for (const k of STRING_FIELDS) {
