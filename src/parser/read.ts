@@ -28,7 +28,7 @@ import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
 import { YamlDocReader } from './formats/yaml-doc.js';
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields } from './fast.js';
 import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
-import { decodeInParallel, decodeRanges, parallelWorkers, RANGE_BYTES, RunDecoder, type RangeRun } from './parallel.js';
+import { decodeInParallel, decodeRanges, parallelWorkers, RunDecoder, type RangeRun } from './parallel.js';
 import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, type WorkResult } from './work-lines.js';
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
@@ -455,7 +455,7 @@ async function* readMember(
     const bytesRead = (): number => (fd !== undefined ? offset : opened.bytesRead);
     const source: AsyncIterable<RangeRun | WorkResult | null> =
       fd !== undefined
-        ? decodeRanges(spec.name, fd, spec.bytes, workers, opts.maxLineLength, opts.parallel?.rangeBytes ?? RANGE_BYTES)
+        ? decodeRanges(spec.name, fd, spec.bytes, workers, opts.maxLineLength, opts.parallel?.rangeBytes)
         : decodeInParallel(frameLines(peeked.stream, opts.maxLineLength), workers, opts.maxLineLength);
     try {
       for await (const item of source) {
