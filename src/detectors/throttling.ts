@@ -43,7 +43,6 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { resourceLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, EpisodeSeries, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
 import { trafficShare } from './impact.js';
@@ -232,7 +231,7 @@ export const throttling = defineDetector({
       h.evidence.add(r.auditID, r.level);
       if (r.reason !== '') h.withReason++;
       h.verbs.set(r.verb, (h.verbs.get(r.verb) ?? 0) + 1);
-      const res = r.object === null ? '(non-resource)' : resourceLabel(r.object);
+      const res = r.object === null ? '(non-resource)' : r.object.label;
       h.resources.set(res, (h.resources.get(res) ?? 0) + 1);
       if (r.object !== null && (h.pending.has(r.object) || h.pending.size < o.maxRetryObjects)) h.pending.set(r.object, r.ts);
     }

@@ -8,7 +8,6 @@ import * as hdr from 'hdr-histogram-js';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { ReportObject, Summaries } from '../report/schema.js';
-import { resourceLabel } from '../labels.js';
 
 interface ActorCounts {
   requests: number;
@@ -51,8 +50,6 @@ export function reportObject(o: ObjectRef): ReportObject {
 
 /** Accumulates summaries; feed every counted request once. */
 export class Aggregates {
-  /** Resource label per interned object; weak, so it never pins objects the normalizer dropped. */
-  private readonly labels = new WeakMap<ObjectRef, string>();
   /** label -> verb -> code -> count; label '' for non-resource requests. */
   private readonly vrc = new Map<string, Map<string, Map<number, number>>>();
   /** By `Actor.key`, so an actor interned again after being dropped counts as the same one. */
@@ -87,11 +84,7 @@ export class Aggregates {
     const o = r.object;
     let label = '';
     if (o !== null) {
-      label = this.labels.get(o) ?? '';
-      if (label === '') {
-        label = resourceLabel(o);
-        this.labels.set(o, label);
-      }
+      label = o.label;
       if (r.isWrite || conflict) {
         let oc = this.objects.get(o.key);
         if (oc === undefined) {

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import { globToRegExp, resourceNames } from './filters.js';
+import { globToRegExp, KindMasks, resourceNames } from './filters.js';
 
 /** One rule: every non-empty list must match (globs with `*`). */
 export const AllowRuleSchema = z
@@ -102,11 +102,16 @@ export interface AllowCount {
 /** Compiled allowlist; `match` returns the index of the first matching rule, or -1. */
 export class Allowlist {
   /**
-   * Rule masks per interned actor and object. Weak: an entry lives as long as the normalizer
-   * keeps the instance interned, so the caches never pin objects the run no longer sees.
+   * Rule masks per interned actor (weak: an entry lives as long as the normalizer keeps the
+   * actor interned, so the cache never pins actors the run no longer sees).
    */
   private readonly actorMasks = new WeakMap<Actor, number>();
-  private readonly objectMasks = new WeakMap<ObjectRef, number>();
+  /**
+   * An object's mask is its namespace's mask AND its kind's (a rule matches an object when its
+   * namespaces and its resources both do), cached per namespace and per kind: a few thousand
+   * entries, where a cache per object held one per object in use (tens of thousands).
+   */
+  private readonly masks = new KindMasks<number>();
   private readonly verbMasks = new Map<string, number>();
   private readonly noObjectMask: number;
   private readonly counts: AllowCount[];
@@ -181,16 +186,19 @@ export class Allowlist {
     let o = this.noObjectMask;
     if (r.object !== null) {
       const obj = r.object;
-      const cached = this.objectMasks.get(obj);
-      if (cached === undefined) {
+      const masks = this.masks;
+      let ns = masks.namespace(obj.namespace);
+      if (ns === undefined) {
+        ns = this.maskOf((c) => c.namespaces.length === 0 || c.namespaces.some((re) => re.test(obj.namespace)));
+        masks.setNamespace(obj.namespace, ns);
+      }
+      let kind = masks.kind(obj);
+      if (kind === undefined) {
         const names = resourceNames(obj);
-        o = this.maskOf(
-          (c) =>
-            (c.namespaces.length === 0 || c.namespaces.some((re) => re.test(obj.namespace))) &&
-            (c.resources.length === 0 || c.resources.some((re) => names.some((n) => re.test(n)))),
-        );
-        this.objectMasks.set(obj, o);
-      } else o = cached;
+        kind = this.maskOf((c) => c.resources.length === 0 || c.resources.some((re) => names.some((n) => re.test(n))));
+        masks.setKind(obj, kind);
+      }
+      o = ns & kind;
     }
     const m = a & v & o;
     if (m === 0) return 0;

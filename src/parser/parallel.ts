@@ -263,7 +263,10 @@ export class RunDecoder {
       this.dicts[w] = d;
     }
     for (const s of run.actors) d.actorDefs.push(s);
-    for (const s of run.objects) d.objectDefs.push(s);
+    // Names are one per object; the other parts are few, kept once (a copy per definition
+    // would stay until the worker's dictionaries start over).
+    const o = run.objects;
+    for (let k = 0; k < o.length; k++) d.objectDefs.push(k % 6 === 3 ? o[k]! : this.normalizer.part(o[k]!));
     for (const s of run.words) d.words.push(s);
     this.run = run;
     this.dict = d;

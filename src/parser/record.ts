@@ -56,6 +56,11 @@ export interface ObjectRef {
   readonly namespace: string;
   readonly name: string;
   readonly subresource: string;
+  /**
+   * `resourceLabel` of the object (`labels.ts`): `resource[.apiGroup][/subresource]`, e.g.
+   * `deployments.apps/status`; one shared string per distinct value, computed when interned.
+   */
+  readonly label: string;
 }
 
 /** Final stages: the stage at which a request is counted. */

@@ -4,6 +4,7 @@
  */
 import type { Actor, ObjectRef, RequestRecord } from '../../src/parser/record.js';
 import { WRITE_VERBS } from '../../src/parser/record.js';
+import { resourceLabel } from '../../src/labels.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { Detector } from '../../src/detectors/types.js';
 import type { Finding } from '../../src/report/schema.js';
@@ -43,7 +44,7 @@ export function object(
   const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
   let o = objects.get(key);
   if (!o) {
-    o = { key, apiGroup, apiVersion, resource, namespace, name, subresource };
+    o = { key, apiGroup, apiVersion, resource, namespace, name, subresource, label: resourceLabel({ apiGroup, resource, subresource }) };
     objects.set(key, o);
   }
   return o;

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { decodeLine } from '../../src/parser/decode.js';
 import { digestBody } from '../../src/parser/body.js';
@@ -47,6 +49,7 @@ describe('Normalizer.normalize', () => {
         namespace: 'shop',
         name: 'web',
         subresource: 'status',
+        label: 'deployments.apps/status',
       },
       code: 409,
       reason: 'Conflict',
@@ -139,6 +142,60 @@ describe('Normalizer.normalize', () => {
     expect(c.actor).not.toBe(a.actor);
     expect(c.object).toBe(a.object);
     expect([n.actorCount, n.objectCount]).toEqual([2, 1]);
+  });
+});
+
+describe('Normalizer generations', () => {
+  // Generations of 1 min, closed at the first record a minute after they opened once they hold
+  // three values (one actor and two objects here).
+  const gens = (): Normalizer => new Normalizer(60_000, 3, 1_000);
+  const at = (min: number): string => new Date(TEN + min * 60_000).toISOString();
+  const on = (name: string, min: number): Record<string, unknown> => ({
+    objectRef: { ...CONFLICT_EVENT.objectRef, name },
+    requestReceivedTimestamp: at(min),
+    stageTimestamp: at(min),
+  });
+  /** A full collection, once this job is over (WeakRef targets live until then). */
+  const collect = async (): Promise<void> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+  };
+
+  it('an object of the previous generation keeps its instance while something holds it', async () => {
+    const n = gens();
+    const web = record(on('web', 0), n).object;
+    const api = record(on('api', 2), n); // closes the generation web and api are in
+    await collect();
+    expect(record(on('web', 3), n).object).toBe(web);
+    expect(n.objectCount).toBe(2); // web promoted; api still in the old generation
+    expect(api.object?.name).toBe('api');
+  });
+
+  it('lets go of an object of the previous generation that nothing holds', async () => {
+    const n = gens();
+    let web: RequestRecord | null = record(on('web', 0), n);
+    const weak = new WeakRef(web.object!);
+    const api = record(on('api', 2), n); // closes the generation
+    expect(n.objectCount).toBe(2);
+    web = null;
+    await collect();
+    expect(weak.deref()).toBeUndefined();
+    expect(n.objectCount).toBe(1);
+    const again = record(on('web', 3), n).object!;
+    expect([again.key, again.label]).toEqual(['apps/deployments/shop/web/status', 'deployments.apps/status']);
+    expect(record(on('api', 3), n).object).toBe(api.object);
+    expect(n.objectCount).toBe(2);
+  });
+
+  it('shares the few-valued parts of objects between instances', () => {
+    const n = new Normalizer();
+    const a = record(on('web', 0), n).object!;
+    const b = record(on('api', 0), n).object!;
+    expect(a).not.toBe(b);
+    expect([a.resource, a.apiGroup, a.label]).toEqual(['deployments', 'apps', 'deployments.apps/status']);
+    expect(n.part(a.label)).toBe(a.label);
+    expect(n.part('deployments')).toBe(b.resource);
   });
 });
 
