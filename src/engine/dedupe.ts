@@ -7,9 +7,9 @@
  * enough; this remembers the most recent `history` to `2 · history` requests, by count, in
  * arrival order (before any reordering, so a late copy still carries its own time).
  *
- * Why hashes in typed arrays: a `Set<string>` of a million UUIDs costs ~100 MB; two open-
- * addressing tables of 53-bit hashes (two independent 32-bit FNV-1a lanes) cost 4 bytes per
- * slot (see {@link HashTable}), allocated once. A false "duplicate" needs a 53-bit collision among at most 2·history
+ * Why hashes in typed arrays: a `Set<string>` of a million UUIDs costs ~100 MB; an open-
+ * addressing table of 53-bit hashes (two independent 32-bit FNV-1a lanes) costs 4 bytes per
+ * slot and generation (see {@link TwoGenerations}), allocated once. A false "duplicate" needs a 53-bit collision among at most 2·history
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
 
@@ -53,74 +53,90 @@ function mixIn(a: number, b: number, n: number): number {
   return (a >>> 11) * 0x100000000 + (b >>> 0) + 1;
 }
 
-/** One generation: open addressing with linear probing over a Float64Array that grows to fit. */
 /**
- * A set of 53-bit hashes in a fixed open-addressing table (linear probing, load ≤ 0.5): the home
- * slot comes from the hash's low bits and the slot keeps up to 32 of the bits above them (0 marks
- * an empty slot), so a slot costs 4 bytes. A lookup compares log2(slots) + min(32, 53 − log2(slots))
- * bits: all 53 from 2²¹ slots up (the default history has 2²² per table).
+ * Two generations of 53-bit hashes in one fixed open-addressing table (linear probing, load
+ * ≤ 0.5 per generation): slot `i` is two 32-bit words side by side, one per generation, so a
+ * lookup in both generations touches one cache line where two tables touched two (the tables
+ * are 16 MB, so nearly every probe is a cache miss). The home slot comes from the hash's low bits
+ * and a word keeps up to 32 of the bits above them (0 marks an empty word), so a lookup compares
+ * log2(slots) + min(32, 53 − log2(slots)) bits: all 53 from 2²¹ slots up (the default history
+ * has 2²¹: 16 MB).
  */
-class HashTable {
-  private readonly slots: Uint32Array;
+class TwoGenerations {
+  private readonly words: Uint32Array;
   private readonly mask: number;
-  private readonly size2: number;
+  private readonly slots: number;
+  /** The generation (0 or 1) that {@link add} fills; the other is the previous one. */
+  current = 0;
+  /** Hashes in the current generation. */
   size = 0;
 
-  /** @param capacity hashes it must hold; the table has the next power of 2 ≥ 2 × that slots. */
-  constructor(readonly capacity: number) {
+  /** @param capacity hashes one generation must hold; the table has the next power of 2 ≥ 2 × that slots. */
+  constructor(capacity: number) {
     let n = 16;
     while (n < capacity * 2) n *= 2;
-    this.slots = new Uint32Array(n);
+    this.words = new Uint32Array(2 * n);
     this.mask = n - 1;
-    this.size2 = n;
+    this.slots = n;
   }
 
   private fingerprint(h: number): number {
-    return Math.floor(h / this.size2) % 0x100000000 || 1;
+    return Math.floor(h / this.slots) % 0x100000000 || 1;
   }
 
+  /** Whether either generation holds `h`. */
   has(h: number): boolean {
     const fp = this.fingerprint(h);
-    for (let i = h % this.size2; ; i = (i + 1) & this.mask) {
-      const v = this.slots[i] as number;
-      if (v === 0) return false;
-      if (v === fp) return true;
+    const w = this.words;
+    let open = 3; // bit g: generation g's probe sequence has not reached an empty word yet
+    for (let i = h % this.slots; ; i = (i + 1) & this.mask) {
+      for (let g = 0; g < 2; g++) {
+        if ((open & (1 << g)) === 0) continue;
+        const v = w[2 * i + g] as number;
+        if (v === fp) return true;
+        if (v === 0) open &= ~(1 << g);
+      }
+      if (open === 0) return false;
     }
   }
 
-  /** Adds `h` unless present; the caller keeps `size` ≤ `capacity`. */
+  /** Adds `h` to the current generation unless there; the caller keeps `size` ≤ capacity. */
   add(h: number): void {
     const fp = this.fingerprint(h);
-    let i = h % this.size2;
+    const w = this.words;
+    const g = this.current;
+    let i = h % this.slots;
     for (;;) {
-      const v = this.slots[i] as number;
+      const v = w[2 * i + g] as number;
       if (v === 0) break;
       if (v === fp) return;
       i = (i + 1) & this.mask;
     }
-    this.slots[i] = fp;
+    w[2 * i + g] = fp;
     this.size++;
   }
 
-  clear(): void {
-    this.slots.fill(0);
+  /** The current generation becomes the previous one; the previous one is emptied and becomes current. */
+  turn(): void {
+    const g = 1 - this.current;
+    const w = this.words;
+    for (let k = g; k < w.length; k += 2) w[k] = 0;
+    this.current = g;
     this.size = 0;
   }
 }
 
 /** Remembers the last `history`…`2·history` auditIDs seen. */
 export class AuditIdDedupe {
-  private current: HashTable;
-  private previous: HashTable;
+  private readonly table: TwoGenerations;
 
   /**
-   * @param history requests per generation (≥ 1). Both tables are sized for it up front (two
-   *   keys per request): 2 × 4 bytes × the next power of 2 ≥ 4·history, 16 MB at the default
+   * @param history requests per generation (≥ 1). The table is sized for it up front (two keys
+   *   per request): 8 bytes × the next power of 2 ≥ 4·history slots, 16 MB at the default
    *   500,000, so memory does not grow with the log (the OS commits the pages as they fill).
    */
   constructor(private readonly history: number) {
-    this.current = new HashTable(2 * history);
-    this.previous = new HashTable(2 * history);
+    this.table = new TwoGenerations(2 * history);
   }
 
   private requests = 0;
@@ -137,14 +153,12 @@ export class AuditIdDedupe {
     lanes(auditID); // once for both keys: the same as hash53(auditID, …) twice
     const a = mixIn(laneA, laneB, Math.round(ts * 1000));
     const b = receivedTs === ts ? a : mixIn(laneA, laneB, Math.round(receivedTs * 1000));
-    if (this.current.has(a) || this.previous.has(a) || this.current.has(b) || this.previous.has(b)) return true;
-    this.current.add(a);
-    if (b !== a) this.current.add(b);
+    const t = this.table;
+    if (t.has(a) || (b !== a && t.has(b))) return true;
+    t.add(a);
+    if (b !== a) t.add(b);
     if (++this.requests >= this.history) {
-      const old = this.previous;
-      this.previous = this.current;
-      old.clear();
-      this.current = old;
+      t.turn();
       this.requests = 0;
     }
     return false;

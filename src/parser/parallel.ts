@@ -20,7 +20,7 @@ import type { Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
 import { setImmediate as turn } from 'node:timers/promises';
-import { NUMBER_FIELDS, STRING_FIELDS, WORD_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
+import { NUMBER_FIELDS, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
 /** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
 export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
@@ -277,12 +277,15 @@ export class RunDecoder {
   record(): RequestRecord {
     const { strings, lengths, numbers } = this.run!;
     const d = this.dict!;
-    const f = this.fields as unknown as Record<string, string> & FastFields;
-    for (let j = 0; j < STRING_FIELDS.length; j++) {
-      const len = lengths[this.li++]!;
-      f[STRING_FIELDS[j]!] = strings.slice(this.at, this.at + len);
-      this.at += len;
-    }
+    const f = this.fields;
+    // STRING_FIELDS and WORD_FIELDS in order, spelled out (keyed stores cost more).
+    const li = this.li;
+    let at = this.at;
+    f.auditID = strings.slice(at, (at += lengths[li]!));
+    f.requestURI = strings.slice(at, (at += lengths[li + 1]!));
+    f.resourceVersion = strings.slice(at, (at += lengths[li + 2]!));
+    this.at = at;
+    this.li = li + STRING_FIELDS.length;
     const ni = this.ni;
     f.stageTimeMs = numbers[ni]!;
     f.receivedTimeMs = numbers[ni + 1]!;
@@ -290,7 +293,11 @@ export class RunDecoder {
     f.stage = numbers[ni + 3] === 1 ? 'Panic' : 'ResponseComplete';
     const actorId = numbers[ni + 4]!;
     const objectId = numbers[ni + 5]!;
-    for (let j = 0; j < WORD_FIELDS.length; j++) f[WORD_FIELDS[j]!] = d.words[numbers[ni + 6 + j]!]!;
+    const words = d.words;
+    f.verb = words[numbers[ni + 6]!]!;
+    f.sourceIP = words[numbers[ni + 7]!]!;
+    f.level = words[numbers[ni + 8]!]!;
+    f.reason = words[numbers[ni + 9]!]!;
     this.ni += NUMBER_FIELDS;
     const n = this.normalizer;
     if (this.generation !== n.generation) {

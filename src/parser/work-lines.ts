@@ -87,6 +87,11 @@ interface ActorEntry {
   /** The next entry of the same hash (a chain, not an array per hash: ~40 bytes less each). */
   next: ActorEntry | null;
 }
+interface WordEntry {
+  text: string;
+  id: number;
+  next: WordEntry | null;
+}
 interface ObjectEntry {
   apiGroup: string;
   resource: string;
@@ -110,7 +115,9 @@ export class WorkState {
   actorCount = 0;
   objectIds = new Map<number, ObjectEntry>();
   objectCount = 0;
-  wordIds = new Map<string, number>();
+  /** Words by {@link fnv30} hash, chained (see {@link WordEntry}); `wordCount` of them. */
+  wordIds = new Map<number, WordEntry>();
+  wordCount = 0;
   /** One copy of each object part other than the name (few values: groups, resources, namespaces). */
   parts = new Map<string, string>();
 
@@ -133,6 +140,7 @@ export class WorkState {
     this.actorCount = 0;
     this.objectCount = 0;
     this.wordIds = new Map();
+    this.wordCount = 0;
   }
 }
 
@@ -151,7 +159,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
   const actors: string[] = [];
   const objects: string[] = [];
   const words: string[] = [];
-  if (req.first === 1 || state.actorCount + state.objectCount + state.wordIds.size > DICTIONARY_LIMIT) {
+  if (req.first === 1 || state.actorCount + state.objectCount + state.wordCount > DICTIONARY_LIMIT) {
     // A new member (its reader knows nothing yet), or full dictionaries.
     state.reset();
   }
@@ -164,11 +172,20 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
   const lastWordId: number[] = WORD_FIELDS.map(() => -1);
   const word = (k: number, s: string): number => {
     if (s === lastWord[k] && lastWordId[k] !== -1) return lastWordId[k]!;
-    let id = wordIds.get(s);
-    if (id === undefined) {
-      id = wordIds.size;
+    // By hash, as the other dictionaries: source IPs change from record to record.
+    const h = fnv30(s);
+    const first = wordIds.get(h);
+    let id = -1;
+    for (let w = first ?? null; w !== null; w = w.next) {
+      if (w.text === s) {
+        id = w.id;
+        break;
+      }
+    }
+    if (id === -1) {
+      id = state.wordCount++;
       const kept = fresh(s);
-      wordIds.set(kept, id);
+      wordIds.set(h, { text: kept, id, next: first ?? null });
       words.push(kept);
     }
     lastWord[k] = s;
@@ -193,11 +210,9 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
       fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
     } else if (r === FAST_FINAL) {
       kinds.push(LINE_FINAL);
-      for (const k of STRING_FIELDS) {
-        const s = f[k];
-        parts.push(s);
-        lengths.push(s.length);
-      }
+      // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
+      parts.push(f.auditID, f.requestURI, f.resourceVersion);
+      lengths.push(f.auditID.length, f.requestURI.length, f.resourceVersion.length);
       // Looked up by hashes of the fields, compared in full: a key string per record (built,
       // then hashed) cost more than all the rest of the record here.
       const ah = fnv30(f.username);
@@ -240,8 +255,8 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
           objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(f.apiVersion));
         }
       }
-      numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object);
-      for (let k = 0; k < WORD_FIELDS.length; k++) numbers.push(word(k, f[WORD_FIELDS[k]!]));
+      // WORD_FIELDS in order, spelled out.
+      numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object, word(0, f.verb), word(1, f.sourceIP), word(2, f.level), word(3, f.reason));
     } else kinds.push(LINE_NONFINAL);
   });
   while (next < req.first + lines) {
