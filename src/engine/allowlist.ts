@@ -4,8 +4,8 @@
  * if it names any), so node heartbeats and leader election renewals can never become findings.
  * How much traffic each rule matched is reported.
  *
- * Matching is decided once per interned actor, object and verb (bitmasks of the rules whose
- * conditions that side meets), so a record costs three map lookups.
+ * Matching is decided once per interned actor, verb, namespace and kind of object (bitmasks of
+ * the rules whose conditions that side meets, ANDed), so a record costs four map lookups.
  */
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';

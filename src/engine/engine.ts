@@ -17,8 +17,8 @@ import { TimeSeries } from './series.js';
 
 /**
  * Default requests per de-duplication generation ({@link AuditIdDedupe}): the last 500,000 to
- * 1,000,000 requests are remembered, in two fixed 8 MB tables. Both tables are in use from the
- * 500,001st request on, so the memory of a 1 GB log and of a 5 GB one is the same.
+ * 1,000,000 requests are remembered, in one fixed 16 MB table of two generations, both in use
+ * from the 500,001st request on, so the memory of a 1 GB log and of a 5 GB one is the same.
  */
 export const DEDUPE_HISTORY = 500_000;
 

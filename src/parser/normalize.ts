@@ -15,7 +15,7 @@ import {
   type RequestRecord,
   type ServiceAccountRef,
 } from './record.js';
-import { fnv30, fresh } from './fresh.js';
+import { fresh } from './fresh.js';
 import { resourceLabel } from '../labels.js';
 
 /**
@@ -143,13 +143,14 @@ export class Normalizer {
   /** The previous generation: looked up (and promoted) when the current one misses. */
   private oldActors = new Map<string, Actor>();
   /**
-   * The previous generation's objects, held weakly and keyed by the {@link fnv30} hash of their
-   * key (a string key would keep the key alive): an object that nothing else holds any more (no
-   * detector, summary or queued record) goes at the next collection — a new instance for it would
-   * be indistinguishable — so memory follows the objects in use, not two generations of them
-   * (on the benchmark's 5× log the old generation alone held 8,500 objects no one used).
+   * The previous generation's objects, held weakly, by key: an object that nothing else holds any
+   * more (no detector, summary or queued record) goes at the next collection, so memory follows
+   * the objects in use, not two generations of them (on the benchmark's 5× log the old generation
+   * alone held 8,500 objects no one used). The key and the `apiVersion` the object was first seen
+   * with stay, so an object seen again after its instance went is made again with the same
+   * fields: which instance a record gets never depends on when V8 collected.
    */
-  private oldObjects = new Map<number, WeakRef<ObjectRef> | Array<WeakRef<ObjectRef>>>();
+  private oldObjects = new Map<string, OldObject>();
   /** One copy of each few-valued object part (group, version, resource, namespace, subresource). */
   private parts = new Map<string, string>();
   private generationStartMs = Number.NaN;
@@ -180,15 +181,10 @@ export class Normalizer {
     return this.actors.size + this.oldActors.size;
   }
 
-  /** Distinct objects interned in the current and the previous generation (those not collected yet). */
+  /** Distinct objects interned in the current and the previous generation (instances not collected yet). */
   get objectCount(): number {
     let old = 0;
-    for (const v of this.oldObjects.values()) {
-      for (const w of Array.isArray(v) ? v : [v]) {
-        const o = w.deref();
-        if (o !== undefined && this.objects.get(o.key) !== o) old++;
-      }
-    }
+    for (const [key, e] of this.oldObjects) if (e.ref.deref() !== undefined && !this.objects.has(key)) old++;
     return this.objects.size + old;
   }
 
@@ -199,15 +195,8 @@ export class Normalizer {
     if (!old && size < this.generationMax) return;
     if (size >= this.generationMax || size >= this.generationMin) {
       this.generation++;
-      const weak = new Map<number, WeakRef<ObjectRef> | Array<WeakRef<ObjectRef>>>();
-      for (const o of this.objects.values()) {
-        const h = fnv30(o.key);
-        const w = new WeakRef(o);
-        const v = weak.get(h);
-        if (v === undefined) weak.set(h, w);
-        else if (Array.isArray(v)) v.push(w);
-        else weak.set(h, [v, w]);
-      }
+      const weak = new Map<string, OldObject>();
+      for (const o of this.objects.values()) weak.set(o.key, { ref: new WeakRef(o), key: o.key, apiVersion: o.apiVersion });
       this.oldObjects = weak;
       this.oldActors = this.actors;
       this.objects = new Map();
@@ -368,39 +357,40 @@ export class Normalizer {
     return kept;
   }
 
-  /** The previous generation's object of `key`, if still held somewhere. */
-  private oldObject(key: string): ObjectRef | undefined {
-    const v = this.oldObjects.get(fnv30(key));
-    if (v === undefined) return undefined;
-    if (!Array.isArray(v)) {
-      const o = v.deref();
-      return o !== undefined && o.key === key ? o : undefined;
-    }
-    for (const w of v) {
-      const o = w.deref();
-      if (o !== undefined && o.key === key) return o;
-    }
-    return undefined;
-  }
-
-  /** The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one. */
+  /**
+   * The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one
+   * (one made again from the previous generation keeps its first `apiVersion` too).
+   */
   internObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
     const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
     let object = this.objects.get(key);
-    if (object === undefined && (object = this.oldObject(key)) !== undefined) this.objects.set(object.key, object);
-    if (object === undefined) {
-      object = {
-        key: fresh(key),
-        apiGroup: this.part(apiGroup),
-        apiVersion: this.part(apiVersion),
-        resource: this.part(resource),
-        namespace: this.part(namespace),
-        name: fresh(name),
-        subresource: this.part(subresource),
-        label: this.part(resourceLabel({ apiGroup, resource, subresource })),
-      };
-      this.objects.set(object.key, object);
+    if (object !== undefined) return object;
+    const old = this.oldObjects.get(key);
+    if (old !== undefined) {
+      object = old.ref.deref();
+      if (object !== undefined) {
+        this.objects.set(object.key, object);
+        return object;
+      }
     }
+    object = {
+      key: old?.key ?? fresh(key),
+      apiGroup: this.part(apiGroup),
+      apiVersion: old?.apiVersion ?? this.part(apiVersion),
+      resource: this.part(resource),
+      namespace: this.part(namespace),
+      name: fresh(name),
+      subresource: this.part(subresource),
+      label: this.part(resourceLabel({ apiGroup, resource, subresource })),
+    };
+    this.objects.set(object.key, object);
     return object;
   }
+}
+
+/** An object of the previous generation: its instance if still alive, and what makes it again. */
+interface OldObject {
+  ref: WeakRef<ObjectRef>;
+  key: string;
+  apiVersion: string;
 }
