@@ -184,17 +184,17 @@ export const writeFight = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const fights = new Map<string, Fight>();
-    const mainKeys = new WeakMap<ObjectRef, string>();
+    /** The fight key of each object (its domain is fixed by its subresource and the options): built once, not per write. */
+    const fightKeys = new WeakMap<ObjectRef, string>();
 
     function fightOf(r: RequestRecord): Fight {
       const obj = r.object as ObjectRef;
       const domain: 0 | 1 = obj.subresource === 'status' && !o.includeStatusVsMain ? 1 : 0;
-      let main = mainKeys.get(obj);
-      if (main === undefined) {
-        main = `${obj.apiGroup}/${obj.resource}/${obj.namespace}/${obj.name}/`;
-        mainKeys.set(obj, main);
+      let key = fightKeys.get(obj);
+      if (key === undefined) {
+        key = `${obj.apiGroup}/${obj.resource}/${obj.namespace}/${obj.name}/#${domain}`;
+        fightKeys.set(obj, key);
       }
-      const key = `${main}#${domain}`;
       let f = fights.get(key);
       if (f === undefined) {
         f = {

@@ -255,19 +255,20 @@ export class Normalizer {
   /**
    * As {@link normalizeFast}, with the actor and object already interned (from
    * {@link internActor} / {@link internObject} in this generation); `f`'s actor and object fields
-   * are not read.
+   * are not read. `kept`: `f`'s strings are already copies that pin nothing (see `fresh`), as the
+   * parallel reader's are; otherwise they are copied here.
    */
-  normalizeInterned(f: FastFields, actor: Actor, object: ObjectRef | null): RequestRecord {
+  normalizeInterned(f: FastFields, actor: Actor, object: ObjectRef | null, kept = false): RequestRecord {
     return this.build(
-      fresh(f.auditID),
+      kept ? f.auditID : fresh(f.auditID),
       f.stage,
-      fresh(f.requestURI),
+      kept ? f.requestURI : fresh(f.requestURI),
       f.verb,
       f.stageTimeMs,
       f.receivedTimeMs,
       actor,
       object,
-      f.resourceVersion,
+      kept ? f.resourceVersion : fresh(f.resourceVersion),
       f.code,
       f.reason,
       f.sourceIP,

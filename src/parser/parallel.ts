@@ -179,7 +179,7 @@ interface PendingRange {
 export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
   const fail = (err: unknown): InputError => new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
   const pool = new Pool(workers, maxLength);
-  const self = new WorkState();
+  const self = new WorkState(true);
   const limit = workers * DEPTH;
   const queue: PendingRange[] = [];
   let start = 0; // of the next range not given out yet
@@ -245,8 +245,7 @@ export class RunDecoder {
   private generation: number;
   private run: WorkResult | null = null;
   private dict: Dictionary | null = null;
-  private at = 0; // into strings
-  private li = 0; // into lengths
+  private si = 0; // into strings
   private ni = 0; // into numbers
   private fi = 0; // into fallback
 
@@ -270,22 +269,20 @@ export class RunDecoder {
     for (const s of run.words) d.words.push(s);
     this.run = run;
     this.dict = d;
-    this.at = this.li = this.ni = this.fi = 0;
+    this.si = this.ni = this.fi = 0;
   }
 
   /** The record of the answer's next final line. */
   record(): RequestRecord {
-    const { strings, lengths, numbers } = this.run!;
+    const { strings, numbers } = this.run!;
     const d = this.dict!;
     const f = this.fields;
     // STRING_FIELDS and WORD_FIELDS in order, spelled out (keyed stores cost more).
-    const li = this.li;
-    let at = this.at;
-    f.auditID = strings.slice(at, (at += lengths[li]!));
-    f.requestURI = strings.slice(at, (at += lengths[li + 1]!));
-    f.resourceVersion = strings.slice(at, (at += lengths[li + 2]!));
-    this.at = at;
-    this.li = li + STRING_FIELDS.length;
+    const si = this.si;
+    f.auditID = strings[si]!;
+    f.requestURI = strings[si + 1]!;
+    f.resourceVersion = strings[si + 2]!;
+    this.si = si + STRING_FIELDS.length;
     const ni = this.ni;
     f.stageTimeMs = numbers[ni]!;
     f.receivedTimeMs = numbers[ni + 1]!;
@@ -322,7 +319,7 @@ export class RunDecoder {
         object = d.objects[objectId] = n.internObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
       }
     }
-    return n.normalizeInterned(this.fields, actor, object);
+    return n.normalizeInterned(this.fields, actor, object, true);
   }
 
   /** The text of the answer's next fall-back line. */

@@ -63,9 +63,12 @@ export interface WorkResult {
   worker?: number;
   lines: number;
   kinds: Uint8Array;
-  /** The strings of every final record, concatenated; `lengths` cuts them. */
-  strings: string;
-  lengths: Uint32Array;
+  /**
+   * The {@link STRING_FIELDS} of every final record, in order. Copies that pin nothing: a worker's
+   * travel by structured clone (each arrives as a string of its own), and a run decoded on the
+   * reading thread copies them (`WorkState.onReadingThread`).
+   */
+  strings: string[];
   numbers: Float64Array;
   fallback: string[];
   /** Dictionary epoch: ids of an earlier epoch are void. */
@@ -110,6 +113,12 @@ interface ObjectEntry {
  * Ids are valid within an `epoch`.
  */
 export class WorkState {
+  /**
+   * @param onReadingThread whether the answers are used on this thread, not posted: their
+   *   strings are then copied (`fresh`) so a kept record does not pin the run's text.
+   */
+  constructor(readonly onReadingThread = false) {}
+
   epoch = 0;
   actorIds = new Map<number, ActorEntry>();
   actorCount = 0;
@@ -152,8 +161,8 @@ export class WorkState {
 export function work(req: WorkRequest, state: WorkState): WorkResult {
   const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
   const kinds: number[] = [];
-  const parts: string[] = [];
-  const lengths: number[] = [];
+  const strings: string[] = [];
+  const copy = state.onReadingThread;
   const numbers: number[] = [];
   const fallback: string[] = [];
   const actors: string[] = [];
@@ -211,8 +220,8 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     } else if (r === FAST_FINAL) {
       kinds.push(LINE_FINAL);
       // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
-      parts.push(f.auditID, f.requestURI, f.resourceVersion);
-      lengths.push(f.auditID.length, f.requestURI.length, f.resourceVersion.length);
+      if (copy) strings.push(fresh(f.auditID), fresh(f.requestURI), fresh(f.resourceVersion));
+      else strings.push(f.auditID, f.requestURI, f.resourceVersion);
       // Looked up by hashes of the fields, compared in full: a key string per record (built,
       // then hashed) cost more than all the rest of the record here.
       const ah = fnv30(f.username);
@@ -269,8 +278,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     id: req.id,
     lines,
     kinds: Uint8Array.from(kinds),
-    strings: parts.join(''),
-    lengths: Uint32Array.from(lengths),
+    strings,
     numbers: Float64Array.from(numbers),
     fallback,
     epoch: state.epoch,

@@ -11,6 +11,6 @@ if (parentPort !== null) {
   const state = new WorkState();
   port.on('message', (req: WorkRequest | RangeRequest) => {
     const res = 'fd' in req ? workRange(req, state) : work(req, state);
-    port.postMessage(res, [res.kinds.buffer as ArrayBuffer, res.lengths.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
+    port.postMessage(res, [res.kinds.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
   });
 }

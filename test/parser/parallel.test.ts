@@ -109,8 +109,8 @@ describe('parallel reader', () => {
     // A file that grew after it was opened (here: known as 1,000 bytes) is read on to its end:
     // the same lines, in ranges cut elsewhere.
     const flat = (xs: unknown[]) => {
-      const rs = xs as Array<{ offset: number; lines: number; kinds: number[]; strings: string; fallback: string[] }>;
-      return { offset: rs.at(-1)!.offset, lines: rs.reduce((n, r) => n + r.lines, 0), kinds: rs.flatMap((r) => r.kinds), strings: rs.map((r) => r.strings).join(''), fallback: rs.flatMap((r) => r.fallback) };
+      const rs = xs as Array<{ offset: number; lines: number; kinds: number[]; strings: string[]; fallback: string[] }>;
+      return { offset: rs.at(-1)!.offset, lines: rs.reduce((n, r) => n + r.lines, 0), kinds: rs.flatMap((r) => r.kinds), strings: rs.flatMap((r) => r.strings), fallback: rs.flatMap((r) => r.fallback) };
     };
     expect(flat(await runs(1, 1000))).toEqual(flat(alone));
     const r = await both(file, 2048);
