@@ -56,8 +56,8 @@ function mixIn(a: number, b: number, n: number): number {
 /**
  * Two generations of 53-bit hashes in one fixed open-addressing table (linear probing, load
  * ≤ 0.5 per generation): slot `i` is two 32-bit words side by side, one per generation, so a
- * lookup in both generations touches one cache line where two tables touched two (the tables
- * are 16 MB, so nearly every probe is a cache miss). The home slot comes from the hash's low bits
+ * lookup in both generations touches one cache line where two tables touched two (the table
+ * is 16 MB, so nearly every probe is a cache miss). The home slot comes from the hash's low bits
  * and a word keeps up to 32 of the bits above them (0 marks an empty word), so a lookup compares
  * log2(slots) + min(32, 53 − log2(slots)) bits: all 53 from 2²¹ slots up (the default history
  * has 2²¹: 16 MB).

@@ -155,8 +155,9 @@ export class WorkState {
 
 /**
  * Decodes one run with the dictionaries of `state` (the worker calls it per message). Never
- * throws on input. Strings in the answer are copies (`fresh`), never slices of the run's text,
- * so an answer kept on the reading thread does not keep the text alive.
+ * throws on input. Dictionary definitions and fall-back texts are copies (`fresh`), and so are
+ * the records' strings when `state.onReadingThread` (a worker's are copied by structured clone
+ * as they are posted), so an answer kept on the reading thread never keeps the run's text alive.
  */
 export function work(req: WorkRequest, state: WorkState): WorkResult {
   const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
