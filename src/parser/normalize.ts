@@ -214,20 +214,23 @@ export class Normalizer {
     if (stage !== 'ResponseComplete' && stage !== 'Panic') return null;
     const ref = ev.objectRef;
     const status = ev.responseStatus;
+    // Copies (`fresh`): a legacy text line's values are slices of the line, and through it of
+    // the piece of input it was cut from (JSON.parse's strings are copies already; copying them
+    // again costs little on this slow path).
     const record = this.build(
-      ev.auditID,
-      stage,
-      ev.requestURI,
-      ev.verb,
+      fresh(ev.auditID),
+      stage === 'Panic' ? 'Panic' : 'ResponseComplete',
+      fresh(ev.requestURI),
+      fresh(ev.verb),
       ev.stageTimeMs,
       ev.receivedTimeMs,
       this.internActor(ev.user?.username ?? '', ev.userAgent ?? ''),
       ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null,
-      ref?.resourceVersion ?? '',
+      fresh(ref?.resourceVersion ?? ''),
       status?.code ?? 0,
-      status?.reason ?? '',
-      ev.sourceIPs?.[0] ?? '',
-      ev.level ?? '',
+      fresh(status?.reason ?? ''),
+      fresh(ev.sourceIPs?.[0] ?? ''),
+      fresh(ev.level ?? ''),
     );
     // Bodies exist only at Request/RequestResponse level: Metadata events pay two property reads.
     const requestObject = ev.requestObject;
@@ -256,23 +259,28 @@ export class Normalizer {
    * As {@link normalizeFast}, with the actor and object already interned (from
    * {@link internActor} / {@link internObject} in this generation); `f`'s actor and object fields
    * are not read. `kept`: `f`'s strings are already copies that pin nothing (see `fresh`), as the
-   * parallel reader's are; otherwise they are copied here.
+   * parallel reader's are; otherwise every one the record keeps is copied here (a slice of 13+
+   * characters — `ResponseComplete`, `RequestResponse`, a long source IP — would keep the whole
+   * 64 KB piece it was cut from alive for as long as a detector holds the record or the value).
    */
   normalizeInterned(f: FastFields, actor: Actor, object: ObjectRef | null, kept = false): RequestRecord {
+    if (kept) {
+      return this.build(f.auditID, f.stage, f.requestURI, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
+    }
     return this.build(
-      kept ? f.auditID : fresh(f.auditID),
-      f.stage,
-      kept ? f.requestURI : fresh(f.requestURI),
-      f.verb,
+      fresh(f.auditID),
+      f.stage === 'Panic' ? 'Panic' : 'ResponseComplete',
+      fresh(f.requestURI),
+      fresh(f.verb),
       f.stageTimeMs,
       f.receivedTimeMs,
       actor,
       object,
-      kept ? f.resourceVersion : fresh(f.resourceVersion),
+      fresh(f.resourceVersion),
       f.code,
-      f.reason,
-      f.sourceIP,
-      f.level,
+      fresh(f.reason),
+      fresh(f.sourceIP),
+      fresh(f.level),
     );
   }
 
@@ -326,15 +334,19 @@ export class Normalizer {
     let actor = this.actors.get(key);
     if (actor === undefined && (actor = this.oldActors.get(key)) !== undefined) this.actors.set(actor.key, actor);
     if (actor === undefined) {
-      const ua = parseUserAgent(userAgent);
+      // Parsed from the copies: the parts are slices, and slices of the input would keep the
+      // piece of it they were cut from alive for as long as the actor is interned.
+      const keptUser = fresh(username);
+      const keptAgent = fresh(userAgent);
+      const ua = parseUserAgent(keptAgent);
       actor = {
         key: fresh(key),
-        username: fresh(username),
-        userAgent: fresh(userAgent),
+        username: keptUser,
+        userAgent: keptAgent,
         userAgentProduct: ua.product,
         userAgentVersion: ua.version,
         controller: ua.controller,
-        serviceAccount: parseServiceAccount(username),
+        serviceAccount: parseServiceAccount(keptUser),
       };
       this.actors.set(actor.key, actor); // not `key`: a key made of slices would keep their chunk alive
     }
