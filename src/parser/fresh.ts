@@ -1,5 +1,6 @@
 /**
- * Small helpers for strings kept from input: copies that pin nothing, and a cheap hash.
+ * Small helpers for strings kept from input: copies that pin nothing, a pool of shared copies,
+ * and a cheap hash.
  */
 
 /**
@@ -23,4 +24,28 @@ export function fnv30(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h & 0x3fffffff;
+}
+
+/**
+ * One kept copy ({@link fresh}) of each distinct string: for values that repeat across many kept
+ * objects (API groups, resources, namespaces), so they share one string instead of a copy each.
+ * Holds at most `max` strings, then starts over (memory stays bounded on any input; a string
+ * seen again is copied once more).
+ */
+export class StringPool {
+  private kept = new Map<string, string>();
+
+  constructor(private readonly max: number) {}
+
+  /** The pool's copy of `s` (`''` as is). */
+  get(s: string): string {
+    if (s === '') return '';
+    let k = this.kept.get(s);
+    if (k === undefined) {
+      if (this.kept.size >= this.max) this.kept = new Map();
+      k = fresh(s);
+      this.kept.set(k, k);
+    }
+    return k;
+  }
 }

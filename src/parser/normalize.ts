@@ -15,7 +15,7 @@ import {
   type RequestRecord,
   type ServiceAccountRef,
 } from './record.js';
-import { fresh } from './fresh.js';
+import { fresh, StringPool } from './fresh.js';
 import { resourceLabel } from '../labels.js';
 
 /**
@@ -122,6 +122,11 @@ export const SHARED_PARTS_MAX = 10_000;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** The final stage as a constant string: a stage read from input may be a slice of it. */
+function keptStage(stage: FinalStage): FinalStage {
+  return stage === 'Panic' ? 'Panic' : 'ResponseComplete';
+}
+
 /** Rounds ms to whole microseconds (the audit log's resolution) to drop float noise. */
 function roundMicros(ms: number): number {
   return Math.round(ms * 1000) / 1000;
@@ -152,7 +157,7 @@ export class Normalizer {
    */
   private oldObjects = new Map<string, OldObject>();
   /** One copy of each few-valued object part (group, version, resource, namespace, subresource). */
-  private parts = new Map<string, string>();
+  private readonly parts = new StringPool(SHARED_PARTS_MAX);
   private generationStartMs = Number.NaN;
   /**
    * Bumped whenever a generation closes. Callers that cache interned values outside the
@@ -219,7 +224,7 @@ export class Normalizer {
     // again costs little on this slow path).
     const record = this.build(
       fresh(ev.auditID),
-      stage === 'Panic' ? 'Panic' : 'ResponseComplete',
+      keptStage(stage),
       fresh(ev.requestURI),
       fresh(ev.verb),
       ev.stageTimeMs,
@@ -269,7 +274,7 @@ export class Normalizer {
     }
     return this.build(
       fresh(f.auditID),
-      f.stage === 'Panic' ? 'Panic' : 'ResponseComplete',
+      keptStage(f.stage),
       fresh(f.requestURI),
       fresh(f.verb),
       f.stageTimeMs,
@@ -360,14 +365,7 @@ export class Normalizer {
    * definitions shared too). Used by that reader (`parallel.ts`) for its dictionaries' copies.
    */
   part(s: string): string {
-    if (s === '') return '';
-    let kept = this.parts.get(s);
-    if (kept === undefined) {
-      if (this.parts.size >= SHARED_PARTS_MAX) this.parts = new Map();
-      kept = fresh(s);
-      this.parts.set(kept, kept);
-    }
-    return kept;
+    return this.parts.get(s);
   }
 
   /**

@@ -8,7 +8,7 @@
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, type FastFields } from './fast.js';
 import { readSync } from 'node:fs';
 import { cutLines, MAX_BYTES_PER_UNIT } from './lines.js';
-import { fnv30, fresh } from './fresh.js';
+import { fnv30, fresh, StringPool } from './fresh.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
 export interface WorkRequest {
@@ -128,22 +128,17 @@ export class WorkState {
   wordIds = new Map<number, WordEntry>();
   wordCount = 0;
   /** One copy of each object part other than the name (few values: groups, resources, namespaces). */
-  parts = new Map<string, string>();
+  parts = new StringPool(DICTIONARY_LIMIT);
 
   /** The kept copy of a few-valued object part. */
   part(s: string): string {
-    let kept = this.parts.get(s);
-    if (kept === undefined) {
-      kept = fresh(s);
-      this.parts.set(kept, kept);
-    }
-    return kept;
+    return this.parts.get(s);
   }
 
   /** Starts a new epoch with empty dictionaries. */
   reset(): void {
     this.epoch++;
-    this.parts = new Map();
+    this.parts = new StringPool(DICTIONARY_LIMIT);
     this.actorIds = new Map();
     this.objectIds = new Map();
     this.actorCount = 0;
