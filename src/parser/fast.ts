@@ -22,6 +22,8 @@
  * (`kubernetes/apiserver` `pkg/apis/audit/v1/types.go`; reference `audit-formats.md` §1).
  * No regular expressions or closures on this path; state is module-level.
  */
+import type { NativeScanner } from './native.js';
+import * as N from './native.js';
 import { parseTimestamp } from './time.js';
 
 /** `fastDecode` could not decide: use the full path for this line. */
@@ -637,17 +639,99 @@ export function fastDecode(line: string, out: FastFields, piece: string | null =
   if (b !== bytes) {
     bytes = b;
     view = b === null ? null : new DataView(b.buffer, b.byteOffset, b.byteLength);
+    if (b !== null && native !== null) native.setPiece(b);
   }
   const text = piece ?? line;
   const from = piece === null ? 0 : at;
   reset(text, from, from + line.length);
-  if (!template()) {
+  if (!(bytes !== null && native !== null && nativeTemplate()) && !template()) {
     // Not kube-apiserver's own member order and layout: walk the members in any order.
     reset(text, from, from + line.length);
     walk();
   }
   if (failed) return FAST_FALLBACK;
   return finish(out);
+}
+
+/** The native scanner while in use (see {@link useNativeScanner}). */
+let native: NativeScanner | null = N.nativeScanner;
+/** Where the native scanner writes a line's offsets. */
+const nativeOut = new Int32Array(N.NATIVE_OUTPUT_SIZE);
+if (native !== null) native.setOutput(nativeOut);
+
+/**
+ * Whether {@link fastDecode} lets the native scanner (`native.ts`) read ASCII pieces' lines in
+ * kube-apiserver's layout (the default when it was built) or reads every line in JavaScript (the
+ * agreement tests compare the two). Returns whether the scanner is now in use (false when it
+ * was not built).
+ */
+export function useNativeScanner(on: boolean): boolean {
+  native = on ? N.nativeScanner : null;
+  bytes = null; // the next piece is handed to the scanner again
+  view = null;
+  return native !== null;
+}
+
+const LEVELS = ['', 'Metadata', 'Request', 'RequestResponse', 'None'];
+const STAGES = ['', 'RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
+
+/**
+ * The string at the native scanner's offsets `slot`, `slot + 1` (`''` when absent), unescaped as
+ * {@link str} unescapes it (the scanner checked its escapes).
+ */
+function nativeStr(slot: number): string {
+  const from = nativeOut[slot]!;
+  if (from === -1) return '';
+  const to = nativeOut[slot + 1]!;
+  if ((nativeOut[N.NATIVE_ESCAPED]! & (1 << (slot >> 1))) === 0) return s.slice(from, to);
+  return JSON.parse(s.slice(from - 1, to + 1)) as string;
+}
+
+/**
+ * {@link template} by the native scanner: true when it read the line (`reset` for it), with the
+ * values `template` would have read; false when the JavaScript path must read it.
+ */
+function nativeTemplate(): boolean {
+  const from = i;
+  if (native!.scan(from, n) !== 1) return false;
+  const o = nativeOut;
+  seen = o[N.NATIVE_SEEN]!;
+  const flags = o[N.NATIVE_FLAGS]!;
+  hasRef = (flags & 1) !== 0;
+  refHasResource = (flags & 2) !== 0;
+  hasBody = (flags & 4) !== 0;
+  hasReceived = (flags & 8) !== 0;
+  const st = o[N.NATIVE_STAGE]!;
+  stage = STAGES[st]!;
+  try {
+    stageTs = nativeStr(N.NATIVE_STAGETS);
+    if (hasReceived) receivedTs = nativeStr(N.NATIVE_RECEIVED);
+    if (st >= 3) {
+      // A final stage: the record's values (a non-final one's are checked, not copied).
+      level = LEVELS[o[N.NATIVE_LEVEL]!]!;
+      auditID = nativeStr(N.NATIVE_AUDITID);
+      requestURI = nativeStr(N.NATIVE_URI);
+      verb = nativeStr(N.NATIVE_VERB);
+      username = nativeStr(N.NATIVE_USERNAME);
+      sourceIP = nativeStr(N.NATIVE_SOURCEIP);
+      userAgent = nativeStr(N.NATIVE_USERAGENT);
+      resource = nativeStr(N.NATIVE_RESOURCE);
+      namespace = nativeStr(N.NATIVE_NAMESPACE);
+      name = nativeStr(N.NATIVE_NAME);
+      apiGroup = nativeStr(N.NATIVE_APIGROUP);
+      apiVersion = nativeStr(N.NATIVE_APIVERSION);
+      resourceVersion = nativeStr(N.NATIVE_RESOURCEVERSION);
+      subresource = nativeStr(N.NATIVE_SUBRESOURCE);
+      reason = nativeStr(N.NATIVE_REASON);
+      code = o[N.NATIVE_CODE]!;
+    }
+  } catch {
+    // Not expected (the scanner checked every escape); the JavaScript path decides.
+    reset(s, from, n);
+    return false;
+  }
+  i = n;
+  return true;
 }
 
 /** Reads the members in any order (the line has been `reset`). */

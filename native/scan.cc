@@ -1,0 +1,588 @@
+// auditstorm's native template scanner: the same reading as `template()` in src/parser/fast.ts,
+// compiled for the machine.
+//
+// `scan(at, end)` reads the line `piece[at, end)` of the piece set with `setPiece(bytes)` (an
+// ASCII piece: one byte per character, as `cutLines` hands it to `fastDecode`) the way
+// kube-apiserver writes it: compact, members in the order of the Go struct
+// (`k8s.io/apiserver/pkg/apis/audit/v1/types.go`), validating the JSON structure of every value it
+// passes (strings and their escapes, numbers, literals, nesting, nothing after the object) as
+// `template()` does. It answers 1 with the line's offsets in the output array, or 0 when it
+// cannot be sure — a member out of the template's order, an escaped key, a level or stage spelt
+// with escapes, a status code that is not a plain integer, nesting deeper than MAX_DEPTH, any
+// syntax error — and the JavaScript path then reads the line as before. So it only ever makes a
+// line faster: whenever it answers 1, `template()` accepts the line and reads the same values
+// (test/parser/native.test.ts checks it on every corpus line, every fixture and fuzzed lines).
+//
+// Output (Int32Array set with `setOutput`), in the OUT_* slots below: the start and end offsets
+// (in the piece; -1 when absent) of each string value, the top-level members seen (the `K_*` bits
+// of fast.ts), flags, the level, the stage, `responseStatus.code` and which strings have escapes.
+#include <node_api.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+// Output slots: kept in step with NATIVE_* in src/parser/native.ts.
+enum Field {
+  F_AUDITID,
+  F_URI,
+  F_VERB,
+  F_USERNAME,
+  F_SOURCEIP,
+  F_USERAGENT,
+  F_RESOURCE,
+  F_NAMESPACE,
+  F_NAME,
+  F_APIGROUP,
+  F_APIVERSION,
+  F_RESOURCEVERSION,
+  F_SUBRESOURCE,
+  F_REASON,
+  F_RECEIVED,
+  F_STAGETS,
+  F_COUNT
+};
+const int OUT_SEEN = 2 * F_COUNT;
+const int OUT_FLAGS = OUT_SEEN + 1;
+const int OUT_LEVEL = OUT_SEEN + 2;
+const int OUT_STAGE = OUT_SEEN + 3;
+const int OUT_CODE = OUT_SEEN + 4;
+// Bit f set: field f's string has escapes (JavaScript unescapes it with JSON.parse).
+const int OUT_ESCAPED = OUT_SEEN + 5;
+const int OUT_SIZE = OUT_SEEN + 6;
+
+// OUT_FLAGS bits.
+const int32_t HAS_REF = 1;
+const int32_t REF_HAS_RESOURCE = 2;
+const int32_t HAS_BODY = 4;
+const int32_t HAS_RECEIVED = 8;
+
+// Top-level members seen: fast.ts's K_* bits.
+const int32_t K_KIND = 1, K_API = 2, K_LEVEL = 4, K_AUDITID = 8, K_STAGE = 16, K_URI = 32, K_VERB = 64,
+              K_USER = 128, K_IPS = 256, K_UA = 512, K_REF = 1024, K_STATUS = 2048, K_REQOBJ = 4096,
+              K_RESPOBJ = 8192, K_RECEIVED = 16384, K_STAGETS = 32768;
+
+// Nesting deeper than this inside a skipped value is left to the JavaScript path.
+const int MAX_DEPTH = 64;
+
+// What each JavaScript thread (main, workers: one environment each) has set.
+struct Instance {
+  const uint8_t* piece = nullptr;
+  int32_t pieceLength = 0;
+  int32_t* out = nullptr;
+  napi_ref pieceRef = nullptr;
+  napi_ref outRef = nullptr;
+};
+
+// One line's reading. On the stack of each call: a worker thread and the main thread each scan
+// their own lines, so nothing here is shared between threads.
+struct Scanner {
+  // The line being read: s[i] for i < n; `failed` once anything is wrong (then nothing is answered).
+  const uint8_t* s = nullptr;
+  int32_t i = 0;
+  int32_t n = 0;
+  bool failed = false;
+  int32_t seen = 0;
+  int32_t* out = nullptr;
+  // Whether the line holds a backslash at all, and whether the last string read had escapes.
+  bool backslashes = false;
+  bool escaped = false;
+
+  int at(int32_t k) { return k < n ? s[k] : -1; }
+
+  void fail() {
+    failed = true;
+    i = n;
+  }
+
+  void ws() {
+    while (i < n) {
+      uint8_t c = s[i];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') i++;
+      else return;
+    }
+  }
+
+  // Moves past `lit` if it is at i (and fits in the line).
+  bool lit(const char* text, int32_t len) {
+    if (i + len > n || std::memcmp(s + i, text, len) != 0) return false;
+    i += len;
+    return true;
+  }
+#define LIT(text) lit(text, sizeof(text) - 1)
+
+  void set(Field f, int32_t from, int32_t to) {
+    out[2 * f] = from;
+    out[2 * f + 1] = to;
+  }
+
+  // The end (closing quote) of a string whose opening quote is just before i, or -1 with a
+  // failure; moves past it and sets `escaped`. A string without a backslash ends at the next quote
+  // and is taken as it is (as fast.ts takes it); one with a backslash is checked as `JSON.parse`
+  // checks it in fast.ts: valid escapes, no raw control character.
+  int32_t stringEnd() {
+    escaped = false;
+    const void* q = i < n ? std::memchr(s + i, '"', n - i) : nullptr;
+    if (q == nullptr) {
+      fail();
+      return -1;
+    }
+    int32_t end = static_cast<int32_t>(static_cast<const uint8_t*>(q) - s);
+    if (!backslashes || std::memchr(s + i, '\\', end - i) == nullptr) {
+      i = end + 1;
+      return end;
+    }
+    int32_t k = i;
+    for (;;) {
+      if (k >= n) {
+        fail();
+        return -1;
+      }
+      uint8_t c = s[k];
+      if (c == '"') break;
+      if (c < 0x20) {
+        fail();
+        return -1;
+      }
+      if (c == '\\') {
+        c = static_cast<uint8_t>(at(k + 1));
+        if (c == 'u') {
+          for (int h = 2; h < 6; h++) {
+            if (!hex(at(k + h))) {
+              fail();
+              return -1;
+            }
+          }
+          k += 6;
+          continue;
+        }
+        if (c != '"' && c != '\\' && c != '/' && c != 'b' && c != 'f' && c != 'n' && c != 'r' && c != 't') {
+          fail();
+          return -1;
+        }
+        k += 2;
+        continue;
+      }
+      k++;
+    }
+    escaped = true;
+    i = k + 1;
+    return k;
+  }
+
+  static bool hex(int c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+  // A string whose opening quote is just before i: its offsets (and whether it has escapes).
+  void tstr(Field f) {
+    int32_t from = i;
+    int32_t end = stringEnd();
+    if (end == -1) return;
+    set(f, from, end);
+    if (escaped) out[OUT_ESCAPED] |= 1 << f;
+  }
+
+  // A string at i (its opening quote): its offsets, or a failure.
+  void str(Field f) {
+    if (at(i) != '"') return fail();
+    i++;
+    tstr(f);
+  }
+
+  void skipStr() {
+    i++;
+    stringEnd();
+  }
+
+  bool digit(int c) { return c >= '0' && c <= '9'; }
+
+  // A JSON number at i, strict grammar (as fast.ts's skipNumber).
+  void skipNumber() {
+    if (at(i) == '-') i++;
+    int c = at(i);
+    if (c == '0') i++;
+    else if (c >= '1' && c <= '9') {
+      i++;
+      while (digit(at(i))) i++;
+    } else return fail();
+    if (at(i) == '.') {
+      i++;
+      if (!digit(at(i))) return fail();
+      while (digit(at(i))) i++;
+    }
+    c = at(i);
+    if (c == 'e' || c == 'E') {
+      i++;
+      c = at(i);
+      if (c == '+' || c == '-') i++;
+      if (!digit(at(i))) return fail();
+      while (digit(at(i))) i++;
+    }
+  }
+
+  void literal(const char* word, int32_t len) {
+    if (!lit(word, len)) fail();
+  }
+
+
+  // After a member value: `,` (true, at the next key) or `close` (false).
+  bool next(int close) {
+    ws();
+    int c = at(i);
+    if (c == ',') {
+      i++;
+      ws();
+      return true;
+    }
+    if (c == close) {
+      i++;
+      return false;
+    }
+    fail();
+    return false;
+  }
+
+  // At `{` or `[`: true if it has members (i at the first), false if empty.
+  bool open(int close) {
+    i++;
+    ws();
+    if (at(i) == close) {
+      i++;
+      return false;
+    }
+    return !failed;
+  }
+
+  // A key at i and the `:` after it: its start; its length in keyLen.
+  int32_t keyLen = 0;
+  int32_t key() {
+    if (at(i) != '"') {
+      fail();
+      return 0;
+    }
+    i++;
+    int32_t start = i;
+    int32_t end = stringEnd();
+    if (end == -1) return 0;
+    if (escaped) {
+      fail();  // escaped keys are left to the full path, as fast.ts leaves them
+      return 0;
+    }
+    keyLen = end - start;
+    ws();
+    if (at(i) != ':') {
+      fail();
+      return 0;
+    }
+    i++;
+    ws();
+    return start;
+  }
+
+  bool keyIs(int32_t start, const char* name, int32_t len) {
+    return keyLen == len && std::memcmp(s + start, name, len) == 0;
+  }
+#define KEY_IS(start, name) keyIs(start, name, sizeof(name) - 1)
+
+  void skipObject(int depth) {
+    if (!open('}')) return;
+    do {
+      key();
+      if (failed) return;
+      skipValue(depth);
+    } while (!failed && next('}'));
+  }
+
+  void skipArray(int depth) {
+    if (!open(']')) return;
+    do {
+      skipValue(depth);
+    } while (!failed && next(']'));
+  }
+
+  void skipValue(int depth) {
+    int c = at(i);
+    if (c == '"') skipStr();
+    else if (c == '{' || c == '[') {
+      if (depth >= MAX_DEPTH) return fail();
+      if (c == '{') skipObject(depth + 1);
+      else skipArray(depth + 1);
+    } else if (c == 't') literal("true", 4);
+    else if (c == 'f') literal("false", 5);
+    else if (c == 'n') literal("null", 4);
+    else skipNumber();
+  }
+
+  bool mark(int32_t bit) {
+    if ((seen & bit) != 0) {
+      fail();
+      return false;
+    }
+    seen |= bit;
+    return true;
+  }
+
+  bool isNull() {
+    if (at(i) == 'n') {
+      literal("null", 4);
+      return true;
+    }
+    return false;
+  }
+
+  // `responseStatus`: `code` (a plain non-negative integer, else not sure) and `reason`.
+  void readStatus() {
+    if (!mark(K_STATUS) || isNull()) return;
+    if (at(i) != '{') return fail();
+    if (!open('}')) return;
+    int got = 0;
+    do {
+      int32_t start = key();
+      if (failed) return;
+      if (KEY_IS(start, "code")) {
+        if ((got & 1) != 0) return fail();
+        got |= 1;
+        // fast.ts takes Number() of any JSON number; here only what an int32 holds exactly.
+        int32_t from = i;
+        skipNumber();
+        if (failed) return;
+        int32_t len = i - from;
+        if (len > 9 || s[from] == '-' || (len > 1 && s[from] == '0')) return fail();
+        int32_t v = 0;
+        for (int32_t k = from; k < i; k++) {
+          if (!digit(s[k])) return fail();  // a fraction or an exponent
+          v = v * 10 + (s[k] - '0');
+        }
+        out[OUT_CODE] = v;
+      } else if (KEY_IS(start, "reason")) {
+        if ((got & 2) != 0) return fail();
+        got |= 2;
+        str(F_REASON);
+      } else skipValue(0);
+    } while (!failed && next('}'));
+  }
+
+  // The members of `user` after `username`, up to its `}` (a second `username` fails).
+  void restOfUser() {
+    while (!failed && next('}')) {
+      int32_t start = key();
+      if (failed) return;
+      if (KEY_IS(start, "username")) return fail();
+      skipValue(0);
+    }
+  }
+
+  // The stage and the level as small codes (0: none of the valid ones).
+  int32_t stageCode(int32_t from, int32_t to) {
+    int32_t len = to - from;
+    const uint8_t* p = s + from;
+    if (len == 15 && std::memcmp(p, "RequestReceived", 15) == 0) return 1;
+    if (len == 15 && std::memcmp(p, "ResponseStarted", 15) == 0) return 2;
+    if (len == 16 && std::memcmp(p, "ResponseComplete", 16) == 0) return 3;
+    if (len == 5 && std::memcmp(p, "Panic", 5) == 0) return 4;
+    return 0;
+  }
+
+  int32_t levelCode(int32_t from, int32_t to) {
+    int32_t len = to - from;
+    const uint8_t* p = s + from;
+    if (len == 8 && std::memcmp(p, "Metadata", 8) == 0) return 1;
+    if (len == 7 && std::memcmp(p, "Request", 7) == 0) return 2;
+    if (len == 15 && std::memcmp(p, "RequestResponse", 15) == 0) return 3;
+    if (len == 4 && std::memcmp(p, "None", 4) == 0) return 4;
+    return 0;
+  }
+
+  // template() of fast.ts. Returns whether the line was read.
+  bool scanLine() {
+    for (int k = 0; k < OUT_SIZE; k++) out[k] = -1;
+    out[OUT_FLAGS] = 0;
+    out[OUT_CODE] = 0;
+    out[OUT_ESCAPED] = 0;
+    seen = 0;
+    failed = false;
+    backslashes = std::memchr(s + i, '\\', n - i) != nullptr;
+    if (!LIT("{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"")) return false;
+    int32_t from = i;
+    int32_t end = stringEnd();
+    if (end == -1) return false;
+    int32_t level = levelCode(from, end);
+    if (level == 0) return false;
+    out[OUT_LEVEL] = level;
+    if (!LIT(",\"auditID\":\"")) return false;
+    tstr(F_AUDITID);
+    if (!LIT(",\"stage\":\"")) return false;
+    from = i;
+    end = stringEnd();
+    if (end == -1) return false;
+    out[OUT_STAGE] = stageCode(from, end);
+    if (out[OUT_STAGE] == 0) return false;  // not a stage: the JavaScript path says why
+    if (!LIT(",\"requestURI\":\"")) return false;
+    tstr(F_URI);
+    if (!LIT(",\"verb\":\"")) return false;
+    tstr(F_VERB);
+    seen = K_KIND | K_API | K_LEVEL | K_AUDITID | K_STAGE | K_URI | K_VERB;
+    if (failed) return false;
+    int32_t flags = 0;
+    if (LIT(",\"user\":{\"username\":\"")) {
+      seen |= K_USER;
+      tstr(F_USERNAME);
+      restOfUser();
+    }
+    if (LIT(",\"impersonatedUser\":")) skipValue(0);
+    if (LIT(",\"sourceIPs\":[")) {
+      seen |= K_IPS;
+      if (at(i) != ']') {
+        str(F_SOURCEIP);
+        while (!failed && next(']')) skipValue(0);
+      } else i++;
+    }
+    if (LIT(",\"userAgent\":\"")) {
+      seen |= K_UA;
+      tstr(F_USERAGENT);
+    }
+    if (LIT(",\"objectRef\":{")) {
+      seen |= K_REF;
+      flags |= HAS_REF;
+      if (LIT("\"resource\":\"")) {
+        tstr(F_RESOURCE);
+        flags |= REF_HAS_RESOURCE;
+        if (LIT(",\"namespace\":\"")) tstr(F_NAMESPACE);
+        if (LIT(",\"name\":\"")) tstr(F_NAME);
+        if (LIT(",\"uid\":\"")) stringEnd();
+        if (LIT(",\"apiGroup\":\"")) tstr(F_APIGROUP);
+        if (LIT(",\"apiVersion\":\"")) tstr(F_APIVERSION);
+        if (LIT(",\"resourceVersion\":\"")) tstr(F_RESOURCEVERSION);
+        if (LIT(",\"subresource\":\"")) tstr(F_SUBRESOURCE);
+      }
+      if (failed || at(i) != '}') return false;
+      i++;
+    }
+    if (LIT(",\"responseStatus\":")) readStatus();
+    if (LIT(",\"requestObject\":")) {
+      if (mark(K_REQOBJ) && !isNull()) {
+        flags |= HAS_BODY;
+        skipValue(0);
+      }
+    }
+    if (LIT(",\"responseObject\":")) {
+      if (mark(K_RESPOBJ) && !isNull()) {
+        flags |= HAS_BODY;
+        skipValue(0);
+      }
+    }
+    if (LIT(",\"requestReceivedTimestamp\":")) {
+      if (mark(K_RECEIVED) && !isNull()) {
+        str(F_RECEIVED);
+        flags |= HAS_RECEIVED;
+      }
+    }
+    if (failed) return false;
+    if (!LIT(",\"stageTimestamp\":\"")) return false;
+    seen |= K_STAGETS;
+    tstr(F_STAGETS);
+    if (LIT(",\"annotations\":")) skipValue(0);
+    if (failed || at(i) != '}' || i + 1 != n) return false;
+    out[OUT_SEEN] = seen;
+    out[OUT_FLAGS] = flags;
+    return true;
+  }
+
+};
+
+napi_value Int(napi_env env, int32_t v) {
+  napi_value r;
+  napi_create_int32(env, v, &r);
+  return r;
+}
+
+Instance* instance(napi_env env) {
+  void* data = nullptr;
+  napi_get_instance_data(env, &data);
+  return static_cast<Instance*>(data);
+}
+
+// A Uint8Array's (or Int32Array's) bytes, or false.
+bool typed(napi_env env, napi_value v, napi_typedarray_type want, void** data, size_t* length) {
+  bool is = false;
+  napi_typedarray_type type;
+  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
+  if (napi_get_typedarray_info(env, v, &type, length, data, nullptr, nullptr) != napi_ok) return false;
+  return type == want;
+}
+
+// setPiece(bytes: Uint8Array): the piece `scan` reads until the next call (held until then).
+napi_value SetPiece(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  Instance* in = instance(env);
+  if (in->pieceRef != nullptr) napi_delete_reference(env, in->pieceRef);
+  in->pieceRef = nullptr;
+  in->piece = nullptr;
+  in->pieceLength = 0;
+  void* data;
+  size_t length;
+  if (argc < 1 || !typed(env, argv[0], napi_uint8_array, &data, &length) || length > 0x7fffffff) return Int(env, 0);
+  napi_create_reference(env, argv[0], 1, &in->pieceRef);
+  in->piece = static_cast<const uint8_t*>(data);
+  in->pieceLength = static_cast<int32_t>(length);
+  return Int(env, 1);
+}
+
+// setOutput(out: Int32Array of at least outputSize): where `scan` writes (held).
+napi_value SetOutput(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  Instance* in = instance(env);
+  void* data;
+  size_t length;
+  if (argc < 1 || !typed(env, argv[0], napi_int32_array, &data, &length) || length < static_cast<size_t>(OUT_SIZE)) return Int(env, 0);
+  if (in->outRef != nullptr) napi_delete_reference(env, in->outRef);
+  napi_create_reference(env, argv[0], 1, &in->outRef);
+  in->out = static_cast<int32_t*>(data);
+  return Int(env, 1);
+}
+
+// scan(at, end): 1 when the line piece[at, end) was read (its offsets in the output), else 0.
+napi_value Scan(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  Instance* in = instance(env);
+  int32_t from = 0, to = 0;
+  if (argc < 2 || in->piece == nullptr || in->out == nullptr || napi_get_value_int32(env, argv[0], &from) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &to) != napi_ok || from < 0 || to > in->pieceLength || from >= to)
+    return Int(env, 0);
+  Scanner sc;
+  sc.s = in->piece;
+  sc.i = from;
+  sc.n = to;
+  sc.out = in->out;
+  return Int(env, sc.scanLine() ? 1 : 0);
+}
+
+void Finalize(napi_env env, void* data, void*) {
+  Instance* in = static_cast<Instance*>(data);
+  if (in->pieceRef != nullptr) napi_delete_reference(env, in->pieceRef);
+  if (in->outRef != nullptr) napi_delete_reference(env, in->outRef);
+  delete in;
+}
+
+}  // namespace
+
+NAPI_MODULE_INIT() {
+  napi_set_instance_data(env, new Instance(), Finalize, nullptr);
+  napi_value f;
+  napi_create_function(env, "setPiece", NAPI_AUTO_LENGTH, SetPiece, nullptr, &f);
+  napi_set_named_property(env, exports, "setPiece", f);
+  napi_create_function(env, "setOutput", NAPI_AUTO_LENGTH, SetOutput, nullptr, &f);
+  napi_set_named_property(env, exports, "setOutput", f);
+  napi_create_function(env, "scan", NAPI_AUTO_LENGTH, Scan, nullptr, &f);
+  napi_set_named_property(env, exports, "scan", f);
+  napi_value size;
+  napi_create_int32(env, OUT_SIZE, &size);
+  napi_set_named_property(env, exports, "outputSize", size);
+  return exports;
+}

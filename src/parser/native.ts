@@ -1,0 +1,69 @@
+/**
+ * The native line scanner (`native/scan.cc`, built by `npm install` / `npm ci` with node-gyp into
+ * `build/Release/auditstorm.node`), when it was built: the fast path's template reading
+ * (`template()` in `fast.ts`) compiled for the machine. Where no C++ compiler was at hand the
+ * install goes on without it and {@link nativeScanner} is null: every line is then read by the
+ * JavaScript decoder, with the same results, only slower.
+ */
+import { createRequire } from 'node:module';
+
+/**
+ * The addon's functions. `scan(at, end)` reads the line `piece[at, end)` of the piece last given
+ * to `setPiece` (ASCII bytes: one byte per character) and answers 1 with its offsets in the
+ * array given to `setOutput` (at least `outputSize` slots, laid out as the `NATIVE_*` constants),
+ * or 0 when the JavaScript path must read the line. Each thread (main, worker) has its own piece
+ * and output.
+ */
+export interface NativeScanner {
+  setPiece(bytes: Uint8Array): number;
+  setOutput(out: Int32Array): number;
+  scan(at: number, end: number): number;
+  readonly outputSize: number;
+}
+
+// Output slots, as `native/scan.cc` writes them: the start and end offsets (-1: absent) of each
+// string value, then the top-level members seen, flags, level, stage, status code and
+// which strings have escapes.
+export const NATIVE_AUDITID = 0;
+export const NATIVE_URI = 2;
+export const NATIVE_VERB = 4;
+export const NATIVE_USERNAME = 6;
+export const NATIVE_SOURCEIP = 8;
+export const NATIVE_USERAGENT = 10;
+export const NATIVE_RESOURCE = 12;
+export const NATIVE_NAMESPACE = 14;
+export const NATIVE_NAME = 16;
+export const NATIVE_APIGROUP = 18;
+export const NATIVE_APIVERSION = 20;
+export const NATIVE_RESOURCEVERSION = 22;
+export const NATIVE_SUBRESOURCE = 24;
+export const NATIVE_REASON = 26;
+export const NATIVE_RECEIVED = 28;
+export const NATIVE_STAGETS = 30;
+/** The `K_*` bits of the top-level members seen (as fast.ts's `seen`). */
+export const NATIVE_SEEN = 32;
+/** Bits: 1 objectRef present, 2 objectRef has `resource`, 4 a body was logged, 8 `requestReceivedTimestamp` given. */
+export const NATIVE_FLAGS = 33;
+/** 1 Metadata, 2 Request, 3 RequestResponse, 4 None. */
+export const NATIVE_LEVEL = 34;
+/** 1 RequestReceived, 2 ResponseStarted, 3 ResponseComplete, 4 Panic. */
+export const NATIVE_STAGE = 35;
+/** `responseStatus.code` (0 when absent). */
+export const NATIVE_CODE = 36;
+/** Bit `slot / 2` set: that string has escapes (`JSON.parse` of it with its quotes gives its value). */
+export const NATIVE_ESCAPED = 37;
+/** Slots the output needs. */
+export const NATIVE_OUTPUT_SIZE = 38;
+
+function load(): NativeScanner | null {
+  try {
+    const addon = createRequire(import.meta.url)('../../build/Release/auditstorm.node') as NativeScanner;
+    // A build of another layout (an old build/ left behind) is not used.
+    return addon.outputSize === NATIVE_OUTPUT_SIZE ? addon : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The addon, or null when it was not built (or could not be loaded on this platform). */
+export const nativeScanner: NativeScanner | null = load();

@@ -1,0 +1,124 @@
+/**
+ * Audit lines for the fast-path agreement tests (fast.test.ts, native.test.ts): the committed
+ * fixtures' lines and a seeded fuzzer of variants.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import type { Rng } from '../../src/generator/random.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The public corpus (absent in a clone made elsewhere). */
+export const CORPUS = path.resolve(repoRoot, '../shared/corpus/public');
+
+/** The non-blank lines of `text`, without `\r`. */
+export function linesOf(text: string): string[] {
+  return text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)).filter((l) => l.trim() !== '');
+}
+
+/** The lines of fixtures/sample/audit.log.gz. */
+export const sample = linesOf(gunzipSync(readFileSync(path.join(repoRoot, 'fixtures/sample/audit.log.gz'))).toString('utf8'));
+/** The lines of fixtures/incident/payment-core.log. */
+export const incident = linesOf(readFileSync(path.join(repoRoot, 'fixtures/incident/payment-core.log'), 'utf8'));
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function pick<T>(rng: Rng, xs: readonly T[]): T {
+  return xs[rng.int(0, xs.length - 1)]!;
+}
+
+function shuffle<T>(rng: Rng, xs: T[]): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+  }
+  return xs;
+}
+
+const ODD_STRINGS = ['é', 'ü-ñ', '日本', '\u{1F600}', 'a"b', 'a\\b', '</script>', '\u2028', 'x&y=1', ''];
+
+/** Changes one value somewhere in `v` (in place where it is an object). */
+function mutateValue(v: Json, rng: Rng, depth: number): Json {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    const what = rng.int(0, 9);
+    if (what === 0 && keys.length > 0) delete v[pick(rng, keys)]; // missing field
+    else if (what === 1 && keys.length > 0) v[pick(rng, keys)] = null; // null field
+    else if (what === 2) v[pick(rng, ['extra', 'username', 'sourceIPs', 'objectRef', 'stage', 'code', 'timestamp', 'metadata'])] = pick<Json>(rng, [1, 'x', null, [], {}, { username: 'evil', code: 500 }, ['1.2.3.4']]); // extra field
+    else if (what === 3 && keys.length > 0) {
+      const k = pick(rng, keys);
+      v[k] = pick<Json>(rng, [0, true, 'str', [v[k] ?? null], { v: v[k] ?? null }]); // retyped
+    } else if (what <= 6 && keys.length > 0 && depth < 3) {
+      const k = pick(rng, keys);
+      v[k] = mutateValue(v[k]!, rng, depth + 1);
+    } else if (keys.length > 0) {
+      const k = pick(rng, keys);
+      if (typeof v[k] === 'string') v[k] = (v[k] as string) + pick(rng, ODD_STRINGS); // unicode, quotes
+    }
+    return v;
+  }
+  if (typeof v === 'string') return v + pick(rng, ODD_STRINGS);
+  if (Array.isArray(v)) return rng.chance(0.5) ? [] : [...v, pick<Json>(rng, ['x', 1, null])];
+  return v;
+}
+
+/** Serializes with keys in random order at every level (or not), and optional whitespace. */
+function write(v: Json, rng: Rng, reorder: boolean, spaces: boolean, escapeAll: boolean): string {
+  const sp = (): string => (spaces && rng.chance(0.3) ? pick(rng, [' ', '\t', '  ', '\r\n'.slice(0, 1)]) : '');
+  if (v === null || typeof v !== 'object') {
+    if (typeof v === 'string' && escapeAll) return escapeString(v, rng);
+    return JSON.stringify(v);
+  }
+  if (Array.isArray(v)) return `[${sp()}${v.map((x) => write(x, rng, reorder, spaces, escapeAll)).join(`${sp()},${sp()}`)}${sp()}]`;
+  const keys = Object.keys(v);
+  if (reorder) shuffle(rng, keys);
+  return `{${sp()}${keys.map((k) => `${JSON.stringify(k)}${sp()}:${sp()}${write(v[k]!, rng, reorder, spaces, escapeAll)}`).join(`${sp()},${sp()}`)}${sp()}}`;
+}
+
+/** A JSON string literal with some characters written as `\uXXXX` or `\/` escapes. */
+function escapeString(s: string, rng: Rng): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (ch === '/' && rng.chance(0.5)) out += '\\/';
+    else if (c < 0x10000 && rng.chance(0.2)) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += JSON.stringify(ch).slice(1, -1);
+  }
+  return out + '"';
+}
+
+/**
+ * One fuzzed variant of an audit line: cut short, a byte changed, a member duplicated, or up to
+ * three values missing, null, retyped, extended or with odd characters, written with keys
+ * reordered, whitespace and escapes (or not; with `keepLayout`, compact and in the line's own
+ * member order, as kube-apiserver writes it, but for what was added, which goes last).
+ */
+export function mutate(line: string, rng: Rng, keepLayout = false): string {
+  const kind = rng.int(0, 9);
+  if (kind === 0) return line.slice(0, rng.int(1, line.length - 1)); // cut short
+  if (kind === 1) {
+    // a byte-level change at a random place
+    const at = rng.int(0, line.length - 1);
+    return line.slice(0, at) + pick(rng, ['"', ',', '}', ']', ':', '\\', 'x', '']) + line.slice(at + 1);
+  }
+  if (kind === 3) {
+    // a duplicated member inside user, objectRef or responseStatus, with another value
+    const m = pick(rng, [/"username":"[^"]*"/, /"resource":"[^"]*"/, /"name":"[^"]*"/, /"namespace":"[^"]*"/, /"reason":"[^"]*"/, /"code":\d+/, /"resourceVersion":"[^"]*"/]).exec(line);
+    if (m) {
+      const dup = m[0].replace(/:("?)([^"]*)("?)$/, ':$1dup$2$3').replace(/:dup(\d)/, ':9$1');
+      return rng.chance(0.5) ? line.replace(m[0], `${m[0]},${dup}`) : line.replace(m[0], `${dup},${m[0]}`);
+    }
+  }
+  if (kind === 2) {
+    // a duplicated member
+    const m = /"(verb|stage|auditID|userAgent|objectRef|user|responseStatus|stageTimestamp)":("[^"]*"|\{[^{}]*\})/.exec(line);
+    if (m) return line.replace('{', `{${m[0]},`);
+  }
+  const v = JSON.parse(line) as Json;
+  const edits = rng.int(0, 3);
+  for (let e = 0; e < edits; e++) mutateValue(v, rng, 0);
+  if (keepLayout) return write(v, rng, false, false, rng.chance(0.4));
+  return write(v, rng, rng.chance(0.5), rng.chance(0.3), rng.chance(0.4));
+}
