@@ -3,7 +3,7 @@
     {
       "target_name": "auditstorm",
       "sources": ["native/scan.cc"],
-      "cflags_cc": ["-O3", "-std=c++17"]
+      "cflags_cc": ["-O3", "-std=c++17", "-Wall", "-Wextra"]
     }
   ]
 }

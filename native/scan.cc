@@ -18,8 +18,10 @@
 // of fast.ts), flags, the level, the stage, `responseStatus.code` and which strings have escapes.
 #include <node_api.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -50,7 +52,12 @@ const int OUT_STAGE = OUT_SEEN + 3;
 const int OUT_CODE = OUT_SEEN + 4;
 // Bit f set: field f's string has escapes (JavaScript unescapes it with JSON.parse).
 const int OUT_ESCAPED = OUT_SEEN + 5;
-const int OUT_SIZE = OUT_SEEN + 6;
+// Dictionary ids of a final line (see Dict): actor, object, then the words verb, source IP,
+// level, reason. -1: not in the dictionary (JavaScript looks it up, then `remember`s it);
+// -2: not looked up (no dictionary in use, a value with escapes, no objectRef).
+const int OUT_IDS = OUT_SEEN + 6;
+const int ID_ACTOR = 0, ID_OBJECT = 1, ID_VERB = 2, ID_SOURCEIP = 3, ID_LEVEL = 4, ID_REASON = 5, ID_COUNT = 6;
+const int OUT_SIZE = OUT_IDS + ID_COUNT;
 
 // OUT_FLAGS bits.
 const int32_t HAS_REF = 1;
@@ -66,6 +73,165 @@ const int32_t K_KIND = 1, K_API = 2, K_LEVEL = 4, K_AUDITID = 8, K_STAGE = 16, K
 // Nesting deeper than this inside a skipped value is left to the JavaScript path.
 const int MAX_DEPTH = 64;
 
+// parseTimestamp() of src/parser/time.ts, step for step, on the n bytes at s:
+// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`t`/`z` and a space separator accepted) to UTC
+// epoch ms with the digits below the millisecond as the fraction (up to 9 fractional digits
+// used), or NaN. The same double operations in the same order, so the same value to the bit.
+int digitsAt(const uint8_t* s, int at, int len) {
+  int v = 0;
+  for (int k = at; k < at + len; k++) {
+    int d = s[k] - '0';
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+int daysInMonth(int year, int month) {
+  if (month == 2) return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28;
+  return month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31;
+}
+
+// Days from 1970-01-01 to the proleptic Gregorian date (H. Hinnant's days_from_civil), which is
+// what Date.UTC computes (time.ts shifts years below 100 by 400 years to get the same).
+int64_t daysFromCivil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+double parseTime(const uint8_t* s, int32_t n) {
+  if (n < 20) return NAN;
+  if (s[4] != '-' || s[7] != '-' || s[13] != ':' || s[16] != ':') return NAN;
+  int sep = s[10];
+  if (sep != 'T' && sep != 't' && sep != ' ') return NAN;
+  int year = digitsAt(s, 0, 4), month = digitsAt(s, 5, 2), day = digitsAt(s, 8, 2);
+  int hour = digitsAt(s, 11, 2), minute = digitsAt(s, 14, 2), second = digitsAt(s, 17, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return NAN;
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60) return NAN;
+  int32_t i = 19;
+  double fraction = 0;
+  if (s[i] == '.') {
+    int32_t start = ++i;
+    double value = 0, scale = 1;
+    for (; i < n; i++) {
+      int d = s[i] - '0';
+      if (d < 0 || d > 9) break;
+      if (i - start < 9) {
+        value = value * 10 + d;
+        scale *= 10;
+      }
+    }
+    if (i == start) return NAN;
+    fraction = (value * 1000) / scale;
+  }
+  double offsetMinutes = 0;
+  int zone = i < n ? s[i] : -1;
+  if (zone == 'Z' || zone == 'z') {
+    if (i + 1 != n) return NAN;
+  } else if (zone == '+' || zone == '-') {
+    if (i + 6 != n || s[i + 3] != ':') return NAN;
+    int oh = digitsAt(s, i + 1, 2), om = digitsAt(s, i + 4, 2);
+    if (oh < 0 || oh > 23 || om < 0 || om > 59) return NAN;
+    offsetMinutes = (zone == '-' ? -1 : 1) * (oh * 60 + om);
+  } else {
+    return NAN;
+  }
+  double minuteMs = static_cast<double>(daysFromCivil(year, month, day) * 86400000LL + hour * 3600000LL + minute * 60000LL);
+  return minuteMs + second * 1000 - offsetMinutes * 60000 + fraction;
+}
+
+// A cache of one decoder's dictionary ids (a `WorkState` in src/parser/work-lines.ts), keyed by
+// the raw bytes of the values: the ids themselves are assigned in JavaScript, which `remember`s
+// each one here after looking it up, so both always agree. Only unescaped values of ASCII lines
+// are keys, so a key's bytes are its value's characters.
+class Table {
+ public:
+  // The id of `key`, or -1.
+  int32_t find(const uint8_t* key, uint32_t len, uint32_t hash) const {
+    if (slots_.empty()) return -1;
+    for (uint32_t k = hash & mask_;; k = (k + 1) & mask_) {
+      int32_t e = slots_[k];
+      if (e < 0) return -1;
+      const Entry& x = entries_[e];
+      if (x.hash == hash && x.len == len && std::memcmp(arena_.data() + x.off, key, len) == 0) return x.id;
+    }
+  }
+
+  void insert(const uint8_t* key, uint32_t len, uint32_t hash, int32_t id) {
+    if (find(key, len, hash) != -1) return;
+    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+    uint32_t off = static_cast<uint32_t>(arena_.size());
+    arena_.insert(arena_.end(), key, key + len);
+    entries_.push_back(Entry{hash, off, len, id});
+    place(static_cast<int32_t>(entries_.size() - 1));
+  }
+
+  void clear() {
+    arena_.clear();
+    entries_.clear();
+    slots_.clear();
+    mask_ = 0;
+  }
+
+ private:
+  struct Entry {
+    uint32_t hash;
+    uint32_t off;
+    uint32_t len;
+    int32_t id;
+  };
+
+  void place(int32_t e) {
+    for (uint32_t k = entries_[e].hash & mask_;; k = (k + 1) & mask_) {
+      if (slots_[k] < 0) {
+        slots_[k] = e;
+        return;
+      }
+    }
+  }
+
+  void grow() {
+    size_t size = slots_.empty() ? 1024 : slots_.size() * 2;
+    slots_.assign(size, -1);
+    mask_ = static_cast<uint32_t>(size - 1);
+    for (size_t e = 0; e < entries_.size(); e++) place(static_cast<int32_t>(e));
+  }
+
+  std::vector<uint8_t> arena_;
+  std::vector<Entry> entries_;
+  std::vector<int32_t> slots_;
+  uint32_t mask_ = 0;
+};
+
+// A fast hash of a key, 8 bytes at a time (a multiply-xorshift mix; keys are compared in full,
+// so a collision costs a comparison, never a wrong id).
+inline uint32_t hashOf(const uint8_t* p, size_t len) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
+  while (len >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    p += 8;
+    len -= 8;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, len);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 29;
+  return static_cast<uint32_t>(h);
+}
+
+struct Dict {
+  Table actors;
+  Table objects;
+  Table words[4];  // verb, source IP, level, reason
+};
+
 // What each JavaScript thread (main, workers: one environment each) has set.
 struct Instance {
   const uint8_t* piece = nullptr;
@@ -73,7 +239,83 @@ struct Instance {
   int32_t* out = nullptr;
   napi_ref pieceRef = nullptr;
   napi_ref outRef = nullptr;
+  // The times of the line last read (stageTimestamp, requestReceivedTimestamp as parseTime
+  // gives them; NaN: not parsed here), and their array.
+  double* times = nullptr;
+  napi_ref timesRef = nullptr;
+  // The dictionary `scan` looks final lines up in (null: none), and the last line scanned.
+  Dict* dict = nullptr;
+  bool lastRead = false;
+  std::vector<uint8_t> key;  // scratch
 };
+
+// The key of dictionary `kind` (ID_*) for the line just scanned into `out`, built in `in->key`;
+// false when a part has escapes (JavaScript alone looks such a value up).
+bool keyOf(Instance* in, int kind, const int32_t* out) {
+  static const int ACTOR_PARTS[] = {F_USERNAME, F_USERAGENT};
+  static const int OBJECT_PARTS[] = {F_APIGROUP, F_RESOURCE, F_NAMESPACE, F_NAME, F_SUBRESOURCE};
+  static const int WORD_PART[] = {F_VERB, F_SOURCEIP, -1, F_REASON};
+  const int* parts;
+  int count;
+  int word = -1;
+  if (kind == ID_ACTOR) {
+    parts = ACTOR_PARTS;
+    count = 2;
+  } else if (kind == ID_OBJECT) {
+    parts = OBJECT_PARTS;
+    count = 5;
+  } else {
+    word = WORD_PART[kind - ID_VERB];
+    parts = &word;
+    count = 1;
+  }
+  std::vector<uint8_t>& key = in->key;
+  if (kind == ID_LEVEL) {
+    // The level is one of four names (checked by scanLine): its code is its key.
+    key.resize(1);
+    key[0] = static_cast<uint8_t>(out[OUT_LEVEL]);
+    return true;
+  }
+  // Each part but the last is length-prefixed, so parts never run into each other.
+  size_t total = 4 * (count - 1);
+  for (int p = 0; p < count; p++) {
+    int f = parts[p];
+    if ((out[OUT_ESCAPED] & (1 << f)) != 0) return false;
+    if (out[2 * f] >= 0) total += out[2 * f + 1] - out[2 * f];
+  }
+  key.resize(total);
+  uint8_t* k = key.data();
+  for (int p = 0; p < count; p++) {
+    int f = parts[p];
+    int32_t from = out[2 * f];
+    uint32_t len = from < 0 ? 0 : static_cast<uint32_t>(out[2 * f + 1] - from);
+    if (p + 1 < count) {
+      std::memcpy(k, &len, 4);
+      k += 4;
+    }
+    if (len > 0) std::memcpy(k, in->piece + from, len);
+    k += len;
+  }
+  return true;
+}
+
+Table& tableOf(Dict* d, int kind) {
+  return kind == ID_ACTOR ? d->actors : kind == ID_OBJECT ? d->objects : d->words[kind - ID_VERB];
+}
+
+// Looks the final line just scanned up in the dictionary in use: OUT_IDS.
+void lookUp(Instance* in, int32_t* out) {
+  bool object = (out[OUT_FLAGS] & HAS_REF) != 0;
+  for (int kind = 0; kind < ID_COUNT; kind++) {
+    int32_t id = -2;
+    if ((kind != ID_OBJECT || object) && keyOf(in, kind, out)) {
+      const std::vector<uint8_t>& key = in->key;
+      uint32_t len = static_cast<uint32_t>(key.size());
+      id = tableOf(in->dict, kind).find(key.data(), len, hashOf(key.data(), len));
+    }
+    out[OUT_IDS + kind] = id;
+  }
+}
 
 // One line's reading. On the stack of each call: a worker thread and the main thread each scan
 // their own lines, so nothing here is shared between threads.
@@ -521,6 +763,7 @@ napi_value SetPiece(napi_env env, napi_callback_info info) {
   in->pieceRef = nullptr;
   in->piece = nullptr;
   in->pieceLength = 0;
+  in->lastRead = false;
   void* data;
   size_t length;
   if (argc < 1 || !typed(env, argv[0], napi_uint8_array, &data, &length) || length > 0x7fffffff) return Int(env, 0);
@@ -530,19 +773,34 @@ napi_value SetPiece(napi_env env, napi_callback_info info) {
   return Int(env, 1);
 }
 
-// setOutput(out: Int32Array of at least outputSize): where `scan` writes (held).
+// setOutput(out: Int32Array of at least outputSize, times: Float64Array of 2): where `scan`
+// writes (both held).
 napi_value SetOutput(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
+  size_t argc = 2;
+  napi_value argv[2];
   napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
   Instance* in = instance(env);
   void* data;
   size_t length;
-  if (argc < 1 || !typed(env, argv[0], napi_int32_array, &data, &length) || length < static_cast<size_t>(OUT_SIZE)) return Int(env, 0);
+  void* tdata;
+  size_t tlength;
+  if (argc < 2 || !typed(env, argv[0], napi_int32_array, &data, &length) || length < static_cast<size_t>(OUT_SIZE) ||
+      !typed(env, argv[1], napi_float64_array, &tdata, &tlength) || tlength < 2)
+    return Int(env, 0);
   if (in->outRef != nullptr) napi_delete_reference(env, in->outRef);
+  if (in->timesRef != nullptr) napi_delete_reference(env, in->timesRef);
   napi_create_reference(env, argv[0], 1, &in->outRef);
+  napi_create_reference(env, argv[1], 1, &in->timesRef);
   in->out = static_cast<int32_t*>(data);
+  in->times = static_cast<double*>(tdata);
   return Int(env, 1);
+}
+
+// The time at field f of the line just read, or NaN (absent, escaped, or not a time parseTime reads).
+double timeOf(Instance* in, const int32_t* out, int f) {
+  int32_t from = out[2 * f];
+  if (from < 0 || (out[OUT_ESCAPED] & (1 << f)) != 0) return NAN;
+  return parseTime(in->piece + from, out[2 * f + 1] - from);
 }
 
 // scan(at, end): 1 when the line piece[at, end) was read (its offsets in the output), else 0.
@@ -551,6 +809,7 @@ napi_value Scan(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
   Instance* in = instance(env);
+  in->lastRead = false;
   int32_t from = 0, to = 0;
   if (argc < 2 || in->piece == nullptr || in->out == nullptr || napi_get_value_int32(env, argv[0], &from) != napi_ok ||
       napi_get_value_int32(env, argv[1], &to) != napi_ok || from < 0 || to > in->pieceLength || from >= to)
@@ -560,13 +819,82 @@ napi_value Scan(napi_env env, napi_callback_info info) {
   sc.i = from;
   sc.n = to;
   sc.out = in->out;
-  return Int(env, sc.scanLine() ? 1 : 0);
+  bool read = sc.scanLine();
+  in->lastRead = read;
+  int32_t* out = in->out;
+  for (int k = 0; k < ID_COUNT; k++) out[OUT_IDS + k] = -2;
+  if (read) {
+    in->times[0] = timeOf(in, out, F_STAGETS);
+    in->times[1] = (out[OUT_FLAGS] & HAS_RECEIVED) != 0 ? timeOf(in, out, F_RECEIVED) : NAN;
+    if (in->dict != nullptr && out[OUT_STAGE] >= 3) lookUp(in, out);
+  }
+  return Int(env, read ? 1 : 0);
+}
+
+void DeleteDict(napi_env, void* data, void*) { delete static_cast<Dict*>(data); }
+
+// newDict(): an empty dictionary cache (freed with its handle).
+napi_value NewDict(napi_env env, napi_callback_info) {
+  napi_value handle;
+  napi_create_external(env, new Dict(), DeleteDict, nullptr, &handle);
+  return handle;
+}
+
+Dict* dictOf(napi_env env, napi_value v) {
+  napi_valuetype type;
+  if (napi_typeof(env, v, &type) != napi_ok || type != napi_external) return nullptr;
+  void* data = nullptr;
+  napi_get_value_external(env, v, &data);
+  return static_cast<Dict*>(data);
+}
+
+// useDict(dict | null): the dictionary `scan` looks final lines up in from now on.
+napi_value UseDict(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  Instance* in = instance(env);
+  in->dict = argc < 1 ? nullptr : dictOf(env, argv[0]);
+  in->lastRead = false;
+  return Int(env, in->dict != nullptr ? 1 : 0);
+}
+
+// clearDict(dict): forgets every id (the decoder's dictionaries started over).
+napi_value ClearDict(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  Dict* d = argc < 1 ? nullptr : dictOf(env, argv[0]);
+  if (d == nullptr) return Int(env, 0);
+  d->actors.clear();
+  d->objects.clear();
+  for (Table& t : d->words) t.clear();
+  return Int(env, 1);
+}
+
+// remember(kind, id): the id JavaScript found for dictionary `kind` (an ID_* index) of the last
+// line scanned (whose value it was not in the dictionary in use); 1 when kept.
+napi_value Remember(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  Instance* in = instance(env);
+  int32_t kind = -1, id = -1;
+  if (argc < 2 || in->dict == nullptr || !in->lastRead || napi_get_value_int32(env, argv[0], &kind) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &id) != napi_ok || kind < 0 || kind >= ID_COUNT || id < 0 || in->out[OUT_IDS + kind] != -1)
+    return Int(env, 0);
+  if (!keyOf(in, kind, in->out)) return Int(env, 0);
+  const std::vector<uint8_t>& key = in->key;
+  uint32_t len = static_cast<uint32_t>(key.size());
+  tableOf(in->dict, kind).insert(key.data(), len, hashOf(key.data(), len), id);
+  return Int(env, 1);
 }
 
 void Finalize(napi_env env, void* data, void*) {
   Instance* in = static_cast<Instance*>(data);
   if (in->pieceRef != nullptr) napi_delete_reference(env, in->pieceRef);
   if (in->outRef != nullptr) napi_delete_reference(env, in->outRef);
+  if (in->timesRef != nullptr) napi_delete_reference(env, in->timesRef);
   delete in;
 }
 
@@ -581,6 +909,14 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "setOutput", f);
   napi_create_function(env, "scan", NAPI_AUTO_LENGTH, Scan, nullptr, &f);
   napi_set_named_property(env, exports, "scan", f);
+  napi_create_function(env, "newDict", NAPI_AUTO_LENGTH, NewDict, nullptr, &f);
+  napi_set_named_property(env, exports, "newDict", f);
+  napi_create_function(env, "useDict", NAPI_AUTO_LENGTH, UseDict, nullptr, &f);
+  napi_set_named_property(env, exports, "useDict", f);
+  napi_create_function(env, "clearDict", NAPI_AUTO_LENGTH, ClearDict, nullptr, &f);
+  napi_set_named_property(env, exports, "clearDict", f);
+  napi_create_function(env, "remember", NAPI_AUTO_LENGTH, Remember, nullptr, &f);
+  napi_set_named_property(env, exports, "remember", f);
   napi_value size;
   napi_create_int32(env, OUT_SIZE, &size);
   napi_set_named_property(env, exports, "outputSize", size);

@@ -366,6 +366,9 @@ let stageTs = '';
 let receivedTs = '';
 let hasBody = false;
 let hasReceived = false;
+/** The times the native scanner parsed (NaN: parse `stageTs` / `receivedTs` here). */
+let stageMsRead = NaN;
+let receivedMsRead = NaN;
 /** False while the template reads a non-final event's members: strings are checked, not copied. */
 let keep = true;
 /** Bits of the top-level keys seen (a duplicate falls back: JSON.parse keeps the last). */
@@ -622,6 +625,7 @@ function reset(text: string, from: number, to: number): void {
   resource = namespace = name = apiGroup = apiVersion = resourceVersion = subresource = reason = '';
   stageTs = receivedTs = '';
   hasRef = refHasResource = hasBody = hasReceived = false;
+  stageMsRead = receivedMsRead = NaN;
   keep = true;
   code = 0;
 }
@@ -644,7 +648,8 @@ export function fastDecode(line: string, out: FastFields, piece: string | null =
   const text = piece ?? line;
   const from = piece === null ? 0 : at;
   reset(text, from, from + line.length);
-  if (!(bytes !== null && native !== null && nativeTemplate()) && !template()) {
+  readNatively = bytes !== null && native !== null && nativeTemplate();
+  if (!readNatively && !template()) {
     // Not kube-apiserver's own member order and layout: walk the members in any order.
     reset(text, from, from + line.length);
     walk();
@@ -655,9 +660,26 @@ export function fastDecode(line: string, out: FastFields, piece: string | null =
 
 /** The native scanner while in use (see {@link useNativeScanner}). */
 let native: NativeScanner | null = N.nativeScanner;
-/** Where the native scanner writes a line's offsets. */
-const nativeOut = new Int32Array(N.NATIVE_OUTPUT_SIZE);
-if (native !== null) native.setOutput(nativeOut);
+/**
+ * Where the native scanner writes a line's offsets (and, with a dictionary in use, its ids from
+ * `NATIVE_IDS` on: see {@link readNatively}).
+ */
+export const nativeOut = new Int32Array(N.NATIVE_OUTPUT_SIZE);
+/** The native scanner's times of the line: stageTimestamp, requestReceivedTimestamp (NaN: parse here). */
+const nativeTimes = new Float64Array(2);
+if (native !== null) native.setOutput(nativeOut, nativeTimes);
+/**
+ * Whether the last {@link fastDecode} was answered by the native scanner: then `nativeOut` holds
+ * its dictionary ids, and the fields of `out` whose id was found (≥ 0) were left `''`
+ * (username and userAgent; apiGroup, resource, namespace, name, subresource and apiVersion; verb;
+ * sourceIP; reason) — the decoder that put the dictionary in use reads the ids instead.
+ */
+export let readNatively = false;
+
+/** The native scanner in use, or null. */
+export function nativeInUse(): NativeScanner | null {
+  return native;
+}
 
 /**
  * Whether {@link fastDecode} lets the native scanner (`native.ts`) read ASCII pieces' lines in
@@ -704,26 +726,37 @@ function nativeTemplate(): boolean {
   const st = o[N.NATIVE_STAGE]!;
   stage = STAGES[st]!;
   try {
-    stageTs = nativeStr(N.NATIVE_STAGETS);
-    if (hasReceived) receivedTs = nativeStr(N.NATIVE_RECEIVED);
+    // Times the scanner parsed are not cut out.
+    stageMsRead = nativeTimes[0]!;
+    if (Number.isNaN(stageMsRead)) stageTs = nativeStr(N.NATIVE_STAGETS);
+    if (hasReceived) {
+      receivedMsRead = nativeTimes[1]!;
+      if (Number.isNaN(receivedMsRead)) receivedTs = nativeStr(N.NATIVE_RECEIVED);
+    }
     if (st >= 3) {
-      // A final stage: the record's values (a non-final one's are checked, not copied).
+      // A final stage: the record's values (a non-final one's are checked, not copied), but for
+      // those the dictionary in use knew (their ids are read instead).
       level = LEVELS[o[N.NATIVE_LEVEL]!]!;
       auditID = nativeStr(N.NATIVE_AUDITID);
       requestURI = nativeStr(N.NATIVE_URI);
-      verb = nativeStr(N.NATIVE_VERB);
-      username = nativeStr(N.NATIVE_USERNAME);
-      sourceIP = nativeStr(N.NATIVE_SOURCEIP);
-      userAgent = nativeStr(N.NATIVE_USERAGENT);
-      resource = nativeStr(N.NATIVE_RESOURCE);
-      namespace = nativeStr(N.NATIVE_NAMESPACE);
-      name = nativeStr(N.NATIVE_NAME);
-      apiGroup = nativeStr(N.NATIVE_APIGROUP);
-      apiVersion = nativeStr(N.NATIVE_APIVERSION);
       resourceVersion = nativeStr(N.NATIVE_RESOURCEVERSION);
-      subresource = nativeStr(N.NATIVE_SUBRESOURCE);
-      reason = nativeStr(N.NATIVE_REASON);
       code = o[N.NATIVE_CODE]!;
+      const ids = N.NATIVE_IDS;
+      if (o[ids + N.NATIVE_ID_ACTOR]! < 0) {
+        username = nativeStr(N.NATIVE_USERNAME);
+        userAgent = nativeStr(N.NATIVE_USERAGENT);
+      }
+      if (o[ids + N.NATIVE_ID_OBJECT]! < 0) {
+        resource = nativeStr(N.NATIVE_RESOURCE);
+        namespace = nativeStr(N.NATIVE_NAMESPACE);
+        name = nativeStr(N.NATIVE_NAME);
+        apiGroup = nativeStr(N.NATIVE_APIGROUP);
+        apiVersion = nativeStr(N.NATIVE_APIVERSION);
+        subresource = nativeStr(N.NATIVE_SUBRESOURCE);
+      }
+      if (o[ids + N.NATIVE_ID_VERB]! < 0) verb = nativeStr(N.NATIVE_VERB);
+      if (o[ids + N.NATIVE_ID_VERB + 1]! < 0) sourceIP = nativeStr(N.NATIVE_SOURCEIP);
+      if (o[ids + N.NATIVE_ID_VERB + 3]! < 0) reason = nativeStr(N.NATIVE_REASON);
     }
   } catch {
     // Not expected (the scanner checked every escape); the JavaScript path decides.
@@ -929,11 +962,11 @@ function finish(out: FastFields): FastResult {
   if ((seen & REQUIRED) !== REQUIRED) return FAST_FALLBACK;
   const final = stage === 'ResponseComplete' || stage === 'Panic';
   if (!final && stage !== 'RequestReceived' && stage !== 'ResponseStarted') return FAST_FALLBACK;
-  const stageMs = parseTimestamp(stageTs);
+  const stageMs = Number.isNaN(stageMsRead) ? parseTimestamp(stageTs) : stageMsRead;
   if (!(stageMs >= PLAUSIBLE_FROM_MS && stageMs < PLAUSIBLE_TO_MS)) return FAST_FALLBACK;
   let receivedMs = stageMs;
   if (hasReceived) {
-    receivedMs = parseTimestamp(receivedTs);
+    receivedMs = Number.isNaN(receivedMsRead) ? parseTimestamp(receivedTs) : receivedMsRead;
     if (Number.isNaN(receivedMs)) return FAST_FALLBACK;
     if (receivedMs < PLAUSIBLE_FROM_MS || receivedMs > stageMs) receivedMs = stageMs;
   }

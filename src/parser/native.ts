@@ -11,15 +11,32 @@ import { createRequire } from 'node:module';
  * The addon's functions. `scan(at, end)` reads the line `piece[at, end)` of the piece last given
  * to `setPiece` (ASCII bytes: one byte per character) and answers 1 with its offsets in the
  * array given to `setOutput` (at least `outputSize` slots, laid out as the `NATIVE_*` constants),
- * or 0 when the JavaScript path must read the line. Each thread (main, worker) has its own piece
- * and output.
+ * or 0 when the JavaScript path must read the line; `times` then holds its `stageTimestamp` and
+ * `requestReceivedTimestamp` as `parseTimestamp` (`time.ts`) gives them, or NaN where it did not
+ * parse one (absent, escaped, or not a time: JavaScript decides). Each thread (main, worker) has
+ * its own piece and output.
  */
 export interface NativeScanner {
   setPiece(bytes: Uint8Array): number;
-  setOutput(out: Int32Array): number;
+  /** Where `scan` writes: the offsets and ids (`out`), and the line's two times (`times`, see {@link NativeScanner.scan}). */
+  setOutput(out: Int32Array, times: Float64Array): number;
   scan(at: number, end: number): number;
+  /** A new, empty dictionary cache (see {@link NATIVE_IDS}); freed when the handle is collected. */
+  newDict(): NativeDict;
+  /** The dictionary `scan` looks final lines up in from now on (null: none). */
+  useDict(dict: NativeDict | null): number;
+  /** Empties a dictionary cache. */
+  clearDict(dict: NativeDict): number;
+  /**
+   * Keeps `id` for the value of dictionary `kind` (a `NATIVE_ID_*`) of the line last scanned, whose
+   * slot said -1 (not there); 1 when kept.
+   */
+  remember(kind: number, id: number): number;
   readonly outputSize: number;
 }
+
+/** An opaque handle of the addon's: one decoder's dictionary cache. */
+export type NativeDict = { readonly __nativeDict: unique symbol };
 
 // Output slots, as `native/scan.cc` writes them: the start and end offsets (-1: absent) of each
 // string value, then the top-level members seen, flags, level, stage, status code and
@@ -52,8 +69,19 @@ export const NATIVE_STAGE = 35;
 export const NATIVE_CODE = 36;
 /** Bit `slot / 2` set: that string has escapes (`JSON.parse` of it with its quotes gives its value). */
 export const NATIVE_ESCAPED = 37;
+/**
+ * Dictionary ids of a final line read with a dictionary in use (`useDict`), from here on, one
+ * per `NATIVE_ID_*`: the id the decoder gave that value (the raw bytes of the line's value are
+ * the key), -1 when it is not in the cache (the decoder looks it up, then `remember`s it), -2 when
+ * not looked up (a value with escapes, no objectRef, no dictionary in use).
+ */
+export const NATIVE_IDS = 38;
+export const NATIVE_ID_ACTOR = 0;
+export const NATIVE_ID_OBJECT = 1;
+/** Words: verb, source IP, level, reason (`WORD_FIELDS` order in work-lines.ts). */
+export const NATIVE_ID_VERB = 2;
 /** Slots the output needs. */
-export const NATIVE_OUTPUT_SIZE = 38;
+export const NATIVE_OUTPUT_SIZE = 44;
 
 function load(): NativeScanner | null {
   try {

@@ -5,7 +5,8 @@
  * back as text, so everything stateful (bad-line samples, sniffing, legacy pairs, wrappers) stays
  * on the main thread, in line order.
  */
-import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, type FastFields } from './fast.js';
+import { FAST_FALLBACK, FAST_FINAL, fastDecode, nativeInUse, nativeOut, newFastFields, readNatively, type FastFields } from './fast.js';
+import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_VERB, NATIVE_IDS, nativeScanner, type NativeDict } from './native.js';
 import { readSync } from 'node:fs';
 import { cutLines, MAX_BYTES_PER_UNIT } from './lines.js';
 import { fnv30, fresh, StringPool } from './fresh.js';
@@ -130,13 +131,26 @@ export class WorkState {
   /** One copy of each object part other than the name (few values: groups, resources, namespaces). */
   parts = new StringPool(DICTIONARY_LIMIT);
 
+  /**
+   * The native scanner's cache of these dictionaries' ids (keyed by the values' raw bytes; see
+   * `NATIVE_IDS`), made when first needed; emptied with them.
+   */
+  private nativeDict: NativeDict | null = null;
+
   /** The kept copy of a few-valued object part. */
   part(s: string): string {
     return this.parts.get(s);
   }
 
+  /** {@link nativeDict}, made if need be (the scanner is built). */
+  dictCache(): NativeDict {
+    this.nativeDict ??= nativeScanner!.newDict();
+    return this.nativeDict;
+  }
+
   /** Starts a new epoch with empty dictionaries. */
   reset(): void {
+    if (this.nativeDict !== null) nativeScanner!.clearDict(this.nativeDict);
     this.epoch++;
     this.parts = new StringPool(DICTIONARY_LIMIT);
     this.actorIds = new Map();
@@ -197,73 +211,116 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     lastWordId[k] = id;
     return id;
   };
+  // A miss of the native scanner's dictionary cache (slot -1), looked up here, is kept there.
+  const nat = nativeInUse();
+  const out = nativeOut;
+  const wordId = (k: number, s: string, slot: number): number => {
+    const id = word(k, s);
+    if (slot === -1) nat!.remember(NATIVE_ID_VERB + k, id);
+    return id;
+  };
   const f = newFastFields();
   let next = req.first;
-  const lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, (no, text, piece, at, ascii) => {
-    while (next < no) {
-      kinds.push(LINE_NONE);
-      next++;
-    }
-    next = no + 1;
-    if (text === null) {
-      kinds.push(LINE_OVERLONG);
-      return;
-    }
-    const r = fastDecode(text, f, piece, at, ascii);
-    if (r === FAST_FALLBACK) {
-      kinds.push(LINE_FALLBACK);
-      fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
-    } else if (r === FAST_FINAL) {
-      kinds.push(LINE_FINAL);
-      // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
-      if (copy) strings.push(fresh(f.auditID), fresh(f.requestURI), fresh(f.resourceVersion));
-      else strings.push(f.auditID, f.requestURI, f.resourceVersion);
-      // Looked up by hashes of the fields, compared in full: a key string per record (built,
-      // then hashed) cost more than all the rest of the record here.
-      const ah = fnv30(f.username);
-      const byUser = actorIds.get(ah);
-      let actor = -1;
-      for (let a = byUser ?? null; a !== null; a = a.next) {
-        if (a.userAgent === f.userAgent && a.username === f.username) {
-          actor = a.id;
-          break;
+  if (nat !== null) nat.useDict(state.dictCache());
+  let lines = 0;
+  try {
+    lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, (no, text, piece, at, ascii) => {
+      while (next < no) {
+        kinds.push(LINE_NONE);
+        next++;
+      }
+      next = no + 1;
+      if (text === null) {
+        kinds.push(LINE_OVERLONG);
+        return;
+      }
+      const r = fastDecode(text, f, piece, at, ascii);
+      if (r === FAST_FALLBACK) {
+        kinds.push(LINE_FALLBACK);
+        fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
+      } else if (r === FAST_FINAL) {
+        kinds.push(LINE_FINAL);
+        // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
+        if (copy) strings.push(fresh(f.auditID), fresh(f.requestURI), fresh(f.resourceVersion));
+        else strings.push(f.auditID, f.requestURI, f.resourceVersion);
+        // Ids the native scanner found (≥ 0; their fields were left ''), else looked up here.
+        const viaNative = readNatively;
+        let actor = viaNative ? out[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
+        if (actor < 0) {
+          const slot = actor;
+          actor = -1;
+          // Looked up by hashes of the fields, compared in full: a key string per record (built,
+          // then hashed) cost more than all the rest of the record here.
+          const ah = fnv30(f.username);
+          const byUser = actorIds.get(ah);
+          for (let a = byUser ?? null; a !== null; a = a.next) {
+            if (a.userAgent === f.userAgent && a.username === f.username) {
+              actor = a.id;
+              break;
+            }
+          }
+          if (actor === -1) {
+            actor = actorCount++;
+            const e: ActorEntry = { username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor, next: byUser ?? null };
+            actorIds.set(ah, e);
+            actors.push(e.username, e.userAgent);
+          }
+          if (slot === -1) nat!.remember(NATIVE_ID_ACTOR, actor);
         }
-      }
-      if (actor === -1) {
-        actor = actorCount++;
-        const e: ActorEntry = { username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor, next: byUser ?? null };
-        actorIds.set(ah, e);
-        actors.push(e.username, e.userAgent);
-      }
-      let object = -1;
-      if (f.hasObjectRef) {
-        const oh = fnv30(f.name);
-        const named = objectIds.get(oh);
-        for (let o = named ?? null; o !== null; o = o.next) {
-          if (o.resource === f.resource && o.namespace === f.namespace && o.name === f.name && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
-            object = o.id;
-            break;
+        let object = -1;
+        if (f.hasObjectRef) {
+          object = viaNative ? out[NATIVE_IDS + NATIVE_ID_OBJECT]! : -2;
+          if (object < 0) {
+            const slot = object;
+            object = -1;
+            const oh = fnv30(f.name);
+            const named = objectIds.get(oh);
+            for (let o = named ?? null; o !== null; o = o.next) {
+              if (o.resource === f.resource && o.namespace === f.namespace && o.name === f.name && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
+                object = o.id;
+                break;
+              }
+            }
+            if (object === -1) {
+              object = objectCount++;
+              const e: ObjectEntry = {
+                id: object,
+                apiGroup: state.part(f.apiGroup),
+                resource: state.part(f.resource),
+                namespace: state.part(f.namespace),
+                name: fresh(f.name),
+                subresource: state.part(f.subresource),
+                next: named ?? null,
+              };
+              objectIds.set(oh, e);
+              objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(f.apiVersion));
+            }
+            if (slot === -1) nat!.remember(NATIVE_ID_OBJECT, object);
           }
         }
-        if (object === -1) {
-          object = objectCount++;
-          const e: ObjectEntry = {
-            id: object,
-            apiGroup: state.part(f.apiGroup),
-            resource: state.part(f.resource),
-            namespace: state.part(f.namespace),
-            name: fresh(f.name),
-            subresource: state.part(f.subresource),
-            next: named ?? null,
-          };
-          objectIds.set(oh, e);
-          objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(f.apiVersion));
-        }
-      }
-      // WORD_FIELDS in order, spelled out.
-      numbers.push(f.stageTimeMs, f.receivedTimeMs, f.code, f.stage === 'Panic' ? 1 : 0, actor, object, word(0, f.verb), word(1, f.sourceIP), word(2, f.level), word(3, f.reason));
-    } else kinds.push(LINE_NONFINAL);
-  });
+        // WORD_FIELDS in order, spelled out.
+        const w = NATIVE_IDS + NATIVE_ID_VERB;
+        const verb = viaNative ? out[w]! : -2;
+        const ip = viaNative ? out[w + 1]! : -2;
+        const level = viaNative ? out[w + 2]! : -2;
+        const reason = viaNative ? out[w + 3]! : -2;
+        numbers.push(
+          f.stageTimeMs,
+          f.receivedTimeMs,
+          f.code,
+          f.stage === 'Panic' ? 1 : 0,
+          actor,
+          object,
+          verb >= 0 ? verb : wordId(0, f.verb, verb),
+          ip >= 0 ? ip : wordId(1, f.sourceIP, ip),
+          level >= 0 ? level : wordId(2, f.level, level),
+          reason >= 0 ? reason : wordId(3, f.reason, reason),
+        );
+      } else kinds.push(LINE_NONFINAL);
+    });
+  } finally {
+    if (nat !== null) nat.useDict(null);
+  }
   while (next < req.first + lines) {
     kinds.push(LINE_NONE);
     next++;

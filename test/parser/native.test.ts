@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../src/generator/random.js';
 import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, newFastFields, useNativeScanner, type FastResult } from '../../src/parser/fast.js';
 import { nativeScanner } from '../../src/parser/native.js';
+import { work, WorkState, type WorkResult } from '../../src/parser/work-lines.js';
 import { CORPUS, incident, linesOf, mutate, sample } from './fuzz-lines.js';
 
 const built = nativeScanner !== null;
@@ -30,13 +31,21 @@ afterAll(() => {
   useNativeScanner(true);
 });
 
-/** Lines the scanner itself read (answered 1), counted around its `scan`. */
+/** Lines the scanner itself read (answered 1), and ids it was told to keep, counted around its calls. */
 let scanned = 0;
+let remembered = 0;
 if (nativeScanner !== null) {
   const scan = nativeScanner.scan.bind(nativeScanner);
-  (nativeScanner as { scan: (at: number, end: number) => number }).scan = (at, end) => {
+  const remember = nativeScanner.remember.bind(nativeScanner);
+  const n = nativeScanner as { scan: (at: number, end: number) => number; remember: (kind: number, id: number) => number };
+  n.scan = (at, end) => {
     const r = scan(at, end);
     scanned += r;
+    return r;
+  };
+  n.remember = (kind, id) => {
+    const r = remember(kind, id);
+    remembered += r;
     return r;
   };
 }
@@ -180,6 +189,38 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     }
   });
 
+  it('reads times to the same value as parseTimestamp, and leaves the ones it cannot read to it', () => {
+    const line = sample.find((l) => l.includes('"stage":"ResponseComplete"') && l.includes('"requestReceivedTimestamp":"'))!;
+    const rng = createRng('native-times');
+    const times = [
+      '2026-06-01T00:00:00.000003Z', '2026-06-01T00:00:00Z', '2026-06-01t23:59:59.999999z', '2026-06-01 12:00:00.5Z',
+      '2024-02-29T00:00:00.123456789Z', '2024-02-29T00:00:00.1234567891234Z', '2023-02-29T00:00:00Z', '2100-02-29T00:00:00Z',
+      '2000-02-29T00:00:00Z', '2026-06-01T00:00:60Z', '2026-06-01T24:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z',
+      '2026-06-01T00:00:00.Z', '2026-06-01T00:00:00+02:00', '2026-06-01T00:00:00.25-05:30', '2026-06-01T00:00:00+2:00',
+      '2026-06-01T00:00:00+24:00', '2026-06-01T00:00:00+02:60', '2026-06-01T00:00:00', '2026-06-01T00:00:00ZZ', '0001-01-01T00:00:00Z',
+      '0099-12-31T23:59:59.999Z', '2199-12-31T23:59:59.999999Z', '2200-01-01T00:00:00Z', '1999-12-31T23:59:59Z', 'not a time at all, no',
+      '2026-06-01T00:00:00.00000\\u0033Z', '',
+    ];
+    for (let k = 0; k < 400; k++) {
+      // Random valid-looking ones too: every field, fraction length and zone.
+      const p2 = (v: number): string => String(v).padStart(2, '0');
+      const frac = rng.chance(0.8) ? '.' + String(rng.int(0, 999_999_999)).padStart(9, '0').slice(0, rng.int(1, 9)) : '';
+      const zone = rng.chance(0.7) ? 'Z' : `${rng.chance(0.5) ? '+' : '-'}${p2(rng.int(0, 23))}:${p2(rng.int(0, 59))}`;
+      times.push(`${rng.int(2000, 2199)}-${p2(rng.int(1, 12))}-${p2(rng.int(1, 31))}T${p2(rng.int(0, 23))}:${p2(rng.int(0, 59))}:${p2(rng.int(0, 60))}${frac}${zone}`);
+    }
+    const stage = /"stageTimestamp":"[^"]*"/;
+    const received = /"requestReceivedTimestamp":"[^"]*"/;
+    const answers = { final: 0, fallback: 0 };
+    for (const t of times) {
+      for (const variant of [line.replace(stage, `"stageTimestamp":"${t}"`), line.replace(received, `"requestReceivedTimestamp":"${t}"`)]) {
+        if (agree(variant) === FAST_FINAL) answers.final++;
+        else answers.fallback++;
+      }
+    }
+    // Valid times give records (a received time after the stage time is clamped, not an error).
+    expect(answers).toEqual({ final: 820, fallback: 38 });
+  });
+
   it('keeps what it read within the line, whatever the piece holds around it', () => {
     const line = sample.find((l) => l.includes('"stage":"ResponseComplete"'))!;
     // The same line cut short inside a piece whose next bytes would complete it.
@@ -190,5 +231,51 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     expect(fastDecode(cut, f, piece, 0, Buffer.from(piece, 'latin1'))).toBe(FAST_FALLBACK);
     expect(fastDecode(line, f, piece, 0, Buffer.from(piece, 'latin1'))).toBe(FAST_FINAL);
     expect(scanned - before).toBe(1);
+  });
+
+  it('gives a decoder the same answers, ids and dictionary entries with its cache as without it', () => {
+    // Runs of fixture lines and fuzzed variants in kube-apiserver's layout (escaped values among
+    // them, and non-ASCII lines, whose pieces are read in JavaScript with the same dictionaries),
+    // decoded one after the other by one decoder, as a worker decodes its runs; then again.
+    const rng = createRng('native-dictionary');
+    const lines = [...sample.slice(0, 1500), ...incident.slice(0, 500)];
+    for (let k = 0; lines.length < 5000; k++) {
+      const line = mutate(lines[rng.int(0, 1999)]!, rng, true);
+      if (isAscii(line)) lines.push(line);
+    }
+    // One piece read in JavaScript (not ASCII), in the middle, with values the scanner saw before and after.
+    lines.splice(2500, 0, '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"é","stage":"ResponseComplete","requestURI":"/","verb":"get","user":{"username":"ü"},"stageTimestamp":"2026-01-01T00:00:00Z"}', ...sample.slice(0, 100));
+    lines.push('{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"é","stage":"ResponseComplete","requestURI":"/","verb":"get","user":{"username":"ü"},"stageTimestamp":"2026-01-01T00:00:00Z"}');
+    const text = Buffer.from(lines.join('\n') + '\n', 'utf8');
+    const runs: Buffer[] = [];
+    for (let at = 0; at < text.length; ) {
+      let end = text.indexOf(10, Math.min(text.length - 1, at + 200_000));
+      if (end === -1) end = text.length - 1;
+      runs.push(text.subarray(at, end + 1));
+      at = end + 1;
+    }
+    const decodeAll = (state: WorkState, first: number): WorkResult[] =>
+      runs.map((bytes, k) => work({ id: k, bytes, atEnd: k === runs.length - 1, first: k === 0 ? first : 2, maxLength: 1 << 20 }, state));
+    const js = new WorkState();
+    const cached = new WorkState();
+    useNativeScanner(false);
+    const want = [...decodeAll(js, 1), ...decodeAll(js, 2)];
+    useNativeScanner(true);
+    const before = { scanned, remembered };
+    const firstPass = decodeAll(cached, 1);
+    const afterFirst = { scanned, remembered };
+    const got = [...firstPass, ...decodeAll(cached, 2)];
+    expect(got).toEqual(want);
+    // Each distinct value read natively was looked up once, then kept; the second pass over the
+    // same lines (same dictionaries) found them all in the cache.
+    expect(afterFirst.scanned - before.scanned).toBe(2_764);
+    expect(afterFirst.remembered - before.remembered).toBe(205);
+    expect(remembered).toBe(afterFirst.remembered);
+    // A new member (`first` 1) starts the dictionaries and their cache over: the same answers again.
+    useNativeScanner(false);
+    const wantAgain = decodeAll(js, 1);
+    useNativeScanner(true);
+    expect(decodeAll(cached, 1)).toEqual(wantAgain);
+    expect(remembered - afterFirst.remembered).toBe(205);
   });
 });
