@@ -64,6 +64,12 @@ export interface FastFields {
   reason: string;
   stageTimeMs: number;
   receivedTimeMs: number;
+  /**
+   * `uriFacts(requestURI)` (`normalize.ts`), when the decoder that fills these fields derives them
+   * (the parallel reader's workers, which send no requestURI); `fastDecode` leaves them.
+   */
+  fieldManager: string;
+  dryRun: boolean;
 }
 
 /** A reusable {@link FastFields} to pass to {@link fastDecode}. */
@@ -89,6 +95,8 @@ export function newFastFields(): FastFields {
     reason: '',
     stageTimeMs: 0,
     receivedTimeMs: 0,
+    fieldManager: '',
+    dryRun: false,
   };
 }
 

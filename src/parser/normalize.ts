@@ -107,6 +107,18 @@ function queryParam(uri: string, query: number, key: string): string {
   return '';
 }
 
+/**
+ * What a record keeps of its requestURI: the `fieldManager` query parameter (`''` if none) and
+ * whether it asks for `dryRun=All`. The workers of the parallel reader derive them where they
+ * read the line, so the URI itself never travels (`work-lines.ts`).
+ */
+export function uriFacts(uri: string): { fieldManager: string; dryRun: boolean } {
+  const query = uri.indexOf('?');
+  if (query === -1) return NO_QUERY;
+  return { fieldManager: queryParam(uri, query, 'fieldManager='), dryRun: queryParam(uri, query, 'dryRun=') === 'All' };
+}
+const NO_QUERY = { fieldManager: '', dryRun: false };
+
 /** Stream time one generation of interned actors and objects lasts (see {@link Normalizer}): 15 min. */
 export const INTERN_GENERATION_MS = 15 * 60_000;
 /** Interned values below which a generation is kept open. */
@@ -222,10 +234,12 @@ export class Normalizer {
     // Copies (`fresh`): a legacy text line's values are slices of the line, and through it of
     // the piece of input it was cut from (JSON.parse's strings are copies already; copying them
     // again costs little on this slow path).
+    const query = uriFacts(ev.requestURI);
     const record = this.build(
       fresh(ev.auditID),
       keptStage(stage),
-      fresh(ev.requestURI),
+      fresh(query.fieldManager),
+      query.dryRun,
       fresh(ev.verb),
       ev.stageTimeMs,
       ev.receivedTimeMs,
@@ -270,12 +284,14 @@ export class Normalizer {
    */
   normalizeInterned(f: FastFields, actor: Actor, object: ObjectRef | null, kept = false): RequestRecord {
     if (kept) {
-      return this.build(f.auditID, f.stage, f.requestURI, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
+      return this.build(f.auditID, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
     }
+    const query = uriFacts(f.requestURI);
     return this.build(
       fresh(f.auditID),
       keptStage(f.stage),
-      fresh(f.requestURI),
+      fresh(query.fieldManager),
+      query.dryRun,
       fresh(f.verb),
       f.stageTimeMs,
       f.receivedTimeMs,
@@ -292,7 +308,8 @@ export class Normalizer {
   private build(
     auditID: string,
     stage: FinalStage,
-    uri: string,
+    fieldManager: string,
+    dryRun: boolean,
     verb: string,
     stageTimeMs: number,
     receivedTimeMs: number,
@@ -305,8 +322,6 @@ export class Normalizer {
     level: string,
   ): Mutable<RequestRecord> {
     this.maybeRotate(stageTimeMs);
-    const query = uri.indexOf('?');
-    const dryRun = query !== -1 && queryParam(uri, query, 'dryRun=') === 'All';
     const longRunning =
       LONG_RUNNING_VERBS.has(verb) ||
       (object !== null && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
@@ -324,10 +339,9 @@ export class Normalizer {
       code,
       reason,
       resourceVersion,
-      fieldManager: query === -1 ? '' : queryParam(uri, query, 'fieldManager='),
+      fieldManager,
       sourceIP,
       level,
-      requestURI: uri,
       responseResourceVersion: '',
       body: null,
     };

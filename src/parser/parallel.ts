@@ -280,14 +280,15 @@ export class RunDecoder {
     // STRING_FIELDS and WORD_FIELDS in order, spelled out (keyed stores cost more).
     const si = this.si;
     f.auditID = strings[si]!;
-    f.requestURI = strings[si + 1]!;
-    f.resourceVersion = strings[si + 2]!;
+    f.resourceVersion = strings[si + 1]!;
     this.si = si + STRING_FIELDS.length;
     const ni = this.ni;
     f.stageTimeMs = numbers[ni]!;
     f.receivedTimeMs = numbers[ni + 1]!;
     f.code = numbers[ni + 2]!;
-    f.stage = numbers[ni + 3] === 1 ? 'Panic' : 'ResponseComplete';
+    const flags = numbers[ni + 3]!;
+    f.stage = (flags & 1) !== 0 ? 'Panic' : 'ResponseComplete';
+    f.dryRun = (flags & 2) !== 0;
     const actorId = numbers[ni + 4]!;
     const objectId = numbers[ni + 5]!;
     const words = d.words;
@@ -295,6 +296,7 @@ export class RunDecoder {
     f.sourceIP = words[numbers[ni + 7]!]!;
     f.level = words[numbers[ni + 8]!]!;
     f.reason = words[numbers[ni + 9]!]!;
+    f.fieldManager = words[numbers[ni + 10]!]!;
     this.ni += NUMBER_FIELDS;
     const n = this.normalizer;
     if (this.generation !== n.generation) {

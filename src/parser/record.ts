@@ -102,8 +102,6 @@ export interface RequestRecord {
   readonly sourceIP: string;
   /** `level` of the event: `Metadata`, `Request`, `RequestResponse`. */
   readonly level: string;
-  /** `requestURI` as sent (path + query). */
-  readonly requestURI: string;
   /**
    * `responseObject.metadata.resourceVersion` when the response body is logged
    * (RequestResponse level); `''` otherwise. For an update, equal to `resourceVersion` means

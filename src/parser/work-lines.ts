@@ -10,6 +10,7 @@ import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_VERB, NATIVE_IDS, nativeSc
 import { readSync } from 'node:fs';
 import { cutLines, MAX_BYTES_PER_UNIT } from './lines.js';
 import { fnv30, fresh, StringPool } from './fresh.js';
+import { uriFacts } from './normalize.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
 export interface WorkRequest {
@@ -42,14 +43,17 @@ export const LINE_NONFINAL = 2; // a valid non-final event
 export const LINE_FALLBACK = 3; // for the full path: its text is next in `fallback`
 export const LINE_OVERLONG = 4; // longer than maxLength
 
-/** Strings of one final record in `strings`, in this order. */
-export const STRING_FIELDS = ['auditID', 'requestURI', 'resourceVersion'] as const satisfies ReadonlyArray<keyof FastFields>;
-/** Strings of one final record given as ids of the worker's string dictionary (few distinct values), in `numbers` after the ids of actor and object. */
-export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason'] as const satisfies ReadonlyArray<keyof FastFields>;
 /**
- * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic),
- * actor id, object id (-1: no objectRef), then one word id per {@link WORD_FIELDS}. Ids index
- * this worker's dictionaries (see {@link WorkResult.actors}).
+ * Strings of one final record in `strings`, in this order. The requestURI is not sent: what a
+ * record keeps of it (`fieldManager`, `dryRun`: `uriFacts`) is derived here.
+ */
+export const STRING_FIELDS = ['auditID', 'resourceVersion'] as const satisfies ReadonlyArray<keyof FastFields>;
+/** Strings of one final record given as ids of the worker's string dictionary (few distinct values), in `numbers` after the ids of actor and object. */
+export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason', 'fieldManager'] as const satisfies ReadonlyArray<keyof FastFields>;
+/**
+ * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic,
+ * 2 dryRun), actor id, object id (-1: no objectRef), then one word id per {@link WORD_FIELDS}.
+ * Ids index this worker's dictionaries (see {@link WorkResult.actors}).
  */
 export const NUMBER_FIELDS = 6 + WORD_FIELDS.length;
 /** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
@@ -241,8 +245,9 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
       } else if (r === FAST_FINAL) {
         kinds.push(LINE_FINAL);
         // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
-        if (copy) strings.push(fresh(f.auditID), fresh(f.requestURI), fresh(f.resourceVersion));
-        else strings.push(f.auditID, f.requestURI, f.resourceVersion);
+        if (copy) strings.push(fresh(f.auditID), fresh(f.resourceVersion));
+        else strings.push(f.auditID, f.resourceVersion);
+        const query = uriFacts(f.requestURI);
         // Ids the native scanner found (≥ 0; their fields were left ''), else looked up here.
         const viaNative = readNatively;
         let actor = viaNative ? out[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
@@ -308,13 +313,14 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
           f.stageTimeMs,
           f.receivedTimeMs,
           f.code,
-          f.stage === 'Panic' ? 1 : 0,
+          (f.stage === 'Panic' ? 1 : 0) | (query.dryRun ? 2 : 0),
           actor,
           object,
           verb >= 0 ? verb : wordId(0, f.verb, verb),
           ip >= 0 ? ip : wordId(1, f.sourceIP, ip),
           level >= 0 ? level : wordId(2, f.level, level),
           reason >= 0 ? reason : wordId(3, f.reason, reason),
+          word(4, query.fieldManager),
         );
       } else kinds.push(LINE_NONFINAL);
     });

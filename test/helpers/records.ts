@@ -79,7 +79,6 @@ export function rec(
     fieldManager: over.fieldManager ?? '',
     sourceIP: over.sourceIP ?? '10.0.0.1',
     level: over.level ?? 'Metadata',
-    requestURI: over.requestURI ?? '',
     responseResourceVersion: over.responseResourceVersion ?? '',
     body: over.body ?? null,
     ...over,

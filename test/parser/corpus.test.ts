@@ -184,7 +184,6 @@ describe.skipIf(!present)(`public corpus (${present ? CORPUS : `skipped: ${CORPU
       fieldManager: '',
       sourceIP: '10.128.0.52',
       level: 'RequestResponse',
-      requestURI: '/api/v1/namespaces/openshift-marketplace/serviceaccounts',
       responseResourceVersion: '',
       body: null,
     });

@@ -57,7 +57,6 @@ describe('Normalizer.normalize', () => {
       fieldManager: '',
       sourceIP: '10.244.1.17',
       level: 'Metadata',
-      requestURI: '/apis/apps/v1/namespaces/shop/deployments/web/status',
       responseResourceVersion: '',
       body: null,
     });
