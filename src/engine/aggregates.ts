@@ -48,16 +48,34 @@ export function reportObject(o: ObjectRef): ReportObject {
   };
 }
 
+/**
+ * The requests of one verb on one kind of object (resource label): counts by code (a few codes
+ * each, so two parallel arrays searched in order) and the latency histogram (null until a request
+ * with a latency comes).
+ */
+interface VerbCell {
+  codes: number[];
+  counts: number[];
+  latency: hdr.Histogram | null;
+}
+
 /** Accumulates summaries; feed every counted request once. */
 export class Aggregates {
-  /** label -> verb -> code -> count; label '' for non-resource requests. */
-  private readonly vrc = new Map<string, Map<string, Map<number, number>>>();
+  /** label -> verb -> its cell; label '' for non-resource requests. */
+  private readonly cells = new Map<string, Map<string, VerbCell>>();
   /** By `Actor.key`, so an actor interned again after being dropped counts as the same one. */
   private readonly actors = new Map<string, ActorCounts & { actor: Actor }>();
   /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS}. */
   private readonly objects = new Map<string, ObjectCounts>();
-  private readonly latency = new Map<string, Map<string, hdr.Histogram>>();
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
+  // The last cell and actor entry used, and what they were for: consecutive requests often share
+  // them (a storm is one actor, one kind, one verb), and an identity check costs less than two
+  // map lookups.
+  private lastLabel = '';
+  private lastVerb = '';
+  private lastCell: VerbCell | null = null;
+  private lastActor: Actor | null = null;
+  private lastActorCounts: (ActorCounts & { actor: Actor }) | null = null;
 
   add(r: RequestRecord): void {
     const conflict = isConflict(r);
@@ -70,10 +88,15 @@ export class Aggregates {
     if (exists) t.alreadyExists++;
     if (throttled) t.throttled++;
 
-    let a = this.actors.get(r.actor.key);
-    if (a === undefined) {
-      a = { actor: r.actor, requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
-      this.actors.set(r.actor.key, a);
+    let a = this.lastActorCounts;
+    if (r.actor !== this.lastActor || a === null) {
+      a = this.actors.get(r.actor.key) ?? null;
+      if (a === null) {
+        a = { actor: r.actor, requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
+        this.actors.set(r.actor.key, a);
+      }
+      this.lastActor = r.actor;
+      this.lastActorCounts = a;
     }
     a.requests++;
     if (r.isWrite) a.writes++;
@@ -97,30 +120,34 @@ export class Aggregates {
       }
     }
 
-    let byVerb = this.vrc.get(label);
-    if (byVerb === undefined) {
-      byVerb = new Map();
-      this.vrc.set(label, byVerb);
+    const verb = r.verb;
+    let cell = this.lastCell;
+    if (cell === null || label !== this.lastLabel || verb !== this.lastVerb) {
+      let byVerb = this.cells.get(label);
+      if (byVerb === undefined) {
+        byVerb = new Map();
+        this.cells.set(label, byVerb);
+      }
+      cell = byVerb.get(verb) ?? null;
+      if (cell === null) {
+        cell = { codes: [], counts: [], latency: null };
+        byVerb.set(verb, cell);
+      }
+      this.lastCell = cell;
+      this.lastLabel = label;
+      this.lastVerb = verb;
     }
-    let byCode = byVerb.get(r.verb);
-    if (byCode === undefined) {
-      byCode = new Map();
-      byVerb.set(r.verb, byCode);
-    }
-    byCode.set(r.code, (byCode.get(r.code) ?? 0) + 1);
+    const codes = cell.codes;
+    let k = 0;
+    while (k < codes.length && codes[k] !== r.code) k++;
+    if (k === codes.length) {
+      codes.push(r.code);
+      cell.counts.push(1);
+    } else cell.counts[k]!++;
 
     if (r.latencyMs >= 0) {
-      let hv = this.latency.get(label);
-      if (hv === undefined) {
-        hv = new Map();
-        this.latency.set(label, hv);
-      }
-      let h = hv.get(r.verb);
-      if (h === undefined) {
-        h = hdr.build({ numberOfSignificantValueDigits: 2, highestTrackableValue: MAX_LATENCY_US, autoResize: false });
-        hv.set(r.verb, h);
-      }
-      h.recordValue(Math.min(MAX_LATENCY_US, Math.max(0, Math.round(r.latencyMs * 1000))));
+      cell.latency ??= hdr.build({ numberOfSignificantValueDigits: 2, highestTrackableValue: MAX_LATENCY_US, autoResize: false });
+      cell.latency.recordValue(Math.min(MAX_LATENCY_US, Math.max(0, Math.round(r.latencyMs * 1000))));
     }
   }
 
@@ -142,9 +169,9 @@ export class Aggregates {
   /** Summaries with `top` rows per table, in a total, deterministic order. */
   summarize(top: number): Summaries {
     const vrcRows: Summaries['requestsByVerbResourceCode'] = [];
-    for (const [resource, byVerb] of this.vrc) {
-      for (const [verb, byCode] of byVerb) {
-        for (const [code, count] of byCode) vrcRows.push({ verb, resource: resource || '(non-resource)', code, count });
+    for (const [resource, byVerb] of this.cells) {
+      for (const [verb, cell] of byVerb) {
+        for (let k = 0; k < cell.codes.length; k++) vrcRows.push({ verb, resource: resource || '(non-resource)', code: cell.codes[k]!, count: cell.counts[k]! });
       }
     }
     vrcRows.sort(
@@ -178,8 +205,10 @@ export class Aggregates {
         .map(({ object, writes, conflicts }) => ({ object, writes, conflicts }));
 
     const latency: Summaries['latency'] = [];
-    for (const [resource, hv] of this.latency) {
-      for (const [verb, h] of hv) {
+    for (const [resource, byVerb] of this.cells) {
+      for (const [verb, cell] of byVerb) {
+        const h = cell.latency;
+        if (h === null) continue;
         latency.push({
           verb,
           resource: resource || '(non-resource)',
