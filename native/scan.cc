@@ -70,6 +70,10 @@ const int32_t K_KIND = 1, K_API = 2, K_LEVEL = 4, K_AUDITID = 8, K_STAGE = 16, K
               K_USER = 128, K_IPS = 256, K_UA = 512, K_REF = 1024, K_STATUS = 2048, K_REQOBJ = 4096,
               K_RESPOBJ = 8192, K_RECEIVED = 16384, K_STAGETS = 32768;
 
+// The valid stages and levels, in the order of their codes (1–4; fast.ts's STAGES and LEVELS).
+const char* const STAGE_NAMES[] = {"RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"};
+const char* const LEVEL_NAMES[] = {"Metadata", "Request", "RequestResponse", "None"};
+
 // Nesting deeper than this inside a skipped value is left to the JavaScript path.
 const int MAX_DEPTH = 64;
 
@@ -614,24 +618,12 @@ struct Scanner {
     }
   }
 
-  // The stage and the level as small codes (0: none of the valid ones).
-  int32_t stageCode(int32_t from, int32_t to) {
-    int32_t len = to - from;
-    const uint8_t* p = s + from;
-    if (len == 15 && std::memcmp(p, "RequestReceived", 15) == 0) return 1;
-    if (len == 15 && std::memcmp(p, "ResponseStarted", 15) == 0) return 2;
-    if (len == 16 && std::memcmp(p, "ResponseComplete", 16) == 0) return 3;
-    if (len == 5 && std::memcmp(p, "Panic", 5) == 0) return 4;
-    return 0;
-  }
-
-  int32_t levelCode(int32_t from, int32_t to) {
-    int32_t len = to - from;
-    const uint8_t* p = s + from;
-    if (len == 8 && std::memcmp(p, "Metadata", 8) == 0) return 1;
-    if (len == 7 && std::memcmp(p, "Request", 7) == 0) return 2;
-    if (len == 15 && std::memcmp(p, "RequestResponse", 15) == 0) return 3;
-    if (len == 4 && std::memcmp(p, "None", 4) == 0) return 4;
+  // 1 + the index of s[from, to) among the four `names`, or 0: the stage and the level as codes.
+  int32_t codeOf(int32_t from, int32_t to, const char* const* names) {
+    size_t len = static_cast<size_t>(to - from);
+    for (int k = 0; k < 4; k++) {
+      if (std::strlen(names[k]) == len && std::memcmp(s + from, names[k], len) == 0) return k + 1;
+    }
     return 0;
   }
 
@@ -648,7 +640,7 @@ struct Scanner {
     int32_t from = i;
     int32_t end = stringEnd();
     if (end == -1) return false;
-    int32_t level = levelCode(from, end);
+    int32_t level = codeOf(from, end, LEVEL_NAMES);
     if (level == 0) return false;
     out[OUT_LEVEL] = level;
     if (!LIT(",\"auditID\":\"")) return false;
@@ -657,7 +649,7 @@ struct Scanner {
     from = i;
     end = stringEnd();
     if (end == -1) return false;
-    out[OUT_STAGE] = stageCode(from, end);
+    out[OUT_STAGE] = codeOf(from, end, STAGE_NAMES);
     if (out[OUT_STAGE] == 0) return false;  // not a stage: the JavaScript path says why
     if (!LIT(",\"requestURI\":\"")) return false;
     tstr(F_URI);
@@ -738,6 +730,13 @@ napi_value Int(napi_env env, int32_t v) {
   return r;
 }
 
+// The call's arguments, up to n of them, into argv; how many were given.
+size_t args(napi_env env, napi_callback_info info, napi_value* argv, size_t n) {
+  size_t argc = n;
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  return argc;
+}
+
 Instance* instance(napi_env env) {
   void* data = nullptr;
   napi_get_instance_data(env, &data);
@@ -755,9 +754,8 @@ bool typed(napi_env env, napi_value v, napi_typedarray_type want, void** data, s
 
 // setPiece(bytes: Uint8Array): the piece `scan` reads until the next call (held until then).
 napi_value SetPiece(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  size_t argc = args(env, info, argv, 1);
   Instance* in = instance(env);
   if (in->pieceRef != nullptr) napi_delete_reference(env, in->pieceRef);
   in->pieceRef = nullptr;
@@ -776,9 +774,8 @@ napi_value SetPiece(napi_env env, napi_callback_info info) {
 // setOutput(out: Int32Array of at least outputSize, times: Float64Array of 2): where `scan`
 // writes (both held).
 napi_value SetOutput(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  size_t argc = args(env, info, argv, 2);
   Instance* in = instance(env);
   void* data;
   size_t length;
@@ -805,9 +802,8 @@ double timeOf(Instance* in, const int32_t* out, int f) {
 
 // scan(at, end): 1 when the line piece[at, end) was read (its offsets in the output), else 0.
 napi_value Scan(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  size_t argc = args(env, info, argv, 2);
   Instance* in = instance(env);
   in->lastRead = false;
   int32_t from = 0, to = 0;
@@ -850,9 +846,8 @@ Dict* dictOf(napi_env env, napi_value v) {
 
 // useDict(dict | null): the dictionary `scan` looks final lines up in from now on.
 napi_value UseDict(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  size_t argc = args(env, info, argv, 1);
   Instance* in = instance(env);
   in->dict = argc < 1 ? nullptr : dictOf(env, argv[0]);
   in->lastRead = false;
@@ -861,9 +856,8 @@ napi_value UseDict(napi_env env, napi_callback_info info) {
 
 // clearDict(dict): forgets every id (the decoder's dictionaries started over).
 napi_value ClearDict(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  size_t argc = args(env, info, argv, 1);
   Dict* d = argc < 1 ? nullptr : dictOf(env, argv[0]);
   if (d == nullptr) return Int(env, 0);
   d->actors.clear();
@@ -875,9 +869,8 @@ napi_value ClearDict(napi_env env, napi_callback_info info) {
 // remember(kind, id): the id JavaScript found for dictionary `kind` (an ID_* index) of the last
 // line scanned (whose value it was not in the dictionary in use); 1 when kept.
 napi_value Remember(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  size_t argc = args(env, info, argv, 2);
   Instance* in = instance(env);
   int32_t kind = -1, id = -1;
   if (argc < 2 || in->dict == nullptr || !in->lastRead || napi_get_value_int32(env, argv[0], &kind) != napi_ok ||
@@ -902,21 +895,18 @@ void Finalize(napi_env env, void* data, void*) {
 
 NAPI_MODULE_INIT() {
   napi_set_instance_data(env, new Instance(), Finalize, nullptr);
-  napi_value f;
-  napi_create_function(env, "setPiece", NAPI_AUTO_LENGTH, SetPiece, nullptr, &f);
-  napi_set_named_property(env, exports, "setPiece", f);
-  napi_create_function(env, "setOutput", NAPI_AUTO_LENGTH, SetOutput, nullptr, &f);
-  napi_set_named_property(env, exports, "setOutput", f);
-  napi_create_function(env, "scan", NAPI_AUTO_LENGTH, Scan, nullptr, &f);
-  napi_set_named_property(env, exports, "scan", f);
-  napi_create_function(env, "newDict", NAPI_AUTO_LENGTH, NewDict, nullptr, &f);
-  napi_set_named_property(env, exports, "newDict", f);
-  napi_create_function(env, "useDict", NAPI_AUTO_LENGTH, UseDict, nullptr, &f);
-  napi_set_named_property(env, exports, "useDict", f);
-  napi_create_function(env, "clearDict", NAPI_AUTO_LENGTH, ClearDict, nullptr, &f);
-  napi_set_named_property(env, exports, "clearDict", f);
-  napi_create_function(env, "remember", NAPI_AUTO_LENGTH, Remember, nullptr, &f);
-  napi_set_named_property(env, exports, "remember", f);
+  // As a plain assignment would define them (tests wrap them to count calls).
+  const napi_property_attributes PLAIN = static_cast<napi_property_attributes>(napi_writable | napi_enumerable | napi_configurable);
+  const napi_property_descriptor functions[] = {
+      {"setPiece", nullptr, SetPiece, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"setOutput", nullptr, SetOutput, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"scan", nullptr, Scan, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"newDict", nullptr, NewDict, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"useDict", nullptr, UseDict, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"clearDict", nullptr, ClearDict, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"remember", nullptr, Remember, nullptr, nullptr, nullptr, PLAIN, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof(functions) / sizeof(functions[0]), functions);
   napi_value size;
   napi_create_int32(env, OUT_SIZE, &size);
   napi_set_named_property(env, exports, "outputSize", size);

@@ -2,7 +2,7 @@
  * Audit lines for the fast-path agreement tests (fast.test.ts, native.test.ts): the committed
  * fixtures' lines and a seeded fuzzer of variants.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -11,6 +11,27 @@ import type { Rng } from '../../src/generator/random.js';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The public corpus (absent in a clone made elsewhere). */
 export const CORPUS = path.resolve(repoRoot, '../shared/corpus/public');
+
+/**
+ * Every line of every public corpus file, and the compact form of each file that is one JSON
+ * document (or an array of them), as a JSON-lines log would hold it. Call only where
+ * {@link CORPUS} exists.
+ */
+export function corpusLines(): string[] {
+  const all: string[] = [];
+  for (const file of readdirSync(CORPUS).sort()) {
+    if (file === 'SOURCES.md') continue;
+    const text = readFileSync(path.join(CORPUS, file), 'utf8');
+    all.push(...linesOf(text));
+    try {
+      const doc = JSON.parse(text) as unknown;
+      for (const item of Array.isArray(doc) ? doc : [doc]) all.push(JSON.stringify(item));
+    } catch {
+      /* not one JSON document */
+    }
+  }
+  return all;
+}
 
 /** The non-blank lines of `text`, without `\r`. */
 export function linesOf(text: string): string[] {

@@ -7,14 +7,13 @@
  * could not pass.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../src/generator/random.js';
 import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, newFastFields, useNativeScanner, type FastResult } from '../../src/parser/fast.js';
 import { nativeScanner } from '../../src/parser/native.js';
 import { work, WorkState, type WorkResult } from '../../src/parser/work-lines.js';
-import { CORPUS, incident, linesOf, mutate, sample } from './fuzz-lines.js';
+import { CORPUS, corpusLines, incident, mutate, sample } from './fuzz-lines.js';
 
 const built = nativeScanner !== null;
 if (!built) {
@@ -98,21 +97,10 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
   it.skipIf(!existsSync(CORPUS))('on every ASCII line of every public corpus file', () => {
     let lines = 0;
     const before = scanned;
-    for (const file of readdirSync(CORPUS).sort()) {
-      if (file === 'SOURCES.md') continue;
-      const text = readFileSync(path.join(CORPUS, file), 'utf8');
-      const all = linesOf(text);
-      try {
-        const doc = JSON.parse(text) as unknown;
-        for (const item of Array.isArray(doc) ? doc : [doc]) all.push(JSON.stringify(item));
-      } catch {
-        /* not one JSON document */
-      }
-      for (const line of all) {
-        if (!isAscii(line)) continue;
-        lines++;
-        agree(line);
-      }
+    for (const line of corpusLines()) {
+      if (!isAscii(line)) continue;
+      lines++;
+      agree(line);
     }
     expect(lines).toBeGreaterThan(100);
     expect(scanned - before).toBeGreaterThan(0);
