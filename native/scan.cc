@@ -161,7 +161,7 @@ class Table {
       int32_t e = slots_[k];
       if (e < 0) return -1;
       const Entry& x = entries_[e];
-      if (x.hash == hash && x.len == len && std::memcmp(arena_.data() + x.off, key, len) == 0) return x.id;
+      if (x.hash == hash && x.len == len && (len == 0 || std::memcmp(arena_.data() + x.off, key, len) == 0)) return x.id;
     }
   }
 
@@ -224,7 +224,7 @@ inline uint32_t hashOf(const uint8_t* p, size_t len) {
     len -= 8;
   }
   uint64_t w = 0;
-  std::memcpy(&w, p, len);
+  if (len > 0) std::memcpy(&w, p, len);  // p may be null for an empty key
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 29;
   return static_cast<uint32_t>(h);
@@ -249,7 +249,11 @@ struct Instance {
   napi_ref timesRef = nullptr;
   // The dictionary `scan` looks final lines up in (null: none), and the last line scanned.
   Dict* dict = nullptr;
+  napi_ref dictRef = nullptr;  // holds the handle while in use
+  // The output of the line last read, as scan wrote it: `remember` builds keys from this copy,
+  // never from `out`, which JavaScript can write.
   bool lastRead = false;
+  int32_t last[OUT_SIZE];
   std::vector<uint8_t> key;  // scratch
 };
 
@@ -752,7 +756,8 @@ bool typed(napi_env env, napi_value v, napi_typedarray_type want, void** data, s
   return type == want;
 }
 
-// setPiece(bytes: Uint8Array): the piece `scan` reads until the next call (held until then).
+// setPiece(bytes: Uint8Array | null): the piece `scan` reads until the next call (held until
+// then; null lets go of it). Its buffer must not be transferred (detached) while it is set.
 napi_value SetPiece(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   size_t argc = args(env, info, argv, 1);
@@ -810,6 +815,14 @@ napi_value Scan(napi_env env, napi_callback_info info) {
   if (argc < 2 || in->piece == nullptr || in->out == nullptr || napi_get_value_int32(env, argv[0], &from) != napi_ok ||
       napi_get_value_int32(env, argv[1], &to) != napi_ok || from < 0 || to > in->pieceLength || from >= to)
     return Int(env, 0);
+  // The piece's memory is where it was (its buffer was not transferred meanwhile): else not sure.
+  napi_value piece;
+  void* data = nullptr;
+  size_t length = 0;
+  if (napi_get_reference_value(env, in->pieceRef, &piece) != napi_ok || piece == nullptr ||
+      !typed(env, piece, napi_uint8_array, &data, &length) || data != in->piece ||
+      length != static_cast<size_t>(in->pieceLength))
+    return Int(env, 0);
   Scanner sc;
   sc.s = in->piece;
   sc.i = from;
@@ -823,6 +836,7 @@ napi_value Scan(napi_env env, napi_callback_info info) {
     in->times[0] = timeOf(in, out, F_STAGETS);
     in->times[1] = (out[OUT_FLAGS] & HAS_RECEIVED) != 0 ? timeOf(in, out, F_RECEIVED) : NAN;
     if (in->dict != nullptr && out[OUT_STAGE] >= 3) lookUp(in, out);
+    std::memcpy(in->last, out, sizeof in->last);
   }
   return Int(env, read ? 1 : 0);
 }
@@ -849,7 +863,10 @@ napi_value UseDict(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   size_t argc = args(env, info, argv, 1);
   Instance* in = instance(env);
+  if (in->dictRef != nullptr) napi_delete_reference(env, in->dictRef);
+  in->dictRef = nullptr;
   in->dict = argc < 1 ? nullptr : dictOf(env, argv[0]);
+  if (in->dict != nullptr) napi_create_reference(env, argv[0], 1, &in->dictRef);
   in->lastRead = false;
   return Int(env, in->dict != nullptr ? 1 : 0);
 }
@@ -874,9 +891,9 @@ napi_value Remember(napi_env env, napi_callback_info info) {
   Instance* in = instance(env);
   int32_t kind = -1, id = -1;
   if (argc < 2 || in->dict == nullptr || !in->lastRead || napi_get_value_int32(env, argv[0], &kind) != napi_ok ||
-      napi_get_value_int32(env, argv[1], &id) != napi_ok || kind < 0 || kind >= ID_COUNT || id < 0 || in->out[OUT_IDS + kind] != -1)
+      napi_get_value_int32(env, argv[1], &id) != napi_ok || kind < 0 || kind >= ID_COUNT || id < 0 || in->last[OUT_IDS + kind] != -1)
     return Int(env, 0);
-  if (!keyOf(in, kind, in->out)) return Int(env, 0);
+  if (!keyOf(in, kind, in->last)) return Int(env, 0);
   const std::vector<uint8_t>& key = in->key;
   uint32_t len = static_cast<uint32_t>(key.size());
   tableOf(in->dict, kind).insert(key.data(), len, hashOf(key.data(), len), id);
@@ -888,6 +905,7 @@ void Finalize(napi_env env, void* data, void*) {
   if (in->pieceRef != nullptr) napi_delete_reference(env, in->pieceRef);
   if (in->outRef != nullptr) napi_delete_reference(env, in->outRef);
   if (in->timesRef != nullptr) napi_delete_reference(env, in->timesRef);
+  if (in->dictRef != nullptr) napi_delete_reference(env, in->dictRef);
   delete in;
 }
 

@@ -684,6 +684,16 @@ if (native !== null) native.setOutput(nativeOut, nativeTimes);
  */
 export let readNatively = false;
 
+/**
+ * Lets go of the piece last decoded (JavaScript's reference and the native scanner's), so a buffer
+ * transferred to another thread afterwards is never read: `work()` calls it when a run is done.
+ */
+export function releasePiece(): void {
+  bytes = null;
+  view = null;
+  if (native !== null) native.setPiece(null);
+}
+
 /** The native scanner in use, or null. */
 export function nativeInUse(): NativeScanner | null {
   return native;

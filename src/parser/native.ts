@@ -17,7 +17,8 @@ import { createRequire } from 'node:module';
  * its own piece and output.
  */
 export interface NativeScanner {
-  setPiece(bytes: Uint8Array): number;
+  /** The piece `scan` reads (held until the next call; null lets go). Its buffer must not be transferred while set. */
+  setPiece(bytes: Uint8Array | null): number;
   /** Where `scan` writes: the offsets and ids (`out`), and the line's two times (`times`, see {@link NativeScanner.scan}). */
   setOutput(out: Int32Array, times: Float64Array): number;
   scan(at: number, end: number): number;

@@ -5,7 +5,7 @@
  * back as text, so everything stateful (bad-line samples, sniffing, legacy pairs, wrappers) stays
  * on the main thread, in line order.
  */
-import { FAST_FALLBACK, FAST_FINAL, fastDecode, nativeInUse, nativeOut, newFastFields, readNatively, type FastFields } from './fast.js';
+import { FAST_FALLBACK, FAST_FINAL, fastDecode, nativeInUse, nativeOut, newFastFields, readNatively, releasePiece, type FastFields } from './fast.js';
 import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_VERB, NATIVE_IDS, nativeScanner, type NativeDict } from './native.js';
 import { readSync } from 'node:fs';
 import { cutLines, MAX_BYTES_PER_UNIT } from './lines.js';
@@ -326,6 +326,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     });
   } finally {
     if (nat !== null) nat.useDict(null);
+    releasePiece();
   }
   while (next < req.first + lines) {
     kinds.push(LINE_NONE);
