@@ -16,6 +16,7 @@ import type { Frame } from './lines.js';
 import type { ReadOptions } from './read.js';
 import type { SourceSpec } from './sources.js';
 import { newFastFields, type FastFields } from './fast.js';
+import { nativeScanner } from './native.js';
 import type { Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
@@ -167,11 +168,15 @@ interface PendingRange {
  * Decodes the regular file open as `fd` (`bytes` long when it was opened; a file still growing is
  * read on to its size when the first `bytes` are done, as often as it grew; the caller keeps `fd`
  * open until this ends) in ranges of `rangeBytes` that `workers`
- * threads read themselves (`workRange`), so this thread reads nothing. While every worker has
- * {@link DEPTH} ranges in flight and the next answer is not there yet, this thread decodes the
- * next range itself (with its own dictionaries, answering as worker number `workers`), up to
- * {@link AHEAD} × DEPTH ranges ahead: on two cores the time it would spend waiting goes into
- * decoding (measured: about 15 % less time on the benchmark log). `workers: 0` decodes
+ * threads read themselves (`workRange`), so this thread reads nothing. Without the native
+ * scanner, while every worker has {@link DEPTH} ranges in flight and the next answer is not there
+ * yet, this thread decodes the next range itself (with its own dictionaries, answering as worker
+ * number `workers`), up to {@link AHEAD} × DEPTH ranges ahead: on two cores a worker decoding in
+ * JavaScript is slower than this thread's detectors, and the time this thread would spend waiting
+ * goes into decoding (measured: about 15 % less time on the benchmark log). With the scanner a
+ * worker decodes faster than this thread consumes, an answer is late only for a moment, and
+ * decoding here took time from the detectors (measured in twelve interleaved pairs on the
+ * benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak RSS). `workers: 0` decodes
  * everything here (tests). Yields one {@link RangeRun} per range, in file order; lines, kinds
  * and samples are those of {@link decodeInParallel} on the same bytes.
  * Throws {@link InputError} when the file cannot be read, or a worker's error.
@@ -181,6 +186,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const pool = new Pool(workers, maxLength);
   const self = new WorkState(true);
   const limit = workers * DEPTH;
+  const help = workers === 0 || nativeScanner === null;
   const queue: PendingRange[] = [];
   let start = 0; // of the next range not given out yet
   try {
@@ -207,7 +213,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         const run = head.run;
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
-      } else if (start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
+      } else if (help && start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
         const end = Math.min(bytes, start + rangeBytes);
         const run = workRange({ id: -1, fd, start, end, maxLength }, self);
         run.worker = workers;
