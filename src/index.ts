@@ -170,7 +170,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
   };
 
   for await (const batch of mergeByTime(reads.map((r) => r.batches))) {
-    for (let i = 0; i < batch.length; i++) engine.push(batch[i]!);
+    engine.pushAll(batch);
     if (io.onProgress) {
       const t = performance.now();
       if (t - lastProgress >= interval) {

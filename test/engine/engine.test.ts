@@ -193,6 +193,25 @@ describe('Engine: overlapping input', () => {
     for (const r of first) e.push(r); // the overlap starts over
     expect(e.finish()).toMatchObject({ requests: 305, duplicates: 5, late: 0 });
   });
+
+  it('pushAll counts and de-duplicates as push does, within a batch, across batches and past a generation', () => {
+    // 1,300 requests in batches of 700 and 600 (more than one `prepare` each), with copies inside a
+    // batch, across the two and after the history's generation turned (history 400).
+    const reqs: RequestRecord[] = [];
+    for (let i = 0; i < 1000; i++) reqs.push(rec(T0 + i * 10, sa, podStatus, { auditID: `q${i}`, receivedTs: T0 + i * 10 - (i % 3) }));
+    for (let i = 0; i < 300; i++) reqs.push(reqs[(i * 7) % 1000]!);
+    reqs.splice(500, 0, reqs[499]!, reqs[10]!);
+    const opts = { detectors: [], filter: null, reorderWindowMs: 2000, seriesStepMs: 10_000, dedupeHistory: 400 };
+    const one = new Engine(opts);
+    for (const r of reqs) one.push(r);
+    const all = new Engine(opts);
+    all.pushAll(reqs.slice(0, 700));
+    all.pushAll(reqs.slice(700));
+    const want = one.finish();
+    expect(all.finish()).toEqual(want);
+    expect(all.aggregates.summarize(5)).toEqual(one.aggregates.summarize(5));
+    expect([want.requests, want.duplicates]).toEqual([1129, 173]);
+  });
 });
 
 describe('Allowlist', () => {
