@@ -389,7 +389,12 @@ export async function parseArgs(
   try {
     // `auditstorm help` means --help (a file named help is still `./help`); yargs drops a lone
     // `-` (stdin), so it is carried through as a placeholder.
-    const words = argv[0] === 'help' ? ['--help', ...argv.slice(1)] : argv;
+    // An explicit `analyze` runs as the default command it also is: yargs renders and caches the
+    // whole help text (~50 ms) for every named command it runs, not for the default one.
+    // (Not when a path after it would be read as a command: a file named `watch`.)
+    const asDefault =
+      argv[0] === 'analyze' && !['analyze', 'watch', 'serve', 'help'].includes(argv[1] ?? '') && !argv.some((a) => a === '--help' || a === '-h' || a === '--version');
+    const words = argv[0] === 'help' ? ['--help', ...argv.slice(1)] : asDefault ? argv.slice(1) : argv;
     const args = words.map((a) => (a === '-' ? STDIN_PLACEHOLDER : a));
     raw = (await parser.parse(args, {}, (_err: unknown, _argv: unknown, output: string) => {
       printed = output;

@@ -184,7 +184,8 @@ interface PendingRange {
  * goes into decoding (measured: about 15 % less time on the benchmark log). With the scanner a
  * worker decodes faster than this thread consumes, an answer is late only for a moment, and
  * decoding here took time from the detectors (measured in twelve interleaved pairs on the
- * benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak RSS). `workers: 0` decodes
+ * benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak RSS), so this thread decodes
+ * only until the workers' first answer is in. `workers: 0` decodes
  * everything here (tests). Yields one {@link RangeRun} per range, in file order; lines, kinds
  * and samples are those of {@link decodeInParallel} on the same bytes.
  * Throws {@link InputError} when the file cannot be read, or a worker's error.
@@ -195,6 +196,9 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const self = new WorkState(true);
   const help = workers === 0 || nativeScanner === null;
   const limit = workers * (help ? DEPTH : RANGE_DEPTH);
+  // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
+  // what it would otherwise wait for, scanner or not.
+  let started = false;
   const queue: PendingRange[] = [];
   let start = 0; // of the next range not given out yet
   try {
@@ -219,9 +223,10 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
       if (head !== undefined && head.run !== undefined) {
         queue.shift();
         const run = head.run;
+        if (run.worker !== workers) started = true;
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
-      } else if (help && start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
+      } else if ((help || !started) && start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
         const end = Math.min(bytes, start + rangeBytes);
         const run = workRange({ id: -1, fd, start, end, maxLength }, self);
         run.worker = workers;
