@@ -111,6 +111,15 @@ describe('parseArgs', () => {
     expect((await parseArgs(['analyze', '--help'], '9.9.9')).kind).toBe('print');
   });
 
+  it('reads an explicit analyze as the default command, and paths named like commands as paths', async () => {
+    expect(await run(['analyze', 'a.log', '--top', '3'])).toEqual(await run(['a.log', '--top', '3']));
+    for (const name of ['analyze', 'watch', 'serve']) {
+      const r = await run(['analyze', name]);
+      expect([r.command, r.paths]).toEqual([undefined, [name]]);
+    }
+    expect((await run(['analyze'])).paths).toEqual([]);
+  });
+
   it('shows the defaults it is given, without applying them', async () => {
     const defaults = { window: '1m', step: '10s', minConflicts: 20, minConflictRatio: 0.3, top: 10, maxLineLength: 1024 };
     const r = await parseArgs(['--help'], '9.9.9', 200, defaults);
