@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 namespace {
@@ -756,21 +757,27 @@ bool typed(napi_env env, napi_value v, napi_typedarray_type want, void** data, s
   return type == want;
 }
 
+// Makes `ref` hold `value` (nothing when null), letting go of what it held.
+void hold(napi_env env, napi_ref& ref, napi_value value) {
+  if (ref != nullptr) napi_delete_reference(env, ref);
+  ref = nullptr;
+  if (value != nullptr) napi_create_reference(env, value, 1, &ref);
+}
+
 // setPiece(bytes: Uint8Array | null): the piece `scan` reads until the next call (held until
 // then; null lets go of it). Its buffer must not be transferred (detached) while it is set.
 napi_value SetPiece(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   size_t argc = args(env, info, argv, 1);
   Instance* in = instance(env);
-  if (in->pieceRef != nullptr) napi_delete_reference(env, in->pieceRef);
-  in->pieceRef = nullptr;
+  hold(env, in->pieceRef, nullptr);
   in->piece = nullptr;
   in->pieceLength = 0;
   in->lastRead = false;
   void* data;
   size_t length;
   if (argc < 1 || !typed(env, argv[0], napi_uint8_array, &data, &length) || length > 0x7fffffff) return Int(env, 0);
-  napi_create_reference(env, argv[0], 1, &in->pieceRef);
+  hold(env, in->pieceRef, argv[0]);
   in->piece = static_cast<const uint8_t*>(data);
   in->pieceLength = static_cast<int32_t>(length);
   return Int(env, 1);
@@ -789,10 +796,8 @@ napi_value SetOutput(napi_env env, napi_callback_info info) {
   if (argc < 2 || !typed(env, argv[0], napi_int32_array, &data, &length) || length < static_cast<size_t>(OUT_SIZE) ||
       !typed(env, argv[1], napi_float64_array, &tdata, &tlength) || tlength < 2)
     return Int(env, 0);
-  if (in->outRef != nullptr) napi_delete_reference(env, in->outRef);
-  if (in->timesRef != nullptr) napi_delete_reference(env, in->timesRef);
-  napi_create_reference(env, argv[0], 1, &in->outRef);
-  napi_create_reference(env, argv[1], 1, &in->timesRef);
+  hold(env, in->outRef, argv[0]);
+  hold(env, in->timesRef, argv[1]);
   in->out = static_cast<int32_t*>(data);
   in->times = static_cast<double*>(tdata);
   return Int(env, 1);
@@ -863,10 +868,8 @@ napi_value UseDict(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   size_t argc = args(env, info, argv, 1);
   Instance* in = instance(env);
-  if (in->dictRef != nullptr) napi_delete_reference(env, in->dictRef);
-  in->dictRef = nullptr;
   in->dict = argc < 1 ? nullptr : dictOf(env, argv[0]);
-  if (in->dict != nullptr) napi_create_reference(env, argv[0], 1, &in->dictRef);
+  hold(env, in->dictRef, in->dict != nullptr ? argv[0] : nullptr);
   in->lastRead = false;
   return Int(env, in->dict != nullptr ? 1 : 0);
 }
@@ -902,10 +905,7 @@ napi_value Remember(napi_env env, napi_callback_info info) {
 
 void Finalize(napi_env env, void* data, void*) {
   Instance* in = static_cast<Instance*>(data);
-  if (in->pieceRef != nullptr) napi_delete_reference(env, in->pieceRef);
-  if (in->outRef != nullptr) napi_delete_reference(env, in->outRef);
-  if (in->timesRef != nullptr) napi_delete_reference(env, in->timesRef);
-  if (in->dictRef != nullptr) napi_delete_reference(env, in->dictRef);
+  for (napi_ref* ref : {&in->pieceRef, &in->outRef, &in->timesRef, &in->dictRef}) hold(env, *ref, nullptr);
   delete in;
 }
 
