@@ -20,6 +20,14 @@ export interface LineBatch {
   /** Non-blank lines with `\r`, a leading BOM (line 1) and a `host`/time prefix removed. */
   readonly texts: string[];
   readonly lineNos: number[];
+  /**
+   * Where each line was cut from, as {@link cutLines} hands it on: the decoded piece, the line's
+   * offset in it, and the piece's bytes when ASCII (`fastDecode` reads the piece itself, and the
+   * native scanner its bytes). Valid until the next batch is asked for.
+   */
+  readonly pieces: string[];
+  readonly ats: number[];
+  readonly asciis: Array<Buffer | null>;
 }
 
 /** Counters that grow while the batches are consumed. */
@@ -215,14 +223,20 @@ export function splitLines(input: Readable, maxLength: number): LineSplitter {
       }
       const texts: string[] = [];
       const lineNos: number[] = [];
-      counts.lines += cutLines(frame.bytes, frame.atEnd, counts.lines + 1, maxLength, (no, text) => {
+      const pieces: string[] = [];
+      const ats: number[] = [];
+      const asciis: Array<Buffer | null> = [];
+      counts.lines += cutLines(frame.bytes, frame.atEnd, counts.lines + 1, maxLength, (no, text, piece, at, ascii) => {
         if (text === null) overlong(no);
         else {
           texts.push(text);
           lineNos.push(no);
+          pieces.push(piece);
+          ats.push(at);
+          asciis.push(ascii);
         }
       });
-      if (texts.length > 0) yield { texts, lineNos };
+      if (texts.length > 0) yield { texts, lineNos, pieces, ats, asciis };
     }
   }
 

@@ -26,7 +26,7 @@ import { JsonDocReader, type DocFormat } from './formats/json-doc.js';
 import { isLegacyLine, LegacyDecoder } from './formats/peers.js';
 import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
 import { YamlDocReader } from './formats/yaml-doc.js';
-import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields } from './fast.js';
+import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, releasePiece } from './fast.js';
 import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
 import { decodeInParallel, decodeRanges, parallelWorkers, RunDecoder, type RangeRun } from './parallel.js';
 import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, type WorkResult } from './work-lines.js';
@@ -513,12 +513,14 @@ async function* readMember(
     overlong = overlongSampled < OVERLONG_KEPT ? overlongSampled : counts.overlong;
     checkSniff();
   };
-  for await (const { texts, lineNos } of batches) {
+  for await (const { texts, lineNos, pieces, ats, asciis } of batches) {
     for (let i = 0; i < texts.length; i++) {
       const text = texts[i]!;
       if (overlong !== counts.overlong) sampleOverlong(lineNos[i]!);
       if (fast) {
-        const f = fastDecode(text, fields);
+        // Read inside its piece, as the workers read (the native scanner reads ASCII pieces'
+        // bytes); the record copies what it keeps (`normalizeFast`).
+        const f = fastDecode(text, fields, pieces[i]!, ats[i]!, asciis[i]!);
         if (f !== FAST_FALLBACK) {
           bareEvent(f === FAST_FINAL ? normalizer.normalizeFast(fields) : null);
           continue;
@@ -526,6 +528,7 @@ async function* readMember(
       }
       slowLine(text, lineNos[i]!);
     }
+    if (fast) releasePiece(); // the next batch's bytes may reuse this one's memory
     stats.lines = counts.lines;
     stats.overlongLines = counts.overlong;
     stats.bytesRead = opened.bytesRead;

@@ -13,6 +13,15 @@ async function split(text: string | Buffer, maxLength: number, chunkSize: number
     batchCount++;
     texts.push(...batch.texts);
     lineNos.push(...batch.lineNos);
+    // Each line is where its piece says, and an ASCII piece's bytes are its text.
+    batch.texts.forEach((t, i) => {
+      const piece = batch.pieces[i]!;
+      expect(piece.slice(batch.ats[i], batch.ats[i]! + t.length)).toBe(t);
+      const ascii = batch.asciis[i];
+      if (ascii !== null) expect(ascii.toString('latin1')).toBe(piece);
+      // eslint-disable-next-line no-control-regex
+      else expect(/^[\x00-\x7f]*$/.test(piece)).toBe(false);
+    });
   }
   return { texts, lineNos, lines: counts.lines, overlong: counts.overlong, batchCount };
 }
