@@ -40,6 +40,21 @@ function lanes(s: string): void {
   laneB = b;
 }
 
+// The two keys of the last request given to `keys`.
+let keyA = 0;
+let keyB = 0;
+
+/**
+ * A request's two keys (see {@link AuditIdDedupe.seen}) into `keyA` / `keyB`: `auditID` with its
+ * times in µs; the second equals the first when both times do. The auditID is hashed once for
+ * both, the same as `hash53(auditID, …)` twice.
+ */
+function keys(auditID: string, ts: number, receivedTs: number): void {
+  lanes(auditID);
+  keyA = mixIn(laneA, laneB, Math.round(ts * 1000));
+  keyB = receivedTs === ts ? keyA : mixIn(laneA, laneB, Math.round(receivedTs * 1000));
+}
+
 /** The 53-bit hash of a string's lanes with the number `n`'s two 32-bit halves mixed in. */
 function mixIn(a: number, b: number, n: number): number {
   const lo = n % 0x100000000 | 0;
@@ -158,10 +173,8 @@ export class AuditIdDedupe {
    * only the completion time), so the same request read from two shapes still matches.
    */
   seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
-    lanes(auditID); // once for both keys: the same as hash53(auditID, …) twice
-    const a = mixIn(laneA, laneB, Math.round(ts * 1000));
-    const b = receivedTs === ts ? a : mixIn(laneA, laneB, Math.round(receivedTs * 1000));
-    return this.check(a, b);
+    keys(auditID, ts, receivedTs);
+    return this.check(keyA, keyB);
   }
 
   // The keys of the requests of the last `prepare`, by index.
@@ -183,12 +196,10 @@ export class AuditIdDedupe {
     let touched = 0;
     for (let k = 0; k < count; k++) {
       const r = batch[from + k]!;
-      lanes(r.auditID);
-      const a = mixIn(laneA, laneB, Math.round(r.ts * 1000));
-      const b = r.receivedTs === r.ts ? a : mixIn(laneA, laneB, Math.round(r.receivedTs * 1000));
-      ka[k] = a;
-      kb[k] = b;
-      touched += t.touch(a) + (b === a ? 0 : t.touch(b));
+      keys(r.auditID, r.ts, r.receivedTs);
+      ka[k] = keyA;
+      kb[k] = keyB;
+      touched += t.touch(keyA) + (keyB === keyA ? 0 : t.touch(keyB));
     }
     this.touched = touched;
   }

@@ -773,8 +773,8 @@ function nativeTemplate(): boolean {
         subresource = nativeStr(N.NATIVE_SUBRESOURCE);
       }
       if (o[ids + N.NATIVE_ID_VERB]! < 0) verb = nativeStr(N.NATIVE_VERB);
-      if (o[ids + N.NATIVE_ID_VERB + 1]! < 0) sourceIP = nativeStr(N.NATIVE_SOURCEIP);
-      if (o[ids + N.NATIVE_ID_VERB + 3]! < 0) reason = nativeStr(N.NATIVE_REASON);
+      if (o[ids + N.NATIVE_ID_SOURCEIP]! < 0) sourceIP = nativeStr(N.NATIVE_SOURCEIP);
+      if (o[ids + N.NATIVE_ID_REASON]! < 0) reason = nativeStr(N.NATIVE_REASON);
     }
   } catch {
     // Not expected (the scanner checked every escape); the JavaScript path decides.

@@ -79,8 +79,11 @@ export const NATIVE_ESCAPED = 37;
 export const NATIVE_IDS = 38;
 export const NATIVE_ID_ACTOR = 0;
 export const NATIVE_ID_OBJECT = 1;
-/** Words: verb, source IP, level, reason (`WORD_FIELDS` order in work-lines.ts). */
-export const NATIVE_ID_VERB = 2;
+/** Words from here on, one slot each in `WORD_FIELDS` order (work-lines.ts): verb, source IP, level, reason. */
+export const NATIVE_ID_WORDS = 2;
+export const NATIVE_ID_VERB = NATIVE_ID_WORDS;
+export const NATIVE_ID_SOURCEIP = NATIVE_ID_WORDS + 1;
+export const NATIVE_ID_REASON = NATIVE_ID_WORDS + 3;
 /** Slots the output needs. */
 export const NATIVE_OUTPUT_SIZE = 44;
 

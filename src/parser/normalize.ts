@@ -107,17 +107,25 @@ function queryParam(uri: string, query: number, key: string): string {
   return '';
 }
 
-/**
- * What a record keeps of its requestURI: the `fieldManager` query parameter (`''` if none) and
- * whether it asks for `dryRun=All`. The workers of the parallel reader derive them where they
- * read the line, so the URI itself never travels (`work-lines.ts`).
- */
-export function uriFacts(uri: string): { fieldManager: string; dryRun: boolean } {
-  const query = uri.indexOf('?');
-  if (query === -1) return NO_QUERY;
-  return { fieldManager: queryParam(uri, query, 'fieldManager='), dryRun: queryParam(uri, query, 'dryRun=') === 'All' };
+/** What a record keeps of its requestURI (see {@link uriFacts}). */
+export interface UriFacts {
+  /** The `fieldManager` query parameter, `''` if none. */
+  fieldManager: string;
+  /** Whether it asks for `dryRun=All`. */
+  dryRun: boolean;
 }
-const NO_QUERY = { fieldManager: '', dryRun: false };
+
+/**
+ * Fills `out` with what a record keeps of `uri` and returns it (a reused object: nothing is
+ * allocated per request). The workers of the parallel reader derive these where they read the
+ * line, so the URI itself never travels (`work-lines.ts`).
+ */
+export function uriFacts(uri: string, out: UriFacts): UriFacts {
+  const query = uri.indexOf('?');
+  out.fieldManager = query === -1 ? '' : queryParam(uri, query, 'fieldManager=');
+  out.dryRun = query !== -1 && queryParam(uri, query, 'dryRun=') === 'All';
+  return out;
+}
 
 /** Stream time one generation of interned actors and objects lasts (see {@link Normalizer}): 15 min. */
 export const INTERN_GENERATION_MS = 15 * 60_000;
@@ -155,6 +163,8 @@ function roundMicros(ms: number): number {
  * throws on a decoded event.
  */
 export class Normalizer {
+  /** Reused by {@link uriFacts} for each record. */
+  private readonly query: UriFacts = { fieldManager: '', dryRun: false };
   private actors = new Map<string, Actor>();
   private objects = new Map<string, ObjectRef>();
   /** The previous generation: looked up (and promoted) when the current one misses. */
@@ -234,7 +244,7 @@ export class Normalizer {
     // Copies (`fresh`): a legacy text line's values are slices of the line, and through it of
     // the piece of input it was cut from (JSON.parse's strings are copies already; copying them
     // again costs little on this slow path).
-    const query = uriFacts(ev.requestURI);
+    const query = uriFacts(ev.requestURI, this.query);
     const record = this.build(
       fresh(ev.auditID),
       keptStage(stage),
@@ -286,7 +296,7 @@ export class Normalizer {
     if (kept) {
       return this.build(f.auditID, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
     }
-    const query = uriFacts(f.requestURI);
+    const query = uriFacts(f.requestURI, this.query);
     return this.build(
       fresh(f.auditID),
       keptStage(f.stage),

@@ -6,11 +6,11 @@
  * on the main thread, in line order.
  */
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, nativeInUse, nativeOut, newFastFields, readNatively, releasePiece, type FastFields } from './fast.js';
-import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_VERB, NATIVE_IDS, nativeScanner, type NativeDict } from './native.js';
+import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeScanner, type NativeDict } from './native.js';
 import { readSync } from 'node:fs';
 import { cutLines, MAX_BYTES_PER_UNIT } from './lines.js';
 import { fnv30, fresh, StringPool } from './fresh.js';
-import { uriFacts } from './normalize.js';
+import { uriFacts, type UriFacts } from './normalize.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
 export interface WorkRequest {
@@ -220,10 +220,11 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
   const out = nativeOut;
   const wordId = (k: number, s: string, slot: number): number => {
     const id = word(k, s);
-    if (slot === -1) nat!.remember(NATIVE_ID_VERB + k, id);
+    if (slot === -1) nat!.remember(NATIVE_ID_WORDS + k, id);
     return id;
   };
   const f = newFastFields();
+  const facts: UriFacts = { fieldManager: '', dryRun: false };
   let next = req.first;
   if (nat !== null) nat.useDict(state.dictCache());
   let lines = 0;
@@ -247,7 +248,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
         // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
         if (copy) strings.push(fresh(f.auditID), fresh(f.resourceVersion));
         else strings.push(f.auditID, f.resourceVersion);
-        const query = uriFacts(f.requestURI);
+        const query = uriFacts(f.requestURI, facts);
         // Ids the native scanner found (≥ 0; their fields were left ''), else looked up here.
         const viaNative = readNatively;
         let actor = viaNative ? out[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
@@ -304,7 +305,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
           }
         }
         // WORD_FIELDS in order, spelled out.
-        const w = NATIVE_IDS + NATIVE_ID_VERB;
+        const w = NATIVE_IDS + NATIVE_ID_WORDS;
         const verb = viaNative ? out[w]! : -2;
         const ip = viaNative ? out[w + 1]! : -2;
         const level = viaNative ? out[w + 2]! : -2;

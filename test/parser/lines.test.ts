@@ -17,7 +17,7 @@ async function split(text: string | Buffer, maxLength: number, chunkSize: number
     batch.texts.forEach((t, i) => {
       const piece = batch.pieces[i]!;
       expect(piece.slice(batch.ats[i], batch.ats[i]! + t.length)).toBe(t);
-      const ascii = batch.asciis[i];
+      const ascii = batch.asciis[i]!;
       if (ascii !== null) expect(ascii.toString('latin1')).toBe(piece);
       // eslint-disable-next-line no-control-regex
       else expect(/^[\x00-\x7f]*$/.test(piece)).toBe(false);
