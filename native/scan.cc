@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <initializer_list>
 #include <vector>
 
@@ -256,6 +257,20 @@ struct Instance {
   bool lastRead = false;
   int32_t last[OUT_SIZE];
   std::vector<uint8_t> key;  // scratch
+  // What `scanLines` writes (see SetBatch): per line kind, start, end; per final line its
+  // values (FINAL_STRIDE slots) and its two times; and the limits fast.ts's finish() checks.
+  int32_t* lines = nullptr;
+  size_t linesLength = 0;
+  int32_t* finals = nullptr;
+  size_t finalsLength = 0;
+  double* finalTimes = nullptr;
+  size_t finalTimesLength = 0;
+  double plausibleFrom = 0;
+  double plausibleTo = 0;
+  int32_t required = 0;
+  napi_ref linesRef = nullptr;
+  napi_ref finalsRef = nullptr;
+  napi_ref finalTimesRef = nullptr;
 };
 
 // The key of dictionary `kind` (ID_*) for the line just scanned into `out`, built in `in->key`;
@@ -881,6 +896,149 @@ napi_value Scan(napi_env env, napi_callback_info info) {
   return Int(env, read ? 1 : 0);
 }
 
+
+// Line kinds of `scanLines` (LINE_* in src/parser/native.ts).
+const int32_t LINE_JS = 0;        // for the JavaScript path, as cutLines would hand it on
+const int32_t LINE_LONG = 1;      // longer than maxLength
+const int32_t LINE_NONFINAL = 2;  // a valid event of a non-final stage
+const int32_t LINE_FINAL = 3;     // a final event read here: its values are in the next finals slots
+const int32_t LINE_EMPTY = 4;     // nothing (or only a '\r') before its newline
+// Slots per final line in `finals`.
+const int FINAL_AUDITID = 0, FINAL_RV = 2, FINAL_URI = 4, FINAL_CODE = 6, FINAL_PANIC = 7, FINAL_IDS = 8,
+          FINAL_STRIDE = 16;
+
+// setBatch(lines: Int32Array, finals: Int32Array, times: Float64Array, limits: Float64Array):
+// where `scanLines` writes (all held), and limits = [plausibleFrom, plausibleTo, required], the
+// constants of fast.ts's finish().
+napi_value SetBatch(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  size_t argc = args(env, info, argv, 4);
+  Instance* in = instance(env);
+  void *l, *f, *t, *lim;
+  size_t ll, fl, tl, liml;
+  if (argc < 4 || !typed(env, argv[0], napi_int32_array, &l, &ll) || !typed(env, argv[1], napi_int32_array, &f, &fl) ||
+      !typed(env, argv[2], napi_float64_array, &t, &tl) || !typed(env, argv[3], napi_float64_array, &lim, &liml) || liml < 3)
+    return Int(env, 0);
+  hold(env, in->linesRef, argv[0]);
+  hold(env, in->finalsRef, argv[1]);
+  hold(env, in->finalTimesRef, argv[2]);
+  in->lines = static_cast<int32_t*>(l);
+  in->linesLength = ll;
+  in->finals = static_cast<int32_t*>(f);
+  in->finalsLength = fl;
+  in->finalTimes = static_cast<double*>(t);
+  in->finalTimesLength = tl;
+  const double* limits = static_cast<const double*>(lim);
+  in->plausibleFrom = limits[0];
+  in->plausibleTo = limits[1];
+  in->required = static_cast<int32_t>(limits[2]);
+  return Int(env, 1);
+}
+
+// The kind of the line s[from, to) (its newline, if any, at `to`), as cutLines and fastDecode
+// would take it, with a final line's values in `fin` / `times`; LINE_JS whenever the JavaScript
+// path must look (a blank or prefixed line, anything the scanner is not sure of, escapes in a
+// value the record keeps, a value the dictionary does not know yet).
+int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int32_t* fin, double* times) {
+  if (to - from > maxLength) return LINE_LONG;
+  const uint8_t* s = in->piece;
+  int32_t b = to;
+  if (b > from && s[b - 1] == '\r') b--;
+  if (b == from) return LINE_EMPTY;
+  if (s[from] != '{') return LINE_JS;  // blank, or a prefix to strip: JavaScript decides
+  int32_t* out = in->out;
+  Scanner sc;
+  sc.s = s;
+  sc.i = from;
+  sc.n = b;
+  sc.out = out;
+  if (!sc.scanLine()) return LINE_JS;
+  // What finish() in fast.ts checks, with the times read here.
+  if ((out[OUT_SEEN] & in->required) != in->required) return LINE_JS;
+  double stageMs = timeOf(in, out, F_STAGETS);
+  if (!(stageMs >= in->plausibleFrom && stageMs < in->plausibleTo)) return LINE_JS;  // NaN too
+  double receivedMs = stageMs;
+  if ((out[OUT_FLAGS] & HAS_RECEIVED) != 0) {
+    receivedMs = timeOf(in, out, F_RECEIVED);
+    if (std::isnan(receivedMs)) return LINE_JS;
+    if (receivedMs < in->plausibleFrom || receivedMs > stageMs) receivedMs = stageMs;
+  }
+  int32_t stage = out[OUT_STAGE];
+  if (stage < 3) return LINE_NONFINAL;
+  int32_t flags = out[OUT_FLAGS];
+  if ((flags & HAS_BODY) != 0 || ((flags & HAS_REF) != 0 && (flags & REF_HAS_RESOURCE) == 0)) return LINE_JS;
+  if (in->dict == nullptr) return LINE_JS;
+  const int32_t kept = (1 << F_AUDITID) | (1 << F_RESOURCEVERSION) | (1 << F_URI);
+  if ((out[OUT_ESCAPED] & kept) != 0) return LINE_JS;
+  lookUp(in, out);
+  for (int k = 0; k < ID_COUNT; k++) {
+    int32_t id = out[OUT_IDS + k];
+    if (id >= 0) continue;
+    if (k == ID_OBJECT && (flags & HAS_REF) == 0) continue;  // no objectRef: no object
+    return LINE_JS;
+  }
+  fin[FINAL_AUDITID] = out[2 * F_AUDITID];
+  fin[FINAL_AUDITID + 1] = out[2 * F_AUDITID + 1];
+  fin[FINAL_RV] = out[2 * F_RESOURCEVERSION];
+  fin[FINAL_RV + 1] = out[2 * F_RESOURCEVERSION + 1];
+  fin[FINAL_URI] = out[2 * F_URI];
+  fin[FINAL_URI + 1] = out[2 * F_URI + 1];
+  fin[FINAL_CODE] = out[OUT_CODE];
+  fin[FINAL_PANIC] = stage == 4 ? 1 : 0;
+  for (int k = 0; k < ID_COUNT; k++) fin[FINAL_IDS + k] = out[OUT_IDS + k];
+  if ((flags & HAS_REF) == 0) fin[FINAL_IDS + ID_OBJECT] = -1;
+  times[0] = stageMs;
+  times[1] = receivedMs;
+  return LINE_FINAL;
+}
+
+// scanLines(at, end, last, maxLength): the lines of piece[at, end) as cutLines cuts them — each
+// up to its '\n'; a last one without a newline only when `last` — into `lines` (kind, start, end:
+// the end is where its '\n' is, or `end`), as many as fit in `lines` and `finals`. Returns how
+// many; the next call starts after the last one's end. Needs the piece, output and batch arrays
+// set; 0 when they are not (or the piece moved).
+napi_value ScanLines(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  size_t argc = args(env, info, argv, 4);
+  Instance* in = instance(env);
+  in->lastRead = false;
+  int32_t at = 0, end = 0, maxLength = 0;
+  bool last = false;
+  if (argc < 4 || in->piece == nullptr || in->out == nullptr || in->lines == nullptr || napi_get_value_int32(env, argv[0], &at) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &end) != napi_ok || napi_get_value_bool(env, argv[2], &last) != napi_ok ||
+      napi_get_value_int32(env, argv[3], &maxLength) != napi_ok || at < 0 || end > in->pieceLength || at > end)
+    return Int(env, 0);
+  napi_value piece;
+  void* data = nullptr;
+  size_t length = 0;
+  if (napi_get_reference_value(env, in->pieceRef, &piece) != napi_ok || piece == nullptr ||
+      !typed(env, piece, napi_uint8_array, &data, &length) || data != in->piece ||
+      length != static_cast<size_t>(in->pieceLength))
+    return Int(env, 0);
+  const uint8_t* s = in->piece;
+  size_t capLines = in->linesLength / 3;
+  size_t capFinals = std::min(in->finalsLength / FINAL_STRIDE, in->finalTimesLength / 2);
+  size_t count = 0, finals = 0;
+  int32_t from = at;
+  while (count < capLines && finals < capFinals) {
+    const void* nl = from < end ? std::memchr(s + from, '\n', static_cast<size_t>(end - from)) : nullptr;
+    int32_t to;
+    if (nl == nullptr) {
+      if (!last || from >= end) break;
+      to = end;
+    } else to = static_cast<int32_t>(static_cast<const uint8_t*>(nl) - s);
+    int32_t kind = lineKind(in, from, to, maxLength, in->finals + FINAL_STRIDE * finals, in->finalTimes + 2 * finals);
+    if (kind == LINE_FINAL) finals++;
+    int32_t* line = in->lines + 3 * count;
+    line[0] = kind;
+    line[1] = from;
+    line[2] = to;
+    count++;
+    from = to + 1;
+  }
+  return Int(env, static_cast<int32_t>(count));
+}
+
 void DeleteDict(napi_env, void* data, void*) { delete static_cast<Dict*>(data); }
 
 // newDict(): an empty dictionary cache (freed with its handle).
@@ -940,7 +1098,7 @@ napi_value Remember(napi_env env, napi_callback_info info) {
 
 void Finalize(napi_env env, void* data, void*) {
   Instance* in = static_cast<Instance*>(data);
-  for (napi_ref* ref : {&in->pieceRef, &in->outRef, &in->timesRef, &in->dictRef}) hold(env, *ref, nullptr);
+  for (napi_ref* ref : {&in->pieceRef, &in->outRef, &in->timesRef, &in->dictRef, &in->linesRef, &in->finalsRef, &in->finalTimesRef}) hold(env, *ref, nullptr);
   delete in;
 }
 
@@ -958,6 +1116,8 @@ NAPI_MODULE_INIT() {
       {"useDict", nullptr, UseDict, nullptr, nullptr, nullptr, PLAIN, nullptr},
       {"clearDict", nullptr, ClearDict, nullptr, nullptr, nullptr, PLAIN, nullptr},
       {"remember", nullptr, Remember, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"setBatch", nullptr, SetBatch, nullptr, nullptr, nullptr, PLAIN, nullptr},
+      {"scanLines", nullptr, ScanLines, nullptr, nullptr, nullptr, PLAIN, nullptr},
   };
   napi_define_properties(env, exports, sizeof(functions) / sizeof(functions[0]), functions);
   napi_value size;

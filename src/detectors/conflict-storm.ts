@@ -332,6 +332,8 @@ export const conflictStorm = defineDetector({
 
     /** Live `open` alert, unless the episode looks handled well so far (see {@link Pair.alerted}). */
     function alertOpen(p: Pair): void {
+      // Judged anew at every step while the episode looks handled well: not built for no one.
+      if (ctx.alerting === false) return;
       const f = build(p);
       if (isHandledWell(f)) return;
       p.alerted = true;

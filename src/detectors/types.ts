@@ -27,6 +27,11 @@ export interface DetectorContext<O> {
   note(finding: Finding): void;
   /** Live signal when an episode opens, worsens or closes; `finding` is its state so far. */
   alert(phase: EpisodePhase, finding: Finding): void;
+  /**
+   * False when nothing receives alerts (a batch analysis): a detector may then skip building the
+   * findings only an alert would carry (what it emits and notes must not change). Absent: true.
+   */
+  readonly alerting?: boolean;
 }
 
 /** A running detector. All methods are synchronous and must not throw on odd records. */

@@ -17,10 +17,29 @@ interface ActorCounts {
   throttled: number;
 }
 
+/** An actor's entry, also cached on the interned actor (`Actor.summaryMemo`) for its owner. */
+interface ActorEntry extends ActorCounts {
+  readonly owner: Aggregates;
+  readonly actor: Actor;
+}
+
 interface ObjectCounts {
   object: ObjectRef;
   writes: number;
   conflicts: number;
+  /** False once {@link Aggregates} forgot it (a memo still pointing at it must look again). */
+  tracked: boolean;
+}
+
+/**
+ * What an interned object caches for its owner (`ObjectRef.summaryMemo`): its tracked counts (or
+ * null before its first write) and the cell of the verb it was last requested with.
+ */
+interface ObjectMemo {
+  readonly owner: Aggregates;
+  counts: ObjectCounts | null;
+  verb: string;
+  cell: VerbCell | null;
 }
 
 /**
@@ -63,80 +82,84 @@ interface VerbCell {
 export class Aggregates {
   /** label -> verb -> its cell; label '' for non-resource requests. */
   private readonly cells = new Map<string, Map<string, VerbCell>>();
-  /** By `Actor.key`, so an actor interned again after being dropped counts as the same one. */
-  private readonly actors = new Map<string, ActorCounts & { actor: Actor }>();
-  /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS}. */
+  /**
+   * By `Actor.key`, so an actor interned again after being dropped counts as the same one; each
+   * entry is also cached on its actor (`Actor.summaryMemo`), which spares the lookup.
+   */
+  private readonly actors = new Map<string, ActorEntry>();
+  /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS} (cached on each object, `ObjectRef.summaryMemo`). */
   private readonly objects = new Map<string, ObjectCounts>();
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
-  // The last cell and actor entry used, and what they were for: consecutive requests often share
-  // them (a storm is one actor, one kind, one verb), and an identity check costs less than two
-  // map lookups.
-  private lastLabel = '';
+  // Non-resource requests' last cell and its verb (consecutive ones often share it).
   private lastVerb = '';
   private lastCell: VerbCell | null = null;
-  private lastActor: Actor | null = null;
-  private lastActorCounts: (ActorCounts & { actor: Actor }) | null = null;
 
   add(r: RequestRecord): void {
     const conflict = isConflict(r);
     const exists = r.code === 409 && !conflict;
     const throttled = r.code === 429;
+    const write = r.isWrite;
     const t = this.totals;
     t.requests++;
-    if (r.isWrite) t.writes++;
+    if (write) t.writes++;
     if (conflict) t.conflicts++;
     if (exists) t.alreadyExists++;
     if (throttled) t.throttled++;
 
-    let a = this.lastActorCounts;
-    if (r.actor !== this.lastActor || a === null) {
-      a = this.actors.get(r.actor.key) ?? null;
-      if (a === null) {
-        a = { actor: r.actor, requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
-        this.actors.set(r.actor.key, a);
+    const actor = r.actor;
+    let a = actor.summaryMemo as ActorEntry | undefined;
+    if (a === undefined || a.owner !== this) {
+      a = this.actors.get(actor.key);
+      if (a === undefined) {
+        a = { owner: this, actor, requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
+        this.actors.set(actor.key, a);
       }
-      this.lastActor = r.actor;
-      this.lastActorCounts = a;
+      actor.summaryMemo = a;
     }
     a.requests++;
-    if (r.isWrite) a.writes++;
+    if (write) a.writes++;
     if (conflict) a.conflicts++;
     if (exists) a.alreadyExists++;
     if (throttled) a.throttled++;
 
+    const verb = r.verb;
     const o = r.object;
-    let label = '';
+    let cell: VerbCell;
     if (o !== null) {
-      label = o.label;
-      if (r.isWrite || conflict) {
-        let oc = this.objects.get(o.key);
-        if (oc === undefined) {
-          if (this.objects.size >= MAX_TRACKED_OBJECTS) this.forget();
-          oc = { object: o, writes: 0, conflicts: 0 };
-          this.objects.set(o.key, oc);
+      let m = o.summaryMemo as ObjectMemo | undefined;
+      if (m === undefined || m.owner !== this) {
+        m = { owner: this, counts: null, verb: '', cell: null };
+        o.summaryMemo = m;
+      }
+      if (write || conflict) {
+        let oc = m.counts;
+        if (oc === null || !oc.tracked) {
+          oc = this.objects.get(o.key) ?? null;
+          if (oc === null) {
+            if (this.objects.size >= MAX_TRACKED_OBJECTS) this.forget();
+            oc = { object: o, writes: 0, conflicts: 0, tracked: true };
+            this.objects.set(o.key, oc);
+          }
+          m.counts = oc;
         }
-        if (r.isWrite) oc.writes++;
+        if (write) oc.writes++;
         if (conflict) oc.conflicts++;
       }
+      if (m.cell === null || m.verb !== verb) {
+        m.cell = this.cellOf(o.label, verb);
+        m.verb = verb;
+      }
+      cell = m.cell;
+    } else {
+      let c = this.lastCell;
+      if (c === null || verb !== this.lastVerb) {
+        c = this.cellOf('', verb);
+        this.lastCell = c;
+        this.lastVerb = verb;
+      }
+      cell = c;
     }
 
-    const verb = r.verb;
-    let cell = this.lastCell;
-    if (cell === null || label !== this.lastLabel || verb !== this.lastVerb) {
-      let byVerb = this.cells.get(label);
-      if (byVerb === undefined) {
-        byVerb = new Map();
-        this.cells.set(label, byVerb);
-      }
-      cell = byVerb.get(verb) ?? null;
-      if (cell === null) {
-        cell = { codes: [], counts: [], latency: null };
-        byVerb.set(verb, cell);
-      }
-      this.lastCell = cell;
-      this.lastLabel = label;
-      this.lastVerb = verb;
-    }
     const codes = cell.codes;
     let k = 0;
     while (k < codes.length && codes[k] !== r.code) k++;
@@ -151,6 +174,21 @@ export class Aggregates {
     }
   }
 
+  /** The cell of `verb` on objects of kind `label` (`''`: non-resource requests). */
+  private cellOf(label: string, verb: string): VerbCell {
+    let byVerb = this.cells.get(label);
+    if (byVerb === undefined) {
+      byVerb = new Map();
+      this.cells.set(label, byVerb);
+    }
+    let cell = byVerb.get(verb);
+    if (cell === undefined) {
+      cell = { codes: [], counts: [], latency: null };
+      byVerb.set(verb, cell);
+    }
+    return cell;
+  }
+
   /** Drops the half of the tracked objects with the fewest writes + conflicts. */
   private forget(): void {
     const counts = [...this.objects.values()].map((c) => c.writes + c.conflicts).sort((x, y) => x - y);
@@ -161,6 +199,7 @@ export class Aggregates {
       if (dropped >= target) break;
       if (c.writes + c.conflicts <= limit) {
         this.objects.delete(key);
+        c.tracked = false;
         dropped++;
       }
     }

@@ -99,13 +99,14 @@ export interface AllowCount {
   writes: number;
 }
 
+/** A rule mask cached on an interned actor or object (`allowMemo`), for the allowlist that owns it. */
+interface MaskMemo {
+  readonly owner: Allowlist;
+  readonly mask: number;
+}
+
 /** Compiled allowlist; `match` returns the index of the first matching rule, or -1. */
 export class Allowlist {
-  /**
-   * Rule masks per interned actor (weak: an entry lives as long as the normalizer keeps the
-   * actor interned, so the cache never pins actors the run no longer sees).
-   */
-  private readonly actorMasks = new WeakMap<Actor, number>();
   /**
    * An object's mask is its namespace's mask AND its kind's (a rule matches an object when its
    * namespaces and its resources both do), cached per namespace and per kind: a few thousand
@@ -167,16 +168,23 @@ export class Allowlist {
    */
   match(r: RequestRecord): number {
     if (this.compiled.length === 0) return 0;
-    let a = this.actorMasks.get(r.actor);
-    if (a === undefined) {
-      const { username, userAgent } = r.actor;
-      a = this.maskOf(
-        (c) =>
-          (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
-          (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
-      );
-      this.actorMasks.set(r.actor, a);
+    // Rule masks cached on the interned actor and object (`allowMemo`): they live as long as the
+    // normalizer keeps the value interned, so the cache never pins values the run no longer sees.
+    const actor = r.actor;
+    let am = actor.allowMemo as MaskMemo | undefined;
+    if (am === undefined || am.owner !== this) {
+      const { username, userAgent } = actor;
+      am = {
+        owner: this,
+        mask: this.maskOf(
+          (c) =>
+            (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
+            (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
+        ),
+      };
+      actor.allowMemo = am;
     }
+    const a = am.mask;
     if (a === 0) return 0;
     let v = this.verbMasks.get(r.verb);
     if (v === undefined) {
@@ -184,21 +192,14 @@ export class Allowlist {
       this.verbMasks.set(r.verb, v);
     }
     let o = this.noObjectMask;
-    if (r.object !== null) {
-      const obj = r.object;
-      const masks = this.masks;
-      let ns = masks.namespace(obj.namespace);
-      if (ns === undefined) {
-        ns = this.maskOf((c) => c.namespaces.length === 0 || c.namespaces.some((re) => re.test(obj.namespace)));
-        masks.setNamespace(obj.namespace, ns);
+    const obj = r.object;
+    if (obj !== null) {
+      let om = obj.allowMemo as MaskMemo | undefined;
+      if (om === undefined || om.owner !== this) {
+        om = { owner: this, mask: this.objectMask(obj) };
+        obj.allowMemo = om;
       }
-      let kind = masks.kind(obj);
-      if (kind === undefined) {
-        const names = resourceNames(obj);
-        kind = this.maskOf((c) => c.resources.length === 0 || c.resources.some((re) => names.some((n) => re.test(n))));
-        masks.setKind(obj, kind);
-      }
-      o = ns & kind;
+      o = om.mask;
     }
     const m = a & v & o;
     if (m === 0) return 0;
@@ -206,6 +207,23 @@ export class Allowlist {
     c.requests++;
     if (r.isWrite) c.writes++;
     return m;
+  }
+
+  /** The rules whose namespaces and resources match `obj` (cached per namespace and per kind). */
+  private objectMask(obj: ObjectRef): number {
+    const masks = this.masks;
+    let ns = masks.namespace(obj.namespace);
+    if (ns === undefined) {
+      ns = this.maskOf((c) => c.namespaces.length === 0 || c.namespaces.some((re) => re.test(obj.namespace)));
+      masks.setNamespace(obj.namespace, ns);
+    }
+    let kind = masks.kind(obj);
+    if (kind === undefined) {
+      const names = resourceNames(obj);
+      kind = this.maskOf((c) => c.resources.length === 0 || c.resources.some((re) => names.some((n) => re.test(n))));
+      masks.setKind(obj, kind);
+    }
+    return ns & kind;
   }
 
   /** Traffic excluded per rule, in rule order. */

@@ -15,11 +15,12 @@
 
 /**
  * 53-bit hash of a string and a number: FNV-1a in two lanes with different offset bases, the
- * number's two 32-bit halves mixed in last. Never 0 (0 marks an empty slot).
+ * number's two 32-bit halves mixed in last ({@link mixIn}). Never 0.
  */
 export function hash53(s: string, n = 0): number {
   lanes(s);
-  return mixIn(laneA, laneB, n);
+  mixIn(laneA, laneB, n);
+  return mixHi * 0x100000000 + mixLo + 1;
 }
 
 // The two lanes of the last string hashed by `lanes` (no allocation per call).
@@ -40,23 +41,12 @@ function lanes(s: string): void {
   laneB = b;
 }
 
-// The two keys of the last request given to `keys`.
-let keyA = 0;
-let keyB = 0;
+// The last `mixIn`: a 53-bit hash as its high 21 bits (`mixHi`) and low 32 bits (`mixLo`, unsigned).
+let mixHi = 0;
+let mixLo = 0;
 
-/**
- * A request's two keys (see {@link AuditIdDedupe.seen}) into `keyA` / `keyB`: `auditID` with its
- * times in µs; the second equals the first when both times do. The auditID is hashed once for
- * both, the same as `hash53(auditID, …)` twice.
- */
-function keys(auditID: string, ts: number, receivedTs: number): void {
-  lanes(auditID);
-  keyA = mixIn(laneA, laneB, Math.round(ts * 1000));
-  keyB = receivedTs === ts ? keyA : mixIn(laneA, laneB, Math.round(receivedTs * 1000));
-}
-
-/** The 53-bit hash of a string's lanes with the number `n`'s two 32-bit halves mixed in. */
-function mixIn(a: number, b: number, n: number): number {
+/** The 53-bit hash of a string's lanes with the number `n`'s two 32-bit halves mixed in, into `mixHi` / `mixLo`. */
+function mixIn(a: number, b: number, n: number): void {
   const lo = n % 0x100000000 | 0;
   const hi = Math.floor(n / 0x100000000) | 0;
   a = Math.imul(a ^ lo, 0x01000193);
@@ -65,22 +55,54 @@ function mixIn(a: number, b: number, n: number): number {
   b ^= b >>> 13;
   b = Math.imul(b ^ hi, 0x5bd1e995);
   b ^= b >>> 15;
-  return (a >>> 11) * 0x100000000 + (b >>> 0) + 1;
+  mixHi = a >>> 11;
+  mixLo = b >>> 0;
+}
+
+// The two keys of the last request given to `keys`, each as its two halves (see `mixIn`), and
+// whether they are the same key.
+let keyAHi = 0;
+let keyALo = 0;
+let keyBHi = 0;
+let keyBLo = 0;
+let keysSame = true;
+
+/**
+ * A request's two keys (see {@link AuditIdDedupe.seen}) into `keyA*` / `keyB*`: `auditID` with
+ * its times in µs; the second is the first when both times are the same. The auditID is hashed
+ * once for both.
+ */
+function keys(auditID: string, ts: number, receivedTs: number): void {
+  lanes(auditID);
+  mixIn(laneA, laneB, Math.round(ts * 1000));
+  keyAHi = mixHi;
+  keyALo = mixLo;
+  keysSame = receivedTs === ts;
+  if (keysSame) {
+    keyBHi = keyAHi;
+    keyBLo = keyALo;
+  } else {
+    mixIn(laneA, laneB, Math.round(receivedTs * 1000));
+    keyBHi = mixHi;
+    keyBLo = mixLo;
+  }
 }
 
 /**
  * Two generations of 53-bit hashes in one fixed open-addressing table (linear probing, load
  * ≤ 0.5 per generation): slot `i` is two 32-bit words side by side, one per generation, so a
  * lookup in both generations touches one cache line where two tables touched two (the table
- * is 16 MB, so nearly every probe is a cache miss). The home slot comes from the hash's low bits
- * and a word keeps up to 32 of the bits above them (0 marks an empty word), so a lookup compares
- * log2(slots) + min(32, 53 − log2(slots)) bits: all 53 from 2²¹ slots up (the default history
- * has 2²¹: 16 MB).
+ * is 16 MB, so nearly every probe is a cache miss). The home slot is the hash's low `log2(slots)`
+ * bits and a word keeps the next 32 bits (0 marks an empty word: a fingerprint of 0 is kept as
+ * 1), so a lookup compares log2(slots) + min(32, 53 − log2(slots)) bits: all 53 from 2²¹ slots
+ * up (the default history has 2²¹: 16 MB). Integer arithmetic only: the hash comes as its high
+ * 21 and low 32 bits.
  */
 class TwoGenerations {
   private readonly words: Uint32Array;
   private readonly mask: number;
-  private readonly slots: number;
+  /** log2 of the slots (4 … 30). */
+  private readonly bits: number;
   /** The generation (0 or 1) that {@link add} fills; the other is the previous one. */
   current = 0;
   /** Hashes in the current generation. */
@@ -88,46 +110,53 @@ class TwoGenerations {
 
   /** @param capacity hashes one generation must hold; the table has the next power of 2 ≥ 2 × that slots. */
   constructor(capacity: number) {
-    let n = 16;
-    while (n < capacity * 2) n *= 2;
-    this.words = new Uint32Array(2 * n);
-    this.mask = n - 1;
-    this.slots = n;
+    let bits = 4;
+    while (2 ** bits < capacity * 2) bits++;
+    if (bits > 30) throw new RangeError(`dedupe table too large: ${capacity} hashes per generation`);
+    this.words = new Uint32Array(2 ** (bits + 1));
+    this.mask = 2 ** bits - 1;
+    this.bits = bits;
   }
 
-  private fingerprint(h: number): number {
-    return Math.floor(h / this.slots) % 0x100000000 || 1;
+  /** The 32 bits above the home slot's of the hash `hi`·2³² + `lo` (never 0). */
+  private fingerprint(hi: number, lo: number): number {
+    return ((hi << (32 - this.bits)) | (lo >>> this.bits)) >>> 0 || 1;
   }
 
-  /** A word of `h`'s home slot (its cache line), read to bring it in ahead of use (see `AuditIdDedupe.prepare`). */
-  touch(h: number): number {
-    return this.words[2 * (h % this.slots)]!;
+  /** A word of the hash's home slot (its cache line), read to bring it in ahead of use (see `AuditIdDedupe.prepare`). */
+  touch(lo: number): number {
+    return this.words[2 * (lo & this.mask)]!;
   }
 
-  /** Whether either generation holds `h`. */
-  has(h: number): boolean {
-    const fp = this.fingerprint(h);
+  /** Whether either generation holds the hash. */
+  has(hi: number, lo: number): boolean {
+    const fp = this.fingerprint(hi, lo);
     const w = this.words;
+    const mask = this.mask;
     let open = 3; // bit g: generation g's probe sequence has not reached an empty word yet
-    for (let i = h % this.slots; ; i = (i + 1) & this.mask) {
-      for (let g = 0; g < 2; g++) {
-        if ((open & (1 << g)) === 0) continue;
-        const v = w[2 * i + g] as number;
+    for (let i = lo & mask; ; i = (i + 1) & mask) {
+      if ((open & 1) !== 0) {
+        const v = w[2 * i]!;
         if (v === fp) return true;
-        if (v === 0) open &= ~(1 << g);
+        if (v === 0) open &= 2;
+      }
+      if ((open & 2) !== 0) {
+        const v = w[2 * i + 1]!;
+        if (v === fp) return true;
+        if (v === 0) open &= 1;
       }
       if (open === 0) return false;
     }
   }
 
-  /** Adds `h` to the current generation unless there; the caller keeps `size` ≤ capacity. */
-  add(h: number): void {
-    const fp = this.fingerprint(h);
+  /** Adds the hash to the current generation unless there; the caller keeps `size` ≤ capacity. */
+  add(hi: number, lo: number): void {
+    const fp = this.fingerprint(hi, lo);
     const w = this.words;
     const g = this.current;
-    let i = h % this.slots;
+    let i = lo & this.mask;
     for (;;) {
-      const v = w[2 * i + g] as number;
+      const v = w[2 * i + g]!;
       if (v === 0) break;
       if (v === fp) return;
       i = (i + 1) & this.mask;
@@ -174,12 +203,12 @@ export class AuditIdDedupe {
    */
   seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
     keys(auditID, ts, receivedTs);
-    return this.check(keyA, keyB);
+    return this.check(keyAHi, keyALo, keyBHi, keyBLo, keysSame);
   }
 
-  // The keys of the requests of the last `prepare`, by index.
-  private keysA = new Float64Array(PREPARE_MAX);
-  private keysB = new Float64Array(PREPARE_MAX);
+  // The keys of the requests of the last `prepare`, by index: high and low halves of key A, then
+  // of key B (equal to A's when the request's two times are).
+  private keys = new Uint32Array(4 * PREPARE_MAX);
   /** Where `prepare`'s reads go, so they are not optimized away. */
   private touched = 0;
 
@@ -191,34 +220,41 @@ export class AuditIdDedupe {
    */
   prepare(batch: ReadonlyArray<{ auditID: string; ts: number; receivedTs: number }>, from: number, count: number): void {
     const t = this.table;
-    const ka = this.keysA;
-    const kb = this.keysB;
+    const k4 = this.keys;
     let touched = 0;
     for (let k = 0; k < count; k++) {
       const r = batch[from + k]!;
       keys(r.auditID, r.ts, r.receivedTs);
-      ka[k] = keyA;
-      kb[k] = keyB;
-      touched += t.touch(keyA) + (keyB === keyA ? 0 : t.touch(keyB));
+      k4[4 * k] = keyAHi;
+      k4[4 * k + 1] = keyALo;
+      k4[4 * k + 2] = keyBHi;
+      k4[4 * k + 3] = keyBLo;
+      touched += t.touch(keyALo) + (keysSame ? 0 : t.touch(keyBLo));
     }
     this.touched = touched;
   }
 
   /** {@link seen} for the `k`th request of the last {@link prepare}. */
   seenPrepared(k: number): boolean {
-    return this.check(this.keysA[k]!, this.keysB[k]!);
+    const k4 = this.keys;
+    const aHi = k4[4 * k]!;
+    const aLo = k4[4 * k + 1]!;
+    const bHi = k4[4 * k + 2]!;
+    const bLo = k4[4 * k + 3]!;
+    return this.check(aHi, aLo, bHi, bLo, aHi === bHi && aLo === bLo);
   }
 
-  /** Whether a request with keys `a`, `b` was seen; otherwise remembers it. */
-  private check(a: number, b: number): boolean {
+  /** Whether a request with keys A and B (`same`: one key) was seen; otherwise remembers it. */
+  private check(aHi: number, aLo: number, bHi: number, bLo: number, same: boolean): boolean {
     const t = this.table;
-    if (t.has(a) || (b !== a && t.has(b))) return true;
-    t.add(a);
-    if (b !== a) t.add(b);
+    if (t.has(aHi, aLo) || (!same && t.has(bHi, bLo))) return true;
+    t.add(aHi, aLo);
+    if (!same) t.add(bHi, bLo);
     if (++this.requests >= this.history) {
       t.turn();
       this.requests = 0;
     }
     return false;
   }
+
 }

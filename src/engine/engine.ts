@@ -93,6 +93,7 @@ export class Engine {
         emit: (f) => this.findings.push(f),
         note: (f) => this.notes.push(f),
         alert,
+        alerting: sink.alert !== undefined,
       }),
     );
   }

@@ -647,12 +647,7 @@ function reset(text: string, from: number, to: number): void {
  * {@link FAST_NONFINAL}, or {@link FAST_FALLBACK} when the full path must decide. Never throws.
  */
 export function fastDecode(line: string, out: FastFields, piece: string | null = null, at = 0, ascii: Buffer | null = null): FastResult {
-  const b = piece === null ? null : ascii;
-  if (b !== bytes) {
-    bytes = b;
-    view = b === null ? null : new DataView(b.buffer, b.byteOffset, b.byteLength);
-    if (b !== null && native !== null) native.setPiece(b);
-  }
+  usePiece(piece === null ? null : ascii);
   const text = piece ?? line;
   const from = piece === null ? 0 : at;
   reset(text, from, from + line.length);
@@ -666,6 +661,18 @@ export function fastDecode(line: string, out: FastFields, piece: string | null =
   return finish(out);
 }
 
+/**
+ * Makes `b` the piece whose bytes the next lines are read from (null: none; see
+ * {@link fastDecode}), and hands it to the native scanner in use; nothing when it already is.
+ * `work()` calls it before the scanner reads a whole piece (`scanLines`).
+ */
+export function usePiece(b: Buffer | null): void {
+  if (b === bytes) return;
+  bytes = b;
+  view = b === null ? null : new DataView(b.buffer, b.byteOffset, b.byteLength);
+  if (b !== null && native !== null) native.setPiece(b);
+}
+
 /** The native scanner while in use (see {@link useNativeScanner}). */
 let native: NativeScanner | null = N.nativeScanner;
 /**
@@ -676,6 +683,18 @@ export const nativeOut = new Int32Array(N.NATIVE_OUTPUT_SIZE);
 /** The native scanner's times of the line: stageTimestamp, requestReceivedTimestamp (NaN: parse here). */
 const nativeTimes = new Float64Array(2);
 if (native !== null) native.setOutput(nativeOut, nativeTimes);
+/** Lines and final lines one `scanLines` call answers at most (see {@link nativeLines}). */
+const BATCH_LINES = 1024;
+const BATCH_FINALS = 512;
+/**
+ * Where the native scanner's `scanLines` writes (`native.ts`): per line its kind, start and end;
+ * per final line its values ({@link nativeFinals}) and its two times ({@link nativeFinalTimes}),
+ * the scanner checking what {@link finish} checks with this module's limits.
+ */
+export const nativeLines = new Int32Array(3 * BATCH_LINES);
+export const nativeFinals = new Int32Array(N.NATIVE_FINAL_STRIDE * BATCH_FINALS);
+export const nativeFinalTimes = new Float64Array(2 * BATCH_FINALS);
+if (native !== null) native.setBatch(nativeLines, nativeFinals, nativeFinalTimes, Float64Array.of(PLAUSIBLE_FROM_MS, PLAUSIBLE_TO_MS, REQUIRED));
 /**
  * Whether the last {@link fastDecode} was answered by the native scanner: then `nativeOut` holds
  * its dictionary ids, and the fields of `out` whose id was found (≥ 0) were left `''`

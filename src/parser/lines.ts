@@ -137,6 +137,57 @@ export async function* frameLines(input: Readable, maxLength: number): AsyncGene
   else if (restBytes > 0) yield { bytes: Buffer.concat(rest, restBytes), atEnd: true };
 }
 
+/** What {@link cutLines} calls for each line (see there). */
+export type OnLine = (no: number, text: string | null, piece: string, at: number, ascii: Buffer | null) => void;
+
+/**
+ * What {@link cutLines} may hand an ASCII piece to instead of cutting it: `piece` (its text),
+ * `ascii` (its bytes), whether its last line may lack a newline (`last`), and the number of the
+ * line before its first. It cuts the piece's lines as `cutLines` would (calling {@link passLine}
+ * for any it does not take itself) and returns the number of its last line.
+ */
+export type OnAsciiPiece = (piece: string, ascii: Buffer, last: boolean, no: number) => number;
+
+/**
+ * The line `text[from, to)` (`to`: its newline, or the end) as {@link cutLines} passes it on, as
+ * line number `no`: null when longer than `maxLength`, nothing when blank, else without its `\r`,
+ * a BOM on line 1 and a prefix (`stripPrefix`).
+ */
+export function passLine(text: string, from: number, to: number, no: number, maxLength: number, ascii: Buffer | null, onLine: OnLine): void {
+  if (to - from > maxLength) {
+    onLine(no, null, text, from, null);
+    return;
+  }
+  let a = from;
+  let b = to;
+  if (no === 1 && text.charCodeAt(a) === BOM) a++;
+  if (b > a && text.charCodeAt(b - 1) === 13) b--; // '\r'
+  if (b > a) {
+    const line = text.slice(a, b);
+    if (!isBlank(line)) {
+      const stripped = stripPrefix(line);
+      onLine(no, stripped, text, a + line.length - stripped.length, ascii);
+    }
+  }
+}
+
+/**
+ * The lines of a piece's `text` from offset `from` (a line's start) on, each passed on as
+ * {@link passLine} passes it, numbered from `no + 1`; the last one without a newline only when
+ * `last`. Returns the number of the last line.
+ */
+export function cutFrom(text: string, from: number, last: boolean, no: number, maxLength: number, ascii: Buffer | null, onLine: OnLine): number {
+  for (;;) {
+    let to = text.indexOf('\n', from);
+    if (to === -1) {
+      if (!last || from >= text.length) return no;
+      to = text.length;
+    }
+    passLine(text, from, to, ++no, maxLength, ascii, onLine);
+    from = to + 1;
+  }
+}
+
 /**
  * Decodes a run of whole lines (a `bytes` frame) in {@link PIECE}s and calls `onLine` for each:
  * `no` is the line's number (1-based, `first + k`), `text` the line with `\r`, a BOM on line 1
@@ -145,43 +196,11 @@ export async function* frameLines(input: Readable, maxLength: number): AsyncGene
  * decoded text the line was cut from and `at` the offset there of `text`'s first character; when
  * the piece was ASCII, `ascii` is its bytes (one per character), else null. A reader may scan
  * the piece (a flat string) instead of the slice, and compare bytes instead of cutting strings.
+ * With `onAscii`, ASCII pieces are handed to it whole instead (see {@link OnAsciiPiece}).
  * Returns the number of lines in the run.
  */
-export function cutLines(
-  bytes: Buffer,
-  atEnd: boolean,
-  first: number,
-  maxLength: number,
-  onLine: (no: number, text: string | null, piece: string, at: number, ascii: Buffer | null) => void,
-): number {
+export function cutLines(bytes: Buffer, atEnd: boolean, first: number, maxLength: number, onLine: OnLine, onAscii?: OnAsciiPiece): number {
   let no = first - 1;
-  let ascii: Buffer | null = null;
-  const cut = (text: string, last: boolean): void => {
-    let from = 0;
-    for (;;) {
-      let to = text.indexOf('\n', from);
-      if (to === -1) {
-        if (!last || from >= text.length) return;
-        to = text.length;
-      }
-      no++;
-      if (to - from > maxLength) onLine(no, null, text, from, null);
-      else {
-        let a = from;
-        let b = to;
-        if (no === 1 && text.charCodeAt(a) === BOM) a++;
-        if (b > a && text.charCodeAt(b - 1) === 13) b--; // '\r'
-        if (b > a) {
-          const line = text.slice(a, b);
-          if (!isBlank(line)) {
-            const stripped = stripPrefix(line);
-            onLine(no, stripped, text, a + line.length - stripped.length, ascii);
-          }
-        }
-      }
-      from = to + 1;
-    }
-  };
   for (let at = 0; at < bytes.length; ) {
     let end = bytes.length;
     if (end - at > PIECE) {
@@ -190,13 +209,11 @@ export function cutLines(
       if (end <= at) end = bytes.length; // the last line of the input, without a newline
     }
     const piece = bytes.subarray(at, end);
+    const last = atEnd && end === bytes.length;
     if (isAscii(piece)) {
-      ascii = piece;
-      cut(piece.toString('latin1'), atEnd && end === bytes.length);
-    } else {
-      ascii = null;
-      cut(piece.toString('utf8'), atEnd && end === bytes.length);
-    }
+      if (onAscii !== undefined) no = onAscii(piece.toString('latin1'), piece, last, no);
+      else no = cutFrom(piece.toString('latin1'), 0, last, no, maxLength, piece, onLine);
+    } else no = cutFrom(piece.toString('utf8'), 0, last, no, maxLength, null, onLine);
     at = end;
   }
   return no - first + 1;

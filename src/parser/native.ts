@@ -33,6 +33,24 @@ export interface NativeScanner {
    * slot said -1 (not there); 1 when kept.
    */
   remember(kind: number, id: number): number;
+  /**
+   * Where {@link scanLines} writes: per line three slots of `lines` (a `NATIVE_LINE_*` kind, the
+   * line's start, the offset of its `\n` or the end), per final line {@link NATIVE_FINAL_STRIDE}
+   * slots of `finals` (`NATIVE_FINAL_*`) and two of `times` (stageTimestamp and
+   * requestReceivedTimestamp as `finish()` in fast.ts takes them), and `limits` =
+   * [PLAUSIBLE_FROM_MS, PLAUSIBLE_TO_MS, REQUIRED] of fast.ts, copied. All held.
+   */
+  setBatch(lines: Int32Array, finals: Int32Array, times: Float64Array, limits: Float64Array): number;
+  /**
+   * The lines of the piece's bytes `[at, end)` as `cutLines` (lines.ts) cuts them: each up to its
+   * `\n`, and a last one without one only when `last`; as many as fit in the batch arrays.
+   * Returns how many were written (the next call starts after the last one's end). A line the
+   * scanner reads as `fastDecode` would and whose record values the dictionary in use knows is
+   * answered here (`NATIVE_LINE_FINAL` / `NONFINAL`); any other is `NATIVE_LINE_JS`, for the
+   * per-line path (which decides as it always did). Needs the piece, output and batch arrays set,
+   * and for final lines a dictionary in use.
+   */
+  scanLines(at: number, end: number, last: boolean, maxLength: number): number;
   readonly outputSize: number;
 }
 
@@ -84,6 +102,24 @@ export const NATIVE_ID_WORDS = 2;
 export const NATIVE_ID_VERB = NATIVE_ID_WORDS;
 export const NATIVE_ID_SOURCEIP = NATIVE_ID_WORDS + 1;
 export const NATIVE_ID_REASON = NATIVE_ID_WORDS + 3;
+/** Kinds of {@link NativeScanner.scanLines}: for the per-line path (`cutLines` and `fastDecode` decide). */
+export const NATIVE_LINE_JS = 0;
+/** Longer than `maxLength` (its `\r` counted, as `cutLines` counts it). */
+export const NATIVE_LINE_LONG = 1;
+/** A valid event of a non-final stage (`fastDecode` answers FAST_NONFINAL). */
+export const NATIVE_LINE_NONFINAL = 2;
+/** A final event read by the scanner, its values in the next final slots (`fastDecode` answers FAST_FINAL). */
+export const NATIVE_LINE_FINAL = 3;
+/** Nothing before its newline but, maybe, a `\r` (`cutLines` passes nothing on). */
+export const NATIVE_LINE_EMPTY = 4;
+/** A final line's slots in `finals`: offsets of auditID, resourceVersion (-1: absent) and requestURI, code, 1 for Panic, then the dictionary ids (`NATIVE_ID_*` order; object -1 without objectRef). */
+export const NATIVE_FINAL_AUDITID = 0;
+export const NATIVE_FINAL_RV = 2;
+export const NATIVE_FINAL_URI = 4;
+export const NATIVE_FINAL_CODE = 6;
+export const NATIVE_FINAL_PANIC = 7;
+export const NATIVE_FINAL_IDS = 8;
+export const NATIVE_FINAL_STRIDE = 16;
 /** Slots the output needs. */
 export const NATIVE_OUTPUT_SIZE = 44;
 
@@ -91,7 +127,7 @@ function load(): NativeScanner | null {
   try {
     const addon = createRequire(import.meta.url)('../../build/Release/auditstorm.node') as NativeScanner;
     // A build of another layout (an old build/ left behind) is not used.
-    return addon.outputSize === NATIVE_OUTPUT_SIZE ? addon : null;
+    return addon.outputSize === NATIVE_OUTPUT_SIZE && typeof addon.scanLines === 'function' ? addon : null;
   } catch {
     return null;
   }

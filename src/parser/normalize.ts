@@ -376,6 +376,8 @@ export class Normalizer {
         userAgentVersion: ua.version,
         controller: ua.controller,
         serviceAccount: parseServiceAccount(keptUser),
+        summaryMemo: undefined,
+        allowMemo: undefined,
       };
       this.actors.set(actor.key, actor); // not `key`: a key made of slices would keep their chunk alive
     }
@@ -417,6 +419,8 @@ export class Normalizer {
       name: fresh(name),
       subresource: this.part(subresource),
       label: this.part(resourceLabel({ apiGroup, resource, subresource })),
+      summaryMemo: undefined,
+      allowMemo: undefined,
     };
     this.objects.set(object.key, object);
     return object;

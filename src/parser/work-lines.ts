@@ -5,10 +5,11 @@
  * back as text, so everything stateful (bad-line samples, sniffing, legacy pairs, wrappers) stays
  * on the main thread, in line order.
  */
-import { FAST_FALLBACK, FAST_FINAL, fastDecode, nativeInUse, nativeOut, newFastFields, readNatively, releasePiece, type FastFields } from './fast.js';
+import { FAST_FALLBACK, FAST_FINAL, fastDecode, nativeFinals, nativeFinalTimes, nativeInUse, nativeLines, nativeOut, newFastFields, readNatively, releasePiece, usePiece, type FastFields } from './fast.js';
+import * as N from './native.js';
 import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeScanner, type NativeDict } from './native.js';
 import { readSync } from 'node:fs';
-import { cutLines, MAX_BYTES_PER_UNIT } from './lines.js';
+import { cutFrom, cutLines, MAX_BYTES_PER_UNIT, passLine, type OnAsciiPiece, type OnLine } from './lines.js';
 import { fnv30, fresh, StringPool } from './fresh.js';
 import { uriFacts, type UriFacts } from './normalize.js';
 
@@ -228,103 +229,163 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
   let next = req.first;
   if (nat !== null) nat.useDict(state.dictCache());
   let lines = 0;
-  try {
-    lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, (no, text, piece, at, ascii) => {
-      while (next < no) {
-        kinds.push(LINE_NONE);
-        next++;
+  const onLine: OnLine = (no, text, piece, at, ascii) => {
+    while (next < no) {
+      kinds.push(LINE_NONE);
+      next++;
+    }
+    next = no + 1;
+    if (text === null) {
+      kinds.push(LINE_OVERLONG);
+      return;
+    }
+    const r = fastDecode(text, f, piece, at, ascii);
+    if (r === FAST_FALLBACK) {
+      kinds.push(LINE_FALLBACK);
+      fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
+    } else if (r === FAST_FINAL) {
+      kinds.push(LINE_FINAL);
+      // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
+      if (copy) strings.push(fresh(f.auditID), fresh(f.resourceVersion));
+      else strings.push(f.auditID, f.resourceVersion);
+      const query = uriFacts(f.requestURI, facts);
+      // Ids the native scanner found (≥ 0; their fields were left ''), else looked up here.
+      const viaNative = readNatively;
+      let actor = viaNative ? out[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
+      if (actor < 0) {
+        const slot = actor;
+        actor = -1;
+        // Looked up by hashes of the fields, compared in full: a key string per record (built,
+        // then hashed) cost more than all the rest of the record here.
+        const ah = fnv30(f.username);
+        const byUser = actorIds.get(ah);
+        for (let a = byUser ?? null; a !== null; a = a.next) {
+          if (a.userAgent === f.userAgent && a.username === f.username) {
+            actor = a.id;
+            break;
+          }
+        }
+        if (actor === -1) {
+          actor = actorCount++;
+          const e: ActorEntry = { username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor, next: byUser ?? null };
+          actorIds.set(ah, e);
+          actors.push(e.username, e.userAgent);
+        }
+        if (slot === -1) nat!.remember(NATIVE_ID_ACTOR, actor);
       }
-      next = no + 1;
-      if (text === null) {
-        kinds.push(LINE_OVERLONG);
-        return;
-      }
-      const r = fastDecode(text, f, piece, at, ascii);
-      if (r === FAST_FALLBACK) {
-        kinds.push(LINE_FALLBACK);
-        fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
-      } else if (r === FAST_FINAL) {
-        kinds.push(LINE_FINAL);
-        // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
-        if (copy) strings.push(fresh(f.auditID), fresh(f.resourceVersion));
-        else strings.push(f.auditID, f.resourceVersion);
-        const query = uriFacts(f.requestURI, facts);
-        // Ids the native scanner found (≥ 0; their fields were left ''), else looked up here.
-        const viaNative = readNatively;
-        let actor = viaNative ? out[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
-        if (actor < 0) {
-          const slot = actor;
-          actor = -1;
-          // Looked up by hashes of the fields, compared in full: a key string per record (built,
-          // then hashed) cost more than all the rest of the record here.
-          const ah = fnv30(f.username);
-          const byUser = actorIds.get(ah);
-          for (let a = byUser ?? null; a !== null; a = a.next) {
-            if (a.userAgent === f.userAgent && a.username === f.username) {
-              actor = a.id;
+      let object = -1;
+      if (f.hasObjectRef) {
+        object = viaNative ? out[NATIVE_IDS + NATIVE_ID_OBJECT]! : -2;
+        if (object < 0) {
+          const slot = object;
+          object = -1;
+          const oh = fnv30(f.name);
+          const named = objectIds.get(oh);
+          for (let o = named ?? null; o !== null; o = o.next) {
+            if (o.resource === f.resource && o.namespace === f.namespace && o.name === f.name && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
+              object = o.id;
               break;
             }
           }
-          if (actor === -1) {
-            actor = actorCount++;
-            const e: ActorEntry = { username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor, next: byUser ?? null };
-            actorIds.set(ah, e);
-            actors.push(e.username, e.userAgent);
+          if (object === -1) {
+            object = objectCount++;
+            const e: ObjectEntry = {
+              id: object,
+              apiGroup: state.part(f.apiGroup),
+              resource: state.part(f.resource),
+              namespace: state.part(f.namespace),
+              name: fresh(f.name),
+              subresource: state.part(f.subresource),
+              next: named ?? null,
+            };
+            objectIds.set(oh, e);
+            objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(f.apiVersion));
           }
-          if (slot === -1) nat!.remember(NATIVE_ID_ACTOR, actor);
+          if (slot === -1) nat!.remember(NATIVE_ID_OBJECT, object);
         }
-        let object = -1;
-        if (f.hasObjectRef) {
-          object = viaNative ? out[NATIVE_IDS + NATIVE_ID_OBJECT]! : -2;
-          if (object < 0) {
-            const slot = object;
-            object = -1;
-            const oh = fnv30(f.name);
-            const named = objectIds.get(oh);
-            for (let o = named ?? null; o !== null; o = o.next) {
-              if (o.resource === f.resource && o.namespace === f.namespace && o.name === f.name && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
-                object = o.id;
-                break;
-              }
-            }
-            if (object === -1) {
-              object = objectCount++;
-              const e: ObjectEntry = {
-                id: object,
-                apiGroup: state.part(f.apiGroup),
-                resource: state.part(f.resource),
-                namespace: state.part(f.namespace),
-                name: fresh(f.name),
-                subresource: state.part(f.subresource),
-                next: named ?? null,
-              };
-              objectIds.set(oh, e);
-              objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(f.apiVersion));
-            }
-            if (slot === -1) nat!.remember(NATIVE_ID_OBJECT, object);
+      }
+      // WORD_FIELDS in order, spelled out.
+      const w = NATIVE_IDS + NATIVE_ID_WORDS;
+      const verb = viaNative ? out[w]! : -2;
+      const ip = viaNative ? out[w + 1]! : -2;
+      const level = viaNative ? out[w + 2]! : -2;
+      const reason = viaNative ? out[w + 3]! : -2;
+      numbers.push(
+        f.stageTimeMs,
+        f.receivedTimeMs,
+        f.code,
+        (f.stage === 'Panic' ? 1 : 0) | (query.dryRun ? 2 : 0),
+        actor,
+        object,
+        verb >= 0 ? verb : wordId(0, f.verb, verb),
+        ip >= 0 ? ip : wordId(1, f.sourceIP, ip),
+        level >= 0 ? level : wordId(2, f.level, level),
+        reason >= 0 ? reason : wordId(3, f.reason, reason),
+        word(4, query.fieldManager),
+      );
+    } else kinds.push(LINE_NONFINAL);
+  };
+  // With the native scanner, an ASCII piece is read in one call (`scanLines`): the lines it
+  // answers itself cost here only what their records keep (two slices, the URI's facts), and
+  // every other line takes the per-line path above, in order.
+  const maxLength = req.maxLength;
+  const onAscii: OnAsciiPiece = (piece, ascii, last, no) => {
+    usePiece(ascii);
+    const L = nativeLines;
+    const F = nativeFinals;
+    const T = nativeFinalTimes;
+    const end = ascii.length;
+    let at = 0;
+    for (;;) {
+      const count = at <= end ? nat!.scanLines(at, end, last, maxLength) : 0;
+      if (count === 0) break;
+      let fin = 0;
+      for (let k = 0; k < 3 * count; k += 3) {
+        const kind = L[k]!;
+        no++;
+        if (kind === N.NATIVE_LINE_NONFINAL || kind === N.NATIVE_LINE_FINAL) {
+          while (next < no) {
+            kinds.push(LINE_NONE);
+            next++;
           }
-        }
-        // WORD_FIELDS in order, spelled out.
-        const w = NATIVE_IDS + NATIVE_ID_WORDS;
-        const verb = viaNative ? out[w]! : -2;
-        const ip = viaNative ? out[w + 1]! : -2;
-        const level = viaNative ? out[w + 2]! : -2;
-        const reason = viaNative ? out[w + 3]! : -2;
-        numbers.push(
-          f.stageTimeMs,
-          f.receivedTimeMs,
-          f.code,
-          (f.stage === 'Panic' ? 1 : 0) | (query.dryRun ? 2 : 0),
-          actor,
-          object,
-          verb >= 0 ? verb : wordId(0, f.verb, verb),
-          ip >= 0 ? ip : wordId(1, f.sourceIP, ip),
-          level >= 0 ? level : wordId(2, f.level, level),
-          reason >= 0 ? reason : wordId(3, f.reason, reason),
-          word(4, query.fieldManager),
-        );
-      } else kinds.push(LINE_NONFINAL);
-    });
+          next = no + 1;
+          if (kind === N.NATIVE_LINE_NONFINAL) {
+            kinds.push(LINE_NONFINAL);
+            continue;
+          }
+          kinds.push(LINE_FINAL);
+          const b = N.NATIVE_FINAL_STRIDE * fin;
+          const rv = F[b + N.NATIVE_FINAL_RV]!;
+          const auditID = piece.slice(F[b + N.NATIVE_FINAL_AUDITID]!, F[b + N.NATIVE_FINAL_AUDITID + 1]!);
+          const resourceVersion = rv === -1 ? '' : piece.slice(rv, F[b + N.NATIVE_FINAL_RV + 1]!);
+          if (copy) strings.push(fresh(auditID), fresh(resourceVersion));
+          else strings.push(auditID, resourceVersion);
+          const query = uriFacts(piece.slice(F[b + N.NATIVE_FINAL_URI]!, F[b + N.NATIVE_FINAL_URI + 1]!), facts);
+          const ids = b + N.NATIVE_FINAL_IDS;
+          numbers.push(
+            T[2 * fin]!,
+            T[2 * fin + 1]!,
+            F[b + N.NATIVE_FINAL_CODE]!,
+            F[b + N.NATIVE_FINAL_PANIC]! | (query.dryRun ? 2 : 0),
+            F[ids + NATIVE_ID_ACTOR]!,
+            F[ids + NATIVE_ID_OBJECT]!,
+            F[ids + NATIVE_ID_WORDS]!,
+            F[ids + NATIVE_ID_WORDS + 1]!,
+            F[ids + NATIVE_ID_WORDS + 2]!,
+            F[ids + NATIVE_ID_WORDS + 3]!,
+            word(4, query.fieldManager),
+          );
+          fin++;
+        } else passLine(piece, L[k + 1]!, L[k + 2]!, no, maxLength, ascii, onLine);
+      }
+      at = L[3 * count - 1]! + 1;
+    }
+    // What the scanner left: nothing but a line's unterminated start where the piece is not the
+    // last (cutLines leaves that too), unless it could not read the piece at all (not expected).
+    return at < end ? cutFrom(piece, at, last, no, maxLength, ascii, onLine) : no;
+  };
+  try {
+    lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, onLine, nat !== null ? onAscii : undefined);
   } finally {
     if (nat !== null) nat.useDict(null);
     releasePiece();
