@@ -935,6 +935,16 @@ napi_value SetBatch(napi_env env, napi_callback_info info) {
   return Int(env, 1);
 }
 
+// Whether the bytes [p, end) hold `text` anywhere.
+template <size_t N>
+bool mentions(const uint8_t* p, const uint8_t* end, const char (&text)[N]) {
+  constexpr size_t len = N - 1;
+  for (; end - p >= static_cast<ptrdiff_t>(len); p++) {
+    if (*p == static_cast<uint8_t>(text[0]) && std::memcmp(p, text, len) == 0) return true;
+  }
+  return false;
+}
+
 // The kind of the line s[from, to) (its newline, if any, at `to`), as cutLines and fastDecode
 // would take it, with a final line's values in `fin` / `times`; LINE_JS whenever the JavaScript
 // path must look (a blank or prefixed line, anything the scanner is not sure of, escapes in a
@@ -981,8 +991,11 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   fin[FINAL_AUDITID + 1] = out[2 * F_AUDITID + 1];
   fin[FINAL_RV] = out[2 * F_RESOURCEVERSION];
   fin[FINAL_RV + 1] = out[2 * F_RESOURCEVERSION + 1];
-  fin[FINAL_URI] = out[2 * F_URI];
-  fin[FINAL_URI + 1] = out[2 * F_URI + 1];
+  // The URI only when what a record keeps of it could be there (see uriFacts in normalize.ts:
+  // the `fieldManager` and `dryRun` query parameters); most URIs name neither.
+  bool facts = mentions(s + out[2 * F_URI], s + out[2 * F_URI + 1], "fieldManager=") || mentions(s + out[2 * F_URI], s + out[2 * F_URI + 1], "dryRun=");
+  fin[FINAL_URI] = facts ? out[2 * F_URI] : -1;
+  fin[FINAL_URI + 1] = facts ? out[2 * F_URI + 1] : -1;
   fin[FINAL_CODE] = out[OUT_CODE];
   fin[FINAL_PANIC] = stage == 4 ? 1 : 0;
   for (int k = 0; k < ID_COUNT; k++) fin[FINAL_IDS + k] = out[OUT_IDS + k];

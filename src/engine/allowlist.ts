@@ -114,6 +114,9 @@ export class Allowlist {
    */
   private readonly masks = new KindMasks<number>();
   private readonly verbMasks = new Map<string, number>();
+  /** The verb of the last {@link match} that got that far, and its mask (consecutive records mostly share it). */
+  private lastVerb: string | null = null;
+  private lastVerbMask = 0;
   private readonly noObjectMask: number;
   private readonly counts: AllowCount[];
   private readonly compiled: Array<{
@@ -186,10 +189,15 @@ export class Allowlist {
     }
     const a = am.mask;
     if (a === 0) return 0;
-    let v = this.verbMasks.get(r.verb);
-    if (v === undefined) {
-      v = this.maskOf((c) => c.verbs.size === 0 || c.verbs.has(r.verb));
-      this.verbMasks.set(r.verb, v);
+    let v = this.lastVerbMask;
+    if (r.verb !== this.lastVerb) {
+      v = this.verbMasks.get(r.verb) ?? -1;
+      if (v === -1) {
+        v = this.maskOf((c) => c.verbs.size === 0 || c.verbs.has(r.verb));
+        this.verbMasks.set(r.verb, v);
+      }
+      this.lastVerb = r.verb;
+      this.lastVerbMask = v;
     }
     let o = this.noObjectMask;
     const obj = r.object;

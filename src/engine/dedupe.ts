@@ -19,15 +19,26 @@
  */
 export function hash53(s: string, n = 0): number {
   lanes(s);
-  mixIn(laneA, laneB, n);
-  return mixHi * 0x100000000 + mixLo + 1;
+  mixIn(W[LANE_A]!, W[LANE_B]!, n);
+  return W[MIX_HI]! * 0x100000000 + W[MIX_LO]! + 1;
 }
 
-// The two lanes of the last string hashed by `lanes` (no allocation per call).
-let laneA = 0;
-let laneB = 0;
+// Scratch words, in a typed array: a module variable holding a 32-bit value past 2³⁰ would box
+// it in a new heap number at every store (V8's small integers have 31 bits), hundreds of
+// thousands of times a run. LANE_A, LANE_B: the two lanes of the last string hashed by `lanes`;
+// MIX_HI, MIX_LO: the last `mixIn`; then the two keys of the last request given to `keys`, each
+// as its high and low halves.
+const W = new Uint32Array(8);
+const LANE_A = 0;
+const LANE_B = 1;
+const MIX_HI = 2;
+const MIX_LO = 3;
+const KEY_A_HI = 4;
+const KEY_A_LO = 5;
+const KEY_B_HI = 6;
+const KEY_B_LO = 7;
 
-/** FNV-1a of `s` in two lanes, left in `laneA` / `laneB`. */
+/** FNV-1a of `s` in two lanes, left in `W[LANE_A]` / `W[LANE_B]`. */
 function lanes(s: string): void {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ 0x5bd1e995;
@@ -37,15 +48,14 @@ function lanes(s: string): void {
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  laneA = a;
-  laneB = b;
+  W[LANE_A] = a;
+  W[LANE_B] = b;
 }
 
-// The last `mixIn`: a 53-bit hash as its high 21 bits (`mixHi`) and low 32 bits (`mixLo`, unsigned).
-let mixHi = 0;
-let mixLo = 0;
-
-/** The 53-bit hash of a string's lanes with the number `n`'s two 32-bit halves mixed in, into `mixHi` / `mixLo`. */
+/**
+ * The 53-bit hash of a string's lanes with the number `n`'s two 32-bit halves mixed in, as its
+ * high 21 bits (`W[MIX_HI]`) and low 32 bits (`W[MIX_LO]`).
+ */
 function mixIn(a: number, b: number, n: number): void {
   const lo = n % 0x100000000 | 0;
   const hi = Math.floor(n / 0x100000000) | 0;
@@ -55,37 +65,27 @@ function mixIn(a: number, b: number, n: number): void {
   b ^= b >>> 13;
   b = Math.imul(b ^ hi, 0x5bd1e995);
   b ^= b >>> 15;
-  mixHi = a >>> 11;
-  mixLo = b >>> 0;
+  W[MIX_HI] = a >>> 11;
+  W[MIX_LO] = b;
 }
 
-// The two keys of the last request given to `keys`, each as its two halves (see `mixIn`), and
-// whether they are the same key.
-let keyAHi = 0;
-let keyALo = 0;
-let keyBHi = 0;
-let keyBLo = 0;
-let keysSame = true;
-
 /**
- * A request's two keys (see {@link AuditIdDedupe.seen}) into `keyA*` / `keyB*`: `auditID` with
- * its times in µs; the second is the first when both times are the same. The auditID is hashed
- * once for both.
+ * A request's two keys (see {@link AuditIdDedupe.seen}) into `W[KEY_A_*]` / `W[KEY_B_*]`:
+ * `auditID` with its times in µs; the second is the first when both times are the same (then
+ * returns true). The auditID is hashed once for both.
  */
-function keys(auditID: string, ts: number, receivedTs: number): void {
+function keys(auditID: string, ts: number, receivedTs: number): boolean {
   lanes(auditID);
-  mixIn(laneA, laneB, Math.round(ts * 1000));
-  keyAHi = mixHi;
-  keyALo = mixLo;
-  keysSame = receivedTs === ts;
-  if (keysSame) {
-    keyBHi = keyAHi;
-    keyBLo = keyALo;
-  } else {
-    mixIn(laneA, laneB, Math.round(receivedTs * 1000));
-    keyBHi = mixHi;
-    keyBLo = mixLo;
-  }
+  const a = W[LANE_A]!;
+  const b = W[LANE_B]!;
+  mixIn(a, b, Math.round(ts * 1000));
+  W[KEY_A_HI] = W[MIX_HI]!;
+  W[KEY_A_LO] = W[MIX_LO]!;
+  const same = receivedTs === ts;
+  if (!same) mixIn(a, b, Math.round(receivedTs * 1000));
+  W[KEY_B_HI] = W[MIX_HI]!;
+  W[KEY_B_LO] = W[MIX_LO]!;
+  return same;
 }
 
 /**
@@ -118,19 +118,22 @@ class TwoGenerations {
     this.bits = bits;
   }
 
-  /** The 32 bits above the home slot's of the hash `hi`·2³² + `lo` (never 0). */
-  private fingerprint(hi: number, lo: number): number {
-    return ((hi << (32 - this.bits)) | (lo >>> this.bits)) >>> 0 || 1;
+  /**
+   * A word of the home slot (its cache line) of the hash whose halves are `keys[at]` (high) and
+   * `keys[at + 1]` (low), read to bring it in ahead of use (see `AuditIdDedupe.prepare`).
+   * Hashes are passed as a place in a typed array: a 32-bit value past 2³⁰ passed as a number
+   * would be boxed in a heap number at every call.
+   */
+  touch(keys: Uint32Array, at: number): number {
+    return this.words[2 * (keys[at + 1]! & this.mask)]!;
   }
 
-  /** A word of the hash's home slot (its cache line), read to bring it in ahead of use (see `AuditIdDedupe.prepare`). */
-  touch(lo: number): number {
-    return this.words[2 * (lo & this.mask)]!;
-  }
-
-  /** Whether either generation holds the hash. */
-  has(hi: number, lo: number): boolean {
-    const fp = this.fingerprint(hi, lo);
+  /** Whether either generation holds the hash at `keys[at]` (see {@link touch}). */
+  has(keys: Uint32Array, at: number): boolean {
+    const hi = keys[at]!;
+    const lo = keys[at + 1]!;
+    // The 32 bits above the home slot's (0 marks an empty word: kept as 1).
+    const fp = ((hi << (32 - this.bits)) | (lo >>> this.bits)) >>> 0 || 1;
     const w = this.words;
     const mask = this.mask;
     let open = 3; // bit g: generation g's probe sequence has not reached an empty word yet
@@ -149,9 +152,11 @@ class TwoGenerations {
     }
   }
 
-  /** Adds the hash to the current generation unless there; the caller keeps `size` ≤ capacity. */
-  add(hi: number, lo: number): void {
-    const fp = this.fingerprint(hi, lo);
+  /** Adds the hash at `keys[at]` to the current generation unless there; the caller keeps `size` ≤ capacity. */
+  add(keys: Uint32Array, at: number): void {
+    const hi = keys[at]!;
+    const lo = keys[at + 1]!;
+    const fp = ((hi << (32 - this.bits)) | (lo >>> this.bits)) >>> 0 || 1;
     const w = this.words;
     const g = this.current;
     let i = lo & this.mask;
@@ -202,8 +207,8 @@ export class AuditIdDedupe {
    * only the completion time), so the same request read from two shapes still matches.
    */
   seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
-    keys(auditID, ts, receivedTs);
-    return this.check(keyAHi, keyALo, keyBHi, keyBLo, keysSame);
+    const same = keys(auditID, ts, receivedTs);
+    return this.check(W, KEY_A_HI, same);
   }
 
   // The keys of the requests of the last `prepare`, by index: high and low halves of key A, then
@@ -221,40 +226,41 @@ export class AuditIdDedupe {
   prepare(batch: ReadonlyArray<{ auditID: string; ts: number; receivedTs: number }>, from: number, count: number): void {
     const t = this.table;
     const k4 = this.keys;
-    let touched = 0;
     for (let k = 0; k < count; k++) {
       const r = batch[from + k]!;
       keys(r.auditID, r.ts, r.receivedTs);
-      k4[4 * k] = keyAHi;
-      k4[4 * k + 1] = keyALo;
-      k4[4 * k + 2] = keyBHi;
-      k4[4 * k + 3] = keyBLo;
-      touched += t.touch(keyALo) + (keysSame ? 0 : t.touch(keyBLo));
+      const at = 4 * k;
+      k4[at] = W[KEY_A_HI]!;
+      k4[at + 1] = W[KEY_A_LO]!;
+      k4[at + 2] = W[KEY_B_HI]!;
+      k4[at + 3] = W[KEY_B_LO]!;
     }
+    // The reads in a loop of their own, with nothing else between them: hashing between two
+    // reads kept only one or two of them in flight at a time.
+    let touched = 0;
+    for (let at = 0; at < 4 * count; at += 4) touched += t.touch(k4, at) + t.touch(k4, at + 2);
     this.touched = touched;
   }
 
   /** {@link seen} for the `k`th request of the last {@link prepare}. */
   seenPrepared(k: number): boolean {
     const k4 = this.keys;
-    const aHi = k4[4 * k]!;
-    const aLo = k4[4 * k + 1]!;
-    const bHi = k4[4 * k + 2]!;
-    const bLo = k4[4 * k + 3]!;
-    return this.check(aHi, aLo, bHi, bLo, aHi === bHi && aLo === bLo);
+    const at = 4 * k;
+    return this.check(k4, at, k4[at] === k4[at + 2] && k4[at + 1] === k4[at + 3]);
   }
 
-  /** Whether a request with keys A and B (`same`: one key) was seen; otherwise remembers it. */
-  private check(aHi: number, aLo: number, bHi: number, bLo: number, same: boolean): boolean {
+  /** Whether the request with keys A at `keys[at]`, B at `keys[at + 2]` (`same`: one key) was seen; otherwise remembers it. */
+  private check(keys: Uint32Array, at: number, same: boolean): boolean {
     const t = this.table;
-    if (t.has(aHi, aLo) || (!same && t.has(bHi, bLo))) return true;
-    t.add(aHi, aLo);
-    if (!same) t.add(bHi, bLo);
+    if (t.has(keys, at) || (!same && t.has(keys, at + 2))) return true;
+    t.add(keys, at);
+    if (!same) t.add(keys, at + 2);
     if (++this.requests >= this.history) {
       t.turn();
       this.requests = 0;
     }
     return false;
   }
+
 
 }

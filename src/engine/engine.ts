@@ -137,14 +137,24 @@ export class Engine {
 
   /** Counters so far, without ending the input (live snapshots); records still queued are not in them. */
   snapshot(): EngineCounters {
-    return { ...this.counters, late: this.queue.late };
+    return this.countersNow();
+  }
+
+  /** First and last counted `ts` (UTC epoch ms; NaN before any). */
+  private firstTs = Number.NaN;
+  private lastTs = Number.NaN;
+
+  private countersNow(): EngineCounters {
+    const c = this.counters;
+    const any = c.requests > 0;
+    return { ...c, firstTs: any ? this.firstTs : null, lastTs: any ? this.lastTs : null, late: this.queue.late };
   }
 
   /** End of input: release buffered records and let detectors close their episodes. */
   finish(): EngineCounters {
     this.queue.flush();
     for (const d of this.instances) d.finish();
-    return { ...this.counters, late: this.queue.late };
+    return this.countersNow();
   }
 
   private count(r: RequestRecord): void {
@@ -157,8 +167,9 @@ export class Engine {
       return;
     }
     c.requests++;
-    if (c.firstTs === null) c.firstTs = r.ts;
-    c.lastTs = r.ts;
+    // Kept as plain numbers (the counters' fields, null at first, would box every store).
+    if (c.requests === 1) this.firstTs = r.ts;
+    this.lastTs = r.ts;
     if (r.object === null) c.nonResource++;
     this.aggregates.add(r);
     const allowed = this.allowlist === null ? 0 : this.allowlist.match(r);

@@ -16,6 +16,9 @@ export interface StepTotals {
 export class TimeSeries {
   readonly stepMs: number;
   private readonly steps = new Map<number, StepTotals>();
+  /** The step of the last {@link add}, and its key. */
+  private lastKey = Number.NaN;
+  private lastStep: StepTotals | undefined = undefined;
 
   /** @param stepMs bucket width in ms (> 0). */
   constructor(stepMs: number) {
@@ -26,10 +29,16 @@ export class TimeSeries {
   /** Count one request at `ts` (epoch ms). */
   add(ts: number, isWrite: boolean, conflict: boolean, throttled: boolean): void {
     const k = Math.floor(ts / this.stepMs);
-    let s = this.steps.get(k);
+    let s = k === this.lastKey ? this.lastStep : undefined;
     if (s === undefined) {
-      s = { requests: 0, writes: 0, conflicts: 0, throttled: 0 };
-      this.steps.set(k, s);
+      s = this.steps.get(k);
+      if (s === undefined) {
+        s = { requests: 0, writes: 0, conflicts: 0, throttled: 0 };
+        this.steps.set(k, s);
+      }
+      // Records come in time order: the next one is nearly always in the same step.
+      this.lastKey = k;
+      this.lastStep = s;
     }
     s.requests++;
     if (isWrite) s.writes++;

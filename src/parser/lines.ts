@@ -141,12 +141,13 @@ export async function* frameLines(input: Readable, maxLength: number): AsyncGene
 export type OnLine = (no: number, text: string | null, piece: string, at: number, ascii: Buffer | null) => void;
 
 /**
- * What {@link cutLines} may hand an ASCII piece to instead of cutting it: `piece` (its text),
- * `ascii` (its bytes), whether its last line may lack a newline (`last`), and the number of the
- * line before its first. It cuts the piece's lines as `cutLines` would (calling {@link passLine}
- * for any it does not take itself) and returns the number of its last line.
+ * What {@link cutLines} may hand an ASCII piece to instead of cutting it: `ascii` (its bytes, not
+ * decoded: the taker decodes what it needs), whether its last line may lack a newline (`last`),
+ * and the number of the line before its first. It cuts the piece's lines as `cutLines` would
+ * (calling {@link passLine} on the piece's latin1 text for any it does not take itself) and
+ * returns the number of its last line.
  */
-export type OnAsciiPiece = (piece: string, ascii: Buffer, last: boolean, no: number) => number;
+export type OnAsciiPiece = (ascii: Buffer, last: boolean, no: number) => number;
 
 /**
  * The line `text[from, to)` (`to`: its newline, or the end) as {@link cutLines} passes it on, as
@@ -211,7 +212,7 @@ export function cutLines(bytes: Buffer, atEnd: boolean, first: number, maxLength
     const piece = bytes.subarray(at, end);
     const last = atEnd && end === bytes.length;
     if (isAscii(piece)) {
-      if (onAscii !== undefined) no = onAscii(piece.toString('latin1'), piece, last, no);
+      if (onAscii !== undefined) no = onAscii(piece, last, no);
       else no = cutFrom(piece.toString('latin1'), 0, last, no, maxLength, piece, onLine);
     } else no = cutFrom(piece.toString('utf8'), 0, last, no, maxLength, null, onLine);
     at = end;

@@ -112,7 +112,12 @@ export const NATIVE_LINE_NONFINAL = 2;
 export const NATIVE_LINE_FINAL = 3;
 /** Nothing before its newline but, maybe, a `\r` (`cutLines` passes nothing on). */
 export const NATIVE_LINE_EMPTY = 4;
-/** A final line's slots in `finals`: offsets of auditID, resourceVersion (-1: absent) and requestURI, code, 1 for Panic, then the dictionary ids (`NATIVE_ID_*` order; object -1 without objectRef). */
+/**
+ * A final line's slots in `finals`: offsets of auditID, resourceVersion (-1: absent) and
+ * requestURI (-1 when it holds neither `fieldManager=` nor `dryRun=`, so nothing a record keeps:
+ * see `uriFacts`), code, 1 for Panic, then the dictionary ids (`NATIVE_ID_*` order; object -1
+ * without objectRef).
+ */
 export const NATIVE_FINAL_AUDITID = 0;
 export const NATIVE_FINAL_RV = 2;
 export const NATIVE_FINAL_URI = 4;

@@ -163,6 +163,10 @@ function roundMicros(ms: number): number {
  * throws on a decoded event.
  */
 export class Normalizer {
+  /** The verb of the last record built, and whether it writes (`WRITE_VERBS`) and is long-running. */
+  private lastVerb = '';
+  private lastVerbWrites = false;
+  private lastVerbLongRunning = false;
   /** Reused by {@link uriFacts} for each record. */
   private readonly query: UriFacts = { fieldManager: '', dryRun: false };
   private actors = new Map<string, Actor>();
@@ -332,9 +336,15 @@ export class Normalizer {
     level: string,
   ): Mutable<RequestRecord> {
     this.maybeRotate(stageTimeMs);
+    if (verb !== this.lastVerb) {
+      // Consecutive records mostly share their verb: two set lookups per verb, not per record.
+      this.lastVerb = verb;
+      this.lastVerbWrites = WRITE_VERBS.has(verb);
+      this.lastVerbLongRunning = LONG_RUNNING_VERBS.has(verb);
+    }
     const longRunning =
-      LONG_RUNNING_VERBS.has(verb) ||
-      (object !== null && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
+      this.lastVerbLongRunning ||
+      (object !== null && object.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
     return {
       auditID,
       ts: stageTimeMs,
@@ -342,7 +352,7 @@ export class Normalizer {
       latencyMs: longRunning ? -1 : Math.max(0, roundMicros(stageTimeMs - receivedTimeMs)),
       stage,
       verb,
-      isWrite: !dryRun && WRITE_VERBS.has(verb),
+      isWrite: !dryRun && this.lastVerbWrites,
       dryRun,
       actor,
       object,

@@ -30,12 +30,15 @@ export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max
 const DEPTH = 4;
 /**
  * Ranges in flight per worker when the workers have the native scanner ({@link decodeRanges}):
- * they then decode faster than this thread consumes, and with four in flight each thread waited
- * for the other a fifth of the time (CPU profiles of the benchmark log: 650 ms idle here, 750 ms
- * in the worker, of about 3 s; with 16: 320–500 and 200–270 ms). An answer waiting here is about
- * 50 KB.
+ * they then decode faster than this thread consumes. This thread learns of answers (and posts new
+ * ranges) only between its batches, so a worker with little queued runs dry while this thread
+ * is busy: with 4 in flight each thread waited for the other a fifth of the time (CPU profiles of
+ * the benchmark log: 650 ms idle here, 750 ms in the worker, of about 3 s); with 16, and the
+ * worker reading whole pieces natively, both still idled 10–40 ms in every 100 ms (380 and
+ * 510 ms in all); with 64, this thread idles only at the start and for a moment now and then.
+ * An answer waiting here is about 50 KB (3 MB for 64).
  */
-const RANGE_DEPTH = 16;
+const RANGE_DEPTH = 64;
 /**
  * Ranges decoded or in flight ahead of the one consumed next, at most, as a multiple of the
  * workers' {@link DEPTH} (see {@link decodeRanges}).

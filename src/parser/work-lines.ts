@@ -329,8 +329,13 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
   // answers itself cost here only what their records keep (two slices, the URI's facts), and
   // every other line takes the per-line path above, in order.
   const maxLength = req.maxLength;
-  const onAscii: OnAsciiPiece = (piece, ascii, last, no) => {
+  const onAscii: OnAsciiPiece = (ascii, last, no) => {
     usePiece(ascii);
+    // The piece's text only if a line takes the per-line path: the values a record keeps are cut
+    // from the bytes (flat strings of their own), so the worker does not copy each piece into a
+    // string of 64 KB (a gigabyte per gigabyte of log, through its young generation and the
+    // cache the main thread works in).
+    let text: string | null = null;
     const L = nativeLines;
     const F = nativeFinals;
     const T = nativeFinalTimes;
@@ -356,11 +361,10 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
           kinds.push(LINE_FINAL);
           const b = N.NATIVE_FINAL_STRIDE * fin;
           const rv = F[b + N.NATIVE_FINAL_RV]!;
-          const auditID = piece.slice(F[b + N.NATIVE_FINAL_AUDITID]!, F[b + N.NATIVE_FINAL_AUDITID + 1]!);
-          const resourceVersion = rv === -1 ? '' : piece.slice(rv, F[b + N.NATIVE_FINAL_RV + 1]!);
-          if (copy) strings.push(fresh(auditID), fresh(resourceVersion));
-          else strings.push(auditID, resourceVersion);
-          const query = uriFacts(piece.slice(F[b + N.NATIVE_FINAL_URI]!, F[b + N.NATIVE_FINAL_URI + 1]!), facts);
+          const uri = F[b + N.NATIVE_FINAL_URI]!;
+          // Cut from the bytes: copies already (nothing to `fresh`).
+          strings.push(ascii.toString('latin1', F[b + N.NATIVE_FINAL_AUDITID]!, F[b + N.NATIVE_FINAL_AUDITID + 1]!), rv === -1 ? '' : ascii.toString('latin1', rv, F[b + N.NATIVE_FINAL_RV + 1]!));
+          const query = uri === -1 ? NO_FACTS : uriFacts(ascii.toString('latin1', uri, F[b + N.NATIVE_FINAL_URI + 1]!), facts);
           const ids = b + N.NATIVE_FINAL_IDS;
           numbers.push(
             T[2 * fin]!,
@@ -376,13 +380,13 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
             word(4, query.fieldManager),
           );
           fin++;
-        } else passLine(piece, L[k + 1]!, L[k + 2]!, no, maxLength, ascii, onLine);
+        } else passLine((text ??= ascii.toString('latin1')), L[k + 1]!, L[k + 2]!, no, maxLength, ascii, onLine);
       }
       at = L[3 * count - 1]! + 1;
     }
     // What the scanner left: nothing but a line's unterminated start where the piece is not the
     // last (cutLines leaves that too), unless it could not read the piece at all (not expected).
-    return at < end ? cutFrom(piece, at, last, no, maxLength, ascii, onLine) : no;
+    return at < end ? cutFrom((text ??= ascii.toString('latin1')), at, last, no, maxLength, ascii, onLine) : no;
   };
   try {
     lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, onLine, nat !== null ? onAscii : undefined);
@@ -409,6 +413,9 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     words,
   };
 }
+
+/** What a record keeps of a requestURI that names neither `fieldManager` nor `dryRun` (see `uriFacts`). */
+const NO_FACTS: Readonly<UriFacts> = { fieldManager: '', dryRun: false };
 
 /** Bytes read past a range's end, where its last line ends (audit lines are a few KB at most, as a rule). */
 const TAIL_READ = 16 * 1024;

@@ -293,6 +293,53 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     expect(remembered - afterFirst.remembered).toBe(205);
   });
 
+  it('reads whole pieces as the per-line path reads their lines, however they are cut', () => {
+    // Runs of kube-apiserver lines mixed with what cutLines treats specially: CRLF, a lone CR,
+    // blank and whitespace-only lines, prefixed lines, lines past maxLength, a missing last
+    // newline, 3,000 empty lines in a row (past the 1,024 lines one scanLines call answers), and
+    // URIs with and without the query parameters a record keeps.
+    const rng = createRng('native-pieces');
+    const finals = sample.filter((l) => l.includes('"stage":"ResponseComplete"')).slice(0, 400);
+    const others = sample.filter((l) => !l.includes('"stage":"ResponseComplete"')).slice(0, 200);
+    const withQuery = finals.slice(0, 40).map((l, k) => l.replace(/"requestURI":"([^"?]*)(\?[^"]*)?"/, k % 2 === 0 ? '"requestURI":"$1?fieldManager=kubectl-edit&dryRun=All"' : '"requestURI":"$1?dryRun=None&fieldManager=a%2Bb"'));
+    const panic = finals[3]!.replace('"stage":"ResponseComplete"', '"stage":"Panic"');
+    const dryRunOnly = finals[4]!.replace(/"requestURI":"([^"?]*)(\?[^"]*)?"/, '"requestURI":"$1?dryRun=All"');
+    const specials = ['', ' ', '\t  ', '\r', 'host-1 ' + finals[0]!, 'not json', '{"kind":"Event"}', finals[1]! + '\r', '\r' + finals[2]!, panic, dryRunOnly];
+    const parts: string[] = [];
+    for (let k = 0; k < 2_000; k++) {
+      const r = rng.int(0, 9);
+      if (r < 5) parts.push(finals[rng.int(0, finals.length - 1)]!);
+      else if (r < 7) parts.push(others[rng.int(0, others.length - 1)]!);
+      else if (r < 8) parts.push(withQuery[rng.int(0, withQuery.length - 1)]!);
+      else parts.push(specials[rng.int(0, specials.length - 1)]!);
+      if (k === 1_000) for (let e = 0; e < 3_000; e++) parts.push(e % 2 === 0 ? '' : '\r');
+    }
+    const text = Buffer.from(parts.join('\n'), 'latin1'); // no newline after the last line
+    const decode = (state: WorkState, maxLength: number): WorkResult[] => {
+      const out: WorkResult[] = [];
+      for (let at = 0, id = 0; at < text.length; id++) {
+        let end = text.indexOf(10, Math.min(text.length - 1, at + 150_000));
+        end = end === -1 ? text.length : end + 1;
+        out.push(work({ id, bytes: text.subarray(at, end), atEnd: end === text.length, first: at === 0 ? 1 : 2, maxLength }, state));
+        at = end;
+      }
+      return out;
+    };
+    for (const maxLength of [1 << 20, 700]) {
+      useNativeScanner(false);
+      const want = decode(new WorkState(), maxLength);
+      useNativeScanner(true);
+      const before = { batched, leftOver };
+      const got = decode(new WorkState(), maxLength);
+      expect(got).toEqual(want);
+      expect(got.reduce((a, r) => a + r.lines, 0)).toBe(parts.length);
+      // Most events were answered in whole pieces, the specials and first sightings line by line;
+      // with maxLength 700 most events are over-long (answered as such, counted in neither).
+      const counts = { batched: batched - before.batched, leftOver: leftOver - before.leftOver };
+      expect(counts).toEqual(maxLength === 700 ? { batched: 40, leftOver: 131 } : { batched: 1_635, leftOver: 288 });
+    }
+  });
+
   it('stays safe when its handles are let go of, its output is written, or its piece moves away', () => {
     const n = nativeScanner!;
     const line = sample.find((l) => l.includes('"stage":"ResponseComplete"'))!;
