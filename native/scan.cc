@@ -903,6 +903,10 @@ const int32_t LINE_LONG = 1;      // longer than maxLength
 const int32_t LINE_NONFINAL = 2;  // a valid event of a non-final stage
 const int32_t LINE_FINAL = 3;     // a final event read here: its values are in the next finals slots
 const int32_t LINE_EMPTY = 4;     // nothing (or only a '\r') before its newline
+// A final event read here with a value the dictionary does not know yet: the call ends with it,
+// its reading left in the output as `scan` leaves one (so JavaScript looks the value up and
+// `remember`s it without reading the line again).
+const int32_t LINE_MISS = 5;
 // Slots per final line in `finals`.
 const int FINAL_AUDITID = 0, FINAL_RV = 2, FINAL_URI = 4, FINAL_CODE = 6, FINAL_PANIC = 7, FINAL_IDS = 8,
           FINAL_STRIDE = 16;
@@ -981,11 +985,22 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   const int32_t kept = (1 << F_AUDITID) | (1 << F_RESOURCEVERSION) | (1 << F_URI);
   if ((out[OUT_ESCAPED] & kept) != 0) return LINE_JS;
   lookUp(in, out);
+  bool miss = false;
   for (int k = 0; k < ID_COUNT; k++) {
     int32_t id = out[OUT_IDS + k];
     if (id >= 0) continue;
     if (k == ID_OBJECT && (flags & HAS_REF) == 0) continue;  // no objectRef: no object
-    return LINE_JS;
+    if (id != -1) return LINE_JS;  // a part with escapes: JavaScript alone looks it up
+    miss = true;
+  }
+  if (miss) {
+    // As `scan` leaves a line it read: the times as parsed (finish() clamps), the copy `remember`
+    // builds keys from.
+    in->times[0] = stageMs;
+    in->times[1] = (flags & HAS_RECEIVED) != 0 ? timeOf(in, out, F_RECEIVED) : NAN;
+    std::memcpy(in->last, out, sizeof in->last);
+    in->lastRead = true;
+    return LINE_MISS;
   }
   fin[FINAL_AUDITID] = out[2 * F_AUDITID];
   fin[FINAL_AUDITID + 1] = out[2 * F_AUDITID + 1];
@@ -1048,6 +1063,7 @@ napi_value ScanLines(napi_env env, napi_callback_info info) {
     line[2] = to;
     count++;
     from = to + 1;
+    if (kind == LINE_MISS) break;  // its reading must stay in the output until JavaScript took it
   }
   return Int(env, static_cast<int32_t>(count));
 }

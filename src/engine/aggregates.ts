@@ -23,21 +23,19 @@ interface ActorEntry extends ActorCounts {
   readonly actor: Actor;
 }
 
-interface ObjectCounts {
-  object: ObjectRef;
+/**
+ * An object's entry: its write counts while tracked (in {@link Aggregates}' table of written
+ * objects) and the cell of the verb it was last requested with; also cached on the interned
+ * object (`ObjectRef.summaryMemo`) for its owner, so a record reaches both in one object.
+ */
+interface ObjectEntry {
+  readonly owner: Aggregates;
+  /** The instance it was made for (an object interned again later shares the entry). */
+  readonly object: ObjectRef;
   writes: number;
   conflicts: number;
-  /** False once {@link Aggregates} forgot it (a memo still pointing at it must look again). */
+  /** In the table of written objects: false before the object's first write and once forgotten. */
   tracked: boolean;
-}
-
-/**
- * What an interned object caches for its owner (`ObjectRef.summaryMemo`): its tracked counts (or
- * null before its first write) and the cell of the verb it was last requested with.
- */
-interface ObjectMemo {
-  readonly owner: Aggregates;
-  counts: ObjectCounts | null;
   verb: string;
   cell: VerbCell | null;
 }
@@ -88,7 +86,7 @@ export class Aggregates {
    */
   private readonly actors = new Map<string, ActorEntry>();
   /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS} (cached on each object, `ObjectRef.summaryMemo`). */
-  private readonly objects = new Map<string, ObjectCounts>();
+  private readonly objects = new Map<string, ObjectEntry>();
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
   // Non-resource requests' last cell and its verb (consecutive ones often share it).
   private lastVerb = '';
@@ -126,24 +124,23 @@ export class Aggregates {
     const o = r.object;
     let cell: VerbCell;
     if (o !== null) {
-      let m = o.summaryMemo as ObjectMemo | undefined;
+      let m = o.summaryMemo as ObjectEntry | undefined;
       if (m === undefined || m.owner !== this) {
-        m = { owner: this, counts: null, verb: '', cell: null };
+        // A tracked entry of the same object under an earlier instance, or a new one.
+        m = this.objects.get(o.key) ?? { owner: this, object: o, writes: 0, conflicts: 0, tracked: false, verb: '', cell: null };
         o.summaryMemo = m;
       }
       if (write || conflict) {
-        let oc = m.counts;
-        if (oc === null || !oc.tracked) {
-          oc = this.objects.get(o.key) ?? null;
-          if (oc === null) {
-            if (this.objects.size >= MAX_TRACKED_OBJECTS) this.forget();
-            oc = { object: o, writes: 0, conflicts: 0, tracked: true };
-            this.objects.set(o.key, oc);
-          }
-          m.counts = oc;
+        if (!m.tracked) {
+          // Its first write, or the first since it was forgotten: it counts from here on.
+          if (this.objects.size >= MAX_TRACKED_OBJECTS) this.forget();
+          m.writes = 0;
+          m.conflicts = 0;
+          m.tracked = true;
+          this.objects.set(o.key, m);
         }
-        if (write) oc.writes++;
-        if (conflict) oc.conflicts++;
+        if (write) m.writes++;
+        if (conflict) m.conflicts++;
       }
       if (m.cell === null || m.verb !== verb) {
         m.cell = this.cellOf(o.label, verb);

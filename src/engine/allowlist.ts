@@ -99,12 +99,6 @@ export interface AllowCount {
   writes: number;
 }
 
-/** A rule mask cached on an interned actor or object (`allowMemo`), for the allowlist that owns it. */
-interface MaskMemo {
-  readonly owner: Allowlist;
-  readonly mask: number;
-}
-
 /** Compiled allowlist; `match` returns the index of the first matching rule, or -1. */
 export class Allowlist {
   /**
@@ -171,23 +165,19 @@ export class Allowlist {
    */
   match(r: RequestRecord): number {
     if (this.compiled.length === 0) return 0;
-    // Rule masks cached on the interned actor and object (`allowMemo`): they live as long as the
+    // Rule masks cached on the interned actor and object (`allowMask`): they live as long as the
     // normalizer keeps the value interned, so the cache never pins values the run no longer sees.
     const actor = r.actor;
-    let am = actor.allowMemo as MaskMemo | undefined;
-    if (am === undefined || am.owner !== this) {
+    if (actor.allowOwner !== this) {
       const { username, userAgent } = actor;
-      am = {
-        owner: this,
-        mask: this.maskOf(
-          (c) =>
-            (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
-            (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
-        ),
-      };
-      actor.allowMemo = am;
+      actor.allowMask = this.maskOf(
+        (c) =>
+          (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
+          (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
+      );
+      actor.allowOwner = this;
     }
-    const a = am.mask;
+    const a = actor.allowMask!;
     if (a === 0) return 0;
     let v = this.lastVerbMask;
     if (r.verb !== this.lastVerb) {
@@ -202,12 +192,11 @@ export class Allowlist {
     let o = this.noObjectMask;
     const obj = r.object;
     if (obj !== null) {
-      let om = obj.allowMemo as MaskMemo | undefined;
-      if (om === undefined || om.owner !== this) {
-        om = { owner: this, mask: this.objectMask(obj) };
-        obj.allowMemo = om;
+      if (obj.allowOwner !== this) {
+        obj.allowMask = this.objectMask(obj);
+        obj.allowOwner = this;
       }
-      o = om.mask;
+      o = obj.allowMask!;
     }
     const m = a & v & o;
     if (m === 0) return 0;

@@ -113,6 +113,12 @@ export const NATIVE_LINE_FINAL = 3;
 /** Nothing before its newline but, maybe, a `\r` (`cutLines` passes nothing on). */
 export const NATIVE_LINE_EMPTY = 4;
 /**
+ * A final event the scanner read (in `[start, end)` less a trailing `\r`) with a value the
+ * dictionary in use does not know: the call's last line, its reading left in the output as `scan`
+ * leaves one, for the per-line path to take without a second scan (`scannedAhead` in fast.ts).
+ */
+export const NATIVE_LINE_MISS = 5;
+/**
  * A final line's slots in `finals`: offsets of auditID, resourceVersion (-1: absent) and
  * requestURI (-1 when it holds neither `fieldManager=` nor `dryRun=`, so nothing a record keeps:
  * see `uriFacts`), code, 1 for Panic, then the dictionary ids (`NATIVE_ID_*` order; object -1

@@ -387,7 +387,8 @@ export class Normalizer {
         controller: ua.controller,
         serviceAccount: parseServiceAccount(keptUser),
         summaryMemo: undefined,
-        allowMemo: undefined,
+        allowOwner: undefined,
+        allowMask: undefined,
       };
       this.actors.set(actor.key, actor); // not `key`: a key made of slices would keep their chunk alive
     }
@@ -430,7 +431,8 @@ export class Normalizer {
       subresource: this.part(subresource),
       label: this.part(resourceLabel({ apiGroup, resource, subresource })),
       summaryMemo: undefined,
-      allowMemo: undefined,
+      allowOwner: undefined,
+      allowMask: undefined,
     };
     this.objects.set(object.key, object);
     return object;

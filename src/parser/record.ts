@@ -42,15 +42,19 @@ export interface Actor {
   /** Set when `username` is `system:serviceaccount:NS:NAME`. */
   readonly serviceAccount: ServiceAccountRef | null;
   /**
-   * Run state the engine caches on the interned value (its summaries' entry, its allowlist
-   * mask), each tagged with the instance that owns it: set at first use, so a record costs a
-   * property read where it cost map lookups by key (a tenth of the benchmark's main-thread time).
-   * Not part of the value: `undefined` until an engine counts a request of it; a second engine
-   * sharing the normalizer finds the tag not its own and looks the value up again.
+   * Run state the engine caches on the interned value: its summaries' entry (`summaryMemo`) and
+   * its allowlist rule mask (`allowMask`, valid for the allowlist `allowOwner`), each tagged with
+   * the instance that owns it. Set at first use, so a record costs property reads where it cost
+   * map lookups by key (a tenth of the benchmark's main-thread time), and the mask is a field of
+   * the value itself, not an object of its own (each object a record's path touches is a likely
+   * cache miss). Not part of the value: unset until an engine counts a request of it; a second
+   * engine sharing the normalizer finds the tags not its own and looks the value up again.
    */
   summaryMemo?: unknown;
-  /** See {@link summaryMemo}: the allowlist's. */
-  allowMemo?: unknown;
+  /** See {@link summaryMemo}. */
+  allowOwner?: unknown;
+  /** See {@link summaryMemo}. */
+  allowMask?: number;
 }
 
 /**
@@ -72,15 +76,14 @@ export interface ObjectRef {
    */
   readonly label: string;
   /**
-   * Run state the engine caches on the interned value (per object: its summaries' entry and its last verb's cell) (its summaries' entry, its allowlist
-   * mask), each tagged with the instance that owns it: set at first use, so a record costs a
-   * property read where it cost map lookups by key (a tenth of the benchmark's main-thread time).
-   * Not part of the value: `undefined` until an engine counts a request of it; a second engine
-   * sharing the normalizer finds the tag not its own and looks the value up again.
+   * Run state the engine caches on the interned value, as on {@link Actor.summaryMemo}: here the
+   * summaries' entry also remembers the cell of the verb the object was last requested with.
    */
   summaryMemo?: unknown;
-  /** See {@link summaryMemo}: the allowlist's. */
-  allowMemo?: unknown;
+  /** See {@link Actor.summaryMemo}. */
+  allowOwner?: unknown;
+  /** See {@link Actor.summaryMemo}. */
+  allowMask?: number;
 }
 
 /** Final stages: the stage at which a request is counted. */

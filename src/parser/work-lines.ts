@@ -5,7 +5,24 @@
  * back as text, so everything stateful (bad-line samples, sniffing, legacy pairs, wrappers) stays
  * on the main thread, in line order.
  */
-import { FAST_FALLBACK, FAST_FINAL, fastDecode, nativeFinals, nativeFinalTimes, nativeInUse, nativeLines, nativeOut, newFastFields, readNatively, releasePiece, usePiece, type FastFields } from './fast.js';
+import {
+  clearScannedAhead,
+  FAST_FALLBACK,
+  FAST_FINAL,
+  fastDecode,
+  nativeFinals,
+  nativeFinalTimes,
+  nativeInUse,
+  nativeLines,
+  nativeOut,
+  nativeScans,
+  newFastFields,
+  readNatively,
+  releasePiece,
+  scannedAhead,
+  usePiece,
+  type FastFields,
+} from './fast.js';
 import * as N from './native.js';
 import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeScanner, type NativeDict } from './native.js';
 import { readSync } from 'node:fs';
@@ -344,6 +361,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     for (;;) {
       const count = at <= end ? nat!.scanLines(at, end, last, maxLength) : 0;
       if (count === 0) break;
+      const scans = nativeScans;
       let fin = 0;
       for (let k = 0; k < 3 * count; k += 3) {
         const kind = L[k]!;
@@ -380,6 +398,15 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
             word(4, query.fieldManager),
           );
           fin++;
+        } else if (kind === N.NATIVE_LINE_MISS) {
+          // Read already, but for a value new to the dictionary: the per-line path looks it up
+          // (and has the scanner remember it) from that reading, unless a line before it in this
+          // call was scanned on its own since (which wrote over the reading).
+          const from = L[k + 1]!;
+          const to = L[k + 2]!;
+          if (nativeScans === scans) scannedAhead(from, to > from && ascii[to - 1] === 13 ? to - 1 : to);
+          passLine((text ??= ascii.toString('latin1')), from, to, no, maxLength, ascii, onLine);
+          clearScannedAhead();
         } else passLine((text ??= ascii.toString('latin1')), L[k + 1]!, L[k + 2]!, no, maxLength, ascii, onLine);
       }
       at = L[3 * count - 1]! + 1;
