@@ -24,7 +24,7 @@ import {
   type FastFields,
 } from './fast.js';
 import * as N from './native.js';
-import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeScanner, type NativeDict } from './native.js';
+import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeScanner, type NativeDict, type NativeScanner } from './native.js';
 import { readSync } from 'node:fs';
 import { cutFrom, cutLines, MAX_BYTES_PER_UNIT, passLine, type OnAsciiPiece, type OnLine } from './lines.js';
 import { fnv30, fresh, StringPool } from './fresh.js';
@@ -159,6 +159,15 @@ export class WorkState {
    */
   private nativeDict: NativeDict | null = null;
 
+  /** The per-line work of `work()` for this state, made once. */
+  private runReader: RunReader | null = null;
+
+  /** {@link runReader}, made if need be. */
+  reader(): RunReader {
+    this.runReader ??= new RunReader(this);
+    return this.runReader;
+  }
+
   /** The kept copy of a few-valued object part. */
   part(s: string): string {
     return this.parts.get(s);
@@ -185,37 +194,59 @@ export class WorkState {
 }
 
 /**
- * Decodes one run with the dictionaries of `state` (the worker calls it per message). Never
- * throws on input. Dictionary definitions and fall-back texts are copies (`fresh`), and so are
- * the records' strings when `state.onReadingThread` (a worker's are copied by structured clone
- * as they are posted), so an answer kept on the reading thread never keeps the run's text alive.
+ * The per-line work of {@link work} for one {@link WorkState} (made once with it): the answer being
+ * built and the callbacks `cutLines` calls. The callbacks are made once per state, not per run:
+ * closures made anew for every run were compiled by V8's optimizing compiler again and again
+ * (on the benchmark log, five times each, about 250 ms of a worker's compiler time).
  */
-export function work(req: WorkRequest, state: WorkState): WorkResult {
-  const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
-  const kinds: number[] = [];
-  const strings: string[] = [];
-  const copy = state.onReadingThread;
-  const numbers: number[] = [];
-  const fallback: string[] = [];
-  const actors: string[] = [];
-  const objects: string[] = [];
-  const words: string[] = [];
-  if (req.first === 1 || state.actorCount + state.objectCount + state.wordCount > DICTIONARY_LIMIT) {
-    // A new member (its reader knows nothing yet), or full dictionaries.
-    state.reset();
-  }
-  const { actorIds, objectIds, wordIds } = state;
-  let actorCount = state.actorCount;
-  let objectCount = state.objectCount;
+class RunReader {
+  kinds: number[] = [];
+  strings: string[] = [];
+  numbers: number[] = [];
+  fallback: string[] = [];
+  actors: string[] = [];
+  objects: string[] = [];
+  words: string[] = [];
+  /** The number of the next line not answered yet. */
+  next = 0;
+  /** Whether the answer is used on this thread (`WorkState.onReadingThread`): its strings are copied. */
+  copy = false;
+  maxLength = 0;
+  /** The native scanner in use, or null. */
+  nat: NativeScanner | null = null;
   // The last value of each word field and its id: most records repeat the previous verb, level
   // and reason, and a `===` is cheaper than a Map lookup.
-  const lastWord: string[] = WORD_FIELDS.map(() => '');
-  const lastWordId: number[] = WORD_FIELDS.map(() => -1);
-  const word = (k: number, s: string): number => {
-    if (s === lastWord[k] && lastWordId[k] !== -1) return lastWordId[k]!;
+  private readonly lastWord: string[] = WORD_FIELDS.map(() => '');
+  private readonly lastWordId: number[] = WORD_FIELDS.map(() => -1);
+  private readonly f = newFastFields();
+  private readonly facts: UriFacts = { fieldManager: '', dryRun: false };
+
+  constructor(private readonly state: WorkState) {}
+
+  /** Starts the answer to `req` (the state's dictionaries already started over if need be). */
+  begin(req: WorkRequest): void {
+    this.kinds = [];
+    this.strings = [];
+    this.numbers = [];
+    this.fallback = [];
+    this.actors = [];
+    this.objects = [];
+    this.words = [];
+    this.next = req.first;
+    this.copy = this.state.onReadingThread;
+    this.maxLength = req.maxLength;
+    this.nat = nativeInUse();
+    this.lastWord.fill('');
+    this.lastWordId.fill(-1);
+  }
+
+  /** The id of word field `k`'s value `s` in the state's dictionary (a new one defined in this answer). */
+  private word(k: number, s: string): number {
+    if (s === this.lastWord[k] && this.lastWordId[k] !== -1) return this.lastWordId[k]!;
     // By hash, as the other dictionaries: source IPs change from record to record.
+    const state = this.state;
     const h = fnv30(s);
-    const first = wordIds.get(h);
+    const first = state.wordIds.get(h);
     let id = -1;
     for (let w = first ?? null; w !== null; w = w.next) {
       if (w.text === s) {
@@ -226,130 +257,128 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     if (id === -1) {
       id = state.wordCount++;
       const kept = fresh(s);
-      wordIds.set(h, { text: kept, id, next: first ?? null });
-      words.push(kept);
+      state.wordIds.set(h, { text: kept, id, next: first ?? null });
+      this.words.push(kept);
     }
-    lastWord[k] = s;
-    lastWordId[k] = id;
+    this.lastWord[k] = s;
+    this.lastWordId[k] = id;
     return id;
-  };
-  // A miss of the native scanner's dictionary cache (slot -1), looked up here, is kept there.
-  const nat = nativeInUse();
-  const out = nativeOut;
-  const wordId = (k: number, s: string, slot: number): number => {
-    const id = word(k, s);
-    if (slot === -1) nat!.remember(NATIVE_ID_WORDS + k, id);
+  }
+
+  /** {@link word}, kept in the native scanner's cache too when it missed there (slot -1). */
+  private wordId(k: number, s: string, slot: number): number {
+    const id = this.word(k, s);
+    if (slot === -1) this.nat!.remember(NATIVE_ID_WORDS + k, id);
     return id;
-  };
-  const f = newFastFields();
-  const facts: UriFacts = { fieldManager: '', dryRun: false };
-  let next = req.first;
-  if (nat !== null) nat.useDict(state.dictCache());
-  let lines = 0;
-  const onLine: OnLine = (no, text, piece, at, ascii) => {
-    while (next < no) {
-      kinds.push(LINE_NONE);
-      next++;
+  }
+
+  /** One line as `cutLines` passes it on, read by the per-line path (`fastDecode`). */
+  readonly onLine: OnLine = (no, text, piece, at, ascii) => {
+    while (this.next < no) {
+      this.kinds.push(LINE_NONE);
+      this.next++;
     }
-    next = no + 1;
+    this.next = no + 1;
     if (text === null) {
-      kinds.push(LINE_OVERLONG);
+      this.kinds.push(LINE_OVERLONG);
       return;
     }
-    const r = fastDecode(text, f, piece, at, ascii);
+    const r = fastDecode(text, this.f, piece, at, ascii);
     if (r === FAST_FALLBACK) {
-      kinds.push(LINE_FALLBACK);
-      fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
+      this.kinds.push(LINE_FALLBACK);
+      this.fallback.push(fresh(text)); // rare; a this.copy, as a worker's answer would carry it
     } else if (r === FAST_FINAL) {
-      kinds.push(LINE_FINAL);
+      this.kinds.push(LINE_FINAL);
       // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
-      if (copy) strings.push(fresh(f.auditID), fresh(f.resourceVersion));
-      else strings.push(f.auditID, f.resourceVersion);
-      const query = uriFacts(f.requestURI, facts);
+      if (this.copy) this.strings.push(fresh(this.f.auditID), fresh(this.f.resourceVersion));
+      else this.strings.push(this.f.auditID, this.f.resourceVersion);
+      const query = uriFacts(this.f.requestURI, this.facts);
       // Ids the native scanner found (≥ 0; their fields were left ''), else looked up here.
       const viaNative = readNatively;
-      let actor = viaNative ? out[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
+      let actor = viaNative ? nativeOut[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
       if (actor < 0) {
         const slot = actor;
         actor = -1;
         // Looked up by hashes of the fields, compared in full: a key string per record (built,
         // then hashed) cost more than all the rest of the record here.
-        const ah = fnv30(f.username);
-        const byUser = actorIds.get(ah);
+        const ah = fnv30(this.f.username);
+        const byUser = this.state.actorIds.get(ah);
         for (let a = byUser ?? null; a !== null; a = a.next) {
-          if (a.userAgent === f.userAgent && a.username === f.username) {
+          if (a.userAgent === this.f.userAgent && a.username === this.f.username) {
             actor = a.id;
             break;
           }
         }
         if (actor === -1) {
-          actor = actorCount++;
-          const e: ActorEntry = { username: fresh(f.username), userAgent: fresh(f.userAgent), id: actor, next: byUser ?? null };
-          actorIds.set(ah, e);
-          actors.push(e.username, e.userAgent);
+          actor = this.state.actorCount++;
+          const e: ActorEntry = { username: fresh(this.f.username), userAgent: fresh(this.f.userAgent), id: actor, next: byUser ?? null };
+          this.state.actorIds.set(ah, e);
+          this.actors.push(e.username, e.userAgent);
         }
-        if (slot === -1) nat!.remember(NATIVE_ID_ACTOR, actor);
+        if (slot === -1) this.nat!.remember(NATIVE_ID_ACTOR, actor);
       }
       let object = -1;
-      if (f.hasObjectRef) {
-        object = viaNative ? out[NATIVE_IDS + NATIVE_ID_OBJECT]! : -2;
+      if (this.f.hasObjectRef) {
+        object = viaNative ? nativeOut[NATIVE_IDS + NATIVE_ID_OBJECT]! : -2;
         if (object < 0) {
           const slot = object;
           object = -1;
-          const oh = fnv30(f.name);
-          const named = objectIds.get(oh);
+          const oh = fnv30(this.f.name);
+          const named = this.state.objectIds.get(oh);
           for (let o = named ?? null; o !== null; o = o.next) {
-            if (o.resource === f.resource && o.namespace === f.namespace && o.name === f.name && o.apiGroup === f.apiGroup && o.subresource === f.subresource) {
+            if (o.resource === this.f.resource && o.namespace === this.f.namespace && o.name === this.f.name && o.apiGroup === this.f.apiGroup && o.subresource === this.f.subresource) {
               object = o.id;
               break;
             }
           }
           if (object === -1) {
-            object = objectCount++;
+            object = this.state.objectCount++;
             const e: ObjectEntry = {
               id: object,
-              apiGroup: state.part(f.apiGroup),
-              resource: state.part(f.resource),
-              namespace: state.part(f.namespace),
-              name: fresh(f.name),
-              subresource: state.part(f.subresource),
+              apiGroup: this.state.part(this.f.apiGroup),
+              resource: this.state.part(this.f.resource),
+              namespace: this.state.part(this.f.namespace),
+              name: fresh(this.f.name),
+              subresource: this.state.part(this.f.subresource),
               next: named ?? null,
             };
-            objectIds.set(oh, e);
-            objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(f.apiVersion));
+            this.state.objectIds.set(oh, e);
+            this.objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, this.state.part(this.f.apiVersion));
           }
-          if (slot === -1) nat!.remember(NATIVE_ID_OBJECT, object);
+          if (slot === -1) this.nat!.remember(NATIVE_ID_OBJECT, object);
         }
       }
       // WORD_FIELDS in order, spelled out.
       const w = NATIVE_IDS + NATIVE_ID_WORDS;
-      const verb = viaNative ? out[w]! : -2;
-      const ip = viaNative ? out[w + 1]! : -2;
-      const level = viaNative ? out[w + 2]! : -2;
-      const reason = viaNative ? out[w + 3]! : -2;
-      numbers.push(
-        f.stageTimeMs,
-        f.receivedTimeMs,
-        f.code,
-        (f.stage === 'Panic' ? 1 : 0) | (query.dryRun ? 2 : 0),
+      const verb = viaNative ? nativeOut[w]! : -2;
+      const ip = viaNative ? nativeOut[w + 1]! : -2;
+      const level = viaNative ? nativeOut[w + 2]! : -2;
+      const reason = viaNative ? nativeOut[w + 3]! : -2;
+      this.numbers.push(
+        this.f.stageTimeMs,
+        this.f.receivedTimeMs,
+        this.f.code,
+        (this.f.stage === 'Panic' ? 1 : 0) | (query.dryRun ? 2 : 0),
         actor,
         object,
-        verb >= 0 ? verb : wordId(0, f.verb, verb),
-        ip >= 0 ? ip : wordId(1, f.sourceIP, ip),
-        level >= 0 ? level : wordId(2, f.level, level),
-        reason >= 0 ? reason : wordId(3, f.reason, reason),
-        word(4, query.fieldManager),
+        verb >= 0 ? verb : this.wordId(0, this.f.verb, verb),
+        ip >= 0 ? ip : this.wordId(1, this.f.sourceIP, ip),
+        level >= 0 ? level : this.wordId(2, this.f.level, level),
+        reason >= 0 ? reason : this.wordId(3, this.f.reason, reason),
+        this.word(4, query.fieldManager),
       );
-    } else kinds.push(LINE_NONFINAL);
+    } else this.kinds.push(LINE_NONFINAL);
   };
-  // With the native scanner, an ASCII piece is read in one call (`scanLines`): the lines it
-  // answers itself cost here only what their records keep (two slices, the URI's facts), and
-  // every other line takes the per-line path above, in order.
-  const maxLength = req.maxLength;
-  const onAscii: OnAsciiPiece = (ascii, last, no) => {
+
+  /**
+   * With the native scanner, an ASCII piece read in one call (`scanLines`): the lines it answers
+   * itself cost here only what their records keep (two strings, the URI's facts), and every other
+   * line takes the per-line path ({@link onLine}), in order.
+   */
+  readonly onAscii: OnAsciiPiece = (ascii, last, no) => {
     usePiece(ascii);
     // The piece's text only if a line takes the per-line path: the values a record keeps are cut
-    // from the bytes (flat strings of their own), so the worker does not copy each piece into a
+    // from the bytes (flat strings of their own), so the worker does not this.copy each piece into a
     // string of 64 KB (a gigabyte per gigabyte of log, through its young generation and the
     // cache the main thread works in).
     let text: string | null = null;
@@ -359,7 +388,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     const end = ascii.length;
     let at = 0;
     for (;;) {
-      const count = at <= end ? nat!.scanLines(at, end, last, maxLength) : 0;
+      const count = at <= end ? this.nat!.scanLines(at, end, last, this.maxLength) : 0;
       if (count === 0) break;
       const scans = nativeScans;
       let fin = 0;
@@ -367,24 +396,24 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
         const kind = L[k]!;
         no++;
         if (kind === N.NATIVE_LINE_NONFINAL || kind === N.NATIVE_LINE_FINAL) {
-          while (next < no) {
-            kinds.push(LINE_NONE);
-            next++;
+          while (this.next < no) {
+            this.kinds.push(LINE_NONE);
+            this.next++;
           }
-          next = no + 1;
+          this.next = no + 1;
           if (kind === N.NATIVE_LINE_NONFINAL) {
-            kinds.push(LINE_NONFINAL);
+            this.kinds.push(LINE_NONFINAL);
             continue;
           }
-          kinds.push(LINE_FINAL);
+          this.kinds.push(LINE_FINAL);
           const b = N.NATIVE_FINAL_STRIDE * fin;
           const rv = F[b + N.NATIVE_FINAL_RV]!;
           const uri = F[b + N.NATIVE_FINAL_URI]!;
           // Cut from the bytes: copies already (nothing to `fresh`).
-          strings.push(ascii.toString('latin1', F[b + N.NATIVE_FINAL_AUDITID]!, F[b + N.NATIVE_FINAL_AUDITID + 1]!), rv === -1 ? '' : ascii.toString('latin1', rv, F[b + N.NATIVE_FINAL_RV + 1]!));
-          const query = uri === -1 ? NO_FACTS : uriFacts(ascii.toString('latin1', uri, F[b + N.NATIVE_FINAL_URI + 1]!), facts);
+          this.strings.push(ascii.toString('latin1', F[b + N.NATIVE_FINAL_AUDITID]!, F[b + N.NATIVE_FINAL_AUDITID + 1]!), rv === -1 ? '' : ascii.toString('latin1', rv, F[b + N.NATIVE_FINAL_RV + 1]!));
+          const query = uri === -1 ? NO_FACTS : uriFacts(ascii.toString('latin1', uri, F[b + N.NATIVE_FINAL_URI + 1]!), this.facts);
           const ids = b + N.NATIVE_FINAL_IDS;
-          numbers.push(
+          this.numbers.push(
             T[2 * fin]!,
             T[2 * fin + 1]!,
             F[b + N.NATIVE_FINAL_CODE]!,
@@ -395,7 +424,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
             F[ids + NATIVE_ID_WORDS + 1]!,
             F[ids + NATIVE_ID_WORDS + 2]!,
             F[ids + NATIVE_ID_WORDS + 3]!,
-            word(4, query.fieldManager),
+            this.word(4, query.fieldManager),
           );
           fin++;
         } else if (kind === N.NATIVE_LINE_MISS) {
@@ -405,39 +434,57 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
           const from = L[k + 1]!;
           const to = L[k + 2]!;
           if (nativeScans === scans) scannedAhead(from, to > from && ascii[to - 1] === 13 ? to - 1 : to);
-          passLine((text ??= ascii.toString('latin1')), from, to, no, maxLength, ascii, onLine);
+          passLine((text ??= ascii.toString('latin1')), from, to, no, this.maxLength, ascii, this.onLine);
           clearScannedAhead();
-        } else passLine((text ??= ascii.toString('latin1')), L[k + 1]!, L[k + 2]!, no, maxLength, ascii, onLine);
+        } else passLine((text ??= ascii.toString('latin1')), L[k + 1]!, L[k + 2]!, no, this.maxLength, ascii, this.onLine);
       }
       at = L[3 * count - 1]! + 1;
     }
     // What the scanner left: nothing but a line's unterminated start where the piece is not the
     // last (cutLines leaves that too), unless it could not read the piece at all (not expected).
-    return at < end ? cutFrom((text ??= ascii.toString('latin1')), at, last, no, maxLength, ascii, onLine) : no;
+    return at < end ? cutFrom((text ??= ascii.toString('latin1')), at, last, no, this.maxLength, ascii, this.onLine) : no;
   };
+}
+
+/**
+ * Decodes one run with the dictionaries of `state` (the worker calls it per message). Never
+ * throws on input. Dictionary definitions and fall-back texts are copies (`fresh`), and so are
+ * the records' strings when `state.onReadingThread` (a worker's are copied by structured clone
+ * as they are posted), so an answer kept on the reading thread never keeps the run's text alive.
+ */
+export function work(req: WorkRequest, state: WorkState): WorkResult {
+  const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
+  if (req.first === 1 || state.actorCount + state.objectCount + state.wordCount > DICTIONARY_LIMIT) {
+    // A new member (its reader knows nothing yet), or full dictionaries.
+    state.reset();
+  }
+  const r = state.reader();
+  r.begin(req);
+  const nat = r.nat;
+  if (nat !== null) nat.useDict(state.dictCache());
+  let lines = 0;
   try {
-    lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, onLine, nat !== null ? onAscii : undefined);
+    lines = cutLines(bytes, req.atEnd, req.first, req.maxLength, r.onLine, nat !== null ? r.onAscii : undefined);
   } finally {
     if (nat !== null) nat.useDict(null);
     releasePiece();
   }
-  while (next < req.first + lines) {
+  const kinds = r.kinds;
+  while (r.next < req.first + lines) {
     kinds.push(LINE_NONE);
-    next++;
+    r.next++;
   }
-  state.actorCount = actorCount;
-  state.objectCount = objectCount;
   return {
     id: req.id,
     lines,
     kinds: Uint8Array.from(kinds),
-    strings,
-    numbers: Float64Array.from(numbers),
-    fallback,
+    strings: r.strings,
+    numbers: Float64Array.from(r.numbers),
+    fallback: r.fallback,
     epoch: state.epoch,
-    actors,
-    objects,
-    words,
+    actors: r.actors,
+    objects: r.objects,
+    words: r.words,
   };
 }
 
