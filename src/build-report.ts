@@ -141,7 +141,8 @@ export function buildReport(p: ReportParts): Report {
 /**
  * The engine of a run with its allowlist: the request filters of `options` (with `sinceMs` /
  * `untilMs` already resolved to UTC epoch ms), the built-in allowlist unless
- * `options.defaultAllowlist` is false, and `sink` for live alerts.
+ * `options.defaultAllowlist` is false, and `sink` for live alerts. `batch`: a whole-input analysis
+ * (summaries counted on arrival, `EngineOptions.summariesOnArrival`), not a live session.
  */
 export function createEngine(
   options: AnalyzeOptions,
@@ -149,6 +150,7 @@ export function createEngine(
   sinceMs: number | undefined,
   untilMs: number | undefined,
   sink: EngineSink = {},
+  batch = false,
 ): { engine: Engine; allowlist: Allowlist } {
   const allowlist = new Allowlist([...(options.defaultAllowlist ? DEFAULT_ALLOWLIST : []), ...options.allowlist]);
   const engine = new Engine(
@@ -165,6 +167,7 @@ export function createEngine(
       allowlist,
       reorderWindowMs: options.reorderWindowMs,
       seriesStepMs: options.seriesStepMs,
+      summariesOnArrival: batch,
     },
     sink,
   );

@@ -145,7 +145,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
     throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is after --until (${new Date(untilMs).toISOString()})`);
   }
 
-  const { engine, allowlist } = createEngine(options, detectors, sinceMs, untilMs, io.onAlert ? { alert: io.onAlert } : {});
+  const { engine, allowlist } = createEngine(options, detectors, sinceMs, untilMs, io.onAlert ? { alert: io.onAlert } : {}, true);
 
   const normalizer = new Normalizer();
   const bad = new BadLineLog(options.badLineSamples);

@@ -3,14 +3,17 @@
  * {@link WorkRequest} with {@link work}'s result, and each {@link RangeRequest} with
  * {@link workRange}'s, its typed arrays transferred.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { work, workRange, WorkState, type RangeRequest, type WorkRequest } from './work-lines.js';
 
 if (parentPort !== null) {
-  const port = parentPort;
+  const requests = parentPort;
+  // Answers go back on the port the pool gave (`workerData.answers`), which the reading thread
+  // can also read synchronously (`receiveMessageOnPort`) between its batches.
+  const answers = ((workerData as { answers?: MessagePort } | null)?.answers ?? parentPort) as MessagePort;
   const state = new WorkState();
-  port.on('message', (req: WorkRequest | RangeRequest) => {
+  requests.on('message', (req: WorkRequest | RangeRequest) => {
     const res = 'fd' in req ? workRange(req, state) : work(req, state);
-    port.postMessage(res, [res.kinds.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
+    answers.postMessage(res, [res.kinds.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
   });
 }
