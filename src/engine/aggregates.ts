@@ -88,7 +88,9 @@ export class Aggregates {
   /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS} (cached on each object, `ObjectRef.summaryMemo`). */
   private readonly objects = new Map<string, ObjectEntry>();
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
-  // Non-resource requests' last cell and its verb (consecutive ones often share it).
+  // The last cell of a request whose object has no entry (read-only objects, non-resource
+  // requests: label ''), and its kind and verb (consecutive ones often share them).
+  private lastLabel = '';
   private lastVerb = '';
   private lastCell: VerbCell | null = null;
 
@@ -123,13 +125,16 @@ export class Aggregates {
     const verb = r.verb;
     const o = r.object;
     let cell: VerbCell;
-    if (o !== null) {
-      let m = o.summaryMemo as ObjectEntry | undefined;
-      if (m === undefined || m.owner !== this) {
-        // A tracked entry of the same object under an earlier instance, or a new one.
-        m = this.objects.get(o.key) ?? { owner: this, object: o, writes: 0, conflicts: 0, tracked: false, verb: '', cell: null };
-        o.summaryMemo = m;
-      }
+    let m = o === null ? undefined : (o.summaryMemo as ObjectEntry | undefined);
+    if (m !== undefined && m.owner !== this) m = undefined;
+    if (o !== null && m === undefined && (write || conflict)) {
+      // A tracked entry of the same object under an earlier instance, or a new one. Objects only
+      // ever read get none (they are most of a large cluster's objects): their cell comes from
+      // the last-used memo below.
+      m = this.objects.get(o.key) ?? { owner: this, object: o, writes: 0, conflicts: 0, tracked: false, verb: '', cell: null };
+      o.summaryMemo = m;
+    }
+    if (m !== undefined) {
       if (write || conflict) {
         if (!m.tracked) {
           // Its first write, or the first since it was forgotten: it counts from here on.
@@ -137,22 +142,24 @@ export class Aggregates {
           m.writes = 0;
           m.conflicts = 0;
           m.tracked = true;
-          this.objects.set(o.key, m);
+          this.objects.set(o!.key, m);
         }
         if (write) m.writes++;
         if (conflict) m.conflicts++;
       }
       if (m.cell === null || m.verb !== verb) {
-        m.cell = this.cellOf(o.label, verb);
+        m.cell = this.cellOf(o!.label, verb);
         m.verb = verb;
       }
       cell = m.cell;
     } else {
+      const label = o === null ? '' : o.label;
       let c = this.lastCell;
-      if (c === null || verb !== this.lastVerb) {
-        c = this.cellOf('', verb);
+      if (c === null || verb !== this.lastVerb || label !== this.lastLabel) {
+        c = this.cellOf(label, verb);
         this.lastCell = c;
         this.lastVerb = verb;
+        this.lastLabel = label;
       }
       cell = c;
     }
