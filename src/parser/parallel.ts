@@ -39,6 +39,8 @@ const DEPTH = 4;
  * An answer waiting here is about 50 KB (3 MB for 64).
  */
 const RANGE_DEPTH = 64;
+/** Ranges {@link decodeRanges} consumes at most before it lets the event loop turn (see there). */
+const TURN_EVERY = 16;
 /**
  * Ranges at the start of a file that this thread decodes itself when the workers have the native
  * scanner (see {@link decodeRanges}): 64 of 256 KB, about 17,000 lines of the benchmark log, which
@@ -253,6 +255,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   }
   let selfLeft = queue.length; // of those, not consumed yet
   try {
+    let sinceTurn = 0; // ranges consumed since the event loop last turned
     for (;;) {
       pool.poll();
       // At most `limit` ranges given out and not yet consumed (in flight, or answered and waiting
@@ -280,6 +283,14 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         selfLeft--;
       }
       if (head !== undefined && head.run === undefined) await turn(); // lets the workers' answers in
+      if (head !== undefined && head.run !== undefined && ++sinceTurn >= TURN_EVERY) {
+        // With answers taken in by `poll`, this thread could go on in microtasks alone for the
+        // whole file; the event loop must turn now and then: V8 keeps every WeakRef target read
+        // (the normalizer's previous generation) alive until it does, and on a log of a million
+        // distinct objects the heap grew past 1 GB.
+        sinceTurn = 0;
+        await turn();
+      }
       if (head !== undefined && head.run !== undefined) {
         queue.shift();
         const run = head.run;

@@ -132,6 +132,36 @@ describe('parallel reader', () => {
     expect(r[1].records[0]!.auditID).toBe('bom');
   });
 
+  it('lets the event loop turn at least every 16 ranges it consumes, answers at hand or not', async () => {
+    // V8 keeps every WeakRef target read (the normalizer's previous generation) alive until the
+    // event loop turns; a reader that only ever ran microtasks grew past 1 GB on a log of a
+    // million distinct objects. The first ranges are decoded here, with no wait in between.
+    const file = path.join(tempDir(), 'audit.log');
+    writeFileSync(file, Array.from({ length: 300 }, (_, k) => eventLine({ auditID: `id-${k}` })).join('\n') + '\n');
+    const size = statSync(file).size;
+    let ticks = 0;
+    let on = true;
+    const tick = (): void => {
+      ticks++;
+      if (on) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seen: number[] = [];
+    const fd = openSync(file, 'r');
+    try {
+      for await (const r of decodeRanges(file, fd, size, 1, 4096, 300)) {
+        void r;
+        seen.push(ticks);
+      }
+    } finally {
+      on = false;
+      closeSync(fd);
+    }
+    expect(seen.length).toBe(Math.ceil(size / 300));
+    expect(seen.length).toBeGreaterThan(100);
+    for (let k = 16; k < seen.length; k++) expect(seen[k]!, `range ${k}`).toBeGreaterThan(seen[k - 16]!);
+  });
+
   it('rejects a file whose first lines are not audit events as the single-threaded reader does, counting over-long lines in order', async () => {
     const dir = tempDir();
     const event = eventLine({ auditID: 'e' });
