@@ -853,6 +853,17 @@ napi_value SetOutput(napi_env env, napi_callback_info info) {
   return Int(env, 1);
 }
 
+// Whether the piece set is still where it was when set (its buffer was not transferred, i.e.
+// detached, meanwhile): `scan` and `scanLines` read nothing otherwise.
+bool pieceInPlace(napi_env env, Instance* in) {
+  napi_value piece;
+  void* data = nullptr;
+  size_t length = 0;
+  return napi_get_reference_value(env, in->pieceRef, &piece) == napi_ok && piece != nullptr &&
+         typed(env, piece, napi_uint8_array, &data, &length) && data == in->piece &&
+         length == static_cast<size_t>(in->pieceLength);
+}
+
 // The time at field f of the line just read, or NaN (absent, escaped, or not a time parseTime reads).
 double timeOf(Instance* in, const int32_t* out, int f) {
   int32_t from = out[2 * f];
@@ -871,13 +882,7 @@ napi_value Scan(napi_env env, napi_callback_info info) {
       napi_get_value_int32(env, argv[1], &to) != napi_ok || from < 0 || to > in->pieceLength || from >= to)
     return Int(env, 0);
   // The piece's memory is where it was (its buffer was not transferred meanwhile): else not sure.
-  napi_value piece;
-  void* data = nullptr;
-  size_t length = 0;
-  if (napi_get_reference_value(env, in->pieceRef, &piece) != napi_ok || piece == nullptr ||
-      !typed(env, piece, napi_uint8_array, &data, &length) || data != in->piece ||
-      length != static_cast<size_t>(in->pieceLength))
-    return Int(env, 0);
+  if (!pieceInPlace(env, in)) return Int(env, 0);
   Scanner sc;
   sc.s = in->piece;
   sc.i = from;
@@ -1036,13 +1041,7 @@ napi_value ScanLines(napi_env env, napi_callback_info info) {
       napi_get_value_int32(env, argv[1], &end) != napi_ok || napi_get_value_bool(env, argv[2], &last) != napi_ok ||
       napi_get_value_int32(env, argv[3], &maxLength) != napi_ok || at < 0 || end > in->pieceLength || at > end)
     return Int(env, 0);
-  napi_value piece;
-  void* data = nullptr;
-  size_t length = 0;
-  if (napi_get_reference_value(env, in->pieceRef, &piece) != napi_ok || piece == nullptr ||
-      !typed(env, piece, napi_uint8_array, &data, &length) || data != in->piece ||
-      length != static_cast<size_t>(in->pieceLength))
-    return Int(env, 0);
+  if (!pieceInPlace(env, in)) return Int(env, 0);
   const uint8_t* s = in->piece;
   size_t capLines = in->linesLength / 3;
   size_t capFinals = std::min(in->finalsLength / FINAL_STRIDE, in->finalTimesLength / 2);

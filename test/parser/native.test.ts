@@ -367,6 +367,7 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
       // A piece whose buffer was transferred is not read.
       structuredClone(piece.buffer, { transfer: [piece.buffer] });
       expect(n.scan(0, line.length)).toBe(0);
+      expect(n.scanLines(0, line.length, true, 1 << 20)).toBe(0);
       expect(n.setPiece(null)).toBe(0);
       expect(n.scan(0, 1)).toBe(0);
     } finally {
