@@ -229,7 +229,8 @@ interface PendingRange {
  * worker decodes faster than this thread consumes, an answer is late only for a moment, and
  * decoding here took time from the detectors (measured in twelve interleaved pairs on the
  * benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak RSS), so this thread decodes
- * only until the workers' first answer is in. `workers: 0` decodes
+ * only the first {@link SELF_FIRST} ranges, as they reach the head of the queue, and ranges ahead
+ * until the workers' first answer is in. `workers: 0` decodes
  * everything here (tests). Yields one {@link RangeRun} per range, in file order; lines, kinds
  * and samples are those of {@link decodeInParallel} on the same bytes.
  * Throws {@link InputError} when the file cannot be read, or a worker's error.

@@ -212,6 +212,36 @@ describe('Engine: overlapping input', () => {
     expect(all.aggregates.summarize(5)).toEqual(one.aggregates.summarize(5));
     expect([want.requests, want.duplicates]).toEqual([1129, 173]);
   });
+
+  it('counts the same summaries on arrival as at release, late and duplicate requests included', () => {
+    // Requests out of order (some later than the reorder window), copies, writes and 409s on 60
+    // objects by 7 actors; a filter turns counting on arrival off.
+    const reqs: RequestRecord[] = [];
+    for (let i = 0; i < 900; i++) {
+      const late = i % 50 === 49 ? -9000 : 0;
+      reqs.push(
+        rec(T0 + i * 10 + late, actor(`u${i % 7}`, 'op/v1'), object('widgets', 'shop', `w${i % 60}`, i % 4 === 0 ? 'status' : ''), {
+          auditID: `s${i}`,
+          verb: i % 5 === 0 ? 'get' : 'update',
+          code: i % 9 === 0 ? 409 : 200,
+          reason: i % 9 === 0 ? 'Conflict' : '',
+          latencyMs: (i % 13) * 1.5,
+        }),
+      );
+    }
+    for (let i = 0; i < 40; i++) reqs.push(reqs[i * 11]!);
+    const opts = { detectors: [], filter: null, reorderWindowMs: 2000, seriesStepMs: 10_000 };
+    const atRelease = new Engine(opts);
+    const onArrival = new Engine({ ...opts, summariesOnArrival: true });
+    atRelease.pushAll(reqs);
+    onArrival.pushAll(reqs);
+    const counters = atRelease.finish();
+    expect(onArrival.finish()).toEqual(counters);
+    expect(onArrival.aggregates.summarize(100)).toEqual(atRelease.aggregates.summarize(100));
+    // 18 requests 9 s behind; the first 4 of them come before anything was released, so are not late.
+    expect([counters.requests, counters.duplicates, counters.late]).toEqual([900, 40, 14]);
+    expect(onArrival.aggregates.summarize(1).totals).toEqual({ requests: 900, writes: 720, conflicts: 100, alreadyExists: 0, throttled: 0 });
+  });
 });
 
 describe('Allowlist', () => {
