@@ -871,6 +871,15 @@ double timeOf(Instance* in, const int32_t* out, int f) {
   return parseTime(in->piece + from, out[2 * f + 1] - from);
 }
 
+// What `scan` leaves of a line it read, for JavaScript and `remember`: its two times as parsed
+// (NaN: not parsed here), and the copy of its output `remember` builds keys from.
+void leaveReading(Instance* in, const int32_t* out, double stageMs, double receivedMs) {
+  in->times[0] = stageMs;
+  in->times[1] = receivedMs;
+  std::memcpy(in->last, out, sizeof in->last);
+  in->lastRead = true;
+}
+
 // scan(at, end): 1 when the line piece[at, end) was read (its offsets in the output), else 0.
 napi_value Scan(napi_env env, napi_callback_info info) {
   napi_value argv[2];
@@ -889,14 +898,11 @@ napi_value Scan(napi_env env, napi_callback_info info) {
   sc.n = to;
   sc.out = in->out;
   bool read = sc.scanLine();
-  in->lastRead = read;
   int32_t* out = in->out;
   for (int k = 0; k < ID_COUNT; k++) out[OUT_IDS + k] = -2;
   if (read) {
-    in->times[0] = timeOf(in, out, F_STAGETS);
-    in->times[1] = (out[OUT_FLAGS] & HAS_RECEIVED) != 0 ? timeOf(in, out, F_RECEIVED) : NAN;
     if (in->dict != nullptr && out[OUT_STAGE] >= 3) lookUp(in, out);
-    std::memcpy(in->last, out, sizeof in->last);
+    leaveReading(in, out, timeOf(in, out, F_STAGETS), (out[OUT_FLAGS] & HAS_RECEIVED) != 0 ? timeOf(in, out, F_RECEIVED) : NAN);
   }
   return Int(env, read ? 1 : 0);
 }
@@ -976,11 +982,12 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   if ((out[OUT_SEEN] & in->required) != in->required) return LINE_JS;
   double stageMs = timeOf(in, out, F_STAGETS);
   if (!(stageMs >= in->plausibleFrom && stageMs < in->plausibleTo)) return LINE_JS;  // NaN too
-  double receivedMs = stageMs;
+  double received = NAN;  // as parsed
+  double receivedMs = stageMs;  // as finish() takes it
   if ((out[OUT_FLAGS] & HAS_RECEIVED) != 0) {
-    receivedMs = timeOf(in, out, F_RECEIVED);
-    if (std::isnan(receivedMs)) return LINE_JS;
-    if (receivedMs < in->plausibleFrom || receivedMs > stageMs) receivedMs = stageMs;
+    received = timeOf(in, out, F_RECEIVED);
+    if (std::isnan(received)) return LINE_JS;
+    if (!(received < in->plausibleFrom || received > stageMs)) receivedMs = received;
   }
   int32_t stage = out[OUT_STAGE];
   if (stage < 3) return LINE_NONFINAL;
@@ -999,12 +1006,7 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
     miss = true;
   }
   if (miss) {
-    // As `scan` leaves a line it read: the times as parsed (finish() clamps), the copy `remember`
-    // builds keys from.
-    in->times[0] = stageMs;
-    in->times[1] = (flags & HAS_RECEIVED) != 0 ? timeOf(in, out, F_RECEIVED) : NAN;
-    std::memcpy(in->last, out, sizeof in->last);
-    in->lastRead = true;
+    leaveReading(in, out, stageMs, received);  // finish() clamps
     return LINE_MISS;
   }
   fin[FINAL_AUDITID] = out[2 * F_AUDITID];
@@ -1013,7 +1015,9 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   fin[FINAL_RV + 1] = out[2 * F_RESOURCEVERSION + 1];
   // The URI only when what a record keeps of it could be there (see uriFacts in normalize.ts:
   // the `fieldManager` and `dryRun` query parameters); most URIs name neither.
-  bool facts = mentions(s + out[2 * F_URI], s + out[2 * F_URI + 1], "fieldManager=") || mentions(s + out[2 * F_URI], s + out[2 * F_URI + 1], "dryRun=");
+  const uint8_t* uri = s + out[2 * F_URI];
+  const uint8_t* uriEnd = s + out[2 * F_URI + 1];
+  bool facts = mentions(uri, uriEnd, "fieldManager=") || mentions(uri, uriEnd, "dryRun=");
   fin[FINAL_URI] = facts ? out[2 * F_URI] : -1;
   fin[FINAL_URI + 1] = facts ? out[2 * F_URI + 1] : -1;
   fin[FINAL_CODE] = out[OUT_CODE];

@@ -99,12 +99,7 @@ export class Aggregates {
     const exists = r.code === 409 && !conflict;
     const throttled = r.code === 429;
     const write = r.isWrite;
-    const t = this.totals;
-    t.requests++;
-    if (write) t.writes++;
-    if (conflict) t.conflicts++;
-    if (exists) t.alreadyExists++;
-    if (throttled) t.throttled++;
+    tally(this.totals, write, conflict, exists, throttled);
 
     const actor = r.actor;
     let a = actor.summaryMemo as ActorEntry | undefined;
@@ -116,11 +111,7 @@ export class Aggregates {
       }
       actor.summaryMemo = a;
     }
-    a.requests++;
-    if (write) a.writes++;
-    if (conflict) a.conflicts++;
-    if (exists) a.alreadyExists++;
-    if (throttled) a.throttled++;
+    tally(a, write, conflict, exists, throttled);
 
     const verb = r.verb;
     const o = r.object;
@@ -279,6 +270,15 @@ export class Aggregates {
       latency: latency.slice(0, Math.max(top, 20)),
     };
   }
+}
+
+/** Counts one request in `c`. */
+function tally(c: ActorCounts, write: boolean, conflict: boolean, exists: boolean, throttled: boolean): void {
+  c.requests++;
+  if (write) c.writes++;
+  if (conflict) c.conflicts++;
+  if (exists) c.alreadyExists++;
+  if (throttled) c.throttled++;
 }
 
 /**

@@ -83,8 +83,6 @@ class Pool {
   private failure: Error | null = null;
   private next = 0;
   private id = 0;
-  /** Requests posted and not answered yet (an answer counts once its message is delivered). */
-  inFlight = 0;
 
   /** @param maxLength the longest line (UTF-16 units): a worker holds a few runs of lines and one such line. */
   constructor(n: number, maxLength: number) {
@@ -113,7 +111,6 @@ class Pool {
   /** Takes in worker `i`'s answer `r`: its waiter's `done` at once, then its promise. */
   private deliver(r: WorkResult, i: number): void {
     r.worker = i;
-    this.inFlight--;
     const p = this.waiting.get(r.id);
     this.waiting.delete(r.id);
     p?.done?.(r);
@@ -157,7 +154,6 @@ class Pool {
   private post(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[], done?: (r: WorkResult) => void): Promise<WorkResult> {
     const w = this.workers[this.next]!;
     this.next = (this.next + 1) % this.workers.length;
-    this.inFlight++;
     return new Promise((resolve, reject) => {
       this.waiting.set(req.id, { resolve, reject, done });
       w.postMessage(req, transfer);
@@ -254,19 +250,20 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   for (; start < selfUntil; start = Math.min(bytes, start + rangeBytes)) {
     queue.push({ run: undefined, promise: null, offset: Math.min(bytes, start + rangeBytes), start });
   }
-  let selfLeft = queue.length; // of those, not consumed yet
+  let given = 0; // ranges given to the workers and not consumed yet (in flight, or answered and waiting)
   try {
     let sinceTurn = 0; // ranges consumed since the event loop last turned
     for (;;) {
       pool.poll();
       // At most `limit` ranges given out and not yet consumed (in flight, or answered and waiting
       // here): answers taken in by `poll` free a worker at once, but not memory here.
-      while (pool.inFlight < limit && queue.length - selfLeft < limit && start < bytes) {
+      while (given < limit && start < bytes) {
         const end = Math.min(bytes, start + rangeBytes);
         const pending: PendingRange = { run: undefined, promise: null, offset: end };
         pending.promise = pool.runRange(fd, start, end, maxLength, (r) => (pending.run = r));
         pending.promise.catch(() => {}); // observed when consumed
         queue.push(pending);
+        given++;
         start = end;
       }
       if (queue.length === 0 && start >= bytes) {
@@ -281,7 +278,6 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         // One of this thread's first ranges.
         head.run = workRange({ id: -1, fd, start: head.start, end: head.offset, maxLength }, self);
         head.run.worker = workers;
-        selfLeft--;
       }
       if (head !== undefined && head.run === undefined) await turn(); // lets the workers' answers in
       if (head !== undefined && head.run !== undefined && ++sinceTurn >= TURN_EVERY) {
@@ -294,6 +290,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
       }
       if (head !== undefined && head.run !== undefined) {
         queue.shift();
+        if (head.promise !== null) given--;
         const run = head.run;
         if (run.worker !== workers) started = true;
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));

@@ -272,13 +272,18 @@ class RunReader {
     return id;
   }
 
-  /** One line as `cutLines` passes it on, read by the per-line path (`fastDecode`). */
-  readonly onLine: OnLine = (no, text, piece, at, ascii) => {
+  /** Line `no` is answered next: the lines skipped since the last answer were blank. */
+  private reach(no: number): void {
     while (this.next < no) {
       this.kinds.push(LINE_NONE);
       this.next++;
     }
     this.next = no + 1;
+  }
+
+  /** One line as `cutLines` passes it on, read by the per-line path (`fastDecode`). */
+  readonly onLine: OnLine = (no, text, piece, at, ascii) => {
+    this.reach(no);
     if (text === null) {
       this.kinds.push(LINE_OVERLONG);
       return;
@@ -286,7 +291,7 @@ class RunReader {
     const r = fastDecode(text, this.f, piece, at, ascii);
     if (r === FAST_FALLBACK) {
       this.kinds.push(LINE_FALLBACK);
-      this.fallback.push(fresh(text)); // rare; a this.copy, as a worker's answer would carry it
+      this.fallback.push(fresh(text)); // rare; a copy, as a worker's answer would carry it
     } else if (r === FAST_FINAL) {
       this.kinds.push(LINE_FINAL);
       // In STRING_FIELDS order, spelled out (a keyed load per field cost more than the push).
@@ -378,7 +383,7 @@ class RunReader {
   readonly onAscii: OnAsciiPiece = (ascii, last, no) => {
     usePiece(ascii);
     // The piece's text only if a line takes the per-line path: the values a record keeps are cut
-    // from the bytes (flat strings of their own), so the worker does not this.copy each piece into a
+    // from the bytes (flat strings of their own), so the worker does not copy each piece into a
     // string of 64 KB (a gigabyte per gigabyte of log, through its young generation and the
     // cache the main thread works in).
     let text: string | null = null;
@@ -396,11 +401,7 @@ class RunReader {
         const kind = L[k]!;
         no++;
         if (kind === N.NATIVE_LINE_NONFINAL || kind === N.NATIVE_LINE_FINAL) {
-          while (this.next < no) {
-            this.kinds.push(LINE_NONE);
-            this.next++;
-          }
-          this.next = no + 1;
+          this.reach(no);
           if (kind === N.NATIVE_LINE_NONFINAL) {
             this.kinds.push(LINE_NONFINAL);
             continue;
@@ -427,16 +428,16 @@ class RunReader {
             this.word(4, query.fieldManager),
           );
           fin++;
-        } else if (kind === N.NATIVE_LINE_MISS) {
-          // Read already, but for a value new to the dictionary: the per-line path looks it up
-          // (and has the scanner remember it) from that reading, unless a line before it in this
-          // call was scanned on its own since (which wrote over the reading).
+        } else {
           const from = L[k + 1]!;
           const to = L[k + 2]!;
-          if (nativeScans === scans) scannedAhead(from, to > from && ascii[to - 1] === 13 ? to - 1 : to);
+          // A final line read already, but with a value new to the dictionary: the per-line path
+          // looks it up (and has the scanner remember it) from that reading, unless a line before
+          // it in this call was scanned on its own since (which wrote over the reading).
+          if (kind === N.NATIVE_LINE_MISS && nativeScans === scans) scannedAhead(from, to > from && ascii[to - 1] === 13 ? to - 1 : to);
           passLine((text ??= ascii.toString('latin1')), from, to, no, this.maxLength, ascii, this.onLine);
           clearScannedAhead();
-        } else passLine((text ??= ascii.toString('latin1')), L[k + 1]!, L[k + 2]!, no, this.maxLength, ascii, this.onLine);
+        }
       }
       at = L[3 * count - 1]! + 1;
     }
