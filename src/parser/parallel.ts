@@ -21,7 +21,7 @@ import type { Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
 import { setImmediate as turn } from 'node:timers/promises';
-import { NUMBER_FIELDS, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
+import { claimRange, NUMBER_FIELDS, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
 /** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
 export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
@@ -42,11 +42,10 @@ const RANGE_DEPTH = 64;
 /** Ranges {@link decodeRanges} consumes at most before it lets the event loop turn (see there). */
 const TURN_EVERY = 16;
 /**
- * Ranges at the start of a file that this thread decodes itself when the workers have the native
- * scanner (see {@link decodeRanges}): 64 of 256 KB, about 17,000 lines of the benchmark log, which
- * this thread decodes and counts in about the time a worker takes to start.
+ * Slots of a pool's range claims (see `claimRange`): more than the requests a worker can have
+ * open (a slot is reused only once the request before it in the slot was consumed).
  */
-const SELF_FIRST = 64;
+const CLAIM_SLOTS = 4096;
 /**
  * Ranges decoded or in flight ahead of the one consumed next, at most, as a multiple of the
  * workers' {@link DEPTH} (see {@link decodeRanges}).
@@ -83,6 +82,9 @@ class Pool {
   private failure: Error | null = null;
   private next = 0;
   private id = 0;
+  /** Range claims, shared with the workers (see `claimRange`). */
+  readonly claims = new Int32Array(new SharedArrayBuffer(4 * CLAIM_SLOTS));
+  private slot = 0;
 
   /** @param maxLength the longest line (UTF-16 units): a worker holds a few runs of lines and one such line. */
   constructor(n: number, maxLength: number) {
@@ -93,7 +95,7 @@ class Pool {
       const { port1, port2 } = new MessageChannel();
       const w = new Worker(workerPath(), {
         resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: oldMb },
-        workerData: { answers: port2 },
+        workerData: { answers: port2, claims: this.claims },
         transferList: [port2],
       });
       port1.on('message', (r: WorkResult) => this.deliver(r, i));
@@ -141,14 +143,26 @@ class Pool {
   }
 
   /**
-   * Has a worker read and decode the lines starting in `[start, end)` of the open file `fd`;
+   * Has a worker read and decode the lines starting in `[start, end)` of the open file `fd`,
+   * unless this thread claims the range first with {@link steal} (the answer is then `skipped`);
    * `done`, if given, is called with the answer as soon as it is taken in (before the promise's
-   * reactions run), also from {@link poll}.
+   * reactions run), also from {@link poll}. `claim` receives the request's id and claim slot.
    */
-  runRange(fd: number, start: number, end: number, maxLength: number, done?: (r: WorkResult) => void): Promise<WorkResult> {
+  runRange(fd: number, start: number, end: number, maxLength: number, claim: { id: number; slot: number }, done?: (r: WorkResult) => void): Promise<WorkResult> {
     if (this.failure !== null) return Promise.reject(this.failure);
-    const req: RangeRequest = { id: this.id++, fd, start, end, maxLength };
+    const id = this.id++;
+    const slot = this.slot;
+    this.slot = (slot + 1) % CLAIM_SLOTS;
+    Atomics.store(this.claims, slot, id + 1);
+    claim.id = id;
+    claim.slot = slot;
+    const req: RangeRequest = { id, fd, start, end, maxLength, claim: slot };
     return this.post(req, [], done);
+  }
+
+  /** Claims the range of request `id` in `slot` for this thread; false when a worker has it already. */
+  steal(id: number, slot: number): boolean {
+    return claimRange(this.claims, slot, id, false);
   }
 
   private post(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[], done?: (r: WorkResult) => void): Promise<WorkResult> {
@@ -202,39 +216,55 @@ export interface RangeRun {
 export const RANGE_BYTES = 256 * 1024;
 
 /**
- * A range being decoded: its answer once known, and the promise of it while a worker has it;
- * `start` is set for a range this thread decodes itself when it reaches the head of the queue.
+ * A range being decoded: its answer once known (a worker's, or this thread's when it claimed the
+ * range first), and the promise of a worker's answer; null for a range this thread decoded ahead.
  */
 interface PendingRange {
   run: WorkResult | undefined;
   promise: Promise<WorkResult> | null;
   offset: number;
-  start?: number;
+  /** Where the range starts. */
+  start: number;
+  /** Its request id and claim slot (see `Pool.runRange`), for a range given to a worker. */
+  id: number;
+  slot: number;
 }
 
 /**
  * Decodes the regular file open as `fd` (`bytes` long when it was opened; a file still growing is
  * read on to its size when the first `bytes` are done, as often as it grew; the caller keeps `fd`
- * open until this ends) in ranges of `rangeBytes` that `workers`
- * threads read themselves (`workRange`), so this thread reads nothing. Without the native
- * scanner, while every worker has {@link DEPTH} ranges in flight and the next answer is not there
- * yet, this thread decodes the next range itself (with its own dictionaries, answering as worker
- * number `workers`), up to {@link AHEAD} × DEPTH ranges ahead: on two cores a worker decoding in
- * JavaScript is slower than this thread's detectors, and the time this thread would spend waiting
- * goes into decoding (measured: about 15 % less time on the benchmark log). With the scanner a
- * worker decodes faster than this thread consumes, an answer is late only for a moment, and
- * decoding here took time from the detectors (measured in twelve interleaved pairs on the
- * benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak RSS), so this thread decodes
- * only the first {@link SELF_FIRST} ranges, as they reach the head of the queue, and ranges ahead
- * until the workers' first answer is in. `workers: 0` decodes
- * everything here (tests). Yields one {@link RangeRun} per range, in file order; lines, kinds
- * and samples are those of {@link decodeInParallel} on the same bytes.
+ * open until this ends) in ranges of `rangeBytes` that `workers` threads read themselves
+ * (`workRange`), so this thread reads nothing while they keep up. Yields one {@link RangeRun}
+ * per range, in file order; lines, kinds and samples are those of {@link decodeInParallel} on
+ * the same bytes. `workers: 0` decodes everything here (tests).
+ *
+ * When the range due next has no answer yet and no worker has started on it, this thread claims
+ * it (`claimRange`) and decodes it itself (with dictionaries of its own, answering as worker
+ * number `workers`); the worker then answers `skipped`. That happens mostly at the start, while a worker
+ * starts (130–190 ms of a benchmark run): this thread starts its detectors at once, and hands
+ * over to the workers as soon as their answers come in time. The first version decoded the first
+ * 64 ranges here whatever the workers did: cold, this thread took 300–450 ms over them, while
+ * the worker, done with its own ranges, waited.
+ *
+ * Without the native scanner, while every worker has {@link DEPTH} ranges in flight and the next
+ * answer is not there yet, this thread also decodes ranges ahead, up to {@link AHEAD} × DEPTH:
+ * on two cores a worker decoding in JavaScript is slower than this thread's detectors, and the
+ * time this thread would spend waiting goes into decoding (measured: about 15 % less time on the
+ * benchmark log; these answer as worker number `workers + 1`). With the scanner it does so only
+ * until the workers' first answer is in:
+ * decoding ahead took time from the detectors (measured in twelve interleaved pairs on the
+ * benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak RSS).
  * Throws {@link InputError} when the file cannot be read, or a worker's error.
  */
 export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
   const fail = (err: unknown): InputError => new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
   const pool = new Pool(workers, maxLength);
-  const self = new WorkState(true);
+  // This thread's dictionaries: one for the ranges it claims as they come due, one for those it
+  // decodes ahead. Each state's runs must be consumed in the order they were decoded (a run may
+  // use ids an earlier one defined), and a range claimed at the head is consumed before ranges
+  // decoded ahead earlier.
+  const stolen = new WorkState(true);
+  const ahead = new WorkState(true);
   const help = workers === 0 || nativeScanner === null;
   const limit = workers * (help ? DEPTH : RANGE_DEPTH);
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
@@ -242,14 +272,6 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   let started = false;
   const queue: PendingRange[] = [];
   let start = 0; // of the next range not given out yet
-  // With the scanner, the first ranges are this thread's, decoded as they come to the head of the
-  // queue, so its detectors start at once instead of waiting for a worker's first answer (a
-  // worker's start took 130–190 ms of a benchmark run, during which this thread could only decode
-  // ranges ahead); the workers are given the ranges after them.
-  const selfUntil = help ? 0 : Math.min(bytes, SELF_FIRST * rangeBytes);
-  for (; start < selfUntil; start = Math.min(bytes, start + rangeBytes)) {
-    queue.push({ run: undefined, promise: null, offset: Math.min(bytes, start + rangeBytes), start });
-  }
   let given = 0; // ranges given to the workers and not consumed yet (in flight, or answered and waiting)
   try {
     let sinceTurn = 0; // ranges consumed since the event loop last turned
@@ -259,8 +281,10 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
       // here): answers taken in by `poll` free a worker at once, but not memory here.
       while (given < limit && start < bytes) {
         const end = Math.min(bytes, start + rangeBytes);
-        const pending: PendingRange = { run: undefined, promise: null, offset: end };
-        pending.promise = pool.runRange(fd, start, end, maxLength, (r) => (pending.run = r));
+        const pending: PendingRange = { run: undefined, promise: null, offset: end, start, id: -1, slot: -1 };
+        pending.promise = pool.runRange(fd, start, end, maxLength, pending, (r) => {
+          if (r.skipped !== true) pending.run = r;
+        });
         pending.promise.catch(() => {}); // observed when consumed
         queue.push(pending);
         given++;
@@ -274,9 +298,9 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         continue;
       }
       const head = queue[0];
-      if (head !== undefined && head.run === undefined && head.start !== undefined) {
-        // One of this thread's first ranges.
-        head.run = workRange({ id: -1, fd, start: head.start, end: head.offset, maxLength }, self);
+      if (head !== undefined && head.run === undefined && head.promise !== null && pool.steal(head.id, head.slot)) {
+        // Due next, not answered, and no worker started on it: this thread's.
+        head.run = workRange({ id: -1, fd, start: head.start, end: head.offset, maxLength, claim: -1 }, stolen);
         head.run.worker = workers;
       }
       if (head !== undefined && head.run === undefined) await turn(); // lets the workers' answers in
@@ -292,14 +316,14 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         queue.shift();
         if (head.promise !== null) given--;
         const run = head.run;
-        if (run.worker !== workers) started = true;
+        if (run.worker! < workers) started = true;
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
       } else if ((help || !started) && start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
         const end = Math.min(bytes, start + rangeBytes);
-        const run = workRange({ id: -1, fd, start, end, maxLength }, self);
-        run.worker = workers;
-        queue.push({ run, promise: null, offset: end });
+        const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, ahead);
+        run.worker = workers + 1;
+        queue.push({ run, promise: null, offset: end, start, id: -1, slot: -1 });
         start = end;
       } else if (head !== undefined) await head.promise;
     }

@@ -52,6 +52,27 @@ export interface RangeRequest {
   start: number;
   end: number;
   maxLength: number;
+  /**
+   * Its slot in the pool's claims (see {@link claimRange}), or -1: a worker decodes the range only
+   * if it claims the slot first, and answers {@link WorkResult.skipped} if the reading thread did.
+   */
+  claim: number;
+}
+
+/**
+ * A range request's claim (`claims` is shared by the reading thread and its workers): the slot
+ * holds `id + 1` while the request is open; the first of the worker (which leaves `-(id + 1)`) and
+ * the reading thread (which leaves 0) to swap it out decodes the range. True for the one that did.
+ * A slot is reused only for a request given out after the one it held was consumed, so a stale
+ * request (answered or taken already) can never take a newer one's slot.
+ */
+export function claimRange(claims: Int32Array, slot: number, id: number, byWorker: boolean): boolean {
+  return Atomics.compareExchange(claims, slot, id + 1, byWorker ? -(id + 1) : 0) === id + 1;
+}
+
+/** The answer to a {@link RangeRequest} whose range the reading thread claimed first: nothing read. */
+export function skippedRange(id: number, state: WorkState): WorkResult {
+  return { id, skipped: true, lines: 0, kinds: new Uint8Array(0), strings: [], numbers: new Float64Array(0), fallback: [], epoch: state.epoch, actors: [], objects: [], words: [] };
 }
 
 /** Per line of a run, in order. */
@@ -82,6 +103,8 @@ export interface WorkResult {
   id: number;
   /** Set instead of the rest when a {@link RangeRequest}'s file could not be read: the error's code and message. */
   error?: { code: string; message: string };
+  /** Set (and nothing else) when the reading thread claimed the range first ({@link claimRange}): not to be consumed. */
+  skipped?: true;
   /** Which worker answered (set by the pool): dictionaries are per worker. */
   worker?: number;
   lines: number;

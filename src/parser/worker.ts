@@ -4,15 +4,23 @@
  * {@link workRange}'s, its typed arrays transferred.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { work, workRange, WorkState, type RangeRequest, type WorkRequest } from './work-lines.js';
+import { claimRange, skippedRange, work, workRange, WorkState, type RangeRequest, type WorkRequest } from './work-lines.js';
 
 if (parentPort !== null) {
   const requests = parentPort;
   // Answers go back on the port the pool gave (`workerData.answers`), which the reading thread
   // can also read synchronously (`receiveMessageOnPort`) between its batches.
-  const answers = ((workerData as { answers?: MessagePort } | null)?.answers ?? parentPort) as MessagePort;
+  const data = workerData as { answers?: MessagePort; claims?: Int32Array } | null;
+  const answers = (data?.answers ?? parentPort) as MessagePort;
+  // Range claims shared with the reading thread, which decodes a range itself when it would
+  // otherwise wait for it (`decodeRanges`).
+  const claims = data?.claims ?? null;
   const state = new WorkState();
   requests.on('message', (req: WorkRequest | RangeRequest) => {
+    if ('fd' in req && req.claim >= 0 && claims !== null && !claimRange(claims, req.claim, req.id, true)) {
+      answers.postMessage(skippedRange(req.id, state));
+      return;
+    }
     const res = 'fd' in req ? workRange(req, state) : work(req, state);
     answers.postMessage(res, [res.kinds.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
   });

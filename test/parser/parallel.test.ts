@@ -14,6 +14,7 @@ import { resolveInputs } from '../../src/parser/sources.js';
 import { Normalizer } from '../../src/parser/normalize.js';
 import { BadLineLog, readChain } from '../../src/parser/read.js';
 import { decodeRanges } from '../../src/parser/parallel.js';
+import { claimRange } from '../../src/parser/work-lines.js';
 import { InputError } from '../../src/errors.js';
 import { eventLine, readChains, removeTempDirs, tempDir, type ReadResult } from './helpers.js';
 
@@ -130,6 +131,51 @@ describe('parallel reader', () => {
     expect(r[1].bad[0]).toEqual({ source: file, line: 5, reason: 'line longer than 2048 characters (--max-line-length): skipped' });
     expect(r[1].bad[1]!.line).toBe(6);
     expect(r[1].records[0]!.auditID).toBe('bom');
+  });
+
+  it('decodes a range here only when it claims it before the worker does, and reads what a worker reads', async () => {
+    // The claim protocol: a slot holds id + 1 while the request is open; one side swaps it out.
+    const claims = new Int32Array(new SharedArrayBuffer(16));
+    claims[0] = 7 + 1;
+    expect(claimRange(claims, 0, 7, false)).toBe(true); // this thread first
+    expect(claimRange(claims, 0, 7, true)).toBe(false); // the worker then skips it
+    expect(claims[0]).toBe(0);
+    claims[1] = 8 + 1;
+    expect(claimRange(claims, 1, 8, true)).toBe(true); // the worker first
+    expect(claimRange(claims, 1, 8, false)).toBe(false); // this thread then waits for its answer
+    expect(claims[1]).toBe(-9);
+    // A stale request (its slot given to a newer one) claims nothing.
+    claims[2] = 4096 + 9 + 1;
+    expect(claimRange(claims, 2, 9, true)).toBe(false);
+    expect(claims[2]).toBe(4106);
+    // While the worker starts, this thread claims the ranges as they come due (the first at
+    // once); once the worker's answers come in time, it hands over. Either way the same runs,
+    // none twice, none lost.
+    const file = path.join(tempDir(), 'audit.log');
+    writeFileSync(file, Array.from({ length: 20_000 }, (_, k) => eventLine({ auditID: `id-${k}`, objectRef: { resource: 'pods', namespace: 'ns', name: `p-${k % 300}` } })).join('\n') + '\n');
+    const size = statSync(file).size;
+    const read = async (workers: number): Promise<{ by: number[]; ids: string[] }> => {
+      const by: number[] = [];
+      const ids: string[] = [];
+      const fd = openSync(file, 'r');
+      try {
+        for await (const { run } of decodeRanges(file, fd, size, workers, 4096, 16 * 1024)) {
+          by.push(run.worker!);
+          for (let k = 0; k < run.strings.length; k += 2) ids.push(run.strings[k]!);
+          // A slow consumer until the worker's first answer: the worker gets ahead meanwhile.
+          if (workers > 0 && !by.includes(0)) await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      } finally {
+        closeSync(fd);
+      }
+      return { by, ids };
+    };
+    const { by, ids } = await read(1);
+    expect(ids).toEqual(Array.from({ length: 20_000 }, (_, k) => `id-${k}`));
+    expect(ids).toEqual((await read(0)).ids);
+    expect(by.length).toBe(Math.ceil(size / (16 * 1024)));
+    expect(by[0]).toBe(1); // claimed here: the worker cannot have started yet
+    expect(by.filter((w) => w === 0).length).toBeGreaterThan(0);
   });
 
   it('lets the event loop turn at least every 16 ranges it consumes, answers at hand or not', async () => {
