@@ -29,7 +29,7 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { generateLog, type LogSpec } from '../generator/generate.js';
 import { HELP, isMain, parseToolArgs } from './dev-tool.js';
-import { tuneHeap } from './heap.js';
+import { tuneV8 } from './heap.js';
 import { main as cliMain, processIO } from './main.js';
 
 const USAGE = 'Usage: node dist/cli/bench.js [--scale N] [--dir DIR] [--runs N]';
@@ -182,7 +182,7 @@ export async function main(argv: string[]): Promise<number> {
     const file = args.file;
     if (file === undefined) return usage('--child needs --file');
     // As bin/auditstorm.js starts it.
-    if (args.child !== 'naive') tuneHeap(process.execArgv, process.env.NODE_OPTIONS);
+    if (args.child !== 'naive') tuneV8(process.execArgv, process.env.NODE_OPTIONS);
     const r = args.child === 'naive' ? await naive(file) : await auditstorm(file);
     process.stdout.write(JSON.stringify(r));
     return 0;
