@@ -181,12 +181,16 @@ export class Allowlist {
     if (a === 0) return 0;
     let v = this.lastVerbMask;
     if (r.verb !== this.lastVerb) {
-      v = this.verbMasks.get(r.verb) ?? -1;
+      // The closure captures this block's `verb`, not `r`: a closure over a parameter makes V8
+      // allocate the call's context at every call (50 MB a benchmark run, through the young
+      // generation), where this block's is allocated only when a verb changes.
+      const verb = r.verb;
+      v = this.verbMasks.get(verb) ?? -1;
       if (v === -1) {
-        v = this.maskOf((c) => c.verbs.size === 0 || c.verbs.has(r.verb));
-        this.verbMasks.set(r.verb, v);
+        v = this.maskOf((c) => c.verbs.size === 0 || c.verbs.has(verb));
+        this.verbMasks.set(verb, v);
       }
-      this.lastVerb = r.verb;
+      this.lastVerb = verb;
       this.lastVerbMask = v;
     }
     let o = this.noObjectMask;

@@ -12,6 +12,7 @@
  * slot and generation (see {@link TwoGenerations}), allocated once. A false "duplicate" needs a 53-bit collision among at most 2·history
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
+import type { RequestRecord } from '../parser/record.js';
 
 /**
  * 53-bit hash of a string and a number: FNV-1a in two lanes with different offset bases, the
@@ -19,13 +20,13 @@
  */
 export function hash53(s: string, n = 0): number {
   lanes(s);
-  mixIn(W[LANE_A]!, W[LANE_B]!, n);
+  mixIn(W[LANE_A]! | 0, W[LANE_B]! | 0, n % 0x100000000 | 0, Math.floor(n / 0x100000000) | 0);
   return W[MIX_HI]! * 0x100000000 + W[MIX_LO]! + 1;
 }
 
-// Scratch words, in a typed array: a module variable holding a 32-bit value past 2³⁰ would box
-// it in a new heap number at every store (V8's small integers have 31 bits), hundreds of
-// thousands of times a run. LANE_A, LANE_B: the two lanes of the last string hashed by `lanes`;
+// Scratch words, in a typed array: a variable or argument holding a number that is not a small
+// integer (past 2³¹, a fraction) boxes it in a new heap number at every store or call, hundreds
+// of thousands of times a run. So the hashing passes only int32 values between its functions. LANE_A, LANE_B: the two lanes of the last string hashed by `lanes`;
 // MIX_HI, MIX_LO: the last `mixIn`; then the two keys of the last request given to `keys`, each
 // as its high and low halves.
 const W = new Uint32Array(8);
@@ -53,12 +54,10 @@ function lanes(s: string): void {
 }
 
 /**
- * The 53-bit hash of a string's lanes with the number `n`'s two 32-bit halves mixed in, as its
- * high 21 bits (`W[MIX_HI]`) and low 32 bits (`W[MIX_LO]`).
+ * The 53-bit hash of a string's lanes `a`, `b` with a number's low and high 32 bits (`lo`, `hi`;
+ * all four as int32) mixed in, as its high 21 bits (`W[MIX_HI]`) and low 32 bits (`W[MIX_LO]`).
  */
-function mixIn(a: number, b: number, n: number): void {
-  const lo = n % 0x100000000 | 0;
-  const hi = Math.floor(n / 0x100000000) | 0;
+function mixIn(a: number, b: number, lo: number, hi: number): void {
   a = Math.imul(a ^ lo, 0x01000193);
   a = Math.imul(a ^ hi, 0x01000193);
   b = Math.imul(b ^ lo, 0x5bd1e995);
@@ -72,17 +71,22 @@ function mixIn(a: number, b: number, n: number): void {
 /**
  * A request's two keys (see {@link AuditIdDedupe.seen}) into `W[KEY_A_*]` / `W[KEY_B_*]`:
  * `auditID` with its times in µs; the second is the first when both times are the same (then
- * returns true). The auditID is hashed once for both.
+ * returns true). The auditID is hashed once for both. Takes the request, not its times: times
+ * passed as arguments would each be boxed at the call (see `W`).
  */
-function keys(auditID: string, ts: number, receivedTs: number): boolean {
-  lanes(auditID);
-  const a = W[LANE_A]!;
-  const b = W[LANE_B]!;
-  mixIn(a, b, Math.round(ts * 1000));
+function keys(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs'>): boolean {
+  lanes(r.auditID);
+  const a = W[LANE_A]! | 0;
+  const b = W[LANE_B]! | 0;
+  const ts = Math.round(r.ts * 1000);
+  mixIn(a, b, ts % 0x100000000 | 0, Math.floor(ts / 0x100000000) | 0);
   W[KEY_A_HI] = W[MIX_HI]!;
   W[KEY_A_LO] = W[MIX_LO]!;
-  const same = receivedTs === ts;
-  if (!same) mixIn(a, b, Math.round(receivedTs * 1000));
+  const same = r.receivedTs === r.ts;
+  if (!same) {
+    const received = Math.round(r.receivedTs * 1000);
+    mixIn(a, b, received % 0x100000000 | 0, Math.floor(received / 0x100000000) | 0);
+  }
   W[KEY_B_HI] = W[MIX_HI]!;
   W[KEY_B_LO] = W[MIX_LO]!;
   return same;
@@ -215,7 +219,7 @@ export class AuditIdDedupe {
    * only the completion time), so the same request read from two shapes still matches.
    */
   seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
-    const same = keys(auditID, ts, receivedTs);
+    const same = keys({ auditID, ts, receivedTs });
     return this.check(W, KEY_A_HI, same);
   }
 
@@ -235,8 +239,7 @@ export class AuditIdDedupe {
     const t = this.table;
     const k4 = this.keys;
     for (let k = 0; k < count; k++) {
-      const r = batch[from + k]!;
-      keys(r.auditID, r.ts, r.receivedTs);
+      keys(batch[from + k]!);
       const at = 4 * k;
       k4[at] = W[KEY_A_HI]!;
       k4[at + 1] = W[KEY_A_LO]!;
