@@ -42,11 +42,6 @@ const RANGE_DEPTH = 64;
 /** Ranges {@link decodeRanges} consumes at most before it lets the event loop turn (see there). */
 const TURN_EVERY = 16;
 /**
- * Slots of a pool's range claims (see `claimRange`): more than the requests a worker can have
- * open (a slot is reused only once the request before it in the slot was consumed).
- */
-const CLAIM_SLOTS = 4096;
-/**
  * Ranges decoded or in flight ahead of the one consumed next, at most, as a multiple of the
  * workers' {@link DEPTH} (see {@link decodeRanges}).
  */
@@ -82,12 +77,20 @@ class Pool {
   private failure: Error | null = null;
   private next = 0;
   private id = 0;
-  /** Range claims, shared with the workers (see `claimRange`). */
-  readonly claims = new Int32Array(new SharedArrayBuffer(4 * CLAIM_SLOTS));
+  /**
+   * Range claims, shared with the workers (see `claimRange`): one slot per range request open at
+   * once (given out and not consumed) and one more, so a slot is reused only for a request given
+   * out after the one before it in the slot was consumed.
+   */
+  readonly claims: Int32Array;
   private slot = 0;
 
-  /** @param maxLength the longest line (UTF-16 units): a worker holds a few runs of lines and one such line. */
-  constructor(n: number, maxLength: number) {
+  /**
+   * @param maxLength the longest line (UTF-16 units): a worker holds a few runs of lines and one such line.
+   * @param open range requests (`runRange`) open at once at most: given out and not yet consumed.
+   */
+  constructor(n: number, maxLength: number, open = 0) {
+    this.claims = new Int32Array(new SharedArrayBuffer(4 * (open + 1)));
     // A worker's live heap is its dictionaries and the run at hand (a few MB): a small old
     // generation keeps V8 from letting garbage pile up (measured: 256 MB let RSS reach 430 MB).
     const oldMb = 64 + Math.ceil((4 * maxLength) / (1024 * 1024));
@@ -152,7 +155,7 @@ class Pool {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.id++;
     const slot = this.slot;
-    this.slot = (slot + 1) % CLAIM_SLOTS;
+    this.slot = (slot + 1) % this.claims.length;
     Atomics.store(this.claims, slot, id + 1);
     claim.id = id;
     claim.slot = slot;
@@ -258,7 +261,6 @@ interface PendingRange {
  */
 export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
   const fail = (err: unknown): InputError => new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
-  const pool = new Pool(workers, maxLength);
   // This thread's dictionaries: one for the ranges it claims as they come due, one for those it
   // decodes ahead. Each state's runs must be consumed in the order they were decoded (a run may
   // use ids an earlier one defined), and a range claimed at the head is consumed before ranges
@@ -267,6 +269,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const ahead = new WorkState(true);
   const help = workers === 0 || nativeScanner === null;
   const limit = workers * (help ? DEPTH : RANGE_DEPTH);
+  const pool = new Pool(workers, maxLength, limit);
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
   // what it would otherwise wait for, scanner or not.
   let started = false;
@@ -325,7 +328,11 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         run.worker = workers + 1;
         queue.push({ run, promise: null, offset: end, start, id: -1, slot: -1 });
         start = end;
-      } else if (head !== undefined) await head.promise;
+      } else if (head !== undefined) {
+        const r = await head.promise;
+        // Not expected: a worker skips only a range this thread claimed (and then has decoded).
+        if (r?.skipped === true && head.run === undefined) throw new Error(`range ${head.id} was claimed by no one`);
+      }
     }
   } finally {
     await pool.close();

@@ -178,6 +178,28 @@ describe('parallel reader', () => {
     expect(by.filter((w) => w === 0).length).toBeGreaterThan(0);
   });
 
+  it('has a claim slot for every range out at once, however many workers (65: 4,160 out)', async () => {
+    // Slots were once a fixed 4,096: with 65 workers a new request took the slot of one still
+    // open, neither side could claim that one, and the reader waited for it forever.
+    const file = path.join(tempDir(), 'audit.log');
+    writeFileSync(file, Array.from({ length: 2000 }, (_, k) => eventLine({ auditID: `id-${k}` })).join('\n') + '\n');
+    const size = statSync(file).size;
+    const fd = openSync(file, 'r');
+    const ids: string[] = [];
+    let ranges = 0;
+    try {
+      for await (const { run } of decodeRanges(file, fd, size, 65, 4096, 200)) {
+        ranges++;
+        for (let k = 0; k < run.strings.length; k += 2) ids.push(run.strings[k]!);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    expect(ranges).toBe(Math.ceil(size / 200));
+    expect(ranges).toBeGreaterThan(65 * 64);
+    expect(ids).toEqual(Array.from({ length: 2000 }, (_, k) => `id-${k}`));
+  }, 60_000);
+
   it('lets the event loop turn at least every 16 ranges it consumes, answers at hand or not', async () => {
     // V8 keeps every WeakRef target read (the normalizer's previous generation) alive until the
     // event loop turns; a reader that only ever ran microtasks grew past 1 GB on a log of a
