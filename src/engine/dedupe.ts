@@ -26,9 +26,9 @@ export function hash53(s: string, n = 0): number {
 
 // Scratch words, in a typed array: a variable or argument holding a number that is not a small
 // integer (past 2³¹, a fraction) boxes it in a new heap number at every store or call, hundreds
-// of thousands of times a run. So the hashing passes only int32 values between its functions. LANE_A, LANE_B: the two lanes of the last string hashed by `lanes`;
-// MIX_HI, MIX_LO: the last `mixIn`; then the two keys of the last request given to `keys`, each
-// as its high and low halves.
+// of thousands of times a run, so the hashing passes only int32 values between its functions.
+// LANE_A, LANE_B: the two lanes of the last string hashed by `lanes`; MIX_HI, MIX_LO: the last
+// `mixIn`; then the two keys of the last request given to `keys`, each as its high and low halves.
 const W = new Uint32Array(8);
 const LANE_A = 0;
 const LANE_B = 1;

@@ -220,7 +220,7 @@ export const RANGE_BYTES = 256 * 1024;
 
 /**
  * A range being decoded: its answer once known (a worker's, or this thread's when it claimed the
- * range first), and the promise of a worker's answer; null for a range this thread decoded ahead.
+ * range first), and the promise of a worker's answer (null for a range this thread decoded ahead).
  */
 interface PendingRange {
   run: WorkResult | undefined;
@@ -243,9 +243,9 @@ interface PendingRange {
  *
  * When the range due next has no answer yet and no worker has started on it, this thread claims
  * it (`claimRange`) and decodes it itself (with dictionaries of its own, answering as worker
- * number `workers`); the worker then answers `skipped`. That happens mostly at the start, while a worker
- * starts (130–190 ms of a benchmark run): this thread starts its detectors at once, and hands
- * over to the workers as soon as their answers come in time. The first version decoded the first
+ * number `workers`); the worker then answers `skipped`. That happens mostly at the start, while
+ * a worker starts (130–190 ms of a benchmark run): this thread starts its detectors at once, and
+ * hands over to the workers as soon as their answers come in time. The first version decoded the first
  * 64 ranges here whatever the workers did: cold, this thread took 300–450 ms over them, while
  * the worker, done with its own ranges, waited.
  *
@@ -254,9 +254,9 @@ interface PendingRange {
  * on two cores a worker decoding in JavaScript is slower than this thread's detectors, and the
  * time this thread would spend waiting goes into decoding (measured: about 15 % less time on the
  * benchmark log; these answer as worker number `workers + 1`). With the scanner it does so only
- * until the workers' first answer is in:
- * decoding ahead took time from the detectors (measured in twelve interleaved pairs on the
- * benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak RSS).
+ * until the workers' first answer is in: decoding ahead took time from the detectors (measured in
+ * twelve interleaved pairs on the benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak
+ * RSS).
  * Throws {@link InputError} when the file cannot be read, or a worker's error.
  */
 export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
