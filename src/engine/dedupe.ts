@@ -92,6 +92,9 @@ function keys(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs'>): boolean 
   return same;
 }
 
+/** The request {@link AuditIdDedupe.seen} hands to `keys`, reused (its times are stored in place). */
+const ONE = { auditID: '', ts: 0.5, receivedTs: 0.5 };
+
 /** 32-bit words per 4 KB memory page. */
 const PAGE_WORDS = 1024;
 
@@ -219,7 +222,11 @@ export class AuditIdDedupe {
    * only the completion time), so the same request read from two shapes still matches.
    */
   seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
-    const same = keys({ auditID, ts, receivedTs });
+    const q = ONE;
+    q.auditID = auditID;
+    q.ts = ts;
+    q.receivedTs = receivedTs;
+    const same = keys(q);
     return this.check(W, KEY_A_HI, same);
   }
 
