@@ -15,7 +15,7 @@ import { AnalyzeOptionsSchema } from './options.js';
 import { findLogEnd } from './parser/log-end.js';
 import { Normalizer } from './parser/normalize.js';
 import { BadLineLog, readChain, type ReadOptions } from './parser/read.js';
-import { PARALLEL_DEFAULTS } from './parser/parallel.js';
+import { PARALLEL_DEFAULTS, startWorkersEarly, stopEarlyWorkers } from './parser/parallel.js';
 import type { SourceStats } from './parser/read.js';
 import { resolveInputs } from './parser/sources.js';
 import type { Report } from './report/schema.js';
@@ -119,7 +119,18 @@ export type { ReportParts, SourceCounts } from './build-report.js';
  *   skipped and listed in `input.sourceErrors`.
  */
 export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): Promise<Report> {
-  const { options, detectors } = resolveOptions(input);
+  try {
+    const { options, detectors } = resolveOptions(input);
+    // The parser threads start while the sources are opened and the detectors made (the CLI may
+    // have started them already); those no read took are ended when this returns.
+    startWorkersEarly(options.inputs, options.threads ?? PARALLEL_DEFAULTS.workers, options.maxLineLength);
+    return await analyzeResolved(options, detectors, io);
+  } finally {
+    await stopEarlyWorkers();
+  }
+}
+
+async function analyzeResolved(options: AnalyzeOptions, detectors: Array<{ detector: Detector; options: unknown }>, io: AnalyzeIO): Promise<Report> {
   const now = io.now ?? (() => new Date());
   const wantsStdin = options.inputs.length === 0 || options.inputs.includes('-');
   if (wantsStdin && io.stdin === undefined) {

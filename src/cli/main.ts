@@ -164,6 +164,13 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     await checkOutDirs(output.outs.map((o) => o.path));
 
     if (output.progress) progress = createProgressLine(io.stderr, { columns: io.columns?.stderr ?? 80 });
+    const valid = io.analyze === undefined ? AnalyzeOptionsSchema.safeParse(analyzeOptions) : null;
+    if (valid?.success === true) {
+      // The parser threads of a large file start now, while the analysis modules load
+      // (`analyze` ends them if no read takes them).
+      const { PARALLEL_DEFAULTS, startWorkersEarly } = await import('../parser/parallel.js');
+      startWorkersEarly(valid.data.inputs, valid.data.threads ?? PARALLEL_DEFAULTS.workers, valid.data.maxLineLength);
+    }
     const analyze: AnalyzeFn = io.analyze ?? (await import('../index.js')).analyze;
     // stdin only when it is an input: touching `process.stdin` sets up a handle for nothing.
     const analyzeIO: AnalyzeIO = readsStdin ? { stdin: io.stdin, now: io.now } : { now: io.now };

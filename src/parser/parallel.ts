@@ -8,7 +8,7 @@
  * gzip is already inflated off this thread (node's zlib streams run on the libuv pool). Workers
  * are started per member and only for files large enough to repay their start (≈ 30 ms each).
  */
-import { fstatSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
@@ -177,10 +177,81 @@ class Pool {
     });
   }
 
+  /** Lets the process exit while the workers wait for requests (see {@link startWorkersEarly}); `ref()` undoes it. */
+  unref(): void {
+    for (const w of this.workers) w.unref();
+  }
+
+  ref(): void {
+    for (const w of this.workers) w.ref();
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
     for (const p of this.ports) p.close();
   }
+}
+
+/**
+ * Range requests a pool of `workers` threads has open at once at most (given out and not yet
+ * consumed): {@link RANGE_DEPTH} each with the native scanner, {@link DEPTH} without.
+ */
+function openRanges(workers: number): number {
+  return workers * (nativeScanner === null ? DEPTH : RANGE_DEPTH);
+}
+
+/** A pool started before a read needed it ({@link startWorkersEarly}), with its settings. */
+let early: { pool: Pool; workers: number; maxLength: number } | null = null;
+
+/**
+ * Starts the parser threads of a parallel read now, when `inputs` (paths; `-` is stdin) name a
+ * regular file of at least `parallel.minBytes`, for the first read with the same `workers` and
+ * `maxLength` to take ({@link decodeRanges}, {@link decodeInParallel}). A thread takes about
+ * 50 ms to start on an idle core, and 150–200 ms while this thread loads the analysis and starts
+ * its detectors: started only when the first range went out, the worker answered its first at
+ * 250–330 ms into a benchmark run, and this thread decoded the ranges due until then itself, cold
+ * (12–32 of them). Started as soon as the command line is read, it answers at about 130 ms.
+ * The threads do not keep the process alive until a read takes them; {@link stopEarlyWorkers}
+ * ends them if none did. Does nothing when some are started already or `workers` is 0.
+ */
+export function startWorkersEarly(inputs: readonly string[], workers: number, maxLength: number, minBytes = PARALLEL_DEFAULTS.minBytes): void {
+  if (early !== null || workers <= 0) return;
+  const large = inputs.some((p) => {
+    if (p === '-') return false;
+    try {
+      const st = statSync(p);
+      return st.isFile() && st.size >= minBytes;
+    } catch {
+      return false; // the read says why
+    }
+  });
+  if (!large) return;
+  const pool = new Pool(workers, maxLength, openRanges(workers));
+  pool.unref();
+  early = { pool, workers, maxLength };
+}
+
+/** Threads {@link startWorkersEarly} started that no read has taken yet (0: none). */
+export function earlyWorkers(): number {
+  return early?.workers ?? 0;
+}
+
+/** Ends the threads {@link startWorkersEarly} started, if no read took them. */
+export async function stopEarlyWorkers(): Promise<void> {
+  const e = early;
+  early = null;
+  if (e !== null) await e.pool.close();
+}
+
+/** The threads started early, if their settings fit (and at least `open` claims), else a new pool. */
+function takePool(workers: number, maxLength: number, open: number): Pool {
+  const e = early;
+  if (e !== null && e.workers === workers && e.maxLength === maxLength && e.pool.claims.length > open) {
+    early = null;
+    e.pool.ref();
+    return e.pool;
+  }
+  return new Pool(workers, maxLength, open);
 }
 
 /**
@@ -189,7 +260,7 @@ class Pool {
  * Throws what the input throws, or a worker's error. Stops the workers when done or abandoned.
  */
 export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: number, maxLength: number): AsyncGenerator<WorkResult | null> {
-  const pool = new Pool(workers, maxLength);
+  const pool = takePool(workers, maxLength, 0);
   const queue: Array<Promise<WorkResult> | null> = [];
   let started = false; // whether a line was framed yet: only the member's first line may carry a BOM
   try {
@@ -268,8 +339,8 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const stolen = new WorkState(true);
   const ahead = new WorkState(true);
   const help = workers === 0 || nativeScanner === null;
-  const limit = workers * (help ? DEPTH : RANGE_DEPTH);
-  const pool = new Pool(workers, maxLength, limit);
+  const limit = openRanges(workers);
+  const pool = takePool(workers, maxLength, limit);
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
   // what it would otherwise wait for, scanner or not.
   let started = false;

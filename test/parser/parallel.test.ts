@@ -13,9 +13,10 @@ import type { RequestRecord } from '../../src/parser/record.js';
 import { resolveInputs } from '../../src/parser/sources.js';
 import { Normalizer } from '../../src/parser/normalize.js';
 import { BadLineLog, readChain } from '../../src/parser/read.js';
-import { decodeRanges } from '../../src/parser/parallel.js';
+import { decodeRanges, earlyWorkers, startWorkersEarly, stopEarlyWorkers } from '../../src/parser/parallel.js';
+import { analyze } from '../../src/index.js';
 import { claimRange } from '../../src/parser/work-lines.js';
-import { InputError } from '../../src/errors.js';
+import { ConfigError, InputError } from '../../src/errors.js';
 import { eventLine, readChains, removeTempDirs, tempDir, type ReadResult } from './helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -199,6 +200,61 @@ describe('parallel reader', () => {
     expect(ranges).toBeGreaterThan(65 * 64);
     expect(ids).toEqual(Array.from({ length: 2000 }, (_, k) => `id-${k}`));
   }, 60_000);
+
+  it('starts the threads of a large file early, and the read with their settings takes them', async () => {
+    const file = path.join(tempDir(), 'audit.log');
+    writeFileSync(file, Array.from({ length: 500 }, (_, k) => eventLine({ auditID: `id-${k}` })).join('\n') + '\n');
+    const size = statSync(file).size;
+    // Not for stdin, a missing path, a file under minBytes, or no threads.
+    startWorkersEarly(['-', path.join(tempDir(), 'missing.log'), file], 1, 4096, size + 1);
+    startWorkersEarly([file], 0, 4096, 0);
+    expect(earlyWorkers()).toBe(0);
+
+    startWorkersEarly(['-', file], 1, 4096, size);
+    expect(earlyWorkers()).toBe(1);
+    startWorkersEarly([file], 2, 4096, 0); // one early pool at a time
+    expect(earlyWorkers()).toBe(1);
+    const read = async (workers: number, maxLength: number): Promise<{ ids: string[]; earlyAtFirst: number }> => {
+      const fd = openSync(file, 'r');
+      const out = { ids: [] as string[], earlyAtFirst: -1 };
+      try {
+        for await (const { run } of decodeRanges(file, fd, size, workers, maxLength, 1000)) {
+          if (out.earlyAtFirst === -1) out.earlyAtFirst = earlyWorkers();
+          for (let k = 0; k < run.strings.length; k += 2) out.ids.push(run.strings[k]!);
+        }
+      } finally {
+        closeSync(fd);
+      }
+      return out;
+    };
+    const want = Array.from({ length: 500 }, (_, k) => `id-${k}`);
+    // Other settings (a worker's heap limit follows maxLength): a pool of its own, the early one kept.
+    const other = await read(1, 8192);
+    expect(other.ids).toEqual(want);
+    expect(other.earlyAtFirst).toBe(1);
+    const taken = await read(1, 4096);
+    expect(taken.ids).toEqual(want);
+    expect(taken.earlyAtFirst).toBe(0);
+    await stopEarlyWorkers(); // nothing left to stop
+    expect(earlyWorkers()).toBe(0);
+
+    startWorkersEarly([file], 2, 4096, 0);
+    expect(earlyWorkers()).toBe(2);
+    await stopEarlyWorkers();
+    expect(earlyWorkers()).toBe(0);
+  });
+
+  it('analyze() ends the early threads no read took, also when it throws', async () => {
+    const file = path.join(tempDir(), 'audit.log');
+    writeFileSync(file, Array.from({ length: 50 }, (_, k) => eventLine({ auditID: `id-${k}` })).join('\n') + '\n');
+    startWorkersEarly([file], 3, 4096, 0);
+    const report = await analyze({ inputs: [file] }); // 1 KB: read on this thread
+    expect(report.input.requests).toBe(50);
+    expect(earlyWorkers()).toBe(0);
+    startWorkersEarly([file], 3, 4096, 0);
+    await expect(analyze({ inputs: [file], detectors: { nope: {} } })).rejects.toThrow(ConfigError);
+    expect(earlyWorkers()).toBe(0);
+  });
 
   it('lets the event loop turn at least every 16 ranges it consumes, answers at hand or not', async () => {
     // V8 keeps every WeakRef target read (the normalizer's previous generation) alive until the
