@@ -65,6 +65,7 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
+import { KindMasks } from '../engine/filters.js';
 import { EpisodeSeries, actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
@@ -200,6 +201,8 @@ export const noOpWrites = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const ignored = new Set(o.ignoreResources);
+    /** Whether a kind is in `ignoreResources`, cached per kind (the name built per write was this detector's largest cost). */
+    const ignoredKinds = new KindMasks<boolean>();
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
     const objects = new Map<string, ObjState>();
@@ -208,7 +211,13 @@ export const noOpWrites = defineDetector({
     function isWatched(r: RequestRecord): boolean {
       if (!isObjectWrite(r)) return false;
       const ob = r.object as ObjectRef;
-      return ignored.size === 0 || !ignored.has(ob.apiGroup ? `${ob.resource}.${ob.apiGroup}` : ob.resource);
+      if (ignored.size === 0) return true;
+      let no = ignoredKinds.kind(ob);
+      if (no === undefined) {
+        no = ignored.has(ob.apiGroup ? `${ob.resource}.${ob.apiGroup}` : ob.resource);
+        ignoredKinds.setKind(ob, no);
+      }
+      return !no;
     }
 
     function pairOf(r: RequestRecord): Pair {
