@@ -150,72 +150,24 @@ double parseTime(const uint8_t* s, int32_t n) {
   return minuteMs + second * 1000 - offsetMinutes * 60000 + fraction;
 }
 
-// A cache of one decoder's dictionary ids (a `WorkState` in src/parser/work-lines.ts), keyed by
-// the raw bytes of the values: the ids themselves are assigned in JavaScript, which `remember`s
-// each one here after looking it up, so both always agree. Only unescaped values of ASCII lines
-// are keys, so a key's bytes are its value's characters.
-class Table {
- public:
-  // The id of `key`, or -1.
-  int32_t find(const uint8_t* key, uint32_t len, uint32_t hash) const {
-    if (slots_.empty()) return -1;
-    for (uint32_t k = hash & mask_;; k = (k + 1) & mask_) {
-      int32_t e = slots_[k];
-      if (e < 0) return -1;
-      const Entry& x = entries_[e];
-      if (x.hash == hash && x.len == len && (len == 0 || std::memcmp(arena_.data() + x.off, key, len) == 0)) return x.id;
-    }
+// The key of one dictionary value for the line just scanned: its parts (pointers into the piece,
+// or for the level its code) and their lengths. Stored keys are the parts one after the other,
+// each but the last preceded by its length (4 bytes), so parts never run into each other.
+struct Key {
+  int count = 0;
+  const uint8_t* p[5] = {};
+  uint32_t len[5] = {};
+
+  uint32_t encodedLength() const {
+    uint32_t n = 4 * static_cast<uint32_t>(count - 1);
+    for (int i = 0; i < count; i++) n += len[i];
+    return n;
   }
-
-  void insert(const uint8_t* key, uint32_t len, uint32_t hash, int32_t id) {
-    if (find(key, len, hash) != -1) return;
-    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
-    uint32_t off = static_cast<uint32_t>(arena_.size());
-    arena_.insert(arena_.end(), key, key + len);
-    entries_.push_back(Entry{hash, off, len, id});
-    place(static_cast<int32_t>(entries_.size() - 1));
-  }
-
-  void clear() {
-    arena_.clear();
-    entries_.clear();
-    slots_.clear();
-    mask_ = 0;
-  }
-
- private:
-  struct Entry {
-    uint32_t hash;
-    uint32_t off;
-    uint32_t len;
-    int32_t id;
-  };
-
-  void place(int32_t e) {
-    for (uint32_t k = entries_[e].hash & mask_;; k = (k + 1) & mask_) {
-      if (slots_[k] < 0) {
-        slots_[k] = e;
-        return;
-      }
-    }
-  }
-
-  void grow() {
-    size_t size = slots_.empty() ? 1024 : slots_.size() * 2;
-    slots_.assign(size, -1);
-    mask_ = static_cast<uint32_t>(size - 1);
-    for (size_t e = 0; e < entries_.size(); e++) place(static_cast<int32_t>(e));
-  }
-
-  std::vector<uint8_t> arena_;
-  std::vector<Entry> entries_;
-  std::vector<int32_t> slots_;
-  uint32_t mask_ = 0;
 };
 
-// A fast hash of a key, 8 bytes at a time (a multiply-xorshift mix; keys are compared in full,
+// A fast hash of `len` bytes, 8 at a time (a multiply-xorshift mix; keys are compared in full,
 // so a collision costs a comparison, never a wrong id).
-inline uint32_t hashOf(const uint8_t* p, size_t len) {
+inline uint64_t hash64(const uint8_t* p, size_t len) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
   while (len >= 8) {
     uint64_t w;
@@ -226,11 +178,128 @@ inline uint32_t hashOf(const uint8_t* p, size_t len) {
     len -= 8;
   }
   uint64_t w = 0;
-  if (len > 0) std::memcpy(&w, p, len);  // p may be null for an empty key
+  if (len > 0) std::memcpy(&w, p, len);  // p may be null for an empty part
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 29;
+  return h;
+}
+
+// The hash of a key, from its parts where they are (the key is never copied to be looked up).
+inline uint32_t hashOf(const Key& k) {
+  uint64_t h = static_cast<uint64_t>(k.count);
+  for (int i = 0; i < k.count; i++) {
+    h = (h ^ hash64(k.p[i], k.len[i])) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
   return static_cast<uint32_t>(h);
 }
+
+// A cache of one decoder's dictionary ids (a `WorkState` in src/parser/work-lines.ts), keyed by
+// the raw bytes of the values: the ids themselves are assigned in JavaScript, which `remember`s
+// each one here after looking it up, so both always agree. Only unescaped values of ASCII lines
+// are keys, so a key's bytes are its value's characters.
+class Table {
+ public:
+  // The id of `key`, or -1. The entry found last is tried first: consecutive lines mostly share
+  // their verb, level and reason, and then neither a hash nor a probe is needed. An entry is its
+  // hash, length and id followed by its bytes, so a probe that hits reads one place of the arena
+  // after its slot (a table of entries apart from their bytes cost one more cache miss).
+  int32_t find(const Key& key) {
+    if (slots_.empty()) return -1;
+    uint32_t len = key.encodedLength();
+    if (last_ != EMPTY && lengthAt(last_) == len && equals(last_, key)) return idAt(last_);
+    uint32_t hash = hashOf(key);
+    for (uint32_t k = hash & mask_;; k = (k + 1) & mask_) {
+      uint32_t e = slots_[k];
+      if (e == EMPTY) return -1;
+      if (hashAt(e) == hash && lengthAt(e) == len && equals(e, key)) {
+        last_ = e;
+        return idAt(e);
+      }
+    }
+  }
+
+  void insert(const Key& key, int32_t id) {
+    if (find(key) != -1) return;
+    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+    uint32_t off = static_cast<uint32_t>(arena_.size());
+    uint32_t head[3] = {hashOf(key), key.encodedLength(), static_cast<uint32_t>(id)};
+    const uint8_t* h = reinterpret_cast<const uint8_t*>(head);
+    arena_.insert(arena_.end(), h, h + sizeof head);
+    for (int i = 0; i < key.count; i++) {
+      if (i + 1 < key.count) {
+        uint8_t n[4];
+        std::memcpy(n, &key.len[i], 4);
+        arena_.insert(arena_.end(), n, n + 4);
+      }
+      if (key.len[i] > 0) arena_.insert(arena_.end(), key.p[i], key.p[i] + key.len[i]);
+    }
+    arena_.resize((arena_.size() + 3) & ~static_cast<size_t>(3));  // the next header aligned
+    entries_.push_back(off);
+    place(off);
+  }
+
+  void clear() {
+    arena_.clear();
+    entries_.clear();
+    slots_.clear();
+    mask_ = 0;
+    last_ = EMPTY;
+  }
+
+ private:
+  static constexpr uint32_t EMPTY = 0xffffffffu;
+
+  uint32_t word(uint32_t off) const {
+    uint32_t w;
+    std::memcpy(&w, arena_.data() + off, 4);
+    return w;
+  }
+  uint32_t hashAt(uint32_t e) const { return word(e); }
+  uint32_t lengthAt(uint32_t e) const { return word(e + 4); }
+  int32_t idAt(uint32_t e) const { return static_cast<int32_t>(word(e + 8)); }
+
+  // Whether the entry at `e` (of the same encoded length) holds `key`'s parts.
+  bool equals(uint32_t e, const Key& key) const {
+    const uint8_t* a = arena_.data() + e + 12;
+    for (int i = 0; i < key.count; i++) {
+      uint32_t n = key.len[i];
+      if (i + 1 < key.count) {
+        uint32_t stored;
+        std::memcpy(&stored, a, 4);
+        if (stored != n) return false;
+        a += 4;
+      }
+      if (n > 0 && std::memcmp(a, key.p[i], n) != 0) return false;
+      a += n;
+    }
+    return true;
+  }
+
+  void place(uint32_t e) {
+    for (uint32_t k = hashAt(e) & mask_;; k = (k + 1) & mask_) {
+      if (slots_[k] == EMPTY) {
+        slots_[k] = e;
+        return;
+      }
+    }
+  }
+
+  void grow() {
+    size_t size = slots_.empty() ? 1024 : slots_.size() * 2;
+    slots_.assign(size, EMPTY);
+    mask_ = static_cast<uint32_t>(size - 1);
+    for (uint32_t e : entries_) place(e);
+  }
+
+  // Entries one after another: hash, encoded length, id (4 bytes each), then the key's bytes.
+  std::vector<uint8_t> arena_;
+  // Where each entry starts, in insertion order (to place them again when the slots grow).
+  std::vector<uint32_t> entries_;
+  std::vector<uint32_t> slots_;
+  uint32_t mask_ = 0;
+  uint32_t last_ = EMPTY;
+};
 
 struct Dict {
   Table actors;
@@ -256,7 +325,6 @@ struct Instance {
   // never from `out`, which JavaScript can write.
   bool lastRead = false;
   int32_t last[OUT_SIZE];
-  std::vector<uint8_t> key;  // scratch
   // What `scanLines` writes (see SetBatch): per line kind, start, end; per final line its
   // values (FINAL_STRIDE slots) and its two times; and the limits fast.ts's finish() checks.
   int32_t* lines = nullptr;
@@ -273,52 +341,40 @@ struct Instance {
   napi_ref finalTimesRef = nullptr;
 };
 
-// The key of dictionary `kind` (ID_*) for the line just scanned into `out`, built in `in->key`;
-// false when a part has escapes (JavaScript alone looks such a value up).
-bool keyOf(Instance* in, int kind, const int32_t* out) {
+// The level's key is its code (one of four names, checked by scanLine).
+const uint8_t LEVEL_CODES[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+// The key of dictionary `kind` (ID_*) for the line just scanned into `out`, in `key`; false when
+// a part has escapes (JavaScript alone looks such a value up).
+bool keyOf(const Instance* in, int kind, const int32_t* out, Key& key) {
   static const int ACTOR_PARTS[] = {F_USERNAME, F_USERAGENT};
   static const int OBJECT_PARTS[] = {F_APIGROUP, F_RESOURCE, F_NAMESPACE, F_NAME, F_SUBRESOURCE};
   static const int WORD_PART[] = {F_VERB, F_SOURCEIP, -1, F_REASON};
+  if (kind == ID_LEVEL) {
+    key.count = 1;
+    key.p[0] = LEVEL_CODES + (out[OUT_LEVEL] & 7);
+    key.len[0] = 1;
+    return true;
+  }
   const int* parts;
-  int count;
   int word = -1;
   if (kind == ID_ACTOR) {
     parts = ACTOR_PARTS;
-    count = 2;
+    key.count = 2;
   } else if (kind == ID_OBJECT) {
     parts = OBJECT_PARTS;
-    count = 5;
+    key.count = 5;
   } else {
     word = WORD_PART[kind - ID_VERB];
     parts = &word;
-    count = 1;
+    key.count = 1;
   }
-  std::vector<uint8_t>& key = in->key;
-  if (kind == ID_LEVEL) {
-    // The level is one of four names (checked by scanLine): its code is its key.
-    key.resize(1);
-    key[0] = static_cast<uint8_t>(out[OUT_LEVEL]);
-    return true;
-  }
-  // Each part but the last is length-prefixed, so parts never run into each other.
-  size_t total = 4 * (count - 1);
-  for (int p = 0; p < count; p++) {
+  for (int p = 0; p < key.count; p++) {
     int f = parts[p];
     if ((out[OUT_ESCAPED] & (1 << f)) != 0) return false;
-    if (out[2 * f] >= 0) total += out[2 * f + 1] - out[2 * f];
-  }
-  key.resize(total);
-  uint8_t* k = key.data();
-  for (int p = 0; p < count; p++) {
-    int f = parts[p];
     int32_t from = out[2 * f];
-    uint32_t len = from < 0 ? 0 : static_cast<uint32_t>(out[2 * f + 1] - from);
-    if (p + 1 < count) {
-      std::memcpy(k, &len, 4);
-      k += 4;
-    }
-    if (len > 0) std::memcpy(k, in->piece + from, len);
-    k += len;
+    key.p[p] = from < 0 ? nullptr : in->piece + from;
+    key.len[p] = from < 0 ? 0 : static_cast<uint32_t>(out[2 * f + 1] - from);
   }
   return true;
 }
@@ -330,13 +386,10 @@ Table& tableOf(Dict* d, int kind) {
 // Looks the final line just scanned up in the dictionary in use: OUT_IDS.
 void lookUp(Instance* in, int32_t* out) {
   bool object = (out[OUT_FLAGS] & HAS_REF) != 0;
+  Key key;
   for (int kind = 0; kind < ID_COUNT; kind++) {
     int32_t id = -2;
-    if ((kind != ID_OBJECT || object) && keyOf(in, kind, out)) {
-      const std::vector<uint8_t>& key = in->key;
-      uint32_t len = static_cast<uint32_t>(key.size());
-      id = tableOf(in->dict, kind).find(key.data(), len, hashOf(key.data(), len));
-    }
+    if ((kind != ID_OBJECT || object) && keyOf(in, kind, out, key)) id = tableOf(in->dict, kind).find(key);
     out[OUT_IDS + kind] = id;
   }
 }
@@ -1121,10 +1174,9 @@ napi_value Remember(napi_env env, napi_callback_info info) {
   if (argc < 2 || in->dict == nullptr || !in->lastRead || napi_get_value_int32(env, argv[0], &kind) != napi_ok ||
       napi_get_value_int32(env, argv[1], &id) != napi_ok || kind < 0 || kind >= ID_COUNT || id < 0 || in->last[OUT_IDS + kind] != -1)
     return Int(env, 0);
-  if (!keyOf(in, kind, in->last)) return Int(env, 0);
-  const std::vector<uint8_t>& key = in->key;
-  uint32_t len = static_cast<uint32_t>(key.size());
-  tableOf(in->dict, kind).insert(key.data(), len, hashOf(key.data(), len), id);
+  Key key;
+  if (!keyOf(in, kind, in->last, key)) return Int(env, 0);
+  tableOf(in->dict, kind).insert(key, id);
   return Int(env, 1);
 }
 
