@@ -136,6 +136,19 @@ describe('fleet-storm: storms', () => {
   });
 });
 
+describe('fleet-storm: clients', () => {
+  it('counts one client per actor and source IP, past the 64 addresses whose keys are cached per actor', () => {
+    // 100 pods of one DaemonSet behind one service account, each on its own object and address.
+    const out: RequestRecord[] = [];
+    for (let s = 0; s < 3; s++) {
+      for (let pod = 0; pod < 100; pod++) out.push(rec(T0 + s * 1000 + pod * 5, agent, object('nodeinfos', '', `node-${pod}`, '', 'agents.example.com'), { code: 409, sourceIP: `10.0.3.${pod}` }));
+    }
+    const { findings } = runDetector(detector, {}, out);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.metrics).toMatchObject({ events: 300, objects: 100, actors: 1, clients: 100 });
+  });
+});
+
 describe('fleet-storm: not a fleet', () => {
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [

@@ -123,6 +123,25 @@ describe('throttling: throttled actors', () => {
     expect(findings[0]!.metrics.likelyCause).toBe('system:serviceaccount:shop-system:shop-operator');
   });
 
+  it('ranks the heaviest actors of a step by requests, ties by actor key, and keeps topK of them', () => {
+    // Three clients exactly as heavy as the operator (3,000 requests 20 ms apart): with topK 3,
+    // the heaviest of each step are the operator (first by key) and the first two ties by key.
+    const tie = (name: string): RequestRecord[] => {
+      const a = actor(`system:serviceaccount:t:${name}`, 'tie/v1');
+      return Array.from({ length: 3000 }, (_, k) => rec(T0 + 9 + k * 20, a, widget, { sourceIP: '10.5.0.1' }));
+    };
+    const records = [...victim(), ...storm(), ...tie('c-b'), ...tie('c-c'), ...tie('c-a')].sort((a, b) => a.ts - b.ts);
+    const { findings } = runDetector(detector, { topK: 3 }, records);
+    expect(findings).toHaveLength(1);
+    // Listed: the victim, then the causes by requests (ties by key), at most two of them.
+    expect(findings[0]!.actors.map((a) => a.username)).toEqual([
+      'system:serviceaccount:monitoring:metrics-collector',
+      'system:serviceaccount:shop-system:shop-operator',
+      'system:serviceaccount:t:c-a',
+    ]);
+    expect(findings[0]!.metrics.likelyCause).toBe('system:serviceaccount:shop-system:shop-operator');
+  });
+
   it('no heavy client around: no likely cause', () => {
     const { findings } = runDetector(detector, {}, victim());
     expect(findings).toHaveLength(1);
