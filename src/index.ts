@@ -130,6 +130,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
   }
 }
 
+/** {@link analyze} once its options are resolved. */
 async function analyzeResolved(options: AnalyzeOptions, detectors: Array<{ detector: Detector; options: unknown }>, io: AnalyzeIO): Promise<Report> {
   const now = io.now ?? (() => new Date());
   const wantsStdin = options.inputs.length === 0 || options.inputs.includes('-');

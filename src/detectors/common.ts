@@ -74,8 +74,9 @@ export function int(n: number): string {
  */
 export class StepRing {
   // Plain arrays, not Float64Arrays: a typed array of more than 64 bytes has its memory outside
-  // the heap, which made `new StepRing` 60 % of the throttling detector's time (one per actor,
-  // made again for every actor seen after a pause; CPU profile of the benchmark log).
+  // the heap and cost about a microsecond to make: `new StepRing` was the detectors' third
+  // largest self time (one per actor in throttling, made again for every actor seen after a
+  // pause; CPU profile of the benchmark log).
   private readonly slot: number[];
   private readonly counts: number[];
 
