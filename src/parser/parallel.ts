@@ -35,10 +35,13 @@ const DEPTH = 4;
  * is busy: with 4 in flight each thread waited for the other a fifth of the time (CPU profiles of
  * the benchmark log: 650 ms idle here, 750 ms in the worker, of about 3 s); with 16, and the
  * worker reading whole pieces natively, both still idled 10–40 ms in every 100 ms (380 and
- * 510 ms in all); with 64, this thread idles only at the start and for a moment now and then.
- * An answer waiting here is about 50 KB (3 MB for 64).
+ * 510 ms in all); with 64 of 256 KB, this thread idles only at the start and for a moment now
+ * and then. With ranges of 1 MB ({@link RANGE_BYTES}), 32 (32 MB of the file out at once): 16
+ * (the 16 MB of 64 × 256 KB) lost what the larger ranges won (0.99× the time of 64 × 256 KB in
+ * ten interleaved pairs on the benchmark log, against 0.91–0.92× for 32). An answer waiting
+ * here is about 70 KB (2 MB for 32).
  */
-const RANGE_DEPTH = 64;
+const RANGE_DEPTH = 32;
 /** Ranges {@link decodeRanges} consumes at most before it lets the event loop turn (see there). */
 const TURN_EVERY = 16;
 /**
@@ -286,8 +289,17 @@ export interface RangeRun {
   offset: number;
 }
 
-/** Bytes of a file per {@link RangeRequest} (256 KB: the size of the runs read here, which keep a worker's young generation small). */
-export const RANGE_BYTES = 256 * 1024;
+/**
+ * Bytes of a file per {@link RangeRequest}: 1 MB. With {@link RANGE_DEPTH} 32 of them out per
+ * worker, the benchmark log's analysis took 0.91× and 0.92× the time of 64 ranges of 256 KB (the
+ * median of ten and of twelve interleaved pairs, 20 of the 22 pairs faster; 1 MB ranges with 16
+ * out: 0.99×, 512 KB with 64: 0.97×, 2 MB with 16 as fast as 1 MB with 32) for 10–20 MB more
+ * peak RSS (1×: 189–193 → 201–211 MB, 5×: 217–222 → 232–238 MB, three runs each). The gain
+ * is in how the two threads keep each other busy: `workRange` over the whole log on one thread
+ * alone is no faster with 1 MB ranges, and without the native scanner the size makes no
+ * difference (1.01×).
+ */
+export const RANGE_BYTES = 1024 * 1024;
 
 /**
  * A range being decoded: its answer once known (a worker's, or this thread's when it claimed the

@@ -51,7 +51,7 @@ export interface ReadOptions {
    * JSON-lines files of at least `minBytes` are cut and fast-decoded on `workers` threads
    * (`parallel.ts`); `workers: 0` reads everything on this thread. Default `PARALLEL_DEFAULTS`.
    * A plain regular file is read by the workers in ranges of `rangeBytes` (default
-   * `RANGE_BYTES`, 256 KB; tests use tiny ones so that ranges cut lines everywhere).
+   * `RANGE_BYTES`, 1 MB; tests use tiny ones so that ranges cut lines everywhere).
    */
   parallel?: { workers: number; minBytes: number; rangeBytes?: number };
 }
