@@ -293,8 +293,9 @@ export interface RangeRun {
  * Bytes of a file per {@link RangeRequest}: 1 MB. With {@link RANGE_DEPTH} 32 of them out per
  * worker, the benchmark log's analysis took 0.91× and 0.92× the time of 64 ranges of 256 KB (the
  * median of ten and of twelve interleaved pairs, 20 of the 22 pairs faster; 1 MB ranges with 16
- * out: 0.99×, 512 KB with 64: 0.97×, 2 MB with 16 as fast as 1 MB with 32) for 10–20 MB more
- * peak RSS (1×: 189–193 → 201–211 MB, 5×: 217–222 → 232–238 MB, three runs each). The gain
+ * out: 0.99×, 512 KB with 64: 0.97×, 2 MB with 16 as fast as 1 MB with 32) for about 10 MB
+ * more peak RSS (1×: 189–193 → 196–213 MB, 5×: 217–222 → 224–247 MB, in 3 and 13 runs; the 5×
+ * peak was once +21.9 % of its 1× pair, past the benchmark's +20 % target). The gain
  * is in how the two threads keep each other busy: `workRange` over the whole log on one thread
  * alone is no faster with 1 MB ranges, and without the native scanner the size makes no
  * difference (1.01×).
