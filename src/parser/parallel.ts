@@ -36,10 +36,8 @@ const DEPTH = 4;
  * the benchmark log: 650 ms idle here, 750 ms in the worker, of about 3 s); with 16, and the
  * worker reading whole pieces natively, both still idled 10–40 ms in every 100 ms (380 and
  * 510 ms in all); with 64 of 256 KB, this thread idles only at the start and for a moment now
- * and then. With ranges of 1 MB ({@link RANGE_BYTES}), 32 (32 MB of the file out at once): 16
- * (the 16 MB of 64 × 256 KB) lost what the larger ranges won (0.99× the time of 64 × 256 KB in
- * ten interleaved pairs on the benchmark log, against 0.91–0.92× for 32). An answer waiting
- * here is about 70 KB (2 MB for 32).
+ * and then. With ranges of 1 MB, 32 (32 MB of the file out at once; 16 lost what the larger
+ * ranges won: see {@link RANGE_BYTES}). An answer waiting here is about 70 KB (2 MB for 32).
  */
 const RANGE_DEPTH = 32;
 /** Ranges {@link decodeRanges} consumes at most before it lets the event loop turn (see there). */
