@@ -1,13 +1,13 @@
 /**
  * Run-wide summaries: requests by verb × resource × code, top actors and objects, and latency
  * percentiles per verb × resource (hdr-histogram-js, microsecond resolution, 2 significant
- * digits, 1 h ceiling). Per-object counters are kept for writes only, since reads of millions of
- * objects say nothing about storms.
+ * digits, 1 h ceiling: `latency.ts`). Per-object counters are kept for writes only, since reads
+ * of millions of objects say nothing about storms.
  */
-import * as hdr from 'hdr-histogram-js';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { ReportObject, Summaries } from '../report/schema.js';
+import { LatencyBins } from './latency.js';
 
 interface ActorCounts {
   requests: number;
@@ -50,9 +50,6 @@ interface ObjectEntry {
  */
 export const MAX_TRACKED_OBJECTS = 10_000;
 
-/** Highest latency tracked, in µs (1 hour); longer values are clamped. */
-const MAX_LATENCY_US = 3_600_000_000;
-
 /** Plain copy of an interned object for the report. */
 export function reportObject(o: ObjectRef): ReportObject {
   return {
@@ -73,7 +70,7 @@ export function reportObject(o: ObjectRef): ReportObject {
 interface VerbCell {
   codes: number[];
   counts: number[];
-  latency: hdr.Histogram | null;
+  latency: LatencyBins | null;
 }
 
 /** Accumulates summaries; feed every counted request once. */
@@ -164,8 +161,8 @@ export class Aggregates {
     } else cell.counts[k]!++;
 
     if (r.latencyMs >= 0) {
-      cell.latency ??= hdr.build({ numberOfSignificantValueDigits: 2, highestTrackableValue: MAX_LATENCY_US, autoResize: false });
-      cell.latency.recordValue(Math.min(MAX_LATENCY_US, Math.max(0, Math.round(r.latencyMs * 1000))));
+      cell.latency ??= new LatencyBins();
+      cell.latency.add(r.latencyMs);
     }
   }
 
@@ -241,18 +238,9 @@ export class Aggregates {
     const latency: Summaries['latency'] = [];
     for (const [resource, byVerb] of this.cells) {
       for (const [verb, cell] of byVerb) {
-        const h = cell.latency;
-        if (h === null) continue;
-        latency.push({
-          verb,
-          resource: resource || '(non-resource)',
-          count: h.totalCount,
-          // hdr reports a bucket's highest equivalent value, which can exceed the true maximum.
-          p50: us(Math.min(h.maxValue, h.getValueAtPercentile(50))),
-          p90: us(Math.min(h.maxValue, h.getValueAtPercentile(90))),
-          p99: us(Math.min(h.maxValue, h.getValueAtPercentile(99))),
-          max: us(h.maxValue),
-        });
+        if (cell.latency === null) continue;
+        const p = cell.latency.percentiles();
+        latency.push({ verb, resource: resource || '(non-resource)', count: p.count, p50: us(p.p50), p90: us(p.p90), p99: us(p.p99), max: us(p.max) });
       }
     }
     latency.sort((x, y) => y.count - x.count || cmp(x.verb, y.verb) || cmp(x.resource, y.resource));
