@@ -20,9 +20,11 @@ const DIGITS = 2;
  * upper half of 256 bins (`JsHistogram.init`: `subBucketHalfCountMagnitude`).
  */
 const HALF_MAGNITUDE = Math.ceil(Math.log2(2 * 10 ** DIGITS)) - 1;
+/** Half the bins per power of two (128). */
+const HALF = 2 ** HALF_MAGNITUDE;
 
 /** Bins for values below 2^32 (MAX_LATENCY_US is): the highest bin index + 1. */
-const BINS = (32 - HALF_MAGNITUDE - 1) * 2 ** HALF_MAGNITUDE + 2 ** (HALF_MAGNITUDE + 1);
+const BINS = (32 - HALF_MAGNITUDE - 1) * HALF + 2 * HALF;
 
 /**
  * The bin of `v` (a whole number of µs, 0 ≤ v < 2^32), as hdr-histogram-js computes its counts
@@ -32,16 +34,15 @@ const BINS = (32 - HALF_MAGNITUDE - 1) * 2 ** HALF_MAGNITUDE + 2 ** (HALF_MAGNIT
  * lowest value ({@link binLow}), which is all the percentiles depend on.
  */
 export function binOf(v: number): number {
-  const b = v < 2 ** (HALF_MAGNITUDE + 1) ? 0 : 31 - Math.clz32(v) - HALF_MAGNITUDE;
-  return b * 2 ** HALF_MAGNITUDE + (v >>> b);
+  const b = v < 2 * HALF ? 0 : 31 - Math.clz32(v) - HALF_MAGNITUDE;
+  return b * HALF + (v >>> b);
 }
 
 /** The lowest value (µs) of bin `i` (the inverse of {@link binOf}). */
 export function binLow(i: number): number {
-  const half = 2 ** HALF_MAGNITUDE;
-  if (i < 2 * half) return i;
-  const b = Math.floor(i / half) - 1;
-  return (i - b * half) * 2 ** b;
+  if (i < 2 * HALF) return i;
+  const b = Math.floor(i / HALF) - 1;
+  return (i - b * HALF) * 2 ** b;
 }
 
 /** Percentiles of one cell's latencies, in µs. */
@@ -56,8 +57,6 @@ export interface LatencyPercentiles {
 /** The latencies of one summary cell: counts per bin and the exact maximum. */
 export class LatencyBins {
   private readonly counts = new Uint32Array(BINS);
-  /** Requests counted. */
-  count = 0;
   /** Highest latency counted, µs. */
   max = 0;
 
@@ -65,7 +64,6 @@ export class LatencyBins {
   add(ms: number): void {
     const us = Math.min(MAX_LATENCY_US, Math.max(0, Math.round(ms * 1000)));
     this.counts[binOf(us)]!++;
-    this.count++;
     if (us > this.max) this.max = us;
   }
 
@@ -80,7 +78,7 @@ export class LatencyBins {
     const c = this.counts;
     for (let i = 0; i < c.length; i++) if (c[i] !== 0) h.recordValueWithCount(binLow(i), c[i]!);
     const at = (p: number): number => Math.min(this.max, h.getValueAtPercentile(p));
-    const out = { count: this.count, p50: at(50), p90: at(90), p99: at(99), max: this.max };
+    const out = { count: h.totalCount, p50: at(50), p90: at(90), p99: at(99), max: this.max };
     h.destroy();
     return out;
   }
