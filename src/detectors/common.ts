@@ -134,19 +134,19 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
     return this.byObject.get(object)?.get(actor);
   }
 
-  /** The state of (`object`, `actor`), made by `make` (and added last) when there is none. */
-  getOrAdd(object: ObjectRef, actor: Actor, make: () => S): S {
-    let byActor = this.byObject.get(object);
+  /**
+   * Adds `s` last and returns it; its object and actor must have no state yet. `get`, then `add`
+   * when there is none, rather than a get-or-make with a callback: a callback closing over the
+   * record was allocated for every write (several detectors, a million writes a benchmark run).
+   */
+  add(s: S): S {
+    let byActor = this.byObject.get(s.object);
     if (byActor === undefined) {
       byActor = new Map();
-      this.byObject.set(object, byActor);
+      this.byObject.set(s.object, byActor);
     }
-    let s = byActor.get(actor);
-    if (s === undefined) {
-      s = make();
-      byActor.set(actor, s);
-      this.order.add(s);
-    }
+    byActor.set(s.actor, s);
+    this.order.add(s);
     return s;
   }
 

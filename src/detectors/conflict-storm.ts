@@ -222,16 +222,18 @@ export const conflictStorm = defineDetector({
 
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
-      const p = pairs.getOrAdd(obj, r.actor, () => ({
-        actor: r.actor,
-        object: obj,
-        ring: new StepRing(n, 2),
-        lastWriteTs: r.ts,
-        chains: new Map(),
-        hot: null,
-        open: false,
-        alerted: false,
-      }));
+      const p =
+        pairs.get(obj, r.actor) ??
+        pairs.add({
+          actor: r.actor,
+          object: obj,
+          ring: new StepRing(n, 2),
+          lastWriteTs: r.ts,
+          chains: new Map(),
+          hot: null,
+          open: false,
+          alerted: false,
+        });
       const conflict = isConflict(r);
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;

@@ -204,7 +204,7 @@ export const hotLoop = defineDetector({
 
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
-      const p = pairs.getOrAdd(obj, r.actor, () => ({ actor: r.actor, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, fastFrom: -1 }));
+      const p = pairs.get(obj, r.actor) ?? pairs.add({ actor: r.actor, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, fastFrom: -1 });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);

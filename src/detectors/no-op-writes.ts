@@ -222,33 +222,33 @@ export const noOpWrites = defineDetector({
 
     function pairOf(r: RequestRecord): Pair {
       const ob = r.object as ObjectRef;
-      return pairs.getOrAdd(ob, r.actor, () => {
-        const objKey = ob.subresource === '' ? ob.key : ob.key.slice(0, ob.key.length - ob.subresource.length);
-        let obj = objects.get(objKey);
-        if (obj === undefined) {
-          obj = { okWrites: 0, knownRV: '', refs: 0 };
-          objects.set(objKey, obj);
-        }
-        obj.refs++;
-        return {
-          actor: r.actor,
-          object: ob,
-          obj,
-          objKey,
-          ring: new StepRing(n, 4),
-          lastWriteTs: r.ts,
-          prevTs: -1,
-          prevReceived: -1,
-          prevGap: -1,
-          prevBody: null,
-          prevAuditID: '',
-          prevLevel: '',
-          prevUpdateRV: '',
-          prevMarked: false,
-          objSeq: obj.okWrites,
-          hot: null,
-          open: false,
-        };
+      const known = pairs.get(ob, r.actor);
+      if (known !== undefined) return known;
+      const objKey = ob.subresource === '' ? ob.key : ob.key.slice(0, ob.key.length - ob.subresource.length);
+      let obj = objects.get(objKey);
+      if (obj === undefined) {
+        obj = { okWrites: 0, knownRV: '', refs: 0 };
+        objects.set(objKey, obj);
+      }
+      obj.refs++;
+      return pairs.add({
+        actor: r.actor,
+        object: ob,
+        obj,
+        objKey,
+        ring: new StepRing(n, 4),
+        lastWriteTs: r.ts,
+        prevTs: -1,
+        prevReceived: -1,
+        prevGap: -1,
+        prevBody: null,
+        prevAuditID: '',
+        prevLevel: '',
+        prevUpdateRV: '',
+        prevMarked: false,
+        objSeq: obj.okWrites,
+        hot: null,
+        open: false,
       });
     }
 

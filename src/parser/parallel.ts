@@ -66,15 +66,18 @@ function workerPath(): string {
 
 /**
  * Fixed pool of worker threads answering {@link WorkRequest}s. Each worker answers on a port of
- * its own, which this thread reads both when its event loop turns and, with {@link poll}, between
- * its batches: answers (and with them room for new requests) are otherwise taken in only when the
- * event loop turns, and a worker whose requests ran out while this thread was busy waited for
- * that (both threads idled about 15 % of a benchmark run).
+ * its own, which this thread reads when its event loop turns ({@link run}'s answers) or, after
+ * {@link quiet}, only when it wants the next answer ({@link receive}; {@link decodeRanges}): a
+ * range's answer is then taken in when it is due, whatever the event loop does, and a worker's
+ * requests are refilled as soon as one is consumed (taken in only when the event loop turned,
+ * a worker whose requests ran out while this thread was busy waited for that: both threads
+ * idled about 15 % of a benchmark run).
  */
 class Pool {
   private readonly workers: Worker[] = [];
   private readonly ports: MessagePort[] = [];
-  private readonly waiting = new Map<number, { resolve(r: WorkResult): void; reject(e: Error): void; done?: (r: WorkResult) => void }>();
+  /** What waits for each request's answer: a run's promise, or a range's callback (see {@link runRange}). */
+  private readonly waiting = new Map<number, { resolve(r: WorkResult): void; reject(e: Error): void }>();
   private failure: Error | null = null;
   private next = 0;
   private id = 0;
@@ -85,6 +88,15 @@ class Pool {
    */
   readonly claims: Int32Array;
   private slot = 0;
+  /**
+   * Answers posted, counted by the workers (shared): what {@link arrival} waits on once the
+   * ports' listeners are off ({@link quiet}).
+   */
+  private readonly posted: Int32Array;
+  /** {@link posted} as {@link receive} last read it. */
+  private seen = 0;
+  /** Each port's `'message'` listener, for {@link quiet}. */
+  private readonly listeners: Array<(r: WorkResult) => void> = [];
 
   /**
    * @param maxLength the longest line (UTF-16 units): a worker holds a few runs of lines and one such line.
@@ -92,6 +104,7 @@ class Pool {
    */
   constructor(n: number, maxLength: number, open = 0) {
     this.claims = new Int32Array(new SharedArrayBuffer(4 * (open + 1)));
+    this.posted = new Int32Array(new SharedArrayBuffer(4));
     // A worker's live heap is its dictionaries and the run at hand (a few MB): a small old
     // generation keeps V8 from letting garbage pile up (measured: 256 MB let RSS reach 430 MB).
     const oldMb = 64 + Math.ceil((4 * maxLength) / (1024 * 1024));
@@ -99,10 +112,12 @@ class Pool {
       const { port1, port2 } = new MessageChannel();
       const w = new Worker(workerPath(), {
         resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: oldMb },
-        workerData: { answers: port2, claims: this.claims },
+        workerData: { answers: port2, claims: this.claims, posted: this.posted },
         transferList: [port2],
       });
-      port1.on('message', (r: WorkResult) => this.deliver(r, i));
+      const listener = (r: WorkResult): void => this.deliver(r, i);
+      port1.on('message', listener);
+      this.listeners.push(listener);
       // Only the requests in flight keep the process alive, as the worker's own channel did.
       port1.unref();
       w.on('error', (e: Error) => this.fail(e));
@@ -114,20 +129,51 @@ class Pool {
     }
   }
 
-  /** Takes in worker `i`'s answer `r`: its waiter's `done` at once, then its promise. */
+  /** Takes in worker `i`'s answer `r`: hands it to what waits for it. */
   private deliver(r: WorkResult, i: number): void {
     r.worker = i;
     const p = this.waiting.get(r.id);
     this.waiting.delete(r.id);
-    p?.done?.(r);
     p?.resolve(r);
   }
 
-  /** Takes in every answer that has arrived, without waiting for the event loop (see the class). */
-  poll(): void {
-    for (let i = 0; i < this.ports.length; i++) {
-      for (let m = receiveMessageOnPort(this.ports[i]!); m !== undefined; m = receiveMessageOnPort(this.ports[i]!)) this.deliver(m.message as WorkResult, i);
+  /**
+   * Takes the ports' listeners off: from now on an answer is taken in only by {@link receive}, and
+   * until then waits in its port's queue, still serialized, outside this thread's heap. Taken in
+   * as they arrived, the answers a worker is ahead by (up to
+   * {@link RANGE_DEPTH}, 35,000 records of the benchmark log) lived through young-generation
+   * collections and were copied by each: ~30 MB of the 116 MB of objects that outlived their
+   * first scavenge in a benchmark run (heap sampling), and most of the scavenges' time.
+   */
+  quiet(): void {
+    for (let i = 0; i < this.ports.length; i++) this.ports[i]!.off('message', this.listeners[i]!);
+  }
+
+  /**
+   * Takes in worker `worker`'s answers, in the order it posted them, up to and including request
+   * `id`'s, or as many as have arrived. True when `id`'s is in.
+   */
+  receive(worker: number, id: number): boolean {
+    this.seen = Atomics.load(this.posted, 0);
+    const port = this.ports[worker]!;
+    for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
+      const r = m.message as WorkResult;
+      this.deliver(r, worker);
+      if (r.id === id) return true;
     }
+    return false;
+  }
+
+  /**
+   * Resolves when a worker has posted an answer since the last {@link receive}, or after 100 ms
+   * (the event loop turns meanwhile, so a worker's `error` or `exit` is seen). Rejects with a
+   * worker's error.
+   */
+  async arrival(): Promise<void> {
+    if (this.failure !== null) throw this.failure;
+    const w = Atomics.waitAsync(this.posted, 0, this.seen, 100);
+    if (w.async) await w.value;
+    if (this.failure !== null) throw this.failure;
   }
 
   private fail(e: Error): void {
@@ -149,19 +195,26 @@ class Pool {
   /**
    * Has a worker read and decode the lines starting in `[start, end)` of the open file `fd`,
    * unless this thread claims the range first with {@link steal} (the answer is then `skipped`);
-   * `done`, if given, is called with the answer as soon as it is taken in (before the promise's
-   * reactions run), also from {@link poll}. `claim` receives the request's id and claim slot.
+   * `done` is called with the answer when {@link receive} takes it in. `claim` receives the
+   * request's id, claim slot and worker. A worker's failure is thrown here or by {@link arrival}.
+   *
+   * A callback, not a promise: a range is given out about one young-generation cycle before it
+   * is due, so what holds its answer (a promise resolved with it, the pending range) has often
+   * been promoted by then, and an old object, even a dead one, keeps what it points to alive
+   * through every scavenge until the next full collection. With a promise per range, most answers
+   * (41 % of the bytes received) were copied twice and promoted (`--trace-gc-nvp`).
    */
-  runRange(fd: number, start: number, end: number, maxLength: number, claim: { id: number; slot: number }, done?: (r: WorkResult) => void): Promise<WorkResult> {
-    if (this.failure !== null) return Promise.reject(this.failure);
+  runRange(fd: number, start: number, end: number, maxLength: number, claim: { id: number; slot: number; worker: number }, done: (r: WorkResult) => void): void {
+    if (this.failure !== null) throw this.failure;
     const id = this.id++;
     const slot = this.slot;
     this.slot = (slot + 1) % this.claims.length;
     Atomics.store(this.claims, slot, id + 1);
     claim.id = id;
     claim.slot = slot;
+    claim.worker = this.next;
     const req: RangeRequest = { id, fd, start, end, maxLength, claim: slot };
-    return this.post(req, [], done);
+    this.send(req, [], { resolve: done, reject: () => {} });
   }
 
   /** Claims the range of request `id` in `slot` for this thread; false when a worker has it already. */
@@ -169,13 +222,17 @@ class Pool {
     return claimRange(this.claims, slot, id, false);
   }
 
-  private post(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[], done?: (r: WorkResult) => void): Promise<WorkResult> {
+  /** Posts `req` to the next worker; its answer will go to `waiter`. */
+  private send(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[], waiter: { resolve(r: WorkResult): void; reject(e: Error): void }): void {
     const w = this.workers[this.next]!;
     this.next = (this.next + 1) % this.workers.length;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(req.id, { resolve, reject, done });
-      w.postMessage(req, transfer);
-    });
+    this.waiting.set(req.id, waiter);
+    w.postMessage(req, transfer);
+  }
+
+  /** {@link send}, the answer as a promise. */
+  private post(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[]): Promise<WorkResult> {
+    return new Promise((resolve, reject) => this.send(req, transfer, { resolve, reject }));
   }
 
   /** Lets the process exit while the workers wait for requests (see {@link startWorkersEarly}); `ref()` undoes it. */
@@ -302,17 +359,19 @@ export const RANGE_BYTES = 1024 * 1024;
 
 /**
  * A range being decoded: its answer once known (a worker's, or this thread's when it claimed the
- * range first), and the promise of a worker's answer (null for a range this thread decoded ahead).
+ * range first or decoded it ahead), cleared when consumed.
  */
 interface PendingRange {
   run: WorkResult | undefined;
-  promise: Promise<WorkResult> | null;
+  /** Whether it was given to a worker (else this thread decoded it ahead). */
+  given: boolean;
   offset: number;
   /** Where the range starts. */
   start: number;
-  /** Its request id and claim slot (see `Pool.runRange`), for a range given to a worker. */
+  /** Its request id, claim slot and worker (see `Pool.runRange`), for a range given to a worker. */
   id: number;
   slot: number;
+  worker: number;
 }
 
 /**
@@ -352,6 +411,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const help = workers === 0 || nativeScanner === null;
   const limit = openRanges(workers);
   const pool = takePool(workers, maxLength, limit);
+  pool.quiet();
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
   // what it would otherwise wait for, scanner or not.
   let started = false;
@@ -361,16 +421,14 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   try {
     let sinceTurn = 0; // ranges consumed since the event loop last turned
     for (;;) {
-      pool.poll();
       // At most `limit` ranges given out and not yet consumed (in flight, or answered and waiting
-      // here): answers taken in by `poll` free a worker at once, but not memory here.
+      // in a port's queue).
       while (given < limit && start < bytes) {
         const end = Math.min(bytes, start + rangeBytes);
-        const pending: PendingRange = { run: undefined, promise: null, offset: end, start, id: -1, slot: -1 };
-        pending.promise = pool.runRange(fd, start, end, maxLength, pending, (r) => {
+        const pending: PendingRange = { run: undefined, given: true, offset: end, start, id: -1, slot: -1, worker: -1 };
+        pool.runRange(fd, start, end, maxLength, pending, (r) => {
           if (r.skipped !== true) pending.run = r;
         });
-        pending.promise.catch(() => {}); // observed when consumed
         queue.push(pending);
         given++;
         start = end;
@@ -383,24 +441,30 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         continue;
       }
       const head = queue[0];
-      if (head !== undefined && head.run === undefined && head.promise !== null && pool.steal(head.id, head.slot)) {
-        // Due next, not answered, and no worker started on it: this thread's.
-        head.run = workRange({ id: -1, fd, start: head.start, end: head.offset, maxLength, claim: -1 }, stolen);
-        head.run.worker = workers;
+      if (head !== undefined && head.run === undefined && head.given) {
+        if (pool.receive(head.worker, head.id)) {
+          // Not expected: a worker skips only a range this thread claimed (and then has decoded).
+          if (head.run === undefined) throw new Error(`range ${head.id} was claimed by no one`);
+        } else if (pool.steal(head.id, head.slot)) {
+          // Due next, not answered, and no worker started on it: this thread's.
+          head.run = workRange({ id: -1, fd, start: head.start, end: head.offset, maxLength, claim: -1 }, stolen);
+          head.run.worker = workers;
+        }
       }
-      if (head !== undefined && head.run === undefined) await turn(); // lets the workers' answers in
       if (head !== undefined && head.run !== undefined && ++sinceTurn >= TURN_EVERY) {
-        // With answers taken in by `poll`, this thread could go on in microtasks alone for the
-        // whole file; the event loop must turn now and then: V8 keeps every WeakRef target read
-        // (the normalizer's previous generation) alive until it does, and on a log of a million
-        // distinct objects the heap grew past 1 GB.
+        // This thread could go on in microtasks alone for the whole file; the event loop must
+        // turn now and then: V8 keeps every WeakRef target read (the normalizer's previous
+        // generation) alive until it does, and on a log of a million distinct objects the heap
+        // grew past 1 GB.
         sinceTurn = 0;
         await turn();
       }
       if (head !== undefined && head.run !== undefined) {
         queue.shift();
-        if (head.promise !== null) given--;
+        if (head.given) given--;
         const run = head.run;
+        // An old pending range must not keep the answer alive (see `Pool.runRange`).
+        head.run = undefined;
         if (run.worker! < workers) started = true;
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
@@ -408,12 +472,10 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         const end = Math.min(bytes, start + rangeBytes);
         const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, ahead);
         run.worker = workers + 1;
-        queue.push({ run, promise: null, offset: end, start, id: -1, slot: -1 });
+        queue.push({ run, given: false, offset: end, start, id: -1, slot: -1, worker: -1 });
         start = end;
       } else if (head !== undefined) {
-        const r = await head.promise;
-        // Not expected: a worker skips only a range this thread claimed (and then has decoded).
-        if (r?.skipped === true && head.run === undefined) throw new Error(`range ${head.id} was claimed by no one`);
+        await pool.arrival();
       }
     }
   } finally {

@@ -4,24 +4,33 @@
  * {@link workRange}'s, its typed arrays transferred.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { claimRange, skippedRange, work, workRange, WorkState, type RangeRequest, type WorkRequest } from './work-lines.js';
+import { claimRange, skippedRange, work, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
 if (parentPort !== null) {
   const requests = parentPort;
   // Answers go back on the port the pool gave (`workerData.answers`), which the reading thread
   // can also read synchronously (`receiveMessageOnPort`) between its batches.
-  const data = workerData as { answers?: MessagePort; claims?: Int32Array } | null;
+  const data = workerData as { answers?: MessagePort; claims?: Int32Array; posted?: Int32Array } | null;
   const answers = (data?.answers ?? parentPort) as MessagePort;
   // Range claims shared with the reading thread, which decodes a range itself when it would
   // otherwise wait for it (`decodeRanges`).
   const claims = data?.claims ?? null;
+  // Answers posted, counted for the reading thread, which waits on it (`Pool.arrival`).
+  const posted = data?.posted ?? null;
+  const answer = (res: WorkResult, transfer: ArrayBuffer[]): void => {
+    answers.postMessage(res, transfer);
+    if (posted !== null) {
+      Atomics.add(posted, 0, 1);
+      Atomics.notify(posted, 0);
+    }
+  };
   const state = new WorkState();
   requests.on('message', (req: WorkRequest | RangeRequest) => {
     if ('fd' in req && req.claim >= 0 && claims !== null && !claimRange(claims, req.claim, req.id, true)) {
-      answers.postMessage(skippedRange(req.id, state));
+      answer(skippedRange(req.id, state), []);
       return;
     }
     const res = 'fd' in req ? workRange(req, state) : work(req, state);
-    answers.postMessage(res, [res.kinds.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
+    answer(res, [res.kinds.buffer as ArrayBuffer, res.numbers.buffer as ArrayBuffer]);
   });
 }
