@@ -30,7 +30,6 @@ import { Writable } from 'node:stream';
 import { generateLog, type LogSpec } from '../generator/generate.js';
 import { HELP, isMain, parseToolArgs } from './dev-tool.js';
 import { tuneV8 } from './heap.js';
-import { main as cliMain, processIO } from './main.js';
 
 const USAGE = 'Usage: node dist/cli/bench.js [--scale N] [--dir DIR] [--runs N]';
 
@@ -139,6 +138,8 @@ async function naive(file: string): Promise<RunResult> {
 
 /** (b) `auditstorm analyze --format json FILE`, in this process, the report thrown away. */
 async function auditstorm(file: string): Promise<RunResult> {
+  // Loaded only now, after `tuneV8`, as bin/auditstorm.js loads it.
+  const { main: cliMain, processIO } = await import('./main.js');
   const started = performance.now();
   const parts: Buffer[] = [];
   const io = processIO();
