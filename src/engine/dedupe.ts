@@ -13,6 +13,7 @@
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
 import type { RequestRecord } from '../parser/record.js';
+import { zeroedWords } from '../parser/native.js';
 
 /**
  * 53-bit hash of a string and a number: FNV-1a in two lanes with different offset bases, the
@@ -123,11 +124,12 @@ class TwoGenerations {
     let bits = 4;
     while (2 ** bits < capacity * 2) bits++;
     if (bits > 30) throw new RangeError(`dedupe table too large: ${capacity} hashes per generation`);
-    this.words = new Uint32Array(2 ** (bits + 1));
+    this.words = zeroedWords(2 ** (bits + 1));
     this.mask = 2 ** bits - 1;
     this.bits = bits;
     // The OS maps the table's pages at their first write. Written in slot order here, they cost
-    // 8–10 ms for 16 MB; at the first requests' random slots they cost 60–100 ms of the reading
+    // 8–10 ms for 16 MB (in 4 KB pages; measured again on this VM: 50 ms, 17 ms in huge pages,
+    // see `zeroedWords`); at the first requests' random slots they cost 60–100 ms of the reading
     // thread (CPU profiles of the benchmark log's first 300 ms), every store a page fault.
     const w = this.words;
     for (let i = 0; i < w.length; i += PAGE_WORDS) w[i] = 0;
