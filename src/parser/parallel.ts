@@ -140,10 +140,10 @@ class Pool {
   /**
    * Takes the ports' listeners off: from now on an answer is taken in only by {@link receive}, and
    * until then waits in its port's queue, still serialized, outside this thread's heap. Taken in
-   * as they arrived, the answers a worker is ahead by (up to
-   * {@link RANGE_DEPTH}, 35,000 records of the benchmark log) lived through young-generation
-   * collections and were copied by each: ~30 MB of the 116 MB of objects that outlived their
-   * first scavenge in a benchmark run (heap sampling), and most of the scavenges' time.
+   * as they arrived, the answers a worker is ahead by (up to {@link RANGE_DEPTH} ranges, 35,000
+   * records of the benchmark log) sat in this thread's heap through young-generation collections
+   * (heap sampling of the objects that outlived a scavenge; see {@link runRange} for what kept
+   * them alive longer still).
    */
   quiet(): void {
     for (let i = 0; i < this.ports.length; i++) this.ports[i]!.off('message', this.listeners[i]!);

@@ -9,7 +9,7 @@ import { claimRange, skippedRange, work, workRange, WorkState, type RangeRequest
 if (parentPort !== null) {
   const requests = parentPort;
   // Answers go back on the port the pool gave (`workerData.answers`), which the reading thread
-  // can also read synchronously (`receiveMessageOnPort`) between its batches.
+  // reads synchronously (`receiveMessageOnPort`), in range mode only when it wants the answer.
   const data = workerData as { answers?: MessagePort; claims?: Int32Array; posted?: Int32Array } | null;
   const answers = (data?.answers ?? parentPort) as MessagePort;
   // Range claims shared with the reading thread, which decodes a range itself when it would
