@@ -1216,7 +1216,7 @@ napi_value HugeZeroed(napi_env env, napi_callback_info info) {
   const uintptr_t start = (reinterpret_cast<uintptr_t>(raw) + huge - 1) & ~(uintptr_t(huge) - 1);
   const size_t head = start - reinterpret_cast<uintptr_t>(raw);
   if (head > 0) munmap(raw, head);
-  if (huge - head > 0) munmap(reinterpret_cast<void*>(start + bytes), huge - head);
+  munmap(reinterpret_cast<void*>(start + bytes), huge - head);  // head < huge: never empty
   void* block = reinterpret_cast<void*>(start);
 #ifdef MADV_HUGEPAGE
   madvise(block, bytes, MADV_HUGEPAGE);

@@ -54,11 +54,14 @@ export class ReorderQueue {
     const ring = this.ring;
     const mask = this.mask;
     const start = this.start;
-    // After the last record not newer than `r` (arrival order among equal times): input is
-    // nearly sorted, so that is the tail or a few places before it.
+    // After the last record not newer than `r` (arrival order among equal times), moving the
+    // newer ones up on the way: input is nearly sorted, so that is the tail or a few places before.
     let i = this.size;
-    while (i > 0 && (ring[(start + i - 1) & mask] as RequestRecord).ts > r.ts) i--;
-    for (let k = this.size; k > i; k--) ring[(start + k) & mask] = ring[(start + k - 1) & mask];
+    for (; i > 0; i--) {
+      const prev = ring[(start + i - 1) & mask] as RequestRecord;
+      if (prev.ts <= r.ts) break;
+      ring[(start + i) & mask] = prev;
+    }
     ring[(start + i) & mask] = r;
     this.size++;
     if (r.ts > this.maxTs) {

@@ -64,6 +64,12 @@ function workerPath(): string {
   return here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/parser/worker.js', import.meta.url)) : fileURLToPath(new URL('./worker.js', import.meta.url));
 }
 
+/** What a {@link Pool} hands a request's answer to, or its failure. */
+interface Waiter {
+  resolve(r: WorkResult): void;
+  reject(e: Error): void;
+}
+
 /**
  * Fixed pool of worker threads answering {@link WorkRequest}s. Each worker answers on a port of
  * its own, which this thread reads when its event loop turns ({@link run}'s answers) or, after
@@ -77,7 +83,7 @@ class Pool {
   private readonly workers: Worker[] = [];
   private readonly ports: MessagePort[] = [];
   /** What waits for each request's answer: a run's promise, or a range's callback (see {@link runRange}). */
-  private readonly waiting = new Map<number, { resolve(r: WorkResult): void; reject(e: Error): void }>();
+  private readonly waiting = new Map<number, Waiter>();
   private failure: Error | null = null;
   private next = 0;
   private id = 0;
@@ -223,7 +229,7 @@ class Pool {
   }
 
   /** Posts `req` to the next worker; its answer will go to `waiter`. */
-  private send(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[], waiter: { resolve(r: WorkResult): void; reject(e: Error): void }): void {
+  private send(req: WorkRequest | RangeRequest, transfer: ArrayBuffer[], waiter: Waiter): void {
     const w = this.workers[this.next]!;
     this.next = (this.next + 1) % this.workers.length;
     this.waiting.set(req.id, waiter);
