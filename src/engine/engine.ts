@@ -114,7 +114,7 @@ export class Engine {
 
   /** One request as read. */
   push(r: RequestRecord): void {
-    if (this.dedupe.seen(r.auditID, r.ts, r.receivedTs)) {
+    if (this.dedupe.seenRequest(r)) {
       this.counters.duplicates++;
       return;
     }

@@ -8,6 +8,8 @@ import { digestBody, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './decode.js';
 import type { FastFields } from './fast.js';
 import {
+  AUDIT_ID_HASH,
+  hashAuditID,
   WRITE_VERBS,
   type Actor,
   type FinalStage,
@@ -249,8 +251,12 @@ export class Normalizer {
     // the piece of input it was cut from (JSON.parse's strings are copies already; copying them
     // again costs little on this slow path).
     const query = uriFacts(ev.requestURI, this.query);
+    const auditID = fresh(ev.auditID);
+    hashAuditID(auditID);
     const record = this.build(
-      fresh(ev.auditID),
+      auditID,
+      AUDIT_ID_HASH[0]!,
+      AUDIT_ID_HASH[1]!,
       keptStage(stage),
       fresh(query.fieldManager),
       query.dryRun,
@@ -295,14 +301,20 @@ export class Normalizer {
    * parallel reader's are; otherwise every one the record keeps is copied here (a slice of 13+
    * characters — `ResponseComplete`, `RequestResponse`, a long source IP — would keep the whole
    * 64 KB piece it was cut from alive for as long as a detector holds the record or the value).
+   * With `kept`, `f`'s auditID hash (`idHashA`, `idHashB`) and URI facts are taken as they are
+   * too; otherwise they are derived here.
    */
   normalizeInterned(f: FastFields, actor: Actor, object: ObjectRef | null, kept = false): RequestRecord {
     if (kept) {
-      return this.build(f.auditID, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
+      return this.build(f.auditID, f.idHashA, f.idHashB, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
     }
     const query = uriFacts(f.requestURI, this.query);
+    const auditID = fresh(f.auditID);
+    hashAuditID(auditID);
     return this.build(
-      fresh(f.auditID),
+      auditID,
+      AUDIT_ID_HASH[0]!,
+      AUDIT_ID_HASH[1]!,
       keptStage(f.stage),
       fresh(query.fieldManager),
       query.dryRun,
@@ -321,6 +333,8 @@ export class Normalizer {
 
   private build(
     auditID: string,
+    idHashA: number,
+    idHashB: number,
     stage: FinalStage,
     fieldManager: string,
     dryRun: boolean,
@@ -347,6 +361,8 @@ export class Normalizer {
       (object !== null && object.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
     return {
       auditID,
+      idHashA,
+      idHashB,
       ts: stageTimeMs,
       receivedTs: receivedTimeMs,
       latencyMs: longRunning ? -1 : Math.max(0, roundMicros(stageTimeMs - receivedTimeMs)),
