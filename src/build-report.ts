@@ -141,8 +141,7 @@ export function buildReport(p: ReportParts): Report {
 /**
  * The engine of a run with its allowlist: the request filters of `options` (with `sinceMs` /
  * `untilMs` already resolved to UTC epoch ms), the built-in allowlist unless
- * `options.defaultAllowlist` is false, and `sink` for live alerts. `batch`: a whole-input analysis
- * (summaries counted on arrival, `EngineOptions.summariesOnArrival`), not a live session.
+ * `options.defaultAllowlist` is false, and `sink` for live alerts.
  */
 export function createEngine(
   options: AnalyzeOptions,
@@ -150,7 +149,6 @@ export function createEngine(
   sinceMs: number | undefined,
   untilMs: number | undefined,
   sink: EngineSink = {},
-  batch = false,
 ): { engine: Engine; allowlist: Allowlist } {
   const allowlist = new Allowlist([...(options.defaultAllowlist ? DEFAULT_ALLOWLIST : []), ...options.allowlist]);
   const engine = new Engine(
@@ -167,7 +165,6 @@ export function createEngine(
       allowlist,
       reorderWindowMs: options.reorderWindowMs,
       seriesStepMs: options.seriesStepMs,
-      summariesOnArrival: batch,
     },
     sink,
   );

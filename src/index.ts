@@ -157,7 +157,7 @@ async function analyzeResolved(options: AnalyzeOptions, detectors: Array<{ detec
     throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is after --until (${new Date(untilMs).toISOString()})`);
   }
 
-  const { engine, allowlist } = createEngine(options, detectors, sinceMs, untilMs, io.onAlert ? { alert: io.onAlert } : {}, true);
+  const { engine, allowlist } = createEngine(options, detectors, sinceMs, untilMs, io.onAlert ? { alert: io.onAlert } : {});
 
   const normalizer = new Normalizer();
   const bad = new BadLineLog(options.badLineSamples);
