@@ -33,6 +33,11 @@ const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set([
   'proxy',
 ]);
 
+/** Whether requests to `subresource` of any object are long-running (see {@link LONG_RUNNING_SUBRESOURCES}). */
+export function isLongRunningSubresource(subresource: string): boolean {
+  return subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(subresource);
+}
+
 const SA_PREFIX = 'system:serviceaccount:';
 /** client-go's user agent: `<product>/<version> (<os>/<arch>) kubernetes/<commit>[/<suffix>]`. */
 const UA_COMMIT_MARK = ' kubernetes/';
@@ -253,6 +258,7 @@ export class Normalizer {
     const query = uriFacts(ev.requestURI, this.query);
     const auditID = fresh(ev.auditID);
     hashAuditID(auditID);
+    const object = ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null;
     const record = this.build(
       auditID,
       AUDIT_ID_HASH[0]!,
@@ -264,7 +270,8 @@ export class Normalizer {
       ev.stageTimeMs,
       ev.receivedTimeMs,
       this.internActor(ev.user?.username ?? '', ev.userAgent ?? ''),
-      ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null,
+      object,
+      object !== null && isLongRunningSubresource(object.subresource),
       fresh(ref?.resourceVersion ?? ''),
       status?.code ?? 0,
       fresh(status?.reason ?? ''),
@@ -302,11 +309,20 @@ export class Normalizer {
    * characters — `ResponseComplete`, `RequestResponse`, a long source IP — would keep the whole
    * 64 KB piece it was cut from alive for as long as a detector holds the record or the value).
    * With `kept`, `f`'s auditID hash (`idHashA`, `idHashB`) and URI facts are taken as they are
-   * too; otherwise they are derived here.
+   * too; otherwise they are derived here. `objectLongRunning`: whether `object`'s subresource is
+   * long-running ({@link isLongRunningSubresource}), for a caller that knows it without reading
+   * the object (whose first read for this record would be a cache miss here and another one when
+   * the detectors read it).
    */
-  normalizeInterned(f: FastFields, actor: Actor, object: ObjectRef | null, kept = false): RequestRecord {
+  normalizeInterned(
+    f: FastFields,
+    actor: Actor,
+    object: ObjectRef | null,
+    kept = false,
+    objectLongRunning = object !== null && isLongRunningSubresource(object.subresource),
+  ): RequestRecord {
     if (kept) {
-      return this.build(f.auditID, f.idHashA, f.idHashB, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
+      return this.build(f.auditID, f.idHashA, f.idHashB, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, objectLongRunning, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
     }
     const query = uriFacts(f.requestURI, this.query);
     const auditID = fresh(f.auditID);
@@ -323,6 +339,7 @@ export class Normalizer {
       f.receivedTimeMs,
       actor,
       object,
+      objectLongRunning,
       fresh(f.resourceVersion),
       f.code,
       fresh(f.reason),
@@ -343,6 +360,7 @@ export class Normalizer {
     receivedTimeMs: number,
     actor: Actor,
     object: ObjectRef | null,
+    objectLongRunning: boolean,
     resourceVersion: string,
     code: number,
     reason: string,
@@ -356,9 +374,7 @@ export class Normalizer {
       this.lastVerbWrites = WRITE_VERBS.has(verb);
       this.lastVerbLongRunning = LONG_RUNNING_VERBS.has(verb);
     }
-    const longRunning =
-      this.lastVerbLongRunning ||
-      (object !== null && object.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(object.subresource));
+    const longRunning = this.lastVerbLongRunning || objectLongRunning;
     return {
       auditID,
       idHashA,

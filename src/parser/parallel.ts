@@ -17,7 +17,7 @@ import type { ReadOptions } from './read.js';
 import type { SourceSpec } from './sources.js';
 import { newFastFields, type FastFields } from './fast.js';
 import { nativeScanner } from './native.js';
-import type { Normalizer } from './normalize.js';
+import { isLongRunningSubresource, type Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
 import { setImmediate as turn } from 'node:timers/promises';
@@ -499,6 +499,12 @@ interface Dictionary {
   /** Interned values by id, cached until the normalizer closes a generation. */
   actors: Array<Actor | undefined>;
   objects: Array<ObjectRef | undefined>;
+  /**
+   * By object id, 1 when its subresource is long-running (`isLongRunningSubresource`): a record
+   * needs only that of its object when it is made, and a dense array of small integers is read
+   * where the object itself would be a cache miss.
+   */
+  longRunning: number[];
 }
 
 /**
@@ -527,7 +533,7 @@ export class RunDecoder {
     const w = run.worker ?? 0;
     let d = this.dicts[w];
     if (d === undefined || d.epoch !== run.epoch) {
-      d = { epoch: run.epoch, actorDefs: [], objectDefs: [], words: [], actors: [], objects: [] };
+      d = { epoch: run.epoch, actorDefs: [], objectDefs: [], words: [], actors: [], objects: [], longRunning: [] };
       this.dicts[w] = d;
     }
     for (const s of run.actors) d.actorDefs.push(s);
@@ -535,6 +541,7 @@ export class RunDecoder {
     // would stay until the worker's dictionaries start over).
     const o = run.objects;
     for (let k = 0; k < o.length; k++) d.objectDefs.push(k % 6 === 3 ? o[k]! : this.normalizer.part(o[k]!));
+    for (let k = 4; k < o.length; k += 6) d.longRunning.push(isLongRunningSubresource(o[k]!) ? 1 : 0);
     for (const s of run.words) d.words.push(s);
     this.run = run;
     this.dict = d;
@@ -584,7 +591,9 @@ export class RunDecoder {
       actor = d.actors[actorId] = n.internActor(a[2 * actorId]!, a[2 * actorId + 1]!);
     }
     let object: ObjectRef | null = null;
+    let longRunning = false;
     if (objectId >= 0) {
+      longRunning = d.longRunning[objectId] === 1;
       object = d.objects[objectId] ?? null;
       if (object === null) {
         const o = d.objectDefs;
@@ -592,7 +601,7 @@ export class RunDecoder {
         object = d.objects[objectId] = n.internObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
       }
     }
-    return n.normalizeInterned(this.fields, actor, object, true);
+    return n.normalizeInterned(this.fields, actor, object, true, longRunning);
   }
 
   /** The text of the answer's next fall-back line. */
