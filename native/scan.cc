@@ -974,22 +974,7 @@ const int32_t LINE_EMPTY = 4;     // nothing (or only a '\r') before its newline
 const int32_t LINE_MISS = 5;
 // Slots per final line in `finals`.
 const int FINAL_AUDITID = 0, FINAL_RV = 2, FINAL_URI = 4, FINAL_CODE = 6, FINAL_PANIC = 7, FINAL_IDS = 8,
-          FINAL_ID_HASH = 14, FINAL_STRIDE = 16;
-static_assert(FINAL_IDS + ID_COUNT <= FINAL_ID_HASH && FINAL_ID_HASH + 2 <= FINAL_STRIDE, "final slots overlap");
-
-// hashAuditID() of src/parser/record.ts on the n bytes at p (an ASCII value without escapes: one
-// byte per UTF-16 code unit there): FNV-1a in two lanes, into out[0] and out[1] as int32.
-void idHash(const uint8_t* p, int32_t n, int32_t* out) {
-  uint32_t a = 0x811c9dc5u;
-  uint32_t b = 0x01000193u ^ 0x5bd1e995u;
-  for (int32_t i = 0; i < n; i++) {
-    a = (a ^ p[i]) * 0x01000193u;
-    b = (b ^ p[i]) * 0x5bd1e995u;
-    b ^= b >> 15;
-  }
-  out[0] = static_cast<int32_t>(a);
-  out[1] = static_cast<int32_t>(b);
-}
+          FINAL_STRIDE = 16;
 
 // setBatch(lines: Int32Array, finals: Int32Array, times: Float64Array, limits: Float64Array):
 // where `scanLines` writes (all held), and limits = [plausibleFrom, plausibleTo, required], the
@@ -1080,7 +1065,6 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   }
   fin[FINAL_AUDITID] = out[2 * F_AUDITID];
   fin[FINAL_AUDITID + 1] = out[2 * F_AUDITID + 1];
-  idHash(s + out[2 * F_AUDITID], out[2 * F_AUDITID + 1] - out[2 * F_AUDITID], fin + FINAL_ID_HASH);
   fin[FINAL_RV] = out[2 * F_RESOURCEVERSION];
   fin[FINAL_RV + 1] = out[2 * F_RESOURCEVERSION + 1];
   // The URI only when what a record keeps of it could be there (see uriFacts in normalize.ts:

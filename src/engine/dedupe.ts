@@ -12,31 +12,47 @@
  * slot and generation (see {@link TwoGenerations}), allocated once. A false "duplicate" needs a 53-bit collision among at most 2·history
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
-import { AUDIT_ID_HASH, hashAuditID, type RequestRecord } from '../parser/record.js';
+import type { RequestRecord } from '../parser/record.js';
 import { zeroedWords } from '../parser/native.js';
 
 /**
- * 53-bit hash of a string and a number: the string's two FNV-1a lanes (`hashAuditID`), the
+ * 53-bit hash of a string and a number: FNV-1a in two lanes with different offset bases, the
  * number's two 32-bit halves mixed in last ({@link mixIn}). Never 0.
  */
 export function hash53(s: string, n = 0): number {
-  hashAuditID(s);
-  mixIn(AUDIT_ID_HASH[0]!, AUDIT_ID_HASH[1]!, n % 0x100000000 | 0, Math.floor(n / 0x100000000) | 0);
+  lanes(s);
+  mixIn(W[LANE_A]! | 0, W[LANE_B]! | 0, n % 0x100000000 | 0, Math.floor(n / 0x100000000) | 0);
   return W[MIX_HI]! * 0x100000000 + W[MIX_LO]! + 1;
 }
 
 // Scratch words, in a typed array: a variable or argument holding a number that is not a small
 // integer (past 2³¹, a fraction) boxes it in a new heap number at every store or call, hundreds
 // of thousands of times a run, so the hashing passes only int32 values between its functions.
-// MIX_HI, MIX_LO: the last `mixIn`; then the two keys of the last request given to `keys`, each
-// as its high and low halves.
-const W = new Uint32Array(6);
-const MIX_HI = 0;
-const MIX_LO = 1;
-const KEY_A_HI = 2;
-const KEY_A_LO = 3;
-const KEY_B_HI = 4;
-const KEY_B_LO = 5;
+// LANE_A, LANE_B: the two lanes of the last string hashed by `lanes`; MIX_HI, MIX_LO: the last
+// `mixIn`; then the two keys of the last request given to `keys`, each as its high and low halves.
+const W = new Uint32Array(8);
+const LANE_A = 0;
+const LANE_B = 1;
+const MIX_HI = 2;
+const MIX_LO = 3;
+const KEY_A_HI = 4;
+const KEY_A_LO = 5;
+const KEY_B_HI = 6;
+const KEY_B_LO = 7;
+
+/** FNV-1a of `s` in two lanes, left in `W[LANE_A]` / `W[LANE_B]`. */
+function lanes(s: string): void {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  W[LANE_A] = a;
+  W[LANE_B] = b;
+}
 
 /**
  * The 53-bit hash of a string's lanes `a`, `b` with a number's low and high 32 bits (`lo`, `hi`;
@@ -53,18 +69,16 @@ function mixIn(a: number, b: number, lo: number, hi: number): void {
   W[MIX_LO] = b;
 }
 
-/** What de-duplication reads of a request. */
-export type DedupeKey = Pick<RequestRecord, 'idHashA' | 'idHashB' | 'ts' | 'receivedTs'>;
-
 /**
  * A request's two keys (see {@link AuditIdDedupe.seen}) into `W[KEY_A_*]` / `W[KEY_B_*]`:
- * `auditID` (its hash, computed where it was read) with its times in µs; the second is the first
- * when both times are the same (then returns true). Takes the request, not its times: times
+ * `auditID` with its times in µs; the second is the first when both times are the same (then
+ * returns true). The auditID is hashed once for both. Takes the request, not its times: times
  * passed as arguments would each be boxed at the call (see `W`).
  */
-function keys(r: DedupeKey): boolean {
-  const a = r.idHashA;
-  const b = r.idHashB;
+function keys(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs'>): boolean {
+  lanes(r.auditID);
+  const a = W[LANE_A]! | 0;
+  const b = W[LANE_B]! | 0;
   const ts = Math.round(r.ts * 1000);
   mixIn(a, b, ts % 0x100000000 | 0, Math.floor(ts / 0x100000000) | 0);
   W[KEY_A_HI] = W[MIX_HI]!;
@@ -79,8 +93,8 @@ function keys(r: DedupeKey): boolean {
   return same;
 }
 
-/** The request {@link AuditIdDedupe.seen} hands to `keys`, reused (its hash and times are stored in place). */
-const ONE = { idHashA: 0, idHashB: 0, ts: 0.5, receivedTs: 0.5 };
+/** The request {@link AuditIdDedupe.seen} hands to `keys`, reused (its times are stored in place). */
+const ONE = { auditID: '', ts: 0.5, receivedTs: 0.5 };
 
 /** 32-bit words per 4 KB memory page. */
 const PAGE_WORDS = 1024;
@@ -211,17 +225,10 @@ export class AuditIdDedupe {
    */
   seen(auditID: string, ts: number, receivedTs: number = ts): boolean {
     const q = ONE;
-    hashAuditID(auditID);
-    q.idHashA = AUDIT_ID_HASH[0]!;
-    q.idHashB = AUDIT_ID_HASH[1]!;
+    q.auditID = auditID;
     q.ts = ts;
     q.receivedTs = receivedTs;
-    return this.seenRequest(q);
-  }
-
-  /** {@link seen} for a request whose auditID is hashed already (`RequestRecord.idHashA`, `idHashB`). */
-  seenRequest(r: DedupeKey): boolean {
-    const same = keys(r);
+    const same = keys(q);
     return this.check(W, KEY_A_HI, same);
   }
 
@@ -237,7 +244,7 @@ export class AuditIdDedupe {
    * back to back overlap where the same reads spread over the detectors' work wait one by one.
    * Then {@link seenPrepared} answers for each of them, in order, as {@link seen} would.
    */
-  prepare(batch: ReadonlyArray<DedupeKey>, from: number, count: number): void {
+  prepare(batch: ReadonlyArray<{ auditID: string; ts: number; receivedTs: number }>, from: number, count: number): void {
     const t = this.table;
     const k4 = this.keys;
     for (let k = 0; k < count; k++) {

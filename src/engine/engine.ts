@@ -100,7 +100,7 @@ export class Engine {
 
   /** One request as read. */
   push(r: RequestRecord): void {
-    if (this.dedupe.seenRequest(r)) {
+    if (this.dedupe.seen(r.auditID, r.ts, r.receivedTs)) {
       this.counters.duplicates++;
       return;
     }

@@ -70,12 +70,6 @@ export interface FastFields {
    */
   fieldManager: string;
   dryRun: boolean;
-  /**
-   * `hashAuditID(auditID)` (`record.ts`), when the decoder that fills these fields derives it
-   * (the parallel reader's threads); `fastDecode` leaves it.
-   */
-  idHashA: number;
-  idHashB: number;
 }
 
 /** A reusable {@link FastFields} to pass to {@link fastDecode}. */
@@ -103,8 +97,6 @@ export function newFastFields(): FastFields {
     receivedTimeMs: 0,
     fieldManager: '',
     dryRun: false,
-    idHashA: 0,
-    idHashB: 0,
   };
 }
 

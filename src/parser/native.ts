@@ -126,8 +126,8 @@ export const NATIVE_LINE_MISS = 5;
 /**
  * A final line's slots in `finals`: offsets of auditID, resourceVersion (-1: absent) and
  * requestURI (-1 when it holds neither `fieldManager=` nor `dryRun=`, so nothing a record keeps:
- * see `uriFacts`), code, 1 for Panic, the dictionary ids (`NATIVE_ID_*` order; object -1
- * without objectRef), then the two lanes of the auditID's hash (`hashAuditID` in `record.ts`).
+ * see `uriFacts`), code, 1 for Panic, then the dictionary ids (`NATIVE_ID_*` order; object -1
+ * without objectRef).
  */
 export const NATIVE_FINAL_AUDITID = 0;
 export const NATIVE_FINAL_RV = 2;
@@ -135,7 +135,6 @@ export const NATIVE_FINAL_URI = 4;
 export const NATIVE_FINAL_CODE = 6;
 export const NATIVE_FINAL_PANIC = 7;
 export const NATIVE_FINAL_IDS = 8;
-export const NATIVE_FINAL_ID_HASH = 14;
 export const NATIVE_FINAL_STRIDE = 16;
 /** Slots the output needs. */
 export const NATIVE_OUTPUT_SIZE = 44;

@@ -8,8 +8,6 @@ import { digestBody, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './decode.js';
 import type { FastFields } from './fast.js';
 import {
-  AUDIT_ID_HASH,
-  hashAuditID,
   WRITE_VERBS,
   type Actor,
   type FinalStage,
@@ -256,13 +254,9 @@ export class Normalizer {
     // the piece of input it was cut from (JSON.parse's strings are copies already; copying them
     // again costs little on this slow path).
     const query = uriFacts(ev.requestURI, this.query);
-    const auditID = fresh(ev.auditID);
-    hashAuditID(auditID);
     const object = ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null;
     const record = this.build(
-      auditID,
-      AUDIT_ID_HASH[0]!,
-      AUDIT_ID_HASH[1]!,
+      fresh(ev.auditID),
       keptStage(stage),
       fresh(query.fieldManager),
       query.dryRun,
@@ -308,11 +302,10 @@ export class Normalizer {
    * parallel reader's are; otherwise every one the record keeps is copied here (a slice of 13+
    * characters — `ResponseComplete`, `RequestResponse`, a long source IP — would keep the whole
    * 64 KB piece it was cut from alive for as long as a detector holds the record or the value).
-   * With `kept`, `f`'s auditID hash (`idHashA`, `idHashB`) and URI facts are taken as they are
-   * too; otherwise they are derived here. `objectLongRunning`: whether `object`'s subresource is
-   * long-running ({@link isLongRunningSubresource}), for a caller that knows it without reading
-   * the object (whose first read for this record would be a cache miss here and another one when
-   * the detectors read it).
+   * `objectLongRunning`: whether `object`'s subresource is long-running
+   * ({@link isLongRunningSubresource}), for a caller that knows it without reading the object
+   * (whose first read for this record would be a cache miss here and another one when the
+   * detectors read it).
    */
   normalizeInterned(
     f: FastFields,
@@ -322,15 +315,11 @@ export class Normalizer {
     objectLongRunning = object !== null && isLongRunningSubresource(object.subresource),
   ): RequestRecord {
     if (kept) {
-      return this.build(f.auditID, f.idHashA, f.idHashB, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, objectLongRunning, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
+      return this.build(f.auditID, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, objectLongRunning, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
     }
     const query = uriFacts(f.requestURI, this.query);
-    const auditID = fresh(f.auditID);
-    hashAuditID(auditID);
     return this.build(
-      auditID,
-      AUDIT_ID_HASH[0]!,
-      AUDIT_ID_HASH[1]!,
+      fresh(f.auditID),
       keptStage(f.stage),
       fresh(query.fieldManager),
       query.dryRun,
@@ -350,8 +339,6 @@ export class Normalizer {
 
   private build(
     auditID: string,
-    idHashA: number,
-    idHashB: number,
     stage: FinalStage,
     fieldManager: string,
     dryRun: boolean,
@@ -377,8 +364,6 @@ export class Normalizer {
     const longRunning = this.lastVerbLongRunning || objectLongRunning;
     return {
       auditID,
-      idHashA,
-      idHashB,
       ts: stageTimeMs,
       receivedTs: receivedTimeMs,
       latencyMs: longRunning ? -1 : Math.max(0, roundMicros(stageTimeMs - receivedTimeMs)),

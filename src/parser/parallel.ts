@@ -573,8 +573,6 @@ export class RunDecoder {
     f.level = words[numbers[ni + 8]!]!;
     f.reason = words[numbers[ni + 9]!]!;
     f.fieldManager = words[numbers[ni + 10]!]!;
-    f.idHashA = numbers[ni + 11]!;
-    f.idHashB = numbers[ni + 12]!;
     this.ni += NUMBER_FIELDS;
     const n = this.normalizer;
     if (this.generation !== n.generation) {

@@ -93,13 +93,6 @@ export type FinalStage = 'ResponseComplete' | 'Panic';
 export interface RequestRecord {
   /** `auditID` of the request (same across its stages). */
   readonly auditID: string;
-  /**
-   * {@link hashAuditID} of `auditID`, its two lanes as int32: what de-duplication keys the
-   * request by (`engine/dedupe.ts`). Computed where the auditID is read, so the parallel reader's
-   * threads hash its bytes (`native/scan.cc`) and the main thread does not.
-   */
-  readonly idHashA: number;
-  readonly idHashB: number;
   /** `stageTimestamp` of the final event, epoch ms (microseconds kept as the fraction). */
   readonly ts: number;
   /** `requestReceivedTimestamp`, epoch ms; equals `ts` when the event lacks it. */
@@ -169,27 +162,4 @@ export const WRITE_VERBS: ReadonlySet<string> = new Set([
 /** True when a record is a 409 whose reason is `Conflict` (or unknown: `errors.IsConflict`). */
 export function isConflict(r: Pick<RequestRecord, 'code' | 'reason'>): boolean {
   return r.code === 409 && r.reason !== 'AlreadyExists';
-}
-
-/** The two lanes of the last {@link hashAuditID}, as int32: read them right after the call. */
-export const AUDIT_ID_HASH = new Int32Array(2);
-
-/**
- * FNV-1a of `auditID`'s UTF-16 code units in two 32-bit lanes with different offset bases and
- * primes (the second also xor-shifted after each step), into {@link AUDIT_ID_HASH}. The native
- * scanner computes the same from an ASCII line's bytes (`idHash` in `native/scan.cc`; one byte
- * per code unit there). Results go through a typed array because a lane past 2³¹ returned as a
- * number would be boxed in a new heap number at every call.
- */
-export function hashAuditID(s: string): void {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  AUDIT_ID_HASH[0] = a;
-  AUDIT_ID_HASH[1] = b;
 }

@@ -29,7 +29,6 @@ import { readSync } from 'node:fs';
 import { cutFrom, cutLines, MAX_BYTES_PER_UNIT, passLine, type OnAsciiPiece, type OnLine } from './lines.js';
 import { fnv30, fresh, StringPool } from './fresh.js';
 import { uriFacts, type UriFacts } from './normalize.js';
-import { AUDIT_ID_HASH, hashAuditID } from './record.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
 export interface WorkRequest {
@@ -92,11 +91,10 @@ export const STRING_FIELDS = ['auditID', 'resourceVersion'] as const satisfies R
 export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason', 'fieldManager'] as const satisfies ReadonlyArray<keyof FastFields>;
 /**
  * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic,
- * 2 dryRun), actor id, object id (-1: no objectRef), one word id per {@link WORD_FIELDS}, then
- * the two lanes of the auditID's hash (`hashAuditID` in `record.ts`, int32: hashed here, so the
- * reading thread need not). Ids index this worker's dictionaries (see {@link WorkResult.actors}).
+ * 2 dryRun), actor id, object id (-1: no objectRef), then one word id per {@link WORD_FIELDS}.
+ * Ids index this worker's dictionaries (see {@link WorkResult.actors}).
  */
-export const NUMBER_FIELDS = 6 + WORD_FIELDS.length + 2;
+export const NUMBER_FIELDS = 6 + WORD_FIELDS.length;
 /** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
 export const DICTIONARY_LIMIT = 20_000;
 
@@ -413,9 +411,6 @@ class RunReader {
       n[i + 8] = level >= 0 ? level : this.wordId(2, this.f.level, level);
       n[i + 9] = reason >= 0 ? reason : this.wordId(3, this.f.reason, reason);
       n[i + 10] = this.word(4, query.fieldManager);
-      hashAuditID(this.f.auditID);
-      n[i + 11] = AUDIT_ID_HASH[0]!;
-      n[i + 12] = AUDIT_ID_HASH[1]!;
       this.numberCount = i + NUMBER_FIELDS;
     } else this.kinds.push(LINE_NONFINAL);
   };
@@ -472,8 +467,6 @@ class RunReader {
           n[i + 8] = F[ids + NATIVE_ID_WORDS + 2]!;
           n[i + 9] = F[ids + NATIVE_ID_WORDS + 3]!;
           n[i + 10] = this.word(4, query.fieldManager);
-          n[i + 11] = F[b + N.NATIVE_FINAL_ID_HASH]!;
-          n[i + 12] = F[b + N.NATIVE_FINAL_ID_HASH + 1]!;
           this.numberCount = i + NUMBER_FIELDS;
           fin++;
         } else {

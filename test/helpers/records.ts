@@ -3,7 +3,7 @@
  * interned here like the Normalizer does, so detectors see shared instances.
  */
 import type { Actor, ObjectRef, RequestRecord } from '../../src/parser/record.js';
-import { AUDIT_ID_HASH, hashAuditID, WRITE_VERBS } from '../../src/parser/record.js';
+import { WRITE_VERBS } from '../../src/parser/record.js';
 import { resourceLabel } from '../../src/labels.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { Detector } from '../../src/detectors/types.js';
@@ -62,12 +62,8 @@ export function rec(
   const latencyMs = over.latencyMs ?? 3;
   const verb = over.verb ?? 'update';
   const dryRun = over.dryRun ?? false;
-  const auditID = over.auditID ?? `id-${++seq}`;
-  hashAuditID(auditID);
   return {
-    auditID,
-    idHashA: AUDIT_ID_HASH[0]!,
-    idHashB: AUDIT_ID_HASH[1]!,
+    auditID: over.auditID ?? `id-${++seq}`,
     ts: t + latencyMs,
     receivedTs: t,
     latencyMs,

@@ -25,8 +25,6 @@ describe('Normalizer.normalize', () => {
   it('fills every field of the §1.7 conflict example', () => {
     expect(record()).toEqual({
       auditID: '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21',
-      idHashA: 1747716774,
-      idHashB: -998332752,
       ts: TEN + 131.002,
       receivedTs: TEN + 123.456,
       latencyMs: 7.546,
