@@ -500,9 +500,11 @@ interface Dictionary {
   actors: Array<Actor | undefined>;
   objects: Array<ObjectRef | undefined>;
   /**
-   * By object id, 1 when its subresource is long-running (`isLongRunningSubresource`): a record
-   * needs only that of its object when it is made, and a dense array of small integers is read
-   * where the object itself would be a cache miss.
+   * By object id, 1 when the interned object's subresource is long-running
+   * (`isLongRunningSubresource`), set with `objects`: a record needs only that of its object when
+   * it is made, and a dense array of small integers is read where the object itself would be a
+   * cache miss. Taken from the interned object, not the definition: the normalizer's key can make
+   * two definitions one object (a `/` in a name or subresource).
    */
   longRunning: number[];
 }
@@ -541,7 +543,6 @@ export class RunDecoder {
     // would stay until the worker's dictionaries start over).
     const o = run.objects;
     for (let k = 0; k < o.length; k++) d.objectDefs.push(k % 6 === 3 ? o[k]! : this.normalizer.part(o[k]!));
-    for (let k = 4; k < o.length; k += 6) d.longRunning.push(isLongRunningSubresource(o[k]!) ? 1 : 0);
     for (const s of run.words) d.words.push(s);
     this.run = run;
     this.dict = d;
@@ -591,13 +592,14 @@ export class RunDecoder {
     let object: ObjectRef | null = null;
     let longRunning = false;
     if (objectId >= 0) {
-      longRunning = d.longRunning[objectId] === 1;
       object = d.objects[objectId] ?? null;
       if (object === null) {
         const o = d.objectDefs;
         const b = 6 * objectId;
         object = d.objects[objectId] = n.internObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
+        d.longRunning[objectId] = isLongRunningSubresource(object.subresource) ? 1 : 0;
       }
+      longRunning = d.longRunning[objectId] === 1;
     }
     return n.normalizeInterned(this.fields, actor, object, true, longRunning);
   }

@@ -82,6 +82,10 @@ describe('parallel reader', () => {
         objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'log' },
         responseStatus: { metadata: {}, code: 200 },
       }),
+      // Two objects the normalizer's key makes one ('a/b/c/log' both ways): the record takes the
+      // interned object's subresource ('c/log', not long-running), as the single-threaded reader does.
+      rc('slash-sub', { verb: 'get', objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'c/log' }, responseStatus: { metadata: {}, code: 200 } }),
+      rc('slash-name', { verb: 'get', objectRef: { resource: 'pods', namespace: 'a', name: 'b/c', apiVersion: 'v1', subresource: 'log' }, responseStatus: { metadata: {}, code: 200 } }),
       rc('last-without-newline'),
     ];
     // Many copies with fresh IDs, so the file spans many runs and workers' answers interleave.
@@ -131,13 +135,14 @@ describe('parallel reader', () => {
     expect(r[1].stats[0]!.overlongLines).toBe(403);
     const s = r[1].stats[0]!;
     expect(s.format).toBe('jsonl');
-    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([5604, 4001, 4001, 400, 403]);
+    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([6404, 4801, 4801, 400, 403]);
     const byId = new Map(r[1].records.map((x) => [x.auditID, x]));
     expect([byId.get('fm')!.fieldManager, byId.get('fm')!.dryRun]).toEqual(['müller', true]);
     expect([byId.get('fm-escaped')!.fieldManager, byId.get('fm-escaped')!.dryRun, byId.get('fm-escaped')!.isWrite]).toEqual(['kubectl', false, true]);
     expect([byId.get('7-dry')!.fieldManager, byId.get('7-dry')!.dryRun, byId.get('7-dry')!.isWrite]).toEqual(['', true, false]);
     expect([byId.get('log')!.latencyMs, byId.get('7-log')!.latencyMs, byId.get('7-log')!.object!.subresource]).toEqual([-1, -1, 'log']);
     expect(byId.get('7-dry')!.latencyMs).toBeGreaterThan(0);
+    expect([byId.get('slash-name')!.object!.subresource, byId.get('slash-name')!.latencyMs > 0]).toEqual(['c/log', true]);
     expect(r[1].bad[0]).toEqual({ source: file, line: 5, reason: 'line longer than 2048 characters (--max-line-length): skipped' });
     expect(r[1].bad[1]!.line).toBe(6);
     expect(r[1].records[0]!.auditID).toBe('bom');
