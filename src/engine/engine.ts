@@ -118,9 +118,7 @@ export class Engine {
       d.prepare(batch, from, count);
       for (let k = 0; k < count; k++) {
         if (d.seenPrepared(k)) this.counters.duplicates++;
-        else {
-          this.queue.push(batch[from + k]!);
-        }
+        else this.queue.push(batch[from + k]!);
       }
     }
   }
