@@ -9,7 +9,7 @@
 import { stat, writeFile as fsWriteFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isatty } from 'node:tty';
-import type { AnalyzeIO } from '../index.js';
+import type { AnalyzeIO } from '../analyze.js';
 import type { AnalyzeOptionsInput } from '../options.js';
 import { AuditstormError, describeFsError, UsageError } from '../errors.js';
 import { SEVERITIES, severityRank, type Report, type Severity } from '../report/schema.js';
@@ -21,7 +21,7 @@ import { formatDuration } from '../duration.js';
 import { CONFLICT_STORM, createOptions, type OutputOptions, type ReadFileFn } from './options.js';
 import { createProgressLine, type ProgressLine } from './progress.js';
 
-/** The analysis entry point, as `main` calls it (the real one is `analyze` in `src/index.ts`). */
+/** The analysis entry point, as `main` calls it (the real one is `analyze` in `src/analyze.ts`). */
 export type AnalyzeFn = (options: AnalyzeOptionsInput, io?: AnalyzeIO) => Promise<Report>;
 
 /** A writable stream as `main` uses it: `write` with a callback, and `error` events. */
@@ -171,7 +171,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       const { PARALLEL_DEFAULTS, startWorkersEarly } = await import('../parser/parallel.js');
       startWorkersEarly(valid.data.inputs, valid.data.threads ?? PARALLEL_DEFAULTS.workers, valid.data.maxLineLength);
     }
-    const analyze: AnalyzeFn = io.analyze ?? (await import('../index.js')).analyze;
+    const analyze: AnalyzeFn = io.analyze ?? (await import('../analyze.js')).analyze;
     // stdin only when it is an input: touching `process.stdin` sets up a handle for nothing.
     const analyzeIO: AnalyzeIO = readsStdin ? { stdin: io.stdin, now: io.now } : { now: io.now };
     if (progress) analyzeIO.onProgress = progress.update;

@@ -3,7 +3,7 @@
  * redrawn at most every `intervalMs`, erased when the run ends. Only used when stderr is a
  * terminal (see `useProgress`).
  */
-import type { Progress } from '../index.js';
+import type { Progress } from '../analyze.js';
 
 /** A progress display; `update` is safe to call as often as the core likes. */
 export interface ProgressLine {

@@ -26,7 +26,7 @@ import type { Allowlist } from '../engine/allowlist.js';
 import type { Engine, EngineCounters } from '../engine/engine.js';
 import { tryParseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
-import { resolveOptions } from '../index.js';
+import { resolveOptions } from '../analyze.js';
 import { resourceLabel } from '../labels.js';
 import type { AnalyzeOptions, AnalyzeOptionsInput } from '../options.js';
 import { Normalizer } from '../parser/normalize.js';

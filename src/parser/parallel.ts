@@ -8,7 +8,7 @@
  * gzip is already inflated off this thread (node's zlib streams run on the libuv pool). Workers
  * are started per member and only for files large enough to repay their start (≈ 30 ms each).
  */
-import { fstatSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
@@ -264,8 +264,24 @@ function openRanges(workers: number): number {
   return workers * (nativeScanner === null ? DEPTH : RANGE_DEPTH);
 }
 
+/**
+ * Ranges of one file given to a pool's workers before a read asked for them ({@link
+ * startWorkersEarly}): the read of that file ({@link decodeRanges}) takes them over.
+ */
+interface EarlyRanges {
+  /** The file, opened by {@link startWorkersEarly} (the workers read these ranges through it). */
+  fd: number;
+  dev: number;
+  ino: number;
+  /** Its size when opened, and the range size the ranges were cut with. */
+  bytes: number;
+  rangeBytes: number;
+  /** What {@link giveRanges} keeps: the ranges given, in file order, and where the next starts. */
+  given: GivenRanges;
+}
+
 /** A pool started before a read needed it ({@link startWorkersEarly}), with its settings. */
-let early: { pool: Pool; workers: number; maxLength: number } | null = null;
+let early: { pool: Pool; workers: number; maxLength: number; ranges: EarlyRanges | null } | null = null;
 
 /**
  * Starts the parser threads of a parallel read now, when `inputs` (paths; `-` is stdin) name a
@@ -275,12 +291,21 @@ let early: { pool: Pool; workers: number; maxLength: number } | null = null;
  * its detectors: started only when the first range went out, the worker answered its first at
  * 250–330 ms into a benchmark run, and this thread decoded the ranges due until then itself, cold
  * (12–32 of them). Started as soon as the command line is read, it answers at about 130 ms.
+ *
+ * The first such file, unless it starts as gzip does, is opened here and its first ranges (as
+ * many as {@link decodeRanges} keeps out) are given to the threads at once, so they decode while
+ * this thread loads the analysis, makes its detectors and sniffs the file: the read of that file
+ * takes them over. Given only when the read started, the first answer came 30–80 ms after the
+ * read asked for it (a benchmark run's timeline), with this thread waiting or decoding ranges
+ * cold meanwhile. Should the file not be read in ranges after all (a JSON document, not lines;
+ * a different size by then), that work is lost on the other core and nothing else.
+ *
  * The threads do not keep the process alive until a read takes them; {@link stopEarlyWorkers}
  * ends them if none did. Does nothing when some are started already or `workers` is 0.
  */
 export function startWorkersEarly(inputs: readonly string[], workers: number, maxLength: number, minBytes = PARALLEL_DEFAULTS.minBytes): void {
   if (early !== null || workers <= 0) return;
-  const large = inputs.some((p) => {
+  const large = inputs.find((p) => {
     if (p === '-') return false;
     try {
       const st = statSync(p);
@@ -289,10 +314,31 @@ export function startWorkersEarly(inputs: readonly string[], workers: number, ma
       return false; // the read says why
     }
   });
-  if (!large) return;
+  if (large === undefined) return;
   const pool = new Pool(workers, maxLength, openRanges(workers));
   pool.unref();
-  early = { pool, workers, maxLength };
+  early = { pool, workers, maxLength, ranges: giveEarly(pool, large, workers, maxLength) };
+}
+
+/** Opens `path` and gives `pool` its first ranges (see {@link startWorkersEarly}); null when it is gzip or cannot be read. */
+function giveEarly(pool: Pool, path: string, workers: number, maxLength: number): EarlyRanges | null {
+  let fd = -1;
+  try {
+    fd = openSync(path, 'r');
+    const st = fstatSync(fd);
+    const head = Buffer.alloc(2);
+    if (readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b) {
+      closeSync(fd);
+      return null;
+    }
+    pool.quiet();
+    const given: GivenRanges = { queue: [], start: 0, count: 0 };
+    giveRanges(pool, fd, st.size, RANGE_BYTES, maxLength, openRanges(workers), given);
+    return { fd, dev: st.dev, ino: st.ino, bytes: st.size, rangeBytes: RANGE_BYTES, given };
+  } catch {
+    if (fd >= 0) closeSync(fd);
+    return null; // the read says why
+  }
 }
 
 /** Threads {@link startWorkersEarly} started that no read has taken yet (0: none). */
@@ -300,22 +346,44 @@ export function earlyWorkers(): number {
   return early?.workers ?? 0;
 }
 
+/** Ranges {@link startWorkersEarly} gave out that no read has taken over yet (0: none). */
+export function earlyRanges(): number {
+  return early?.ranges?.given.count ?? 0;
+}
+
 /** Ends the threads {@link startWorkersEarly} started, if no read took them. */
 export async function stopEarlyWorkers(): Promise<void> {
   const e = early;
   early = null;
-  if (e !== null) await e.pool.close();
+  if (e === null) return;
+  await e.pool.close();
+  if (e.ranges !== null) closeSync(e.ranges.fd);
 }
 
-/** The threads started early, if their settings fit (and at least `open` claims), else a new pool. */
-function takePool(workers: number, maxLength: number, open: number): Pool {
+/**
+ * The threads started early, if their settings fit (and at least `open` claims), with the ranges
+ * they were given, else a new pool. A pool given early ranges is taken only by the read of ranges
+ * of the same file (`fd`, compared by device and inode), which takes the ranges over or lets them
+ * go ({@link decodeRanges}); a read of runs (`fd` null) or of another file leaves it to its own.
+ */
+function takePool(workers: number, maxLength: number, open: number, fd: number | null): { pool: Pool; ranges: EarlyRanges | null } {
   const e = early;
-  if (e !== null && e.workers === workers && e.maxLength === maxLength && e.pool.claims.length > open) {
+  if (e !== null && e.workers === workers && e.maxLength === maxLength && e.pool.claims.length > open && (e.ranges === null || (fd !== null && sameFile(e.ranges, fd)))) {
     early = null;
     e.pool.ref();
-    return e.pool;
+    return { pool: e.pool, ranges: e.ranges };
   }
-  return new Pool(workers, maxLength, open);
+  return { pool: new Pool(workers, maxLength, open), ranges: null };
+}
+
+/** Whether `ranges` were cut from the file open as `fd` (the same device and inode). */
+function sameFile(ranges: EarlyRanges, fd: number): boolean {
+  try {
+    const st = fstatSync(fd);
+    return st.dev === ranges.dev && st.ino === ranges.ino;
+  } catch {
+    return false; // the read says why
+  }
 }
 
 /**
@@ -324,7 +392,7 @@ function takePool(workers: number, maxLength: number, open: number): Pool {
  * Throws what the input throws, or a worker's error. Stops the workers when done or abandoned.
  */
 export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: number, maxLength: number): AsyncGenerator<WorkResult | null> {
-  const pool = takePool(workers, maxLength, 0);
+  const { pool } = takePool(workers, maxLength, 0, null);
   const queue: Array<Promise<WorkResult> | null> = [];
   let started = false; // whether a line was framed yet: only the member's first line may carry a BOM
   try {
@@ -380,6 +448,34 @@ interface PendingRange {
   worker: number;
 }
 
+/** Ranges given out and not consumed yet, in file order, and where the next one starts. */
+interface GivenRanges {
+  queue: PendingRange[];
+  /** Where the next range not given out yet starts. */
+  start: number;
+  /** Ranges of {@link queue} given to the workers (in flight, or answered and waiting in a port). */
+  count: number;
+}
+
+/**
+ * Gives `pool`'s workers ranges of `rangeBytes` of the file open as `fd` (`bytes` long) from
+ * `given.start` on, each answered into its {@link PendingRange} at the end of `given.queue`,
+ * until `limit` are given out and not consumed, or the file's end.
+ */
+function giveRanges(pool: Pool, fd: number, bytes: number, rangeBytes: number, maxLength: number, limit: number, given: GivenRanges): void {
+  while (given.count < limit && given.start < bytes) {
+    const start = given.start;
+    const end = Math.min(bytes, start + rangeBytes);
+    const pending: PendingRange = { run: undefined, given: true, offset: end, start, id: -1, slot: -1, worker: -1 };
+    pool.runRange(fd, start, end, maxLength, pending, (r) => {
+      if (r.skipped !== true) pending.run = r;
+    });
+    given.queue.push(pending);
+    given.count++;
+    given.start = end;
+  }
+}
+
 /**
  * Decodes the regular file open as `fd` (`bytes` long when it was opened; a file still growing is
  * read on to its size when the first `bytes` are done, as often as it grew; the caller keeps `fd`
@@ -416,30 +512,26 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const ahead = new WorkState(true);
   const help = workers === 0 || nativeScanner === null;
   const limit = openRanges(workers);
-  const pool = takePool(workers, maxLength, limit);
+  const { pool, ranges } = takePool(workers, maxLength, limit, fd);
   pool.quiet();
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
   // what it would otherwise wait for, scanner or not.
   let started = false;
-  const queue: PendingRange[] = [];
-  let start = 0; // of the next range not given out yet
-  let given = 0; // ranges given to the workers and not consumed yet (in flight, or answered and waiting)
+  // The ranges given before this read (`startWorkersEarly`, of this file) when they were cut as
+  // this read cuts them.
+  const g: GivenRanges = ranges !== null && ranges.bytes === bytes && ranges.rangeBytes === rangeBytes ? ranges.given : { queue: [], start: 0, count: 0 };
+  if (ranges !== null && g !== ranges.given) {
+    // Cut otherwise (the file grew since): a worker that has not started on one skips it.
+    for (const p of ranges.given.queue) pool.steal(p.id, p.slot);
+  }
+  const queue = g.queue;
   try {
     let sinceTurn = 0; // ranges consumed since the event loop last turned
     for (;;) {
       // At most `limit` ranges given out and not yet consumed (in flight, or answered and waiting
       // in a port's queue).
-      while (given < limit && start < bytes) {
-        const end = Math.min(bytes, start + rangeBytes);
-        const pending: PendingRange = { run: undefined, given: true, offset: end, start, id: -1, slot: -1, worker: -1 };
-        pool.runRange(fd, start, end, maxLength, pending, (r) => {
-          if (r.skipped !== true) pending.run = r;
-        });
-        queue.push(pending);
-        given++;
-        start = end;
-      }
-      if (queue.length === 0 && start >= bytes) {
+      giveRanges(pool, fd, bytes, rangeBytes, maxLength, limit, g);
+      if (queue.length === 0 && g.start >= bytes) {
         // A file still being written: read on to its end now, as a stream would.
         const now = fstatSync(fd).size;
         if (now <= bytes) break;
@@ -467,25 +559,27 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
       }
       if (head !== undefined && head.run !== undefined) {
         queue.shift();
-        if (head.given) given--;
+        if (head.given) g.count--;
         const run = head.run;
         // An old pending range must not keep the answer alive (see `Pool.runRange`).
         head.run = undefined;
         if (run.worker! < workers) started = true;
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
-      } else if ((help || !started) && start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
+      } else if ((help || !started) && g.start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
+        const start = g.start;
         const end = Math.min(bytes, start + rangeBytes);
         const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, ahead);
         run.worker = workers + 1;
         queue.push({ run, given: false, offset: end, start, id: -1, slot: -1, worker: -1 });
-        start = end;
+        g.start = end;
       } else if (head !== undefined) {
         await pool.arrival();
       }
     }
   } finally {
     await pool.close();
+    if (ranges !== null) closeSync(ranges.fd);
   }
 }
 

@@ -4,7 +4,8 @@
  * and the same bad-line samples, on the fixtures, the public corpus's JSON-lines files and a file
  * made of every awkward thing (BOM, CRLF, blank, over-long, bad, legacy and wrapped lines).
  */
-import { closeSync, existsSync, openSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import type { RequestRecord } from '../../src/parser/record.js';
 import { resolveInputs } from '../../src/parser/sources.js';
 import { Normalizer } from '../../src/parser/normalize.js';
 import { BadLineLog, readChain } from '../../src/parser/read.js';
-import { decodeRanges, earlyWorkers, startWorkersEarly, stopEarlyWorkers } from '../../src/parser/parallel.js';
+import { decodeRanges, earlyRanges, earlyWorkers, RANGE_BYTES, startWorkersEarly, stopEarlyWorkers } from '../../src/parser/parallel.js';
 import { analyze } from '../../src/index.js';
 import { claimRange } from '../../src/parser/work-lines.js';
 import { ConfigError, InputError } from '../../src/errors.js';
@@ -256,6 +257,78 @@ describe('parallel reader', () => {
     expect(earlyWorkers()).toBe(2);
     await stopEarlyWorkers();
     expect(earlyWorkers()).toBe(0);
+  });
+
+  it('gives the early threads the first ranges of the file, and the read of that file takes them over', async () => {
+    // 3,000 lines of about 1.9 KB: several ranges of RANGE_BYTES.
+    const pad = 'x'.repeat(900);
+    const lines = (from: number, n: number): string => Array.from({ length: n }, (_, k) => eventLine({ auditID: `id-${from + k}`, userAgent: `ua-${pad}` })).join('\n') + '\n';
+    const file = path.join(tempDir(), 'audit.log');
+    writeFileSync(file, lines(0, 3000));
+    const size = statSync(file).size;
+    const ranges = Math.ceil(size / RANGE_BYTES);
+    expect(ranges).toBeGreaterThan(2);
+    // The answers' request ids tell the early requests (the pool's first) from the read's own.
+    const read = async (bytes = size): Promise<{ ids: string[]; early: number; workers: number[]; requests: number[] }> => {
+      const fd = openSync(file, 'r');
+      const out = { ids: [] as string[], early: -1, workers: [] as number[], requests: [] as number[] };
+      try {
+        for await (const { run } of decodeRanges(file, fd, bytes, 1, 4096)) {
+          if (out.early === -1) out.early = earlyRanges();
+          out.workers.push(run.worker!);
+          out.requests.push(run.id);
+          for (let k = 0; k < run.strings.length; k += 2) out.ids.push(run.strings[k]!);
+        }
+      } finally {
+        closeSync(fd);
+      }
+      return out;
+    };
+    const want = (n: number): string[] => Array.from({ length: n }, (_, k) => `id-${k}`);
+
+    startWorkersEarly([file], 1, 4096, 0);
+    expect(earlyRanges()).toBe(ranges);
+    // Answered while this thread does something else: the read finds them done.
+    await new Promise((r) => setTimeout(r, 500));
+    const taken = await read();
+    expect(taken.early).toBe(0);
+    expect(taken.ids).toEqual(want(3000));
+    expect(taken.workers).toEqual(Array.from({ length: ranges }, () => 0));
+    expect(taken.requests).toEqual(Array.from({ length: ranges }, (_, k) => k));
+    expect(earlyWorkers()).toBe(0);
+
+    // The file grew after the ranges were given: they are let go, and the read cuts its own.
+    startWorkersEarly([file], 1, 4096, 0);
+    expect(earlyRanges()).toBe(ranges);
+    appendFileSync(file, lines(3000, 1000));
+    const grown = await read(statSync(file).size);
+    expect(grown.ids).toEqual(want(4000));
+    expect(Math.min(...grown.requests.filter((id) => id >= 0))).toBeGreaterThanOrEqual(ranges);
+    expect(earlyWorkers()).toBe(0);
+
+    // Another file's read takes neither the threads nor the ranges; stopping them closes the file.
+    const other = path.join(tempDir(), 'other.log');
+    writeFileSync(other, lines(0, 10));
+    startWorkersEarly([file], 1, 4096, 0);
+    const fd = openSync(other, 'r');
+    const ids: string[] = [];
+    try {
+      for await (const { run } of decodeRanges(other, fd, statSync(other).size, 1, 4096)) for (let k = 0; k < run.strings.length; k += 2) ids.push(run.strings[k]!);
+    } finally {
+      closeSync(fd);
+    }
+    expect(ids).toEqual(want(10));
+    expect(earlyRanges()).toBe(Math.ceil(statSync(file).size / RANGE_BYTES));
+    await stopEarlyWorkers();
+    expect(earlyRanges()).toBe(0);
+
+    // A gzip file gets the threads, not ranges (its bytes are not lines until inflated).
+    const gz = path.join(tempDir(), 'audit.log.gz');
+    writeFileSync(gz, gzipSync(lines(0, 10)));
+    startWorkersEarly([gz], 1, 4096, 0);
+    expect(earlyWorkers()).toBe(1);
+    expect(earlyRanges()).toBe(0);
+    await stopEarlyWorkers();
   });
 
   it('analyze() ends the early threads no read took, also when it throws', async () => {
