@@ -4,9 +4,21 @@
  * Heap: auditstorm's live heap is small and bounded (tens of MB; about 100 MB with a million
  * distinct objects), but it allocates fast, and V8's default heap growing lets garbage pile up
  * to three to six times the live heap between full collections. A growing factor of 2
- * (`--heap-growing-percent=100`) keeps peak RSS closer to what is live. Measured with
+ * (`--heap-growing-percent=100`) kept peak RSS closer to what is live. Measured with
  * `npm run bench` on 2 cores: 1× log 248 → 218 MB, 5× log 358 → 298 MB, 1.2 M distinct objects
- * 890 → 567 MB, for about 10 % more time.
+ * 890 → 567 MB, for about 10 % more time. A factor of 1.25 (`--heap-growing-percent=25`) holds a
+ * long log's peak near a short one's: a short log ends while its live heap still grows (the old
+ * generation's live bytes after each full collection of the 1× benchmark log: 11, 20, 22 MB),
+ * a long one's live heap holds steady (the 5× log: 11, 17, 23, 26, 29, 29 MB) and what piles up
+ * between its full collections is garbage, up to the factor times what is live. In interleaved
+ * runs (four rounds, after six with a busier machine): the 5× log's peak RSS 201–206 MB against
+ * 216–222 with a factor of 2, the 1× log's 176–184 against 180–187, so the 5× peak 11–15 %
+ * above its 1× pair's (18–20 % with 2; 1–26 % in the six busier rounds, 8–15 % with 1.25), the
+ * time within the machine's noise; on a log of 1.08 million distinct objects 364–377 MB against
+ * 407–414, for 1.02–1.13× the time (three pairs). Growing with the live heap and 1.25 once it
+ * held steady (set after each full collection from a `gc` PerformanceObserver) did no better:
+ * the flag counts only from the collection after the one that shows the heap steady, and the
+ * 5× peak was 201–219 MB.
  *
  * Inlining: an analysis is a few seconds of hot code, and on two cores TurboFan's background
  * compiles compete with the reading thread and the parser thread for them: 220 compiles took
@@ -28,7 +40,7 @@ import { setFlagsFromString } from 'node:v8';
 
 /** The V8 flags set by {@link tuneV8}, each with the option names that mean the user chose otherwise. */
 export const V8_FLAGS: ReadonlyArray<{ flag: string; unless: readonly string[] }> = [
-  { flag: '--heap-growing-percent=100', unless: ['--heap-growing-percent', '--optimize-for-size'] },
+  { flag: '--heap-growing-percent=25', unless: ['--heap-growing-percent', '--optimize-for-size'] },
   { flag: '--max-inlined-bytecode-size-cumulative=320', unless: ['--max-inlined-bytecode-size-cumulative'] },
   { flag: '--interrupt-budget=400000', unless: ['--interrupt-budget'] },
 ];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tuneV8 } from '../../src/cli/heap.js';
 
 describe('tuneV8', () => {
-  const all = ['--heap-growing-percent=100', '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
+  const all = ['--heap-growing-percent=25', '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
   it('sets the heap growing factor, the inlining budget and the tier-up budget unless the user chose them', () => {
     expect(tuneV8([], undefined)).toEqual(all);
     expect(tuneV8(['--heap-growing-percent=50'], undefined)).toEqual([all[1], all[2]]);
