@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Stable entry point: other tooling calls `node bin/auditstorm.js analyze PATH...`.
-import { tuneV8 } from '../dist/cli/heap.js';
+import { adaptHeapGrowth, HEAP_FLAG, tuneV8 } from '../dist/cli/heap.js';
 
 // Before the rest is loaded: V8's flags then hold for all of it, module loading included.
-tuneV8(process.execArgv, process.env.NODE_OPTIONS);
+// The heap's growing factor then follows the live heap (adaptHeapGrowth), unless the user chose one.
+if (tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG)) adaptHeapGrowth();
 const { main } = await import('../dist/cli/main.js');
 main(process.argv.slice(2)).then(
   (code) => {

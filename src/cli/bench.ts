@@ -29,7 +29,7 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { generateLog, type LogSpec } from '../generator/generate.js';
 import { HELP, isMain, parseToolArgs } from './dev-tool.js';
-import { tuneV8 } from './heap.js';
+import { adaptHeapGrowth, HEAP_FLAG, tuneV8 } from './heap.js';
 
 const USAGE = 'Usage: node dist/cli/bench.js [--scale N] [--dir DIR] [--runs N]';
 
@@ -183,7 +183,7 @@ export async function main(argv: string[]): Promise<number> {
     const file = args.file;
     if (file === undefined) return usage('--child needs --file');
     // As bin/auditstorm.js starts it.
-    if (args.child !== 'naive') tuneV8(process.execArgv, process.env.NODE_OPTIONS);
+    if (args.child !== 'naive' && tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG)) adaptHeapGrowth();
     const r = args.child === 'naive' ? await naive(file) : await auditstorm(file);
     process.stdout.write(JSON.stringify(r));
     return 0;

@@ -6,19 +6,8 @@
  * to three to six times the live heap between full collections. A growing factor of 2
  * (`--heap-growing-percent=100`) kept peak RSS closer to what is live. Measured with
  * `npm run bench` on 2 cores: 1× log 248 → 218 MB, 5× log 358 → 298 MB, 1.2 M distinct objects
- * 890 → 567 MB, for about 10 % more time. A factor of 1.25 (`--heap-growing-percent=25`) holds a
- * long log's peak near a short one's: a short log ends while its live heap still grows (the old
- * generation's live bytes after each full collection of the 1× benchmark log: 11, 20, 22 MB),
- * a long one's live heap holds steady (the 5× log: 11, 17, 23, 26, 29, 29 MB) and what piles up
- * between its full collections is garbage, up to the factor times what is live. In interleaved
- * runs (four rounds, after six with a busier machine): the 5× log's peak RSS 201–206 MB against
- * 216–222 with a factor of 2, the 1× log's 176–184 against 180–187, so the 5× peak 11–15 %
- * above its 1× pair's (18–20 % with 2; 1–26 % in the six busier rounds, 8–15 % with 1.25), the
- * time within the machine's noise; on a log of 1.08 million distinct objects 364–377 MB against
- * 407–414, for 1.02–1.13× the time (three pairs). Growing with the live heap and 1.25 once it
- * held steady (set after each full collection from a `gc` PerformanceObserver) did no better:
- * the flag counts only from the collection after the one that shows the heap steady, and the
- * 5× peak was 201–219 MB.
+ * 890 → 567 MB, for about 10 % more time. Once the live heap holds steady (a long log), the CLI
+ * lowers it to 25 % ({@link adaptHeapGrowth}, {@link HEAP_GROWTH}).
  *
  * Inlining: an analysis is a few seconds of hot code, and on two cores TurboFan's background
  * compiles compete with the reading thread and the parser thread for them: 220 compiles took
@@ -36,11 +25,15 @@
  * log: 400,000 0.977× time and 0.967× CPU (10 pairs), 600,000 0.968× and 0.941× (12), but 600,000
  * 1.017× 400,000 and 1,000,000 1.042× it (10 each).
  */
-import { setFlagsFromString } from 'node:v8';
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+
+/** The heap flag {@link tuneV8} sets (see {@link adaptHeapGrowth}). */
+export const HEAP_FLAG = '--heap-growing-percent=100';
 
 /** The V8 flags set by {@link tuneV8}, each with the option names that mean the user chose otherwise. */
 export const V8_FLAGS: ReadonlyArray<{ flag: string; unless: readonly string[] }> = [
-  { flag: '--heap-growing-percent=25', unless: ['--heap-growing-percent', '--optimize-for-size'] },
+  { flag: HEAP_FLAG, unless: ['--heap-growing-percent', '--optimize-for-size'] },
   { flag: '--max-inlined-bytecode-size-cumulative=320', unless: ['--max-inlined-bytecode-size-cumulative'] },
   { flag: '--interrupt-budget=400000', unless: ['--interrupt-budget'] },
 ];
@@ -61,4 +54,58 @@ export function tuneV8(execArgv: readonly string[], nodeOptions: string | undefi
     set.push(flag);
   }
   return set;
+}
+
+/**
+ * Heap growing percent while the live heap still grows ({@link HEAP_FLAG}'s 100: a full
+ * collection of a growing heap finds little garbage, so fewer of them), and once it holds steady,
+ * that is grew by less than `steadyBelow` (a fraction) since the full collection before: then what
+ * piles up between full collections is garbage alone, and 25 % bounds it.
+ *
+ * Measured (interleaved runs of the benchmark's logs; the live old generation after each full
+ * collection was 11, 20, 22 MB on the 1× log, which ends while its live heap still grows, and 11,
+ * 17, 23, 26, 29, 29 MB on the 5× log, old space committed 14 → 62 MB): with 100 throughout, the
+ * 5× log peaked at 216–222 MB, 18–20 % above its 1× pair (1–26 % in six rounds on a busier
+ * machine); with 25 throughout at 201–206 MB, 11–15 % above, but the 1× log took 1.036× the time
+ * (12 pairs: its growth phase then has more full collections); adapting with `steadyBelow` 0.5,
+ * the 5× log peaked at 193–205 MB and the 1× log took 1.004× the time (12 pairs), with 0.25 at
+ * 202–215 MB (the switch came a collection later, after the heap had grown at 100). On a log of
+ * 1.08 million distinct objects, 25 throughout peaked at 364–377 MB against 407–414.
+ */
+export const HEAP_GROWTH = { growing: 100, steady: 25, steadyBelow: 0.5 } as const;
+
+/**
+ * The heap growing percent after a full collection that left `live` bytes in the old space, the
+ * one before having left `previous` (0: none yet): see {@link HEAP_GROWTH}.
+ */
+export function growingPercentAfter(previous: number, live: number): number {
+  return previous > 0 && live < previous * (1 + HEAP_GROWTH.steadyBelow) ? HEAP_GROWTH.steady : HEAP_GROWTH.growing;
+}
+
+/**
+ * Adapts V8's `--heap-growing-percent` after each full collection ({@link growingPercentAfter}),
+ * for a run whose heap flag {@link tuneV8} set (it returned {@link HEAP_FLAG}): a long log's peak
+ * RSS then stays near a short one's. V8 reads the flag when it sets the next collection's limit,
+ * so a change counts from the full collection after the one that showed it; the observer runs
+ * just after a collection, and the old space's bytes in use then are about its live bytes.
+ * Process-wide: the parser threads' heaps follow it too. `setFlags` is for tests. Returns the
+ * function that stops it; the observer does not keep the process alive.
+ */
+export function adaptHeapGrowth(setFlags: (flags: string) => void = setFlagsFromString): () => void {
+  let previous = 0;
+  let current: number = HEAP_GROWTH.growing;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      const live = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')?.space_used_size ?? 0;
+      const next = growingPercentAfter(previous, live);
+      previous = live;
+      if (next !== current) {
+        setFlags(`--heap-growing-percent=${next}`);
+        current = next;
+      }
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }

@@ -1,14 +1,62 @@
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { tuneV8 } from '../../src/cli/heap.js';
+import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, tuneV8 } from '../../src/cli/heap.js';
 
 describe('tuneV8', () => {
-  const all = ['--heap-growing-percent=25', '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
+  const all = [HEAP_FLAG, '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
   it('sets the heap growing factor, the inlining budget and the tier-up budget unless the user chose them', () => {
+    expect(HEAP_FLAG).toBe('--heap-growing-percent=100');
     expect(tuneV8([], undefined)).toEqual(all);
     expect(tuneV8(['--heap-growing-percent=50'], undefined)).toEqual([all[1], all[2]]);
     expect(tuneV8([], '--optimize-for-size --max-old-space-size=512')).toEqual([all[1], all[2]]);
     expect(tuneV8(['--max-inlined-bytecode-size-cumulative=920'], undefined)).toEqual([all[0], all[2]]);
     expect(tuneV8(['--interrupt-budget=132000'], undefined)).toEqual([all[0], all[1]]);
     expect(tuneV8(['--heap-growing-percent=50', '--max-inlined-bytecode-size-cumulative=920', '--interrupt-budget=1'], '')).toEqual([]);
+  });
+});
+
+describe('heap growth', () => {
+  it('grows by 100 % while the live heap grows by half or more between full collections, else by 25 %', () => {
+    expect(HEAP_GROWTH).toEqual({ growing: 100, steady: 25, steadyBelow: 0.5 });
+    const MB = 1e6;
+    // The 5× benchmark log's live old generation after its full collections (see HEAP_GROWTH).
+    const lives = [11.3, 16.6, 22.5, 25.5, 29.3, 29.1].map((x) => x * MB);
+    expect(lives.map((live, k) => growingPercentAfter(k === 0 ? 0 : lives[k - 1]!, live))).toEqual([100, 25, 25, 25, 25, 25]);
+    // The 1× log: 11.3 → 19.9 grew by 76 %.
+    expect(growingPercentAfter(11.3 * MB, 19.9 * MB)).toBe(100);
+    expect(growingPercentAfter(19.9 * MB, 22.1 * MB)).toBe(25);
+    // A heap shrinking is steady; exactly half again is growing.
+    expect(growingPercentAfter(30 * MB, 20 * MB)).toBe(25);
+    expect(growingPercentAfter(20 * MB, 30 * MB)).toBe(100);
+  });
+
+  it('sets the flag after full collections, only when the percent changes', async () => {
+    // A full collection on demand (vitest's process was not started with --expose-gc).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const set: string[] = [];
+    const stop = adaptHeapGrowth((f) => set.push(f));
+    try {
+      const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+      gc(); // the first: nothing to compare with, stays at 100
+      await turn();
+      expect(set).toEqual([]);
+      gc(); // nothing allocated in between: steady
+      await turn();
+      expect(set).toEqual(['--heap-growing-percent=25']);
+      gc(); // steady still: no change
+      await turn();
+      expect(set).toEqual(['--heap-growing-percent=25']);
+      // Keep as much again as the old space holds now: growing.
+      const used = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')!.space_used_size;
+      const kept = Array.from({ length: Math.ceil(used / 1e6) }, () => Array.from({ length: 20_000 }, (_, k) => ({ k })));
+      gc(); // a full collection moves what survives it to the old space
+      await turn();
+      expect(kept.length).toBeGreaterThan(0);
+      expect(set).toEqual(['--heap-growing-percent=25', '--heap-growing-percent=100']);
+    } finally {
+      stop();
+    }
   });
 });
