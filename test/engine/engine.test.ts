@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Aggregates } from '../../src/engine/aggregates.js';
+import { Aggregates, cmp, firstRows } from '../../src/engine/aggregates.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
 import { conflictStormOptions } from '../../src/detectors/conflict-storm.js';
 import type { Detector } from '../../src/detectors/types.js';
@@ -377,5 +377,26 @@ describe('Allowlist', () => {
     expect(e.finish().requests).toBe(3);
     expect(seen).toEqual(['judged', 'other']);
     expect(e.aggregates.summarize(5).totals.writes).toBe(3);
+  });
+});
+
+describe('firstRows', () => {
+  it('gives the first k rows of the sorted order, ties broken by the comparator', () => {
+    // Rows with many ties on the count (as the benchmark's 2,000 leases, each written as often).
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const order = (x: { n: number; key: string }, y: { n: number; key: string }): number => y.n - x.n || cmp(x.key, y.key);
+    for (const size of [0, 1, 5, 10, 11, 200, 3000]) {
+      const rows = Array.from({ length: size }, (_, i) => ({ n: rand(8), key: `k-${rand(1000)}-${i}` }));
+      for (const k of [0, 1, 3, 10, 50]) {
+        expect(firstRows(rows, k, order)).toEqual([...rows].sort(order).slice(0, k));
+      }
+    }
+    // Rows in ascending order: every row displaces the worst kept one.
+    const ascending = Array.from({ length: 100 }, (_, i) => ({ n: i, key: `k${i}` }));
+    expect(firstRows(ascending, 3, order).map((r) => r.n)).toEqual([99, 98, 97]);
   });
 });
