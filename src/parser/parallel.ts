@@ -20,6 +20,7 @@ import { nativeScanner } from './native.js';
 import { isLongRunningSubresource, type Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
+import { detectFraming, PEEK_BYTES } from './formats/detect.js';
 import { setImmediate as turn } from 'node:timers/promises';
 import { claimRange, NUMBER_FIELDS, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
@@ -292,13 +293,15 @@ let early: { pool: Pool; workers: number; maxLength: number; ranges: EarlyRanges
  * 250–330 ms into a benchmark run, and this thread decoded the ranges due until then itself, cold
  * (12–32 of them). Started as soon as the command line is read, it answers at about 130 ms.
  *
- * The first such file, unless it starts as gzip does, is opened here and its first ranges (as
+ * The first such file, when its first 64 KB are JSON lines (not gzip, not a JSON or YAML
+ * document: `detectFraming`, as the read frames it), is opened here and its first ranges (as
  * many as {@link decodeRanges} keeps out) are given to the threads at once, so they decode while
  * this thread loads the analysis, makes its detectors and sniffs the file: the read of that file
  * takes them over. Given only when the read started, the first answer came 30–80 ms after the
  * read asked for it (a benchmark run's timeline), with this thread waiting or decoding ranges
- * cold meanwhile. Should the file not be read in ranges after all (a JSON document, not lines;
- * a different size by then), that work is lost on the other core and nothing else.
+ * cold meanwhile. Should the file not be read in ranges after all (`--input-format` says
+ * otherwise), the threads keep those answers until {@link stopEarlyWorkers}; should it have
+ * shrunk below them by the time it is read, the read ends those threads and starts its own.
  *
  * The threads do not keep the process alive until a read takes them; {@link stopEarlyWorkers}
  * ends them if none did. Does nothing when some are started already or `workers` is 0.
@@ -326,8 +329,12 @@ function giveEarly(pool: Pool, path: string, workers: number, maxLength: number)
   try {
     fd = openSync(path, 'r');
     const st = fstatSync(fd);
-    const head = Buffer.alloc(2);
-    if (readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    // Only JSON lines are read in ranges: not gzip (whose lines are posted to the workers as
+    // inflated), not a JSON or YAML document (the first bytes framed as the read frames them).
+    const head = Buffer.alloc(PEEK_BYTES);
+    const got = readSync(fd, head, 0, PEEK_BYTES, 0);
+    const gzip = got >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+    if (gzip || detectFraming(head.toString('utf8', 0, got), got === st.size) !== 'jsonl') {
       closeSync(fd);
       return null;
     }
@@ -512,18 +519,22 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const ahead = new WorkState(true);
   const help = workers === 0 || nativeScanner === null;
   const limit = openRanges(workers);
-  const { pool, ranges } = takePool(workers, maxLength, limit, fd);
+  const taken = takePool(workers, maxLength, limit, fd);
+  let pool = taken.pool;
+  const ranges = taken.ranges;
+  // The ranges given before this read (`startWorkersEarly`, of this file): cut as this read cuts
+  // them as long as the file is still as long as they reach (a file that grew since reads on).
+  const g: GivenRanges = ranges !== null && ranges.rangeBytes === rangeBytes && bytes >= ranges.given.start ? ranges.given : { queue: [], start: 0, count: 0 };
+  if (ranges !== null && g !== ranges.given) {
+    // Shrunk since (or cut otherwise): new threads. These ones' dictionaries hold what the
+    // answers to those ranges define, answers this read will not consume.
+    await pool.close();
+    pool = new Pool(workers, maxLength, limit);
+  }
   pool.quiet();
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
   // what it would otherwise wait for, scanner or not.
   let started = false;
-  // The ranges given before this read (`startWorkersEarly`, of this file) when they were cut as
-  // this read cuts them.
-  const g: GivenRanges = ranges !== null && ranges.bytes === bytes && ranges.rangeBytes === rangeBytes ? ranges.given : { queue: [], start: 0, count: 0 };
-  if (ranges !== null && g !== ranges.given) {
-    // Cut otherwise (the file grew since): a worker that has not started on one skips it.
-    for (const p of ranges.given.queue) pool.steal(p.id, p.slot);
-  }
   const queue = g.queue;
   try {
     let sinceTurn = 0; // ranges consumed since the event loop last turned
