@@ -668,7 +668,6 @@ export function fastDecode(line: string, out: FastFields, piece: string | null =
  */
 export function usePiece(b: Buffer | null): void {
   if (b === bytes) return;
-  aheadFrom = -1;
   bytes = b;
   view = b === null ? null : new DataView(b.buffer, b.byteOffset, b.byteLength);
   if (b !== null && native !== null) native.setPiece(b);
@@ -753,12 +752,7 @@ function nativeStr(slot: number): string {
  */
 function nativeTemplate(): boolean {
   const from = i;
-  const ahead = from === aheadFrom && n === aheadTo;
-  aheadFrom = -1;
-  if (!ahead) {
-    nativeScans++;
-    if (native!.scan(from, n) !== 1) return false;
-  }
+  if (native!.scan(from, n) !== 1) return false;
   const o = nativeOut;
   seen = o[N.NATIVE_SEEN]!;
   const flags = o[N.NATIVE_FLAGS]!;
@@ -808,33 +802,6 @@ function nativeTemplate(): boolean {
   }
   i = n;
   return true;
-}
-
-/**
- * Lines the native scanner was asked to `scan` one by one so far: a reading `scanLines` left in
- * the output is still there only while this has not moved (see {@link scannedAhead}).
- */
-export let nativeScans = 0;
-
-// The line of the current piece the scanner has just read (`scanLines` answered it
-// NATIVE_LINE_MISS), or -1: the next `fastDecode` of exactly that line takes its reading as it is.
-let aheadFrom = -1;
-let aheadTo = -1;
-
-/**
- * Says that the native scanner has just read the line `[from, to)` of the piece in use (see
- * {@link usePiece}) and left its reading in its output (`NATIVE_LINE_MISS`), so the next
- * {@link fastDecode}, if it is of that line, takes it without scanning again. Only while no line
- * was scanned since (`nativeScans` unchanged): a scan writes the same output.
- */
-export function scannedAhead(from: number, to: number): void {
-  aheadFrom = from;
-  aheadTo = to;
-}
-
-/** Forgets {@link scannedAhead}'s line (taken or not). */
-export function clearScannedAhead(): void {
-  aheadFrom = -1;
 }
 
 /** Reads the members in any order (the line has been `reset`). */

@@ -120,7 +120,8 @@ export const NATIVE_LINE_EMPTY = 4;
 /**
  * A final event the scanner read (in `[start, end)` less a trailing `\r`) with a value the
  * dictionary in use does not know: the call's last line, its reading left in the output as `scan`
- * leaves one, for the per-line path to take without a second scan (`scannedAhead` in fast.ts).
+ * leaves one (the per-line path scans the line again, as a piece of its own: `onAscii` in
+ * work-lines.ts).
  */
 export const NATIVE_LINE_MISS = 5;
 /**
