@@ -274,8 +274,7 @@ interface EarlyRanges {
   fd: number;
   dev: number;
   ino: number;
-  /** Its size when opened, and the range size the ranges were cut with. */
-  bytes: number;
+  /** The range size the ranges were cut with. */
   rangeBytes: number;
   /** What {@link giveRanges} keeps: the ranges given, in file order, and where the next starts. */
   given: GivenRanges;
@@ -341,7 +340,7 @@ function giveEarly(pool: Pool, path: string, workers: number, maxLength: number)
     pool.quiet();
     const given: GivenRanges = { queue: [], start: 0, count: 0 };
     giveRanges(pool, fd, st.size, RANGE_BYTES, maxLength, openRanges(workers), given);
-    return { fd, dev: st.dev, ino: st.ino, bytes: st.size, rangeBytes: RANGE_BYTES, given };
+    return { fd, dev: st.dev, ino: st.ino, rangeBytes: RANGE_BYTES, given };
   } catch {
     if (fd >= 0) closeSync(fd);
     return null; // the read says why
@@ -525,18 +524,18 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   // The ranges given before this read (`startWorkersEarly`, of this file): cut as this read cuts
   // them as long as the file is still as long as they reach (a file that grew since reads on).
   const g: GivenRanges = ranges !== null && ranges.rangeBytes === rangeBytes && bytes >= ranges.given.start ? ranges.given : { queue: [], start: 0, count: 0 };
-  if (ranges !== null && g !== ranges.given) {
-    // Shrunk since (or cut otherwise): new threads. These ones' dictionaries hold what the
-    // answers to those ranges define, answers this read will not consume.
-    await pool.close();
-    pool = new Pool(workers, maxLength, limit);
-  }
-  pool.quiet();
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
   // what it would otherwise wait for, scanner or not.
   let started = false;
   const queue = g.queue;
   try {
+    if (ranges !== null && g !== ranges.given) {
+      // Shrunk since (or cut otherwise): new threads. These ones' dictionaries hold what the
+      // answers to those ranges define, answers this read will not consume.
+      await pool.close();
+      pool = new Pool(workers, maxLength, limit);
+    }
+    pool.quiet();
     let sinceTurn = 0; // ranges consumed since the event loop last turned
     for (;;) {
       // At most `limit` ranges given out and not yet consumed (in flight, or answered and waiting
