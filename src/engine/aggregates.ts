@@ -281,9 +281,8 @@ function us(v: number): number {
  * The first `k` of `rows` in the order of `compare` (a total order): what
  * `[...rows].sort(compare).slice(0, k)` gives, with about `rows.length` comparisons where the
  * sort made `rows.length · log2(rows.length)` (for a `k` of more than an eighth of the rows, that
- * sort). The summaries are made once per report, so their
- * comparators run in V8's interpreter: sorting the 10,000 written objects and 2,000 actors of
- * the benchmark log took most of the summaries' 17–27 ms.
+ * sort). The summaries are made once per report, so their comparators run in V8's interpreter,
+ * over the benchmark log's 10,000 written objects and 2,000 actors.
  */
 export function firstRows<T>(rows: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
   // Each row may move up to k kept ones: for a k near the row count (`--top 1000000`), the sort.
