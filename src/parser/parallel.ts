@@ -274,8 +274,6 @@ interface EarlyRanges {
   fd: number;
   dev: number;
   ino: number;
-  /** The range size the ranges were cut with. */
-  rangeBytes: number;
   /** What {@link giveRanges} keeps: the ranges given, in file order, and where the next starts. */
   given: GivenRanges;
 }
@@ -340,7 +338,7 @@ function giveEarly(pool: Pool, path: string, workers: number, maxLength: number)
     pool.quiet();
     const given: GivenRanges = { queue: [], start: 0, count: 0 };
     giveRanges(pool, fd, st.size, RANGE_BYTES, maxLength, openRanges(workers), given);
-    return { fd, dev: st.dev, ino: st.ino, rangeBytes: RANGE_BYTES, given };
+    return { fd, dev: st.dev, ino: st.ino, given };
   } catch {
     if (fd >= 0) closeSync(fd);
     return null; // the read says why
@@ -521,9 +519,9 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const taken = takePool(workers, maxLength, limit, fd);
   let pool = taken.pool;
   const ranges = taken.ranges;
-  // The ranges given before this read (`startWorkersEarly`, of this file): cut as this read cuts
-  // them as long as the file is still as long as they reach (a file that grew since reads on).
-  const g: GivenRanges = ranges !== null && ranges.rangeBytes === rangeBytes && bytes >= ranges.given.start ? ranges.given : { queue: [], start: 0, count: 0 };
+  // The ranges given before this read (`startWorkersEarly`, of this file, in ranges of
+  // RANGE_BYTES): cut as this read cuts them as long as the file is still as long as they reach (a file that grew since reads on).
+  const g: GivenRanges = ranges !== null && rangeBytes === RANGE_BYTES && bytes >= ranges.given.start ? ranges.given : { queue: [], start: 0, count: 0 };
   // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
   // what it would otherwise wait for, scanner or not.
   let started = false;
