@@ -968,9 +968,10 @@ const int32_t LINE_LONG = 1;      // longer than maxLength
 const int32_t LINE_NONFINAL = 2;  // a valid event of a non-final stage
 const int32_t LINE_FINAL = 3;     // a final event read here: its values are in the next finals slots
 const int32_t LINE_EMPTY = 4;     // nothing (or only a '\r') before its newline
-// A final event read here with a value the dictionary does not know yet: the call ends with it,
-// its reading left in the output as `scan` leaves one (so JavaScript looks the value up and
-// `remember`s it without reading the line again).
+// A final event read here with a value the dictionary does not know yet: its values are in the
+// next finals slots as a final line's, with -1 for each id not found, and the call ends with it,
+// its reading left in the output as `scan` leaves one (JavaScript cuts the new values out of the
+// piece at its offsets, looks them up and `remember`s their ids, without reading the line again).
 const int32_t LINE_MISS = 5;
 // Slots per final line in `finals`.
 const int FINAL_AUDITID = 0, FINAL_RV = 2, FINAL_URI = 4, FINAL_CODE = 6, FINAL_PANIC = 7, FINAL_IDS = 8,
@@ -1059,10 +1060,6 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
     if (id != -1) return LINE_JS;  // a part with escapes: JavaScript alone looks it up
     miss = true;
   }
-  if (miss) {
-    leaveReading(in, out, stageMs, received);  // finish() clamps
-    return LINE_MISS;
-  }
   fin[FINAL_AUDITID] = out[2 * F_AUDITID];
   fin[FINAL_AUDITID + 1] = out[2 * F_AUDITID + 1];
   fin[FINAL_RV] = out[2 * F_RESOURCEVERSION];
@@ -1080,14 +1077,21 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   if ((flags & HAS_REF) == 0) fin[FINAL_IDS + ID_OBJECT] = -1;
   times[0] = stageMs;
   times[1] = receivedMs;
+  if (miss) {
+    // Its values as a final line's (the ids not found are -1), and its reading left for
+    // `remember` and for JavaScript, which cuts the new values out of the piece.
+    leaveReading(in, out, stageMs, received);
+    return LINE_MISS;
+  }
   return LINE_FINAL;
 }
 
 // scanLines(at, end, last, maxLength): the lines of piece[at, end) as cutLines cuts them — each
 // up to its '\n'; a last one without a newline only when `last` — into `lines` (kind, start, end:
 // the end is where its '\n' is, or `end`), as many as fit in `lines` and `finals`. Returns how
-// many; the next call starts after the last one's end. Needs the piece, output and batch arrays
-// set; 0 when they are not (or the piece moved).
+// many; the next call starts after the last one's end. A LINE_MISS line ends the call, and comes
+// only before any LINE_JS line (whose reading in JavaScript would overwrite the reading it leaves).
+// Needs the piece, output and batch arrays set; 0 when they are not (or the piece moved).
 napi_value ScanLines(napi_env env, napi_callback_info info) {
   napi_value argv[4];
   size_t argc = args(env, info, argv, 4);
@@ -1104,6 +1108,9 @@ napi_value ScanLines(napi_env env, napi_callback_info info) {
   size_t capLines = in->linesLength / 3;
   size_t capFinals = std::min(in->finalsLength / FINAL_STRIDE, in->finalTimesLength / 2);
   size_t count = 0, finals = 0;
+  // Whether a line for the JavaScript path came before in this call: its reading there
+  // overwrites the output, so a line with a new value after it is left to the next call.
+  bool passed = false;
   int32_t from = at;
   while (count < capLines && finals < capFinals) {
     const void* nl = from < end ? std::memchr(s + from, '\n', static_cast<size_t>(end - from)) : nullptr;
@@ -1113,7 +1120,9 @@ napi_value ScanLines(napi_env env, napi_callback_info info) {
       to = end;
     } else to = static_cast<int32_t>(static_cast<const uint8_t*>(nl) - s);
     int32_t kind = lineKind(in, from, to, maxLength, in->finals + FINAL_STRIDE * finals, in->finalTimes + 2 * finals);
-    if (kind == LINE_FINAL) finals++;
+    if (kind == LINE_MISS && passed) break;  // read again by the next call, first
+    if (kind == LINE_JS) passed = true;
+    if (kind == LINE_FINAL || kind == LINE_MISS) finals++;
     int32_t* line = in->lines + 3 * count;
     line[0] = kind;
     line[1] = from;

@@ -7,7 +7,7 @@
 import yargs from 'yargs';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
-import type { Format } from '../report/index.js';
+import type { Format } from '../report/formats.js';
 import { SEVERITIES, type Severity } from '../report/schema.js';
 import { INPUT_FORMATS, type InputFormat } from '../parser/formats/detect.js';
 

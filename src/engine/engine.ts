@@ -83,7 +83,11 @@ export class Engine {
     this.allowlist = opts.allowlist ?? null;
     this.dedupe = new AuditIdDedupe(opts.dedupeHistory ?? DEDUPE_HISTORY);
     this.reorderWindowMs = opts.reorderWindowMs;
-    this.queue = new ReorderQueue(opts.reorderWindowMs, (r) => this.count(r));
+    this.queue = new ReorderQueue(
+      opts.reorderWindowMs,
+      (r) => this.count(r),
+      (records, count) => this.aggregates.warm(records, count),
+    );
     const alert = sink.alert ?? (() => {});
     this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id) ?? 0);
     this.instances = opts.detectors.map(({ detector, options }) =>
@@ -113,13 +117,19 @@ export class Engine {
    */
   pushAll(batch: readonly RequestRecord[]): void {
     const d = this.dedupe;
-    for (let from = 0; from < batch.length; from += PREPARE_MAX) {
-      const count = Math.min(PREPARE_MAX, batch.length - from);
-      d.prepare(batch, from, count);
-      for (let k = 0; k < count; k++) {
-        if (d.seenPrepared(k)) this.counters.duplicates++;
-        else this.queue.push(batch[from + k]!);
+    const q = this.queue;
+    q.hold();
+    try {
+      for (let from = 0; from < batch.length; from += PREPARE_MAX) {
+        const count = Math.min(PREPARE_MAX, batch.length - from);
+        d.prepare(batch, from, count);
+        for (let k = 0; k < count; k++) {
+          if (d.seenPrepared(k)) this.counters.duplicates++;
+          else q.push(batch[from + k]!);
+        }
       }
+    } finally {
+      q.deliver();
     }
   }
 

@@ -11,6 +11,9 @@
  */
 import type { RequestRecord } from '../parser/record.js';
 
+/** Records handed on together while a queue holds (see {@link ReorderQueue.hold}). */
+export const RELEASE_BATCH = 64;
+
 /** Releases records in non-decreasing `ts`; records later than the window are passed on clamped. */
 export class ReorderQueue {
   /**
@@ -26,6 +29,9 @@ export class ReorderQueue {
   private releasedTs = -Infinity;
   /** Records that arrived after records more than `windowMs` newer had already been released. */
   late = 0;
+  /** While {@link hold}ing: records released but not yet handed on, in order. */
+  private readonly due: RequestRecord[] = [];
+  private holding = false;
 
   /**
    * @param windowMs how long (ms of stream time) a record may arrive out of order and still be
@@ -35,7 +41,35 @@ export class ReorderQueue {
   constructor(
     private readonly windowMs: number,
     private readonly release: (r: RequestRecord) => void,
+    private readonly warm: ((records: readonly RequestRecord[], count: number) => void) | null = null,
   ) {}
+
+  /**
+   * From now until {@link deliver}, records released by {@link push} are handed on
+   * {@link RELEASE_BATCH} at a time, each batch first given to `warm` (so it can read what
+   * handling them will read, for all of them together: independent cache misses overlap, where
+   * one record after another they are taken one at a time). The records, their order and the
+   * clock are the same as without holding; only when `release` sees them moves, within one
+   * holding.
+   */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** Hands on every record released while {@link hold}ing and stops holding. */
+  deliver(): void {
+    this.handOn();
+    this.holding = false;
+  }
+
+  private handOn(): void {
+    const due = this.due;
+    const count = due.length;
+    if (count === 0) return;
+    if (this.warm !== null) this.warm(due, count);
+    for (let k = 0; k < count; k++) this.release(due[k]!);
+    due.length = 0;
+  }
 
   /** Stream time of the last released record (UTC epoch ms), or -Infinity. */
   get clock(): number {
@@ -47,6 +81,7 @@ export class ReorderQueue {
     if (r.ts < this.releasedTs) {
       // Too late to place: feed it at the current clock so downstream time never goes back.
       this.late++;
+      this.handOn();
       this.release({ ...r, ts: this.releasedTs });
       return;
     }
@@ -95,7 +130,10 @@ export class ReorderQueue {
       this.start = (this.start + 1) & mask;
       this.size--;
       this.releasedTs = r.ts;
-      this.release(r);
+      if (this.holding) {
+        this.due.push(r);
+        if (this.due.length === RELEASE_BATCH) this.handOn();
+      } else this.release(r);
     }
   }
 

@@ -731,7 +731,8 @@ export function useNativeScanner(on: boolean): boolean {
   return native !== null;
 }
 
-const LEVELS = ['', 'Metadata', 'Request', 'RequestResponse', 'None'];
+/** The event levels by the native scanner's code (`NATIVE_LEVEL`: 1–4). */
+export const LEVELS: readonly string[] = ['', 'Metadata', 'Request', 'RequestResponse', 'None'];
 const STAGES = ['', 'RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 
 /**

@@ -46,9 +46,10 @@ export interface NativeScanner {
    * `\n`, and a last one without one only when `last`; as many as fit in the batch arrays.
    * Returns how many were written (the next call starts after the last one's end). A line the
    * scanner reads as `fastDecode` would and whose record values the dictionary in use knows is
-   * answered here (`NATIVE_LINE_FINAL` / `NONFINAL`); any other is `NATIVE_LINE_JS`, for the
-   * per-line path (which decides as it always did). Needs the piece, output and batch arrays set,
-   * and for final lines a dictionary in use.
+   * answered here (`NATIVE_LINE_FINAL` / `NONFINAL`; `NATIVE_LINE_MISS`, the call's last, when a
+   * value is new to the dictionary); any other is `NATIVE_LINE_JS`, for the per-line path (which
+   * decides as it always did). Needs the piece, output and batch arrays set, and for final lines a
+   * dictionary in use.
    */
   scanLines(at: number, end: number, last: boolean, maxLength: number): number;
   readonly outputSize: number;
@@ -85,6 +86,8 @@ export const NATIVE_STAGETS = 30;
 export const NATIVE_SEEN = 32;
 /** Bits: 1 objectRef present, 2 objectRef has `resource`, 4 a body was logged, 8 `requestReceivedTimestamp` given. */
 export const NATIVE_FLAGS = 33;
+/** {@link NATIVE_FLAGS} bit: the event has an `objectRef`. */
+export const NATIVE_HAS_REF = 1;
 /** 1 Metadata, 2 Request, 3 RequestResponse, 4 None. */
 export const NATIVE_LEVEL = 34;
 /** 1 RequestReceived, 2 ResponseStarted, 3 ResponseComplete, 4 Panic. */
@@ -119,9 +122,10 @@ export const NATIVE_LINE_FINAL = 3;
 export const NATIVE_LINE_EMPTY = 4;
 /**
  * A final event the scanner read (in `[start, end)` less a trailing `\r`) with a value the
- * dictionary in use does not know: the call's last line, its reading left in the output as `scan`
- * leaves one (the per-line path scans the line again, as a piece of its own: `onAscii` in
- * work-lines.ts).
+ * dictionary in use does not know: its values in the next final slots as a final line's, with -1
+ * for each id not found, and the call's last line, its reading left in the output as `scan` leaves
+ * one (`onAscii` in work-lines.ts cuts the new values out of the piece at the output's offsets,
+ * looks them up and `remember`s them).
  */
 export const NATIVE_LINE_MISS = 5;
 /**

@@ -25,7 +25,7 @@ import { detectFraming, peek, type Framing, type InputFormat } from './formats/d
 import { JsonDocReader, type DocFormat } from './formats/json-doc.js';
 import { isLegacyLine, LegacyDecoder } from './formats/peers.js';
 import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
-import { YamlDocReader } from './formats/yaml-doc.js';
+import type { YamlDocReader } from './formats/yaml-doc.js';
 import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, releasePiece } from './fast.js';
 import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
 import { decodeInParallel, decodeRanges, parallelWorkers, RunDecoder, type RangeRun } from './parallel.js';
@@ -362,7 +362,11 @@ async function* readMember(
       const json = new JsonDocReader(opts.maxLineLength, onItem);
       docFormats = json.formats;
       reader = json;
-    } else reader = new YamlDocReader(opts.maxLineLength, onItem);
+    } else {
+      // Loaded when a YAML source comes (with the `yaml` package): 20 ms of every run otherwise.
+      const { YamlDocReader: Reader } = await import('./formats/yaml-doc.js');
+      reader = new Reader(opts.maxLineLength, onItem);
+    }
     let first = true;
     for await (const chunk of peeked.stream as AsyncIterable<Buffer>) {
       let text = decoder.write(chunk);

@@ -9,6 +9,7 @@ import {
   FAST_FALLBACK,
   FAST_FINAL,
   fastDecode,
+  LEVELS,
   nativeFinals,
   nativeFinalTimes,
   nativeInUse,
@@ -301,6 +302,81 @@ class RunReader {
     return id;
   }
 
+  /**
+   * The id of the actor `username`, `userAgent` in the state's dictionary (a new one defined in
+   * this answer). Looked up by hashes of the fields, compared in full: a key string per record
+   * (built, then hashed) cost more than all the rest of the record here.
+   */
+  private actorId(username: string, userAgent: string): number {
+    const state = this.state;
+    const ah = fnv30(username);
+    const byUser = state.actorIds.get(ah);
+    for (let a = byUser ?? null; a !== null; a = a.next) {
+      if (a.userAgent === userAgent && a.username === username) return a.id;
+    }
+    const id = state.actorCount++;
+    const e: ActorEntry = { username: fresh(username), userAgent: fresh(userAgent), id, next: byUser ?? null };
+    state.actorIds.set(ah, e);
+    this.actors.push(e.username, e.userAgent);
+    return id;
+  }
+
+  /** The id of an object in the state's dictionary, as {@link actorId}; `apiVersion` is kept from its first sight. */
+  private objectId(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): number {
+    const state = this.state;
+    const oh = fnv30(name);
+    const named = state.objectIds.get(oh);
+    for (let o = named ?? null; o !== null; o = o.next) {
+      if (o.resource === resource && o.namespace === namespace && o.name === name && o.apiGroup === apiGroup && o.subresource === subresource) return o.id;
+    }
+    const id = state.objectCount++;
+    const e: ObjectEntry = {
+      id,
+      apiGroup: state.part(apiGroup),
+      resource: state.part(resource),
+      namespace: state.part(namespace),
+      name: fresh(name),
+      subresource: state.part(subresource),
+      next: named ?? null,
+    };
+    state.objectIds.set(oh, e);
+    this.objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(apiVersion));
+    return id;
+  }
+
+  /**
+   * A line the native scanner answered `NATIVE_LINE_MISS`: the ids of final slot `b` it did not
+   * find (-1) looked up here, from the values cut out of the piece's bytes at the offsets its
+   * reading left in `nativeOut` (none has escapes: those lines take the per-line path), each
+   * remembered by the scanner; then the line is a final line like any other. Reading the line
+   * again on the per-line path, as the first version did, cost 16 µs a line (8,450 lines of the
+   * benchmark log: 137 ms of the parser thread, and V8 compiling that path on the side).
+   */
+  private resolveMiss(ascii: Buffer, b: number): void {
+    const F = nativeFinals;
+    const ids = b + N.NATIVE_FINAL_IDS;
+    const cut = (slot: number): string => {
+      const from = nativeOut[slot]!;
+      return from === -1 ? '' : ascii.toString('latin1', from, nativeOut[slot + 1]!);
+    };
+    if (F[ids + NATIVE_ID_ACTOR] === -1) {
+      F[ids + NATIVE_ID_ACTOR] = this.actorId(cut(N.NATIVE_USERNAME), cut(N.NATIVE_USERAGENT));
+      this.nat!.remember(NATIVE_ID_ACTOR, F[ids + NATIVE_ID_ACTOR]!);
+    }
+    if (F[ids + NATIVE_ID_OBJECT] === -1 && (nativeOut[N.NATIVE_FLAGS]! & N.NATIVE_HAS_REF) !== 0) {
+      F[ids + NATIVE_ID_OBJECT] = this.objectId(cut(N.NATIVE_APIGROUP), cut(N.NATIVE_RESOURCE), cut(N.NATIVE_NAMESPACE), cut(N.NATIVE_NAME), cut(N.NATIVE_SUBRESOURCE), cut(N.NATIVE_APIVERSION));
+      this.nat!.remember(NATIVE_ID_OBJECT, F[ids + NATIVE_ID_OBJECT]!);
+    }
+    // WORD_FIELDS in order: verb, source IP, level (by its code), reason.
+    for (let k = 0; k < 4; k++) {
+      const w = ids + NATIVE_ID_WORDS + k;
+      if (F[w] !== -1) continue;
+      const text = k === 2 ? LEVELS[nativeOut[N.NATIVE_LEVEL]!]! : cut(k === 0 ? N.NATIVE_VERB : k === 1 ? N.NATIVE_SOURCEIP : N.NATIVE_REASON);
+      F[w] = this.word(k, text);
+      this.nat!.remember(NATIVE_ID_WORDS + k, F[w]!);
+    }
+  }
+
   /** {@link word}, kept in the native scanner's cache too when it missed there (slot -1). */
   private wordId(k: number, s: string, slot: number): number {
     const id = this.word(k, s);
@@ -336,56 +412,19 @@ class RunReader {
       const query = uriFacts(this.f.requestURI, this.facts);
       // Ids the native scanner found (≥ 0; their fields were left ''), else looked up here.
       const viaNative = readNatively;
+      const f = this.f;
       let actor = viaNative ? nativeOut[NATIVE_IDS + NATIVE_ID_ACTOR]! : -2;
       if (actor < 0) {
         const slot = actor;
-        actor = -1;
-        // Looked up by hashes of the fields, compared in full: a key string per record (built,
-        // then hashed) cost more than all the rest of the record here.
-        const ah = fnv30(this.f.username);
-        const byUser = this.state.actorIds.get(ah);
-        for (let a = byUser ?? null; a !== null; a = a.next) {
-          if (a.userAgent === this.f.userAgent && a.username === this.f.username) {
-            actor = a.id;
-            break;
-          }
-        }
-        if (actor === -1) {
-          actor = this.state.actorCount++;
-          const e: ActorEntry = { username: fresh(this.f.username), userAgent: fresh(this.f.userAgent), id: actor, next: byUser ?? null };
-          this.state.actorIds.set(ah, e);
-          this.actors.push(e.username, e.userAgent);
-        }
+        actor = this.actorId(f.username, f.userAgent);
         if (slot === -1) this.nat!.remember(NATIVE_ID_ACTOR, actor);
       }
       let object = -1;
-      if (this.f.hasObjectRef) {
+      if (f.hasObjectRef) {
         object = viaNative ? nativeOut[NATIVE_IDS + NATIVE_ID_OBJECT]! : -2;
         if (object < 0) {
           const slot = object;
-          object = -1;
-          const oh = fnv30(this.f.name);
-          const named = this.state.objectIds.get(oh);
-          for (let o = named ?? null; o !== null; o = o.next) {
-            if (o.resource === this.f.resource && o.namespace === this.f.namespace && o.name === this.f.name && o.apiGroup === this.f.apiGroup && o.subresource === this.f.subresource) {
-              object = o.id;
-              break;
-            }
-          }
-          if (object === -1) {
-            object = this.state.objectCount++;
-            const e: ObjectEntry = {
-              id: object,
-              apiGroup: this.state.part(this.f.apiGroup),
-              resource: this.state.part(this.f.resource),
-              namespace: this.state.part(this.f.namespace),
-              name: fresh(this.f.name),
-              subresource: this.state.part(this.f.subresource),
-              next: named ?? null,
-            };
-            this.state.objectIds.set(oh, e);
-            this.objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, this.state.part(this.f.apiVersion));
-          }
+          object = this.objectId(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion);
           if (slot === -1) this.nat!.remember(NATIVE_ID_OBJECT, object);
         }
       }
@@ -436,7 +475,7 @@ class RunReader {
       for (let k = 0; k < 3 * count; k += 3) {
         const kind = L[k]!;
         no++;
-        if (kind === N.NATIVE_LINE_NONFINAL || kind === N.NATIVE_LINE_FINAL) {
+        if (kind === N.NATIVE_LINE_NONFINAL || kind === N.NATIVE_LINE_FINAL || kind === N.NATIVE_LINE_MISS) {
           this.reach(no);
           if (kind === N.NATIVE_LINE_NONFINAL) {
             this.kinds.push(LINE_NONFINAL);
@@ -444,6 +483,7 @@ class RunReader {
           }
           this.kinds.push(LINE_FINAL);
           const b = N.NATIVE_FINAL_STRIDE * fin;
+          if (kind === N.NATIVE_LINE_MISS) this.resolveMiss(ascii, b);
           const rv = F[b + N.NATIVE_FINAL_RV]!;
           const uri = F[b + N.NATIVE_FINAL_URI]!;
           // Cut from the bytes: copies already (nothing to `fresh`).
@@ -468,12 +508,10 @@ class RunReader {
         } else {
           const from = L[k + 1]!;
           const to = L[k + 2]!;
-          // The per-line path: most often a final line with a value new to the dictionary, which
-          // it looks up (and has the scanner remember). Only the line is decoded, its bytes a
-          // piece of their own that the scanner reads again (about a microsecond): decoding the
-          // whole 64 KB piece for it, as the lines of a piece with a new value each are few,
-          // made such a line cost 23–29 µs (8,447 on the benchmark log, 210 ms of the parser
-          // thread).
+          // The per-line path (a blank or prefixed line, anything the scanner is not sure of, an
+          // escaped value). Only the line is decoded, its bytes a piece of their own that the
+          // scanner reads again (about a microsecond): decoding the whole 64 KB piece for it made
+          // such a line cost 23–29 µs.
           const bytes = ascii.subarray(from, to);
           passLine(bytes.toString('latin1'), 0, to - from, no, this.maxLength, bytes, this.onLine);
           usePiece(ascii); // the scanner reads on in the whole piece
