@@ -24,6 +24,7 @@
 #include <cstring>
 #include <algorithm>
 #include <initializer_list>
+#include <pthread.h>
 #include <vector>
 
 namespace {
@@ -975,7 +976,42 @@ const int32_t LINE_EMPTY = 4;     // nothing (or only a '\r') before its newline
 const int32_t LINE_MISS = 5;
 // Slots per final line in `finals`.
 const int FINAL_AUDITID = 0, FINAL_RV = 2, FINAL_URI = 4, FINAL_CODE = 6, FINAL_PANIC = 7, FINAL_IDS = 8,
-          FINAL_STRIDE = 16;
+          FINAL_LANES = 14, FINAL_STRIDE = 16;
+
+inline uint32_t rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+// `idLanes` of src/parser/hash.ts on the n bytes at p (an unescaped value of an ASCII line: its
+// UTF-16 code units are its bytes), step for step, into out[0], out[1]: the auditID's hash the
+// request de-duplication keys on, so the reading thread does not compute it again.
+void idLanes(const uint8_t* p, int32_t n, int32_t* out) {
+  uint32_t a = 0x811c9dc5u ^ static_cast<uint32_t>(n);
+  uint32_t b = 0x5bd1e995u ^ static_cast<uint32_t>(n);
+  int32_t i = 0;
+  for (; i + 1 < n; i += 2) {
+    uint32_t c = static_cast<uint32_t>(p[i]) | (static_cast<uint32_t>(p[i + 1]) << 16);
+    a ^= rotl(c * 0xcc9e2d51u, 15) * 0x1b873593u;
+    a = rotl(a, 13) * 5 + 0xe6546b64u;
+    b ^= rotl(c * 0x85ebca6bu, 16) * 0xc2b2ae35u;
+    b = rotl(b, 17) * 5 + 0x52dce729u;
+  }
+  if (i < n) {
+    uint32_t c = p[i];
+    a ^= rotl(c * 0xcc9e2d51u, 15) * 0x1b873593u;
+    b ^= rotl(c * 0x85ebca6bu, 16) * 0xc2b2ae35u;
+  }
+  a ^= a >> 16;
+  a *= 0x85ebca6bu;
+  a ^= a >> 13;
+  a *= 0xc2b2ae35u;
+  a ^= a >> 16;
+  b ^= b >> 15;
+  b *= 0x2c1b3c6du;
+  b ^= b >> 12;
+  b *= 0x297a2d39u;
+  b ^= b >> 15;
+  out[0] = static_cast<int32_t>(a);
+  out[1] = static_cast<int32_t>(b);
+}
 
 // setBatch(lines: Int32Array, finals: Int32Array, times: Float64Array, limits: Float64Array):
 // where `scanLines` writes (all held), and limits = [plausibleFrom, plausibleTo, required], the
@@ -1062,6 +1098,8 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   }
   fin[FINAL_AUDITID] = out[2 * F_AUDITID];
   fin[FINAL_AUDITID + 1] = out[2 * F_AUDITID + 1];
+  if (out[2 * F_AUDITID] >= 0) idLanes(s + out[2 * F_AUDITID], out[2 * F_AUDITID + 1] - out[2 * F_AUDITID], fin + FINAL_LANES);
+  else fin[FINAL_LANES] = fin[FINAL_LANES + 1] = 0;  // not expected: the auditID is required
   fin[FINAL_RV] = out[2 * F_RESOURCEVERSION];
   fin[FINAL_RV + 1] = out[2 * F_RESOURCEVERSION + 1];
   // The URI only when what a record keeps of it could be there (see uriFacts in normalize.ts:
@@ -1196,27 +1234,53 @@ void Finalize(napi_env env, void* data, void*) {
   delete in;
 }
 
-/** Unmaps a {@link HugeZeroed} block when its ArrayBuffer is collected. */
-void UnmapHuge(napi_env, void* data, void* hint) {
-  munmap(data, reinterpret_cast<size_t>(hint));
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14+; older kernels answer EINVAL, and nothing is done
+#endif
+
+// A block of HugeZeroed: its memory and the thread populating it (joined before it is unmapped).
+struct HugeBlock {
+  void* memory;
+  size_t bytes;
+  pthread_t populate;
+  bool populating;
+};
+
+void* Populate(void* data) {
+  HugeBlock* b = static_cast<HugeBlock*>(data);
+  madvise(b->memory, b->bytes, MADV_POPULATE_WRITE);
+  return nullptr;
+}
+
+/** Unmaps a {@link HugeZeroed} block when its ArrayBuffer is collected (its populating done first). */
+void UnmapHuge(napi_env, void*, void* hint) {
+  HugeBlock* b = static_cast<HugeBlock*>(hint);
+  if (b->populating) pthread_join(b->populate, nullptr);
+  munmap(b->memory, b->bytes);
+  delete b;
 }
 
 /**
- * `hugeZeroed(bytes)`: an ArrayBuffer of `bytes` zeroed bytes (a multiple of 2 MiB) in memory of
- * its own, mapped 2 MiB-aligned and marked for transparent huge pages (`MADV_HUGEPAGE`; where
- * the kernel has them, it then maps the block in 2 MiB pages: one page fault each instead of 512,
- * and one TLB entry). Unmapped when the buffer is collected. Null when the kernel refuses the
- * mapping (the caller then makes an ordinary buffer).
+ * `hugeZeroed(bytes, populate?)`: an ArrayBuffer of `bytes` zeroed bytes (a multiple of 2 MiB) in
+ * memory of its own, mapped 2 MiB-aligned and marked for transparent huge pages
+ * (`MADV_HUGEPAGE`; where the kernel has them, it then maps the block in 2 MiB pages: one page
+ * fault each instead of 512, and one TLB entry). With `populate`, a thread of its own maps every
+ * page in the background (`MADV_POPULATE_WRITE`, which faults pages in writable without writing
+ * them, so it may race with the caller's own writes), so the caller's first writes find their
+ * pages mapped instead of faulting them in one by one. Unmapped when the buffer is collected.
+ * Null when the kernel refuses the mapping (the caller then makes an ordinary buffer).
  */
 napi_value HugeZeroed(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
+  size_t argc = 2;
+  napi_value argv[2];
   napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
   double want = 0;
+  bool populate = false;
   napi_value result;
   napi_get_null(env, &result);
   const size_t huge = 2u << 20;
   if (argc < 1 || napi_get_value_double(env, argv[0], &want) != napi_ok || !(want > 0) || want > 1e12) return result;
+  if (argc >= 2) napi_get_value_bool(env, argv[1], &populate);  // false unless a boolean true
   const size_t bytes = static_cast<size_t>(want);
   if (bytes % huge != 0) return result;
   // Over-allocate by one huge page to align the start, then give back what is not used.
@@ -1226,14 +1290,19 @@ napi_value HugeZeroed(napi_env env, napi_callback_info info) {
   const size_t head = start - reinterpret_cast<uintptr_t>(raw);
   if (head > 0) munmap(raw, head);
   munmap(reinterpret_cast<void*>(start + bytes), huge - head);  // head < huge: never empty
-  void* block = reinterpret_cast<void*>(start);
+  void* memory = reinterpret_cast<void*>(start);
 #ifdef MADV_HUGEPAGE
-  madvise(block, bytes, MADV_HUGEPAGE);
+  madvise(memory, bytes, MADV_HUGEPAGE);
 #endif
-  if (napi_create_external_arraybuffer(env, block, bytes, UnmapHuge, reinterpret_cast<void*>(bytes), &result) != napi_ok) {
-    munmap(block, bytes);
+  HugeBlock* block = new HugeBlock{memory, bytes, pthread_t(), false};
+  if (napi_create_external_arraybuffer(env, memory, bytes, UnmapHuge, block, &result) != napi_ok) {
+    munmap(memory, bytes);
+    delete block;
     napi_get_null(env, &result);
+    return result;
   }
+  // Without a thread, the pages are faulted in as they are first written.
+  if (populate) block->populating = pthread_create(&block->populate, nullptr, Populate, block) == 0;
   return result;
 }
 

@@ -14,79 +14,30 @@
  */
 import type { RequestRecord } from '../parser/record.js';
 import { zeroedWords } from '../parser/native.js';
+import { idLanes, LANES } from '../parser/hash.js';
 
 /**
- * 53-bit hash of a string and a number: the string's two lanes ({@link lanes}), the number's two
+ * 53-bit hash of a string and a number: the string's two lanes (`idLanes`), the number's two
  * 32-bit halves mixed in last ({@link mixIn}). Never 0.
  */
 export function hash53(s: string, n = 0): number {
-  lanes(s);
-  mixIn(W[LANE_A]! | 0, W[LANE_B]! | 0, n % 0x100000000 | 0, Math.floor(n / 0x100000000) | 0);
+  idLanes(s);
+  mixIn(LANES[0]!, LANES[1]!, n % 0x100000000 | 0, Math.floor(n / 0x100000000) | 0);
   return W[MIX_HI]! * 0x100000000 + W[MIX_LO]! + 1;
 }
 
 // Scratch words, in a typed array: a variable or argument holding a number that is not a small
 // integer (past 2³¹, a fraction) boxes it in a new heap number at every store or call, hundreds
 // of thousands of times a run, so the hashing passes only int32 values between its functions.
-// LANE_A, LANE_B: the two lanes of the last string hashed by `lanes`; MIX_HI, MIX_LO: the last
-// `mixIn`; then the two keys of the last request given to `keys`, each as its high and low halves.
+// MIX_HI, MIX_LO: the last `mixIn`; then the two keys of the last request given to `keys`, each
+// as its high and low halves (0 and 1 unused).
 const W = new Uint32Array(8);
-const LANE_A = 0;
-const LANE_B = 1;
 const MIX_HI = 2;
 const MIX_LO = 3;
 const KEY_A_HI = 4;
 const KEY_A_LO = 5;
 const KEY_B_HI = 6;
 const KEY_B_LO = 7;
-
-/**
- * A 64-bit hash of `s` in two 32-bit lanes, left in `W[LANE_A]` / `W[LANE_B]`: MurmurHash3's
- * (x86, 32-bit) block mix over two UTF-16 code units at a time, one lane with its constants and
- * one with others, each with its finalizer. Two code units a step: the per-unit FNV-1a of the
- * first version spent half the de-duplication's time in this loop (a multiply chain 36 steps
- * long per auditID; 132 → 97 ns per UUID on this project's machine).
- */
-function lanes(s: string): void {
-  const n = s.length;
-  let a = 0x811c9dc5 ^ n;
-  let b = 0x5bd1e995 ^ n;
-  let i = 0;
-  for (; i + 1 < n; i += 2) {
-    const c = s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16);
-    let k = Math.imul(c, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    a ^= Math.imul(k, 0x1b873593);
-    a = (a << 13) | (a >>> 19);
-    a = (Math.imul(a, 5) + 0xe6546b64) | 0;
-    let j = Math.imul(c, 0x85ebca6b);
-    j = (j << 16) | (j >>> 16);
-    b ^= Math.imul(j, 0xc2b2ae35);
-    b = (b << 17) | (b >>> 15);
-    b = (Math.imul(b, 5) + 0x52dce729) | 0;
-  }
-  if (i < n) {
-    const c = s.charCodeAt(i);
-    let k = Math.imul(c, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    a ^= Math.imul(k, 0x1b873593);
-    let j = Math.imul(c, 0x85ebca6b);
-    j = (j << 16) | (j >>> 16);
-    b ^= Math.imul(j, 0xc2b2ae35);
-  }
-  a ^= a >>> 16;
-  a = Math.imul(a, 0x85ebca6b);
-  a ^= a >>> 13;
-  a = Math.imul(a, 0xc2b2ae35);
-  a ^= a >>> 16;
-  b ^= b >>> 15;
-  b = Math.imul(b, 0x2c1b3c6d);
-  b ^= b >>> 12;
-  b = Math.imul(b, 0x297a2d39);
-  b ^= b >>> 15;
-  W[LANE_A] = a;
-  W[LANE_B] = b;
-}
 
 /**
  * The 53-bit hash of a string's lanes `a`, `b` with a number's low and high 32 bits (`lo`, `hi`;
@@ -106,13 +57,19 @@ function mixIn(a: number, b: number, lo: number, hi: number): void {
 /**
  * A request's two keys (see {@link AuditIdDedupe.seen}) into `W[KEY_A_*]` / `W[KEY_B_*]`:
  * `auditID` with its times in µs; the second is the first when both times are the same (then
- * returns true). The auditID is hashed once for both. Takes the request, not its times: times
- * passed as arguments would each be boxed at the call (see `W`).
+ * returns true). The auditID's lanes come with the request (`idLaneA`, `idLaneB`: the parser
+ * threads hash it where they cut it), else it is hashed here, once for both. Takes the request,
+ * not its times: times passed as arguments would each be boxed at the call (see `W`).
  */
-function keys(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs'>): boolean {
-  lanes(r.auditID);
-  const a = W[LANE_A]! | 0;
-  const b = W[LANE_B]! | 0;
+function keys(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs' | 'idLaneA' | 'idLaneB'>): boolean {
+  let a = r.idLaneA;
+  let b = r.idLaneB;
+  if ((a | b) === 0) {
+    // Not computed where the record was made (see `RequestRecord.idLaneA`).
+    idLanes(r.auditID);
+    a = LANES[0]!;
+    b = LANES[1]!;
+  }
   const ts = Math.round(r.ts * 1000);
   mixIn(a, b, ts % 0x100000000 | 0, Math.floor(ts / 0x100000000) | 0);
   W[KEY_A_HI] = W[MIX_HI]!;
@@ -128,10 +85,7 @@ function keys(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs'>): boolean 
 }
 
 /** The request {@link AuditIdDedupe.seen} hands to `keys`, reused (its times are stored in place). */
-const ONE = { auditID: '', ts: 0.5, receivedTs: 0.5 };
-
-/** 32-bit words per 4 KB memory page. */
-const PAGE_WORDS = 1024;
+const ONE = { auditID: '', ts: 0.5, receivedTs: 0.5, idLaneA: 0, idLaneB: 0 };
 
 /**
  * Two generations of 53-bit hashes in one fixed open-addressing table (linear probing, load
@@ -158,15 +112,13 @@ class TwoGenerations {
     let bits = 4;
     while (2 ** bits < capacity * 2) bits++;
     if (bits > 30) throw new RangeError(`dedupe table too large: ${capacity} hashes per generation`);
-    this.words = zeroedWords(2 ** (bits + 1));
+    // Its pages mapped ahead of use (`zeroedWords`, in the background where the addon is built):
+    // at the first requests' random slots they cost 60–100 ms of the reading thread (CPU
+    // profiles of the benchmark log's first 300 ms), every store a page fault, and mapped here
+    // 11–60 ms of its start.
+    this.words = zeroedWords(2 ** (bits + 1), true);
     this.mask = 2 ** bits - 1;
     this.bits = bits;
-    // The OS maps the table's pages at their first write. Written in slot order here, they cost
-    // 8–10 ms for 16 MB (in 4 KB pages; measured again on this VM: 50 ms, 17 ms in huge pages,
-    // see `zeroedWords`); at the first requests' random slots they cost 60–100 ms of the reading
-    // thread (CPU profiles of the benchmark log's first 300 ms), every store a page fault.
-    const w = this.words;
-    for (let i = 0; i < w.length; i += PAGE_WORDS) w[i] = 0;
   }
 
   /**
@@ -278,7 +230,7 @@ export class AuditIdDedupe {
    * back to back overlap where the same reads spread over the detectors' work wait one by one.
    * Then {@link seenPrepared} answers for each of them, in order, as {@link seen} would.
    */
-  prepare(batch: ReadonlyArray<{ auditID: string; ts: number; receivedTs: number }>, from: number, count: number): void {
+  prepare(batch: ReadonlyArray<Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs' | 'idLaneA' | 'idLaneB'>>, from: number, count: number): void {
     const t = this.table;
     const k4 = this.keys;
     for (let k = 0; k < count; k++) {

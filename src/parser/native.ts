@@ -57,7 +57,7 @@ export interface NativeScanner {
    * `bytes` zeroed bytes (a multiple of 2 MiB) mapped for transparent huge pages, unmapped when
    * the buffer is collected; null when the kernel refuses. Absent from builds before it.
    */
-  hugeZeroed?(bytes: number): ArrayBuffer | null;
+  hugeZeroed?(bytes: number, populate?: boolean): ArrayBuffer | null;
 }
 
 /** An opaque handle of the addon's: one decoder's dictionary cache. */
@@ -131,8 +131,8 @@ export const NATIVE_LINE_MISS = 5;
 /**
  * A final line's slots in `finals`: offsets of auditID, resourceVersion (-1: absent) and
  * requestURI (-1 when it holds neither `fieldManager=` nor `dryRun=`, so nothing a record keeps:
- * see `uriFacts`), code, 1 for Panic, then the dictionary ids (`NATIVE_ID_*` order; object -1
- * without objectRef).
+ * see `uriFacts`), code, 1 for Panic, the dictionary ids (`NATIVE_ID_*` order; object -1
+ * without objectRef), then the auditID's hash lanes.
  */
 export const NATIVE_FINAL_AUDITID = 0;
 export const NATIVE_FINAL_RV = 2;
@@ -140,6 +140,8 @@ export const NATIVE_FINAL_URI = 4;
 export const NATIVE_FINAL_CODE = 6;
 export const NATIVE_FINAL_PANIC = 7;
 export const NATIVE_FINAL_IDS = 8;
+/** The auditID's two hash lanes (`idLanes` in hash.ts, from the line's bytes), as int32. */
+export const NATIVE_FINAL_LANES = 14;
 export const NATIVE_FINAL_STRIDE = 16;
 /** Slots the output needs. */
 export const NATIVE_OUTPUT_SIZE = 44;
@@ -163,14 +165,22 @@ const HUGE_PAGE = 2 * 1024 * 1024;
 /**
  * `count` zeroed 32-bit words. From `count · 4 ≥ 2 MiB` up, when the addon is built, in memory
  * of their own marked for transparent huge pages (`hugeZeroed` in native/scan.cc): a 16 MB table
- * then costs 8 page faults where it cost 4,096 (50 ms of a run's fixed time on this project's VM,
- * 12 µs each; 17 ms so), and one TLB entry per 2 MiB of random probes. Else a plain `Uint32Array`.
+ * then costs 8 page faults where it cost 4,096, and one TLB entry per 2 MiB of random probes.
+ * Else a plain `Uint32Array`. With `populate`, every page is mapped before first use: in the
+ * background by a thread of the addon's (`MADV_POPULATE_WRITE`), else here, one write per 4 KB
+ * page (mapping 16 MB took this thread 11–60 ms, 4 KB or huge pages, as the VM's memory came;
+ * first written at random slots, its pages cost the reading thread 60–100 ms).
  */
-export function zeroedWords(count: number): Uint32Array {
+export function zeroedWords(count: number, populate = false): Uint32Array {
   const bytes = count * 4;
   if (nativeScanner !== null && typeof nativeScanner.hugeZeroed === 'function' && bytes >= HUGE_PAGE && bytes % HUGE_PAGE === 0) {
-    const buffer = nativeScanner.hugeZeroed(bytes);
+    const buffer = nativeScanner.hugeZeroed(bytes, populate);
     if (buffer !== null) return new Uint32Array(buffer);
   }
-  return new Uint32Array(count);
+  const words = new Uint32Array(count);
+  if (populate) for (let i = 0; i < count; i += PAGE_WORDS) words[i] = 0;
+  return words;
 }
+
+/** 32-bit words per 4 KB memory page. */
+const PAGE_WORDS = 1024;

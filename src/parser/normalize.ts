@@ -16,6 +16,7 @@ import {
   type ServiceAccountRef,
 } from './record.js';
 import { fresh, StringPool } from './fresh.js';
+import { idLanes, LANES } from './hash.js';
 import { resourceLabel } from '../labels.js';
 
 /**
@@ -271,6 +272,8 @@ export class Normalizer {
       fresh(status?.reason ?? ''),
       fresh(ev.sourceIPs?.[0] ?? ''),
       fresh(ev.level ?? ''),
+      0,
+      0,
     );
     // Bodies exist only at Request/RequestResponse level: Metadata events pay two property reads.
     const requestObject = ev.requestObject;
@@ -305,7 +308,8 @@ export class Normalizer {
    * `objectLongRunning`: whether `object`'s subresource is long-running
    * ({@link isLongRunningSubresource}), for a caller that knows it without reading the object
    * (whose first read for this record would be a cache miss here and another one when the
-   * detectors read it).
+   * detectors read it). `idLaneA`, `idLaneB`: the auditID's hash lanes when the caller has them
+   * (`RequestRecord.idLaneA`; both 0: computed here).
    */
   normalizeInterned(
     f: FastFields,
@@ -313,9 +317,11 @@ export class Normalizer {
     object: ObjectRef | null,
     kept = false,
     objectLongRunning = object !== null && isLongRunningSubresource(object.subresource),
+    idLaneA = 0,
+    idLaneB = 0,
   ): RequestRecord {
     if (kept) {
-      return this.build(f.auditID, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, objectLongRunning, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level);
+      return this.build(f.auditID, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, objectLongRunning, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level, idLaneA, idLaneB);
     }
     const query = uriFacts(f.requestURI, this.query);
     return this.build(
@@ -334,6 +340,8 @@ export class Normalizer {
       fresh(f.reason),
       fresh(f.sourceIP),
       fresh(f.level),
+      idLaneA,
+      idLaneB,
     );
   }
 
@@ -353,8 +361,15 @@ export class Normalizer {
     reason: string,
     sourceIP: string,
     level: string,
+    idLaneA: number,
+    idLaneB: number,
   ): Mutable<RequestRecord> {
     this.maybeRotate(stageTimeMs);
+    if ((idLaneA | idLaneB) === 0) {
+      idLanes(auditID);
+      idLaneA = LANES[0]!;
+      idLaneB = LANES[1]!;
+    }
     if (verb !== this.lastVerb) {
       // Consecutive records mostly share their verb: two set lookups per verb, not per record.
       this.lastVerb = verb;
@@ -381,6 +396,8 @@ export class Normalizer {
       level,
       responseResourceVersion: '',
       body: null,
+      idLaneA,
+      idLaneB,
     };
   }
 

@@ -22,7 +22,7 @@ import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
 import { detectFraming, PEEK_BYTES } from './formats/detect.js';
 import { setImmediate as turn } from 'node:timers/promises';
-import { claimRange, NUMBER_FIELDS, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
+import { claimRange, NUMBER_FIELDS, NUMBER_LANES, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
 /** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
 export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
@@ -703,7 +703,7 @@ export class RunDecoder {
       }
       longRunning = d.longRunning[objectId] === 1;
     }
-    return n.normalizeInterned(this.fields, actor, object, true, longRunning);
+    return n.normalizeInterned(this.fields, actor, object, true, longRunning, numbers[ni + NUMBER_LANES]!, numbers[ni + NUMBER_LANES + 1]!);
   }
 
   /** The text of the answer's next fall-back line. */

@@ -134,6 +134,15 @@ export interface RequestRecord {
   readonly responseResourceVersion: string;
   /** Digest of the request body of an update/patch logged at Request level or above; else null. */
   readonly body: BodyDigest | null;
+  /**
+   * The auditID's hash as request de-duplication keys it (`idLanes` in `hash.ts`): two int32
+   * lanes, computed where the record is made (by the native scanner from the line's bytes, on a
+   * parser thread) so the reading thread does not hash every auditID again. Both 0: not computed
+   * (records made by hand); the de-duplication then hashes the auditID itself.
+   */
+  readonly idLaneA: number;
+  /** See {@link idLaneA}. */
+  readonly idLaneB: number;
 }
 
 /**

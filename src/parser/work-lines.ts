@@ -26,6 +26,7 @@ import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeS
 import { readSync } from 'node:fs';
 import { cutFrom, cutLines, MAX_BYTES_PER_UNIT, passLine, type OnAsciiPiece, type OnLine } from './lines.js';
 import { fnv30, fresh, StringPool } from './fresh.js';
+import { idLanes, LANES } from './hash.js';
 import { uriFacts, type UriFacts } from './normalize.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
@@ -89,10 +90,13 @@ export const STRING_FIELDS = ['auditID', 'resourceVersion'] as const satisfies R
 export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason', 'fieldManager'] as const satisfies ReadonlyArray<keyof FastFields>;
 /**
  * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic,
- * 2 dryRun), actor id, object id (-1: no objectRef), then one word id per {@link WORD_FIELDS}.
- * Ids index this worker's dictionaries (see {@link WorkResult.actors}).
+ * 2 dryRun), actor id, object id (-1: no objectRef), one word id per {@link WORD_FIELDS}, then the
+ * auditID's two hash lanes (`idLanes` in hash.ts: `RequestRecord.idLaneA`, `idLaneB`). Ids index
+ * this worker's dictionaries (see {@link WorkResult.actors}).
  */
-export const NUMBER_FIELDS = 6 + WORD_FIELDS.length;
+export const NUMBER_FIELDS = 6 + WORD_FIELDS.length + 2;
+/** Where the auditID's hash lanes are among a record's {@link NUMBER_FIELDS}. */
+export const NUMBER_LANES = 6 + WORD_FIELDS.length;
 /** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
 export const DICTIONARY_LIMIT = 20_000;
 
@@ -447,6 +451,9 @@ class RunReader {
       n[i + 8] = level >= 0 ? level : this.wordId(2, this.f.level, level);
       n[i + 9] = reason >= 0 ? reason : this.wordId(3, this.f.reason, reason);
       n[i + 10] = this.word(4, query.fieldManager);
+      idLanes(f.auditID);
+      n[i + NUMBER_LANES] = LANES[0]!;
+      n[i + NUMBER_LANES + 1] = LANES[1]!;
       this.numberCount = i + NUMBER_FIELDS;
     } else this.kinds.push(LINE_NONFINAL);
   };
@@ -503,6 +510,8 @@ class RunReader {
           n[i + 8] = F[ids + NATIVE_ID_WORDS + 2]!;
           n[i + 9] = F[ids + NATIVE_ID_WORDS + 3]!;
           n[i + 10] = this.word(4, query.fieldManager);
+          n[i + NUMBER_LANES] = F[b + N.NATIVE_FINAL_LANES]!;
+          n[i + NUMBER_LANES + 1] = F[b + N.NATIVE_FINAL_LANES + 1]!;
           this.numberCount = i + NUMBER_FIELDS;
           fin++;
         } else {

@@ -4,6 +4,7 @@ import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
 import { conflictStormOptions } from '../../src/detectors/conflict-storm.js';
 import type { Detector } from '../../src/detectors/types.js';
 import { AuditIdDedupe, hash53 } from '../../src/engine/dedupe.js';
+import { idLanes, LANES } from '../../src/parser/hash.js';
 import { Engine } from '../../src/engine/engine.js';
 import { compileFilter } from '../../src/engine/filters.js';
 import { mergeByTime } from '../../src/engine/merge.js';
@@ -449,5 +450,27 @@ describe('firstRows', () => {
     // Rows in ascending order: every row displaces the worst kept one.
     const ascending = Array.from({ length: 100 }, (_, i) => ({ n: i, key: `k${i}` }));
     expect(firstRows(ascending, 3, order).map((r) => r.n)).toEqual([99, 98, 97]);
+  });
+});
+
+describe('idLanes (the auditID hash de-duplication keys on)', () => {
+  it('tells near strings apart, two code units a step with the odd one last, and keys a request alike with its lanes given or not', () => {
+    const lanesOf = (s: string): [number, number] => {
+      idLanes(s);
+      return [LANES[0]!, LANES[1]!];
+    };
+    // (The native scanner's lanes are checked against these in native.test.ts and parallel.test.ts.)
+    const seen = new Set<string>();
+    for (const s of ['', 'a', 'b', 'ab', 'ba', 'abc', 'abd', 'a\u0000', '\u0000a', 'é', 'e\u0301', '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21', '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e22']) {
+      seen.add(lanesOf(s).join());
+    }
+    expect(seen.size).toBe(13);
+    // A request whose record carries its lanes is keyed as one whose record does not.
+    const d = new AuditIdDedupe(10);
+    const [idLaneA, idLaneB] = lanesOf('x');
+    expect(d.seen('x', 1000)).toBe(false);
+    const batch = [{ auditID: 'x', ts: 1000, receivedTs: 1000, idLaneA, idLaneB }];
+    d.prepare(batch, 0, 1);
+    expect(d.seenPrepared(0)).toBe(true);
   });
 });

@@ -81,6 +81,9 @@ export function rec(
     level: over.level ?? 'Metadata',
     responseResourceVersion: over.responseResourceVersion ?? '',
     body: over.body ?? null,
+    // Not computed: the de-duplication hashes the auditID itself.
+    idLaneA: 0,
+    idLaneB: 0,
     ...over,
     ...(over.ts === undefined ? { ts: t + latencyMs } : {}),
   };

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { isConflict, type RequestRecord } from '../../src/parser/record.js';
 import { resolveInputs } from '../../src/parser/sources.js';
+import { idLanes, LANES } from '../../src/parser/hash.js';
 import { readChains, type ReadResult } from './helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -166,7 +167,11 @@ describe.skipIf(!present)(`public corpus (${present ? CORPUS : `skipped: ${CORPU
       'cluster-network-operator/operconfig': 6,
     });
     const conflict = recs.find((x) => x.code === 409)!;
+    idLanes('a1a00d83-31ed-4497-9891-deb0ef90de0e');
+    const [idLaneA, idLaneB] = LANES;
     expect({ ...conflict, actor: conflict.actor.key, object: conflict.object?.key }).toEqual({
+      idLaneA,
+      idLaneB,
       auditID: 'a1a00d83-31ed-4497-9891-deb0ef90de0e',
       ts: Date.UTC(2023, 5, 12, 13, 30, 26) + 159.342,
       receivedTs: Date.UTC(2023, 5, 12, 13, 30, 26) + 155.054,

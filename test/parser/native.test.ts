@@ -31,9 +31,9 @@ afterAll(() => {
 });
 
 describe('zeroedWords (the de-duplication table)', () => {
-  it('gives zeroed, writable words of the length asked, in huge-page memory when the addon is built', () => {
-    for (const count of [1000, 1 << 20]) {
-      const w = zeroedWords(count);
+  it('gives zeroed, writable words of the length asked, in huge-page memory when the addon is built, mapped ahead if asked', () => {
+    for (const [count, populate] of [[1000, false], [1 << 20, false], [1000, true], [1 << 20, true]] as const) {
+      const w = zeroedWords(count, populate);
       expect(w.length).toBe(count);
       expect(w.every((x) => x === 0)).toBe(true);
       w[0] = 1;
@@ -44,6 +44,12 @@ describe('zeroedWords (the de-duplication table)', () => {
       const b = nativeScanner!.hugeZeroed!(4 * 1024 * 1024);
       expect(b).toBeInstanceOf(ArrayBuffer);
       expect(b!.byteLength).toBe(4 * 1024 * 1024);
+      // Populated by a thread of the addon's while it is written here: writes are never undone.
+      const p = new Uint32Array(nativeScanner!.hugeZeroed!(8 * 1024 * 1024, true)!);
+      for (let i = 0; i < p.length; i += 97) p[i] = i + 1;
+      let kept = 0;
+      for (let i = 0; i < p.length; i++) if (p[i] === (i % 97 === 0 ? i + 1 : 0)) kept++;
+      expect(kept).toBe(p.length);
       // Not a multiple of 2 MiB, or nothing: refused.
       expect(nativeScanner!.hugeZeroed!(1000)).toBeNull();
       expect(nativeScanner!.hugeZeroed!(0)).toBeNull();

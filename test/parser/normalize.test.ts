@@ -5,6 +5,7 @@ import { decodeLine } from '../../src/parser/decode.js';
 import { digestBody } from '../../src/parser/body.js';
 import { Normalizer, parseServiceAccount, parseUserAgent } from '../../src/parser/normalize.js';
 import type { RequestRecord } from '../../src/parser/record.js';
+import { idLanes, LANES } from '../../src/parser/hash.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
 
 const TEN = Date.UTC(2026, 6, 1, 10, 0, 0);
@@ -23,7 +24,11 @@ function record(overrides: Record<string, unknown> = {}, normalizer = new Normal
 
 describe('Normalizer.normalize', () => {
   it('fills every field of the §1.7 conflict example', () => {
+    idLanes('6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21');
+    const [idLaneA, idLaneB] = LANES;
     expect(record()).toEqual({
+      idLaneA,
+      idLaneB,
       auditID: '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21',
       ts: TEN + 131.002,
       receivedTs: TEN + 123.456,
