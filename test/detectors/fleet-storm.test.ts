@@ -54,6 +54,25 @@ describe('fleet-storm: families', () => {
 });
 
 describe('fleet-storm: storms', () => {
+  it('counts requests of the family answered well during its episode, and none before it', () => {
+    const records: RequestRecord[] = [];
+    // Before any 429: answered well, no family hot yet, so counted nowhere.
+    for (let node = 0; node < 20; node++) {
+      records.push(rec(T0 - 30_000 + node, actor(`system:node:node-${node}`, KUBELET), object('configmaps', 'shop', `cm-${node}`), { verb: 'get' }));
+    }
+    // The storm, each kubelet also reading a configmap once a second, answered well.
+    for (const r of kubelets429()) {
+      records.push(r);
+      if (r.object!.name.endsWith('-2')) {
+        records.push(rec(r.receivedTs + 1, r.actor, object('configmaps', 'shop', `cm-${r.actor.username}`), { verb: 'get' }));
+      }
+    }
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const m = findings[0]!.metrics;
+    expect([m.events, m.throttled, m.requests, m.writes, m.badShareOfFamilyRequests]).toEqual([3600, 3600, 4800, 0, 0.75]);
+  });
+
   it('every kubelet throttled on its secrets: one finding for the fleet', () => {
     const records = kubelets429();
     const { findings, notes, alerts } = runDetector(detector, {}, records);
