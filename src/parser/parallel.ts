@@ -500,10 +500,13 @@ function giveRanges(pool: Pool, fd: number, bytes: number, rangeBytes: number, m
  * answer is not there yet, this thread also decodes ranges ahead, up to {@link AHEAD} × DEPTH:
  * on two cores a worker decoding in JavaScript is slower than this thread's detectors, and the
  * time this thread would spend waiting goes into decoding (measured: about 15 % less time on the
- * benchmark log; these answer as worker number `workers + 1`). With the scanner it does so only
- * until the workers' first answer is in: decoding ahead took time from the detectors (measured in
- * twelve interleaved pairs on the benchmark log: 3 % more time, 6 % more CPU time, 8 MB more peak
- * RSS).
+ * benchmark log; these answer as worker number `workers + 1`). With the scanner it does so too
+ * when there is one worker (two cores): since the worker reads a line with a new value from the
+ * scanner's reading and the main thread's per-record work shrank, the worker is the slower side
+ * again (the main thread waited 150–450 ms a run), and decoding ahead took 0.963× and 0.966× the
+ * time (16 and 10 interleaved pairs, 1.02× the CPU, 3–6 MB more peak RSS; the sessions before,
+ * with the main thread the slower side, it took 1.03× the time). With more workers, only until
+ * their first answer is in: the main thread is then the slower side.
  * Throws {@link InputError} when the file cannot be read, or a worker's error.
  */
 export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
@@ -514,7 +517,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   // decoded ahead earlier.
   const stolen = new WorkState(true);
   const ahead = new WorkState(true);
-  const help = workers === 0 || nativeScanner === null;
+  const help = workers <= 1 || nativeScanner === null;
   const limit = openRanges(workers);
   const taken = takePool(workers, maxLength, limit, fd);
   let pool = taken.pool;
