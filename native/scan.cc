@@ -1168,9 +1168,10 @@ int32_t lineKind(Instance* in, int32_t from, int32_t to, int32_t maxLength, int3
   fin[FINAL_RV + 1] = out[2 * F_RESOURCEVERSION + 1];
   // The URI only when what a record keeps of it could be there (see uriFacts in normalize.ts:
   // the `fieldManager` and `dryRun` query parameters); most URIs name neither.
-  const uint8_t* uri = s + out[2 * F_URI];
+  // Only past the first '?', where uriFacts looks (most URIs' queries are a `timeout=` or none).
   const uint8_t* uriEnd = s + out[2 * F_URI + 1];
-  bool facts = mentions(uri, uriEnd, "fieldManager=") || mentions(uri, uriEnd, "dryRun=");
+  const uint8_t* query = static_cast<const uint8_t*>(std::memchr(s + out[2 * F_URI], '?', static_cast<size_t>(uriEnd - (s + out[2 * F_URI]))));
+  bool facts = query != nullptr && (mentions(query, uriEnd, "fieldManager=") || mentions(query, uriEnd, "dryRun="));
   fin[FINAL_URI] = facts ? out[2 * F_URI] : -1;
   fin[FINAL_URI + 1] = facts ? out[2 * F_URI + 1] : -1;
   fin[FINAL_CODE] = out[OUT_CODE];
