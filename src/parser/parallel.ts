@@ -48,6 +48,14 @@ const TURN_EVERY = 16;
  * workers' {@link DEPTH} (see {@link decodeRanges}).
  */
 const AHEAD = 2;
+/**
+ * With the native scanner, ranges this thread decodes ahead while it waits, at most, beyond the
+ * ones given to the workers: a few fill its waits (with a worker's AHEAD × DEPTH, the 5×
+ * benchmark log's peak RSS grew by 5–10 MB, the answers held).
+ */
+const HELP_AHEAD = 4;
+/** Entries of this thread's own dictionaries (see {@link decodeRanges}) before they start over. */
+const HELP_DICTIONARY_LIMIT = 4_000;
 
 /** Worker threads to use for `spec` (0: read it on this thread). */
 export function parallelWorkers(spec: SourceSpec, opts: ReadOptions): number {
@@ -515,10 +523,14 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   // decodes ahead. Each state's runs must be consumed in the order they were decoded (a run may
   // use ids an earlier one defined), and a range claimed at the head is consumed before ranges
   // decoded ahead earlier.
-  const stolen = new WorkState(true);
-  const ahead = new WorkState(true);
+  // Smaller dictionaries than a worker's: this thread decodes a tenth of the ranges or fewer, and
+  // each dictionary it keeps is a second copy of what the workers' hold (with a worker's 20,000
+  // entries, the 5× benchmark log peaked 5–10 MB higher).
+  const stolen = new WorkState(true, HELP_DICTIONARY_LIMIT);
+  const ahead = new WorkState(true, HELP_DICTIONARY_LIMIT);
   const help = workers <= 1 || nativeScanner === null;
   const limit = openRanges(workers);
+  const aheadMax = Math.max(1, workers === 0 || nativeScanner === null ? limit * AHEAD : limit + HELP_AHEAD);
   const taken = takePool(workers, maxLength, limit, fd);
   let pool = taken.pool;
   const ranges = taken.ranges;
@@ -577,7 +589,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         if (run.worker! < workers) started = true;
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
-      } else if ((help || !started) && g.start < bytes && queue.length < Math.max(1, limit * AHEAD)) {
+      } else if ((help || !started) && g.start < bytes && queue.length < aheadMax) {
         const start = g.start;
         const end = Math.min(bytes, start + rangeBytes);
         const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, ahead);

@@ -165,7 +165,11 @@ export class WorkState {
    * @param onReadingThread whether the answers are used on this thread, not posted: their
    *   strings are then copied (`fresh`) so a kept record does not pin the run's text.
    */
-  constructor(readonly onReadingThread = false) {}
+  constructor(
+    readonly onReadingThread = false,
+    /** Entries its dictionaries hold before they start over (a new `epoch`). */
+    readonly limit = DICTIONARY_LIMIT,
+  ) {}
 
   epoch = 0;
   actorIds = new Map<number, ActorEntry>();
@@ -542,7 +546,7 @@ class RunReader {
  */
 export function work(req: WorkRequest, state: WorkState): WorkResult {
   const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
-  if (req.first === 1 || state.actorCount + state.objectCount + state.wordCount > DICTIONARY_LIMIT) {
+  if (req.first === 1 || state.actorCount + state.objectCount + state.wordCount > state.limit) {
     // A new member (its reader knows nothing yet), or full dictionaries.
     state.reset();
   }
