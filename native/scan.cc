@@ -496,17 +496,7 @@ struct Scanner {
   bool lit(const char (&text)[N]) {
     constexpr int32_t len = static_cast<int32_t>(N - 1);
     if (i + len > n) return false;
-    const uint8_t* p = s + i;
-    int32_t k = 0;
-    for (; k + 8 <= len; k += 8) {
-      uint64_t a, b;
-      std::memcpy(&a, p + k, 8);
-      std::memcpy(&b, text + k, 8);
-      if (a != b) return false;
-    }
-    for (; k < len; k++) {
-      if (p[k] != static_cast<uint8_t>(text[k])) return false;
-    }
+    if (!sameBytes(s + i, reinterpret_cast<const uint8_t*>(text), len)) return false;
     i += len;
     return true;
   }
