@@ -11,7 +11,7 @@ import type { Format } from '../report/formats.js';
 import { SEVERITIES, type Severity } from '../report/schema.js';
 import { INPUT_FORMATS, type InputFormat } from '../parser/formats/detect.js';
 
-/** Formats accepted by `--format`, in help order (same as `FORMATS` in `src/report/index.ts`). */
+/** Formats accepted by `--format`, in help order (same as `FORMATS` in `src/report/formats.ts`). */
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const satisfies readonly Format[];
 
 /** `--format` of `watch` and `serve` also takes `ndjson`: one JSON object per alert line. */

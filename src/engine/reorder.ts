@@ -30,7 +30,9 @@ export class ReorderQueue {
   /** Records that arrived after records more than `windowMs` newer had already been released. */
   late = 0;
   /** While {@link hold}ing: records released but not yet handed on, in order. */
-  private readonly due: RequestRecord[] = [];
+  private due: RequestRecord[] = [];
+  /** The batch being handed on (swapped with `due`, so a `release` that throws never sees it again). */
+  private handing: RequestRecord[] = [];
   private holding = false;
 
   /**
@@ -63,12 +65,19 @@ export class ReorderQueue {
   }
 
   private handOn(): void {
-    const due = this.due;
-    const count = due.length;
+    const batch = this.due;
+    const count = batch.length;
     if (count === 0) return;
-    if (this.warm !== null) this.warm(due, count);
-    for (let k = 0; k < count; k++) this.release(due[k]!);
-    due.length = 0;
+    // Out of `due` before any is handed on: if `release` throws, no record is handed on twice.
+    this.due = this.handing;
+    this.due.length = 0;
+    this.handing = batch;
+    try {
+      if (this.warm !== null) this.warm(batch, count);
+      for (let k = 0; k < count; k++) this.release(batch[k]!);
+    } finally {
+      batch.length = 0;
+    }
   }
 
   /** Stream time of the last released record (UTC epoch ms), or -Infinity. */

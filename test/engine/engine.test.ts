@@ -143,6 +143,28 @@ describe('ReorderQueue', () => {
     expect(Math.max(...batches)).toBe(RELEASE_BATCH);
     expect(releasedWhileHolding).toBeGreaterThan(0);
   });
+
+  it('hands no record on twice when a release throws while holding', () => {
+    const out: string[] = [];
+    let fail = true;
+    const q = new ReorderQueue(0, (r) => {
+      if (fail && r.auditID === 'r10') {
+        fail = false;
+        throw new Error('detector failed');
+      }
+      out.push(r.auditID);
+    });
+    q.hold();
+    expect(() => {
+      for (let k = 0; k < 20; k++) q.push(rec(T0 + k, alice, pod, { auditID: `r${k}`, latencyMs: 0 }));
+      q.deliver();
+    }).toThrow('detector failed');
+    q.deliver();
+    q.push(rec(T0 + 100, alice, pod, { auditID: 'later', latencyMs: 0 }));
+    q.flush();
+    // r0–r9 handed on before the failure, r11–r19 lost with the failed batch, never twice.
+    expect(out).toEqual([...Array.from({ length: 10 }, (_, k) => `r${k}`), 'later']);
+  });
 });
 
 describe('AuditIdDedupe', () => {
@@ -459,7 +481,8 @@ describe('idLanes (the auditID hash de-duplication keys on)', () => {
       idLanes(s);
       return [LANES[0]!, LANES[1]!];
     };
-    // (The native scanner's lanes are checked against these in native.test.ts and parallel.test.ts.)
+    // (The native scanner's lanes are compared with these through whole answers and records:
+    // native.test.ts decodes runs with and without the scanner, parallel.test.ts reads files both ways.)
     const seen = new Set<string>();
     for (const s of ['', 'a', 'b', 'ab', 'ba', 'abc', 'abd', 'a\u0000', '\u0000a', 'é', 'e\u0301', '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21', '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e22']) {
       seen.add(lanesOf(s).join());
