@@ -30,14 +30,14 @@ export function hash53(s: string, n = 0): number {
 // integer (past 2³¹, a fraction) boxes it in a new heap number at every store or call, hundreds
 // of thousands of times a run, so the hashing passes only int32 values between its functions.
 // MIX_HI, MIX_LO: the last `mixIn`; then the two keys of the last request given to `keys`, each
-// as its high and low halves (0 and 1 unused).
-const W = new Uint32Array(8);
-const MIX_HI = 2;
-const MIX_LO = 3;
-const KEY_A_HI = 4;
-const KEY_A_LO = 5;
-const KEY_B_HI = 6;
-const KEY_B_LO = 7;
+// as its high and low halves.
+const W = new Uint32Array(6);
+const MIX_HI = 0;
+const MIX_LO = 1;
+const KEY_A_HI = 2;
+const KEY_A_LO = 3;
+const KEY_B_HI = 4;
+const KEY_B_LO = 5;
 
 /**
  * The 53-bit hash of a string's lanes `a`, `b` with a number's low and high 32 bits (`lo`, `hi`;

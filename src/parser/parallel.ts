@@ -21,6 +21,7 @@ import { isLongRunningSubresource, type Normalizer } from './normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from './record.js';
 import { InputError, describeFsError } from '../errors.js';
 import { detectFraming, PEEK_BYTES } from './formats/detect.js';
+import { isGzipMagic } from './sources.js';
 import { setImmediate as turn } from 'node:timers/promises';
 import { claimRange, NUMBER_FIELDS, NUMBER_LANES, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
@@ -338,8 +339,7 @@ function giveEarly(pool: Pool, path: string, workers: number, maxLength: number)
     // inflated), not a JSON or YAML document (the first bytes framed as the read frames them).
     const head = Buffer.alloc(PEEK_BYTES);
     const got = readSync(fd, head, 0, PEEK_BYTES, 0);
-    const gzip = got >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-    if (gzip || detectFraming(head.toString('utf8', 0, got), got === st.size) !== 'jsonl') {
+    if (isGzipMagic(head.subarray(0, got)) || detectFraming(head.toString('utf8', 0, got), got === st.size) !== 'jsonl') {
       closeSync(fd);
       return null;
     }

@@ -73,7 +73,8 @@ const GUNZIP_CHUNK = 1024 * 1024;
 /** lumberjack backup name: `<prefix>-YYYY-MM-DDTHH-MM-SS.mmm[<ext>][.gz]` (reference §6.1). */
 const ROTATED = /^(.+)-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})\.(\d{3})(\.[^.]+)?(\.gz)?$/;
 
-function isGzipMagic(head: Buffer): boolean {
+/** Whether `head` starts with gzip's magic bytes (1f 8b). */
+export function isGzipMagic(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 

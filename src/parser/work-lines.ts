@@ -88,15 +88,15 @@ export const LINE_OVERLONG = 4; // longer than maxLength
 export const STRING_FIELDS = ['auditID', 'resourceVersion'] as const satisfies ReadonlyArray<keyof FastFields>;
 /** Strings of one final record given as ids of the worker's string dictionary (few distinct values), in `numbers` after the ids of actor and object. */
 export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason', 'fieldManager'] as const satisfies ReadonlyArray<keyof FastFields>;
+/** Where the auditID's hash lanes are among a record's {@link NUMBER_FIELDS}. */
+export const NUMBER_LANES = 6 + WORD_FIELDS.length;
 /**
  * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic,
  * 2 dryRun), actor id, object id (-1: no objectRef), one word id per {@link WORD_FIELDS}, then the
  * auditID's two hash lanes (`idLanes` in hash.ts: `RequestRecord.idLaneA`, `idLaneB`). Ids index
  * this worker's dictionaries (see {@link WorkResult.actors}).
  */
-export const NUMBER_FIELDS = 6 + WORD_FIELDS.length + 2;
-/** Where the auditID's hash lanes are among a record's {@link NUMBER_FIELDS}. */
-export const NUMBER_LANES = 6 + WORD_FIELDS.length;
+export const NUMBER_FIELDS = NUMBER_LANES + 2;
 /** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
 export const DICTIONARY_LIMIT = 20_000;
 
