@@ -6,6 +6,7 @@
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import type { ReportActor, Severity } from '../report/schema.js';
 import { SEVERITIES } from '../report/schema.js';
+import { fnv30 } from '../parser/fresh.js';
 
 /** Report view of an interned actor plus what was seen with it (sorted, de-duplicated). */
 export function reportActor(a: Actor, sourceIPs: Iterable<string>, fieldManagers: Iterable<string>): ReportActor {
@@ -134,6 +135,11 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
     return this.byObject.get(object)?.get(actor);
   }
 
+  /** Whether some actor has a state for `object`. */
+  hasObject(object: ObjectRef): boolean {
+    return this.byObject.has(object);
+  }
+
   /**
    * Adds `s` last and returns it; its object and actor must have no state yet. `get`, then `add`
    * when there is none, rather than a get-or-make with a callback: a callback closing over the
@@ -164,9 +170,173 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
     this.order.clear();
   }
 
+  /** States held. */
+  get size(): number {
+    return this.order.size;
+  }
+
   /** The states, oldest first. */
   [Symbol.iterator](): Iterator<S> {
     return this.order.values();
+  }
+}
+
+/**
+ * Most first writes a {@link FirstWrites} holds by default (see `EngineOptions.firstWrites`):
+ * each pins its record and the interned object it names (about 1.4 KB over the four detectors
+ * that hold writes, shared).
+ */
+export const FIRST_WRITES_HELD = 20_000;
+
+/**
+ * The {@link FirstWrites} of a detector whose keys, with one write, cannot open an episode under
+ * its options (`oneWriteIsQuiet`), holding at most `ctx.firstWrites` (default
+ * {@link FIRST_WRITES_HELD}); `null`, so every key gets its state at its first write, when they
+ * could or when `ctx.firstWrites` is 0.
+ */
+export function firstWritesFor<K>(
+  ctx: { readonly firstWrites?: number },
+  oneWriteIsQuiet: boolean,
+  horizonMs: number,
+  keyString: (key: K) => string,
+): FirstWrites<K> | null {
+  const capacity = ctx.firstWrites ?? FIRST_WRITES_HELD;
+  return oneWriteIsQuiet && capacity > 0 ? new FirstWrites<K>(horizonMs, capacity, keyString) : null;
+}
+
+/**
+ * The first write of each key (an object, or an object's family) that has no detector state
+ * yet, held until a second write to the key shows it is worth state. Most distinct objects of a
+ * large cluster are written once or twice (a pod's status as it starts, an Event's count), and
+ * a state per object written once (rings, maps, episode stats) kept until it is idle was
+ * kilobytes per object: memory grew with the log.
+ *
+ * A held write is given back by {@link take} at the key's next write; the detector then makes
+ * the state, feeds it the first write, judges the boundaries that passed in between
+ * (`catchUp` in `window.ts`) and feeds the second: the same state as if it had been made at
+ * once, as a key with one write cannot open an episode (each detector holds writes only when its
+ * options make that so). The detector drops held writes older than `horizonMs` at each step
+ * boundary ({@link expire}: by then their state would have been dropped as idle). Past
+ * `capacity` held, the oldest is dropped and only its key's hash is remembered, in a table of
+ * 4 × `capacity` slots: that key's next write then gets a state at once, which starts from
+ * that write (the first is lost: counts are one write short). A slot holds one hash, so a key
+ * may be taken for one seen (its state is then made at once, as without holding) or be
+ * forgotten (its next write is held again).
+ */
+export class FirstWrites<K> {
+  /** Held writes by key. */
+  private readonly held = new Map<K, RequestRecord>();
+  /**
+   * Every write held, in time order (records come in non-decreasing `ts`), as a ring of at most
+   * `capacity` slots: a write taken back stays in its slot until the slot's turn comes. A ring,
+   * not the map's own order: a map whose oldest entries keep being deleted is walked over their
+   * holes from its start each time.
+   */
+  private readonly keys: Array<K | undefined> = [];
+  private readonly records: Array<RequestRecord | undefined> = [];
+  private head = 0;
+  private count = 0;
+  /** Hashes (`| 1`, so never 0) of the keys whose held write was dropped for room; made at the first drop. */
+  private seen: Int32Array | null = null;
+  /** Held writes dropped because `capacity` were held (not the ones that went out of the horizon). */
+  evicted = 0;
+
+  /**
+   * @param horizonMs how long a held write may wait for the next write to its key, ms
+   * @param capacity most writes held at once (> 0)
+   * @param keyString the key as a string, hashed for the table of dropped keys
+   */
+  constructor(
+    private readonly horizonMs: number,
+    private readonly capacity: number,
+    private readonly keyString: (key: K) => string,
+  ) {}
+
+  /** Writes held now. */
+  get size(): number {
+    return this.held.size;
+  }
+
+  /**
+   * The write held for `key`, which is no longer held; `null` when the key's held write was
+   * dropped for room (make its state from `r` alone); else `undefined`, after holding `r` as the
+   * key's first write.
+   */
+  take(key: K, r: RequestRecord): RequestRecord | null | undefined {
+    const first = this.held.get(key);
+    if (first !== undefined) {
+      this.held.delete(key);
+      return first;
+    }
+    const seen = this.seen;
+    if (seen !== null) {
+      const h = fnv30(this.keyString(key));
+      const slot = h & (seen.length - 1);
+      if (seen[slot] === (h | 1)) {
+        seen[slot] = 0;
+        return null;
+      }
+    }
+    if (this.count === this.capacity && this.evict()) this.evicted++;
+    let i = this.head + this.count;
+    if (i >= this.capacity) i -= this.capacity;
+    if (i === this.keys.length) {
+      this.keys.push(key);
+      this.records.push(r);
+    } else {
+      this.keys[i] = key;
+      this.records[i] = r;
+    }
+    this.count++;
+    this.held.set(key, r);
+    return undefined;
+  }
+
+  /** The write held for `key`, which is no longer held; `undefined` when none is (nothing is held then). */
+  release(key: K): RequestRecord | undefined {
+    const first = this.held.get(key);
+    if (first !== undefined) this.held.delete(key);
+    return first;
+  }
+
+  /** Drop the writes older than `horizonMs` before `nowMs` (stream time, ms). */
+  expire(nowMs: number): void {
+    const oldest = nowMs - this.horizonMs;
+    while (this.count > 0 && (this.records[this.head] as RequestRecord).ts < oldest) this.shift();
+  }
+
+  /** Forget every held write (end of input: a key written once makes no finding). */
+  clear(): void {
+    this.held.clear();
+    this.seen = null;
+    this.keys.length = 0;
+    this.records.length = 0;
+    this.head = 0;
+    this.count = 0;
+  }
+
+  /** {@link shift} to make room: a write still held leaves its key's hash behind. */
+  private evict(): boolean {
+    const key = this.keys[this.head] as K;
+    if (!this.shift()) return false;
+    let seen = this.seen;
+    if (seen === null) seen = this.seen = new Int32Array(2 ** Math.ceil(Math.log2(4 * this.capacity)));
+    const hash = fnv30(this.keyString(key));
+    seen[hash & (seen.length - 1)] = hash | 1;
+    return true;
+  }
+
+  /** Empty the oldest slot; true when its write was still held. */
+  private shift(): boolean {
+    const h = this.head;
+    const key = this.keys[h] as K;
+    const live = this.held.get(key) === this.records[h];
+    if (live) this.held.delete(key);
+    this.keys[h] = undefined;
+    this.records[h] = undefined;
+    this.head = h + 1 === this.capacity ? 0 : h + 1;
+    this.count--;
+    return live;
   }
 }
 

@@ -32,11 +32,11 @@ import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, GapHistogram, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const conflictStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -179,6 +179,12 @@ export const conflictStorm = defineDetector({
     const n = o.windowMs / o.stepMs;
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /**
+     * First writes of objects no pair holds, while a pair with one write cannot open an episode.
+     * A pair with one write and no Conflict in its window is dropped once `chainBreakMs` passed.
+     */
+    const firstWrites =
+      firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key);
 
     function newHot(r: RequestRecord): Hot {
       return {
@@ -218,6 +224,17 @@ export const conflictStorm = defineDetector({
       h.chainLengths.add(c.attempts);
       h.excess += excessAttempts(c.attempts, c.lastTs - c.startTs);
       if (succeeded) h.chainsSucceeded++;
+    }
+
+    /** A write of an object no pair holds: held, or, with the write held before it, given a pair. */
+    function onFirstWrite(r: RequestRecord, held: FirstWrites<ObjectRef>): void {
+      const first = held.take(r.object as ObjectRef, r);
+      if (first === undefined) return;
+      if (first === null) return onWrite(r);
+      onWrite(first);
+      const p = pairs.get(first.object as ObjectRef, first.actor) as Pair;
+      if (!catchUp(o, first.ts, r.ts, (b) => evaluate(p, b))) pairs.delete(p);
+      onWrite(r);
     }
 
     function onWrite(r: RequestRecord): void {
@@ -509,16 +526,21 @@ export const conflictStorm = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+        firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
         // Optimistic-concurrency writes: the ones that can answer 409 Conflict.
-        if (isObjectWrite(r)) onWrite(r);
+        if (!isObjectWrite(r)) return;
+        if (firstWrites === null || pairs.hasObject(r.object as ObjectRef)) onWrite(r);
+        else onFirstWrite(r, firstWrites);
       },
       finish(): void {
         // The last, partial step was judged as if it were complete: close what is still open.
         for (const p of pairs) if (p.open) close(p);
         pairs.clear();
+        firstWrites?.clear();
       },
+      stateSize: () => pairs.size + (firstWrites?.size ?? 0),
     });
   },
 });

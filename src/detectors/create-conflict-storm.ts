@@ -328,6 +328,7 @@ export const createConflictStorm = defineDetector({
         for (const s of actors.values()) if (s.open) close(s);
         actors.clear();
       },
+      stateSize: () => actors.size,
     });
   },
 });

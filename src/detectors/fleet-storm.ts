@@ -61,6 +61,12 @@ export const fleetStormOptions = windowedOptions({
   minClients: z.number().int().positive().default(2),
   /** Objects and clients tracked per family; beyond, answers count in totals only. */
   maxObjectsPerFamily: z.number().int().positive().default(10_000),
+  /**
+   * Objects tracked across all families: a log where hundreds of families each get a 409 now and
+   * then on ever new objects keeps every family hot, and each family's objects would pile up to
+   * its own cap.
+   */
+  maxObjects: z.number().int().positive().default(20_000),
   maxClientsPerFamily: z.number().int().positive().default(10_000),
   /** Actors listed in `actors[]` and objects / actors named in `topObjects` / `topActors`. */
   topN: z.number().int().positive().default(5),
@@ -185,6 +191,8 @@ export const fleetStorm = defineDetector({
     const families = new Map<string, FamilyState>();
     /** Families whose `hot` is set (an episode may be building). */
     let hotFamilies = 0;
+    /** Objects tracked by all families together (at most `maxObjects`). */
+    let trackedObjects = 0;
     const actorCache = new WeakMap<Actor, ActorInfo>();
 
     function infoOf(a: Actor): ActorInfo {
@@ -260,9 +268,10 @@ export const fleetStorm = defineDetector({
       }
       const obj = r.object as ObjectRef;
       let os = s.objects.get(obj);
-      if (os === undefined && s.objects.size < o.maxObjectsPerFamily) {
+      if (os === undefined && s.objects.size < o.maxObjectsPerFamily && trackedObjects < o.maxObjects) {
         os = { lastTs: r.ts, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1 };
         s.objects.set(obj, os);
+        trackedObjects++;
       }
       const client = clientOf(info, r.actor, r.sourceIP);
       if (s.clients.has(client) || s.clients.size < o.maxClientsPerFamily) s.clients.set(client, r.ts);
@@ -310,7 +319,10 @@ export const fleetStorm = defineDetector({
       let objects = 0;
       for (const [obj, os] of s.objects) {
         if (os.lastTs >= start) objects++;
-        else if (os.bad === 0 || s.hot === null) s.objects.delete(obj);
+        else if (os.bad === 0 || s.hot === null) {
+          s.objects.delete(obj);
+          trackedObjects--;
+        }
       }
       let clients = 0;
       for (const [c, ts] of s.clients) {
@@ -355,6 +367,7 @@ export const fleetStorm = defineDetector({
       ctx.alert('close', f);
       ctx.emit(f);
       endHot(s);
+      trackedObjects -= s.objects.size;
       s.objects.clear();
       s.clients.clear();
     }
@@ -484,7 +497,11 @@ export const fleetStorm = defineDetector({
 
     return windowedInstance(o, {
       judge(at: number): void {
-        for (const s of families.values()) if (!evaluate(s, at)) families.delete(s.family.key);
+        for (const s of families.values()) {
+          if (evaluate(s, at)) continue;
+          trackedObjects -= s.objects.size;
+          families.delete(s.family.key);
+        }
       },
       onRecord(r: RequestRecord): void {
         onRequest(r);
@@ -492,8 +509,10 @@ export const fleetStorm = defineDetector({
       finish(): void {
         for (const s of families.values()) if (s.open) close(s);
         families.clear();
+        trackedObjects = 0;
         hotFamilies = 0;
       },
+      stateSize: () => families.size + trackedObjects,
     });
   },
 });

@@ -59,11 +59,11 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const hotLoopOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -180,6 +180,12 @@ export const hotLoop = defineDetector({
     const windowSec = o.windowMs / 1000;
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /**
+     * First writes of objects no pair holds, while one write cannot make a window sustained. A
+     * pair with one write is dropped once a window and `idleMs` passed.
+     */
+    const firstWrites =
+      firstWritesFor<ObjectRef>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (ob) => ob.key);
 
     function newHot(r: RequestRecord): Hot {
       return {
@@ -200,6 +206,17 @@ export const hotLoop = defineDetector({
         severity: null,
         series: new EpisodeSeries(o.stepMs),
       };
+    }
+
+    /** A write of an object no pair holds: held, or, with the write held before it, given a pair. */
+    function onFirstWrite(r: RequestRecord, held: FirstWrites<ObjectRef>): void {
+      const first = held.take(r.object as ObjectRef, r);
+      if (first === undefined) return;
+      if (first === null) return onWrite(r);
+      onWrite(first);
+      const p = pairs.get(first.object as ObjectRef, first.actor) as Pair;
+      if (!catchUp(o, first.ts, r.ts, (b) => evaluate(p, b))) pairs.delete(p);
+      onWrite(r);
     }
 
     function onWrite(r: RequestRecord): void {
@@ -379,14 +396,19 @@ export const hotLoop = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+        firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
-        if (isObjectWrite(r)) onWrite(r);
+        if (!isObjectWrite(r)) return;
+        if (firstWrites === null || pairs.hasObject(r.object as ObjectRef)) onWrite(r);
+        else onFirstWrite(r, firstWrites);
       },
       finish(): void {
         for (const p of pairs) if (p.open) close(p);
         pairs.clear();
+        firstWrites?.clear();
       },
+      stateSize: () => pairs.size + (firstWrites?.size ?? 0),
     });
   },
 });

@@ -66,11 +66,11 @@ import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { KindMasks } from '../engine/filters.js';
-import { EpisodeSeries, actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { EpisodeSeries, FirstWrites, firstWritesFor, actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const noOpWritesOptions = windowedOptions({
   /** Sliding window 5 min, step 30 s: long, because a useless write every 30 s is still useless. */
@@ -206,6 +206,26 @@ export const noOpWrites = defineDetector({
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
     const objects = new Map<string, ObjState>();
+    /**
+     * First successful writes of objects (across subresources, by `objKey`) no pair holds, while
+     * one write cannot open an episode. A pair with one write is dropped once a window and
+     * `idleMs` passed.
+     */
+    const firstWrites =
+      firstWritesFor<string>(ctx, o.minNoOpWrites >= 2, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (k) => k);
+
+    /** The key of the object a write lands on, across subresources. */
+    function objKeyOf(ob: ObjectRef): string {
+      return ob.subresource === '' ? ob.key : ob.key.slice(0, ob.key.length - ob.subresource.length);
+    }
+
+    /** The pair of a write that was held (`first`, if any), made now and judged up to `nowTs`. */
+    function promote(first: RequestRecord | undefined, nowTs: number): void {
+      if (first === undefined) return;
+      onWrite(first);
+      const p = pairs.get(first.object as ObjectRef, first.actor) as Pair;
+      if (!catchUp(o, first.ts, nowTs, (b) => evaluate(p, b))) pairs.delete(p);
+    }
 
     /** Updates and patches of one named object that persist, outside `ignoreResources`. */
     function isWatched(r: RequestRecord): boolean {
@@ -224,7 +244,7 @@ export const noOpWrites = defineDetector({
       const ob = r.object as ObjectRef;
       const known = pairs.get(ob, r.actor);
       if (known !== undefined) return known;
-      const objKey = ob.subresource === '' ? ob.key : ob.key.slice(0, ob.key.length - ob.subresource.length);
+      const objKey = objKeyOf(ob);
       let obj = objects.get(objKey);
       if (obj === undefined) {
         obj = { okWrites: 0, knownRV: '', refs: 0 };
@@ -542,13 +562,26 @@ export const noOpWrites = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+        firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
         if (!isWatched(r)) return;
-        if (r.code >= 200 && r.code < 300) onWrite(r);
-        else if (isConflict(r)) {
+        const ok = r.code >= 200 && r.code < 300;
+        if (!ok && !isConflict(r)) return;
+        const ob = r.object as ObjectRef;
+        if (firstWrites !== null && pairs.get(ob, r.actor) === undefined) {
+          const objKey = objKeyOf(ob);
+          if (!objects.has(objKey)) {
+            // A successful write of an object without pairs is held until the object's next one.
+            const first = ok ? firstWrites.take(objKey, r) : firstWrites.release(objKey);
+            if (ok && first === undefined) return;
+            promote(first ?? undefined, r.ts);
+          }
+        }
+        if (ok) onWrite(r);
+        else {
           // Someone changed the object under this writer: its next write is not comparable.
-          const p = pairs.get(r.object as ObjectRef, r.actor);
+          const p = pairs.get(ob, r.actor);
           if (p !== undefined) p.objSeq = -1;
         }
       },
@@ -556,7 +589,9 @@ export const noOpWrites = defineDetector({
         for (const p of pairs) if (p.open) close(p);
         pairs.clear();
         objects.clear();
+        firstWrites?.clear();
       },
+      stateSize: () => pairs.size + (firstWrites?.size ?? 0),
     });
   },
 });

@@ -452,6 +452,7 @@ export const throttling = defineDetector({
         for (const s of actors.values()) if (s.open) close(s);
         actors.clear();
       },
+      stateSize: () => actors.size,
     });
   },
 });

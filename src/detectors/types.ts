@@ -32,6 +32,12 @@ export interface DetectorContext<O> {
    * findings only an alert would carry (what it emits and notes must not change). Absent: true.
    */
   readonly alerting?: boolean;
+  /**
+   * Most first writes of keys without state a detector holds at once (`FirstWrites` in
+   * `common.ts`); absent: `FIRST_WRITES_HELD` (20,000); 0: none, every key gets its state at its
+   * first write.
+   */
+  readonly firstWrites?: number;
 }
 
 /** A running detector. All methods are synchronous and must not throw on odd records. */
@@ -42,6 +48,11 @@ export interface DetectorInstance {
   advance(nowMs: number): void;
   /** End of input: close what is open and emit the remaining findings. */
   finish(): void;
+  /**
+   * Keys (pairs, objects, families, actors) the instance holds state for, plus the first writes
+   * it holds: what its memory follows (tests, live `/metrics`). Absent: not counted.
+   */
+  stateSize?(): number;
 }
 
 /** Static description of a detector. */

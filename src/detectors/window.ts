@@ -172,6 +172,22 @@ export class StepClock {
   }
 }
 
+/**
+ * Judge, for a key whose state is made only now (see `FirstWrites`), the boundaries a
+ * {@link StepClock} over `o` judged since its first write at `fromTs`, up to the record at
+ * `toTs` (ms): those after `fromTs`'s step up to `toTs`'s, skipping as the clock skips a gap (the
+ * first `steps + 1`, then the last). Stops and returns false at the first boundary `judge`
+ * answers false (the state would have been dropped there).
+ */
+export function catchUp(o: WindowOptions, fromTs: number, toTs: number, judge: (boundary: number) => boolean): boolean {
+  const first = Math.floor(fromTs / o.stepMs) + 1;
+  const target = Math.floor(toTs / o.stepMs);
+  if (target < first) return true;
+  const last = Math.min(target, first + o.windowMs / o.stepMs + 1);
+  for (let k = first; k <= last; k++) if (!judge(k === last ? target : k)) return false;
+  return true;
+}
+
 /** What a windowed detector does at each step boundary, with each record, and at the end. */
 export interface WindowedHandlers {
   /** Judge the window ending at `boundary` (see {@link StepClock}) for every live key; drop idle keys. */
@@ -180,6 +196,8 @@ export interface WindowedHandlers {
   onRecord(r: RequestRecord): void;
   /** End of input, after the last, partial step was judged as if complete: close what is open, drop all state. */
   finish(): void;
+  /** See `DetectorInstance.stateSize`. */
+  stateSize?(): number;
 }
 
 /**
@@ -201,5 +219,6 @@ export function windowedInstance(o: WindowOptions, handlers: WindowedHandlers): 
       clock.finish();
       handlers.finish();
     },
+    ...(handlers.stateSize ? { stateSize: handlers.stateSize } : {}),
   };
 }

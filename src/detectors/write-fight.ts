@@ -56,11 +56,11 @@ import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, ReportObject, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, int, iso, isObjectWrite, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, int, iso, isObjectWrite, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const writeFightOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -187,14 +187,26 @@ export const writeFight = defineDetector({
     /** The fight key of each object (its domain is fixed by its subresource and the options): built once, not per write. */
     const fightKeys = new WeakMap<ObjectRef, string>();
 
-    function fightOf(r: RequestRecord): Fight {
-      const obj = r.object as ObjectRef;
-      const domain: 0 | 1 = obj.subresource === 'status' && !o.includeStatusVsMain ? 1 : 0;
+    /**
+     * First writes of objects no fight holds: one write has no flip. A fight with one write is
+     * dropped once its window is empty and a window passed.
+     */
+    const firstWrites = firstWritesFor<string>(ctx, true, 2 * o.windowMs + 2 * o.stepMs, (k) => k);
+
+    function keyOf(obj: ObjectRef): string {
       let key = fightKeys.get(obj);
       if (key === undefined) {
+        const domain = obj.subresource === 'status' && !o.includeStatusVsMain ? 1 : 0;
         key = `${obj.apiGroup}/${obj.resource}/${obj.namespace}/${obj.name}/#${domain}`;
         fightKeys.set(obj, key);
       }
+      return key;
+    }
+
+    function fightOf(r: RequestRecord): Fight {
+      const obj = r.object as ObjectRef;
+      const domain: 0 | 1 = obj.subresource === 'status' && !o.includeStatusVsMain ? 1 : 0;
+      const key = keyOf(obj);
       let f = fights.get(key);
       if (f === undefined) {
         f = {
@@ -505,15 +517,29 @@ export const writeFight = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const f of fights.values()) if (!evaluate(f, at)) fights.delete(f.key);
+        firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
         // Writes that can overwrite another client's fields.
-        if (isObjectWrite(r)) onWrite(r);
+        if (!isObjectWrite(r)) return;
+        const key = keyOf(r.object as ObjectRef);
+        if (firstWrites !== null && !fights.has(key)) {
+          const first = firstWrites.take(key, r);
+          if (first === undefined) return;
+          if (first !== null) {
+            onWrite(first);
+            const f = fights.get(key) as Fight;
+            if (!catchUp(o, first.ts, r.ts, (b) => evaluate(f, b))) fights.delete(key);
+          }
+        }
+        onWrite(r);
       },
       finish(): void {
         for (const f of fights.values()) if (f.open) close(f);
         fights.clear();
+        firstWrites?.clear();
       },
+      stateSize: () => fights.size + (firstWrites?.size ?? 0),
     });
   },
 });

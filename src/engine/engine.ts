@@ -34,6 +34,8 @@ export interface EngineOptions {
   seriesStepMs: number;
   /** Requests whose auditIDs are remembered for de-duplication (see AuditIdDedupe); default 500,000 (16 MB of tables). */
   dedupeHistory?: number;
+  /** Most first writes each detector holds until their object is written again (see `FirstWrites`); default 20,000; 0: none. */
+  firstWrites?: number;
 }
 
 /** Callbacks for live use; all optional. */
@@ -60,6 +62,8 @@ export class Engine {
   readonly findings: Finding[] = [];
   readonly notes: Finding[] = [];
   private readonly instances: DetectorInstance[];
+  /** Detector id of each instance. */
+  private readonly ids: string[];
   /** Per instance: the allowlist rules it obeys (see `Allowlist.scopeFor`). */
   private readonly scopes: number[];
   private readonly filter: ((r: RequestRecord) => boolean) | null;
@@ -89,6 +93,7 @@ export class Engine {
       (records, count) => this.aggregates.warm(records, count),
     );
     const alert = sink.alert ?? (() => {});
+    this.ids = opts.detectors.map(({ detector }) => detector.meta.id);
     this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id) ?? 0);
     this.instances = opts.detectors.map(({ detector, options }) =>
       detector.create({
@@ -98,6 +103,7 @@ export class Engine {
         note: (f) => this.notes.push(f),
         alert,
         alerting: sink.alert !== undefined,
+        ...(opts.firstWrites === undefined ? {} : { firstWrites: opts.firstWrites }),
       }),
     );
   }
@@ -143,6 +149,15 @@ export class Engine {
     const t = nowMs - this.reorderWindowMs;
     this.queue.releaseUntil(t);
     for (const d of this.instances) d.advance(t);
+  }
+
+  /** Per detector id, the keys it holds state for (see `DetectorInstance.stateSize`; 0 when it does not say). */
+  stateSizes(): Record<string, number> {
+    const sizes: Record<string, number> = {};
+    this.instances.forEach((d, i) => {
+      sizes[this.ids[i] as string] = d.stateSize?.() ?? 0;
+    });
+    return sizes;
   }
 
   /** Counters so far, without ending the input (live snapshots); records still queued are not in them. */
