@@ -2,7 +2,7 @@
  * `npm run bench`: speed and memory of `auditstorm analyze` against a naive baseline, measured in
  * the same run on the same file (ratios, not absolute times, are the targets: machines differ).
  *
- *   node dist/cli/bench.js [--scale 5] [--dir DIR] [--runs 3]
+ *   node dist/cli/bench.js [--scale 5] [--dir DIR] [--runs 3] [--distinct 2500000]
  *
  * 1. Generates (seeded; cached in `DIR`, default `$TMPDIR/auditstorm-bench`) a 30-minute log of
  *    2,000 nodes' background traffic (kubelets, leases, controllers, watches, kubectl) plus a
@@ -14,10 +14,13 @@
  *    in turns) keeping the fastest: (a) the naive baseline — Node
  *    `readline` + `JSON.parse` per line + a `Map` group-by of verb/resource/namespace/name/code;
  *    (b) `auditstorm analyze --format json` with every detector and aggregate, on the 1× log;
- *    (c) the same on the long log.
+ *    (c) the same on the long log; (d) once, the same on a hostile log of `--distinct` events in
+ *    which every event updates a new object's `/status` (one actor per 10 events, every 4th
+ *    answered 409), the cardinality case of issue 24.
  * 3. Prints events/s, MB/s, peak RSS and the ratios, and checks the targets of issue 6:
- *    b/a events/s ≥ 4, peak RSS ≤ 256 MB, long-log peak RSS within 20 % of the 1× one. Exit 0
- *    when all are met, 1 when one is missed, 2 on bad usage.
+ *    b/a events/s ≥ 4, peak RSS ≤ 256 MB, long-log peak RSS within 20 % of the 1× one; and of
+ *    issue 24: (d)'s peak RSS ≤ 256 MB. Exit 0 when all are met, 1 when one is missed, 2 on bad
+ *    usage.
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
@@ -32,7 +35,39 @@ import { generateLog, type LogSpec } from '../generator/generate.js';
 import { HELP, isMain, parseToolArgs } from './dev-tool.js';
 import { adaptHeapGrowth, HEAP_FLAG, tuneV8 } from './heap.js';
 
-const USAGE = 'Usage: node dist/cli/bench.js [--scale N] [--dir DIR] [--runs N]';
+const USAGE = 'Usage: node dist/cli/bench.js [--scale N] [--dir DIR] [--runs N] [--distinct N]';
+
+/** Events (and distinct objects) of the hostile cardinality log, run (d). */
+export const DISTINCT_EVENTS = 2_500_000;
+
+/**
+ * The lines of the hostile cardinality log: `n` final-stage updates of `/status`, 2,500 a
+ * second, each to a new object, one actor per 10 events, every 4th answered 409 Conflict.
+ */
+export function* distinctObjectLines(n: number): Iterable<string> {
+  const t0 = Date.parse('2026-06-01T00:00:00Z');
+  for (let i = 0; i < n; i++) {
+    const ts = new Date(t0 + Math.floor(i * 0.4)).toISOString();
+    const ns = `ns${i % 100}`;
+    const conflict = i % 4 === 0;
+    yield JSON.stringify({
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: 'Metadata',
+      auditID: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
+      stage: 'ResponseComplete',
+      requestURI: `/apis/example.com/v1/namespaces/${ns}/widgets/w-${i}/status`,
+      verb: 'update',
+      user: { username: `system:serviceaccount:team${Math.floor(i / 10) % 500}:ctl-${Math.floor(i / 10)}`, groups: ['system:authenticated'] },
+      sourceIPs: [`10.1.${(i >> 8) & 255}.${i & 255}`],
+      userAgent: 'widget-operator/v1.0.0',
+      objectRef: { resource: 'widgets', namespace: ns, name: `w-${i}`, apiGroup: 'example.com', apiVersion: 'v1', subresource: 'status' },
+      responseStatus: conflict ? { metadata: {}, status: 'Failure', reason: 'Conflict', code: 409 } : { metadata: {}, code: 200 },
+      requestReceivedTimestamp: ts,
+      stageTimestamp: ts,
+    });
+  }
+}
 
 /**
  * Runs of each measurement, the fastest kept. One run of (b) ranged over ±15 % on this
@@ -183,7 +218,7 @@ function fmt(n: number, digits = 0): string {
 export async function main(argv: string[]): Promise<number> {
   const args = parseToolArgs(
     argv,
-    { scale: { type: 'string' }, dir: { type: 'string' }, runs: { type: 'string' }, child: { type: 'string' }, file: { type: 'string' }, ...HELP },
+    { scale: { type: 'string' }, dir: { type: 'string' }, runs: { type: 'string' }, distinct: { type: 'string' }, child: { type: 'string' }, file: { type: 'string' }, ...HELP },
     USAGE,
   );
   if (typeof args === 'number') return args;
@@ -200,8 +235,12 @@ export async function main(argv: string[]): Promise<number> {
   const runs = Number(args.runs ?? DEFAULT_RUNS);
   if (!Number.isInteger(scale) || scale < 2 || scale > 15) return usage('--scale must be a whole number from 2 to 15');
   if (!Number.isInteger(runs) || runs < 1 || runs > 9) return usage('--runs must be a whole number from 1 to 9');
+  const distinct = Number(args.distinct ?? DISTINCT_EVENTS);
+  if (!Number.isInteger(distinct) || distinct < 1000 || distinct > 20_000_000) return usage('--distinct must be a whole number from 1,000 to 20,000,000');
   const dir = resolve(args.dir ?? join(tmpdir(), 'auditstorm-bench'));
   const { one, long } = await logs(dir, scale);
+  const hostile = join(dir, `distinct-${distinct}.log`);
+  if (!existsSync(hostile)) await writeLines(hostile, () => distinctObjectLines(distinct), 1, 0);
   const oneBytes = (await stat(one)).size;
   const longBytes = (await stat(long)).size;
 
@@ -220,6 +259,8 @@ export async function main(argv: string[]): Promise<number> {
   let c: RunResult | undefined;
   for (let r = 0; r < runs; r++) c = faster(await child('auditstorm', long), c);
   if (a === undefined || b === undefined || c === undefined) throw new Error('no run measured');
+  const d = await child('auditstorm', hostile);
+  const hostileBytes = (await stat(hostile)).size;
 
   const row = (name: string, r: RunResult, bytes: number): string =>
     `${name.padEnd(34)} ${fmt(r.events).padStart(11)} ${fmt(r.ms / 1000, 2).padStart(8)} ${fmt(r.events / (r.ms / 1000)).padStart(11)} ${fmt(bytes / 1e6 / (r.ms / 1000), 1).padStart(8)} ${fmt(r.maxRssMb).padStart(9)}`;
@@ -229,12 +270,14 @@ export async function main(argv: string[]): Promise<number> {
     row('(a) naive readline+JSON.parse', a, oneBytes),
     row('(b) auditstorm analyze', b, oneBytes),
     row(`(c) auditstorm analyze, ${scale}× log`, c, longBytes),
+    row(`(d) analyze, ${fmt(distinct)} objects`, d, hostileBytes),
   ];
   const ratio = b.events / b.ms / (a.events / a.ms);
   const growth = c.maxRssMb / b.maxRssMb - 1;
   const checks = [
     [`speed b/a ${fmt(ratio, 2)}× (target ≥ ${TARGETS.minRatio}×)`, ratio >= TARGETS.minRatio],
     [`peak RSS ${fmt(b.maxRssMb)} MB (target ≤ ${TARGETS.maxRssMb} MB)`, b.maxRssMb <= TARGETS.maxRssMb],
+    [`peak RSS with ${fmt(distinct)} distinct objects ${fmt(d.maxRssMb)} MB (target ≤ ${TARGETS.maxRssMb} MB)`, d.maxRssMb <= TARGETS.maxRssMb],
     [`peak RSS at ${scale}× ${fmt(c.maxRssMb)} MB, ${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)}% of 1× (target ≤ +${TARGETS.maxRssGrowth * 100}%)`, growth <= TARGETS.maxRssGrowth],
   ] as const;
   for (const [text, ok] of checks) lines.push(`${ok ? 'met   ' : 'MISSED'} ${text}`);
