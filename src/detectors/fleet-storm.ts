@@ -68,6 +68,11 @@ export const fleetStormOptions = windowedOptions({
    */
   maxObjects: z.number().int().positive().default(20_000),
   maxClientsPerFamily: z.number().int().positive().default(10_000),
+  /**
+   * Clients and per-actor tallies tracked across all families (as `maxObjects`); beyond, answers
+   * count in totals only, so a finding's clients and actors are then lower bounds.
+   */
+  maxClients: z.number().int().positive().default(20_000),
   /** Actors listed in `actors[]` and objects / actors named in `topObjects` / `topActors`. */
   topN: z.number().int().positive().default(5),
   /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
@@ -119,14 +124,18 @@ export function familyOf(a: Actor): Family {
   return { key: `${pattern}\u0001${a.userAgentProduct}`, pattern, product: a.userAgentProduct, by };
 }
 
-/** What the detector keeps per interned actor: its family and its client keys by source IP. */
+/**
+ * What the detector keeps per interned actor: its family and the client key of the source IP it
+ * was last seen from (most actors keep one address; one cached key, not a map per actor).
+ */
 interface ActorInfo {
   family: Family;
-  clients: Map<string, string>;
+  lastIP: string;
+  lastClient: string;
 }
 
-/** Client keys cached per actor, at most (an actor behind many addresses gets fresh ones beyond). */
-const MAX_CACHED_IPS = 64;
+/** Distinct families held in the cache of {@link familyOf} results at most (it is cleared when full). */
+const MAX_CACHED_FAMILIES = 10_000;
 
 interface ObjStat {
   lastTs: number;
@@ -158,8 +167,12 @@ interface Hot {
   throttled: number;
   requests: number;
   writes: number;
-  /** Bad answers on objects or clients beyond the caps. */
+  /**
+   * Objects with bad answers not held: answered beyond the caps (one each at most), or dropped
+   * once out of the window while objects were scarce (their excess is in `droppedExcess`).
+   */
   untracked: number;
+  droppedExcess: number;
   clients: Set<string>;
   actors: Map<Actor, ActorStat>;
   peak: PeakPerSecond;
@@ -193,12 +206,23 @@ export const fleetStorm = defineDetector({
     let hotFamilies = 0;
     /** Objects tracked by all families together (at most `maxObjects`). */
     let trackedObjects = 0;
+    /** Entries of every family's `clients` and its episode's `clients` and `actors` (at most `maxClients`). */
+    let trackedClients = 0;
     const actorCache = new WeakMap<Actor, ActorInfo>();
+    /** One `Family` per key, shared by the actors in it. */
+    let familyCache = new Map<string, Family>();
 
     function infoOf(a: Actor): ActorInfo {
       let f = actorCache.get(a);
       if (f === undefined) {
-        f = { family: familyOf(a), clients: new Map() };
+        const fresh = familyOf(a);
+        let family = familyCache.get(fresh.key);
+        if (family === undefined) {
+          if (familyCache.size >= MAX_CACHED_FAMILIES) familyCache = new Map();
+          family = fresh;
+          familyCache.set(family.key, family);
+        }
+        f = { family, lastIP: '', lastClient: '' };
         actorCache.set(a, f);
       }
       return f;
@@ -209,12 +233,11 @@ export const fleetStorm = defineDetector({
      * for every bad answer, it was half of this detector's time (CPU profile, benchmark log).
      */
     function clientOf(info: ActorInfo, a: Actor, ip: string): string {
-      let c = info.clients.get(ip);
-      if (c === undefined) {
-        c = `${a.key}\u0001${ip}`;
-        if (info.clients.size < MAX_CACHED_IPS) info.clients.set(ip, c);
+      if (info.lastIP !== ip || info.lastClient === '') {
+        info.lastIP = ip;
+        info.lastClient = `${a.key}\u0001${ip}`;
       }
-      return c;
+      return info.lastClient;
     }
 
     function newHot(r: RequestRecord): Hot {
@@ -227,6 +250,7 @@ export const fleetStorm = defineDetector({
         requests: 0,
         writes: 0,
         untracked: 0,
+        droppedExcess: 0,
         clients: new Set(),
         actors: new Map(),
         peak: new PeakPerSecond(),
@@ -274,13 +298,20 @@ export const fleetStorm = defineDetector({
         trackedObjects++;
       }
       const client = clientOf(info, r.actor, r.sourceIP);
-      if (s.clients.has(client) || s.clients.size < o.maxClientsPerFamily) s.clients.set(client, r.ts);
+      if (s.clients.has(client)) s.clients.set(client, r.ts);
+      else if (s.clients.size < o.maxClientsPerFamily && trackedClients < o.maxClients) {
+        s.clients.set(client, r.ts);
+        trackedClients++;
+      }
       h.bad++;
       if (conflict) h.conflicts++;
       else h.throttled++;
       h.to = r.ts;
       h.peak.add(r.ts);
-      if (h.clients.size < o.maxClientsPerFamily) h.clients.add(client);
+      if (h.clients.size < o.maxClientsPerFamily && trackedClients < o.maxClients && !h.clients.has(client)) {
+        h.clients.add(client);
+        trackedClients++;
+      }
       if (os === undefined) h.untracked++;
       else {
         os.lastTs = r.ts;
@@ -292,9 +323,10 @@ export const fleetStorm = defineDetector({
         } else os.throttled++;
       }
       let as = h.actors.get(r.actor);
-      if (as === undefined && h.actors.size < o.maxClientsPerFamily) {
+      if (as === undefined && h.actors.size < o.maxClientsPerFamily && trackedClients < o.maxClients) {
         as = { bad: 0, ips: new Set(), fieldManagers: new Set(), samples: [], lastTs: r.ts, lastAuditID: r.auditID, level: r.level };
         h.actors.set(r.actor, as);
+        trackedClients++;
       }
       if (as !== undefined) {
         as.bad++;
@@ -312,14 +344,27 @@ export const fleetStorm = defineDetector({
       return severityFor(o.severity, { share, peakPerSec: h.peak.peak });
     }
 
-    /** Judge the window ending at `boundary * stepMs` for one family. Returns false to drop it. */
-    function evaluate(s: FamilyState, boundary: number): boolean {
+    /** Requests an object's 409s cost beyond a client backing off over their span (see the file header). */
+    function excessOf(os: ObjStat): number {
+      return os.conflicts > 0 ? Math.max(0, os.conflicts - (backoffAttempts(os.lastConflictTs - os.firstConflictTs) - 1)) : 0;
+    }
+
+    /**
+     * Judge the window ending at `boundary * stepMs` for one family. Returns false to drop it.
+     * `scarce`: objects are short (half of `maxObjects` held), so an episode's objects out of the
+     * window are dropped, their counts kept in the episode's totals, lest long episodes hold them all.
+     */
+    function evaluate(s: FamilyState, boundary: number, scarce: boolean): boolean {
       const start = (boundary - n) * o.stepMs;
       const bad = s.ring.sum(boundary, 0);
       let objects = 0;
       for (const [obj, os] of s.objects) {
         if (os.lastTs >= start) objects++;
-        else if (os.bad === 0 || s.hot === null) {
+        else if (os.bad === 0 || s.hot === null || scarce) {
+          if (os.bad > 0 && s.hot !== null) {
+            s.hot.untracked++;
+            s.hot.droppedExcess += excessOf(os);
+          }
           s.objects.delete(obj);
           trackedObjects--;
         }
@@ -327,7 +372,10 @@ export const fleetStorm = defineDetector({
       let clients = 0;
       for (const [c, ts] of s.clients) {
         if (ts >= start) clients++;
-        else s.clients.delete(c);
+        else {
+          s.clients.delete(c);
+          trackedClients--;
+        }
       }
       const passes = bad >= o.minEvents && objects >= o.minObjects && clients >= o.minClients;
       if (s.open) {
@@ -349,7 +397,10 @@ export const fleetStorm = defineDetector({
     }
 
     function endHot(s: FamilyState): void {
-      if (s.hot !== null) hotFamilies--;
+      if (s.hot !== null) {
+        hotFamilies--;
+        trackedClients -= s.hot.clients.size + s.hot.actors.size;
+      }
       s.hot = null;
       for (const os of s.objects.values()) {
         os.bad = 0;
@@ -368,6 +419,7 @@ export const fleetStorm = defineDetector({
       ctx.emit(f);
       endHot(s);
       trackedObjects -= s.objects.size;
+      trackedClients -= s.clients.size;
       s.objects.clear();
       s.clients.clear();
     }
@@ -377,10 +429,8 @@ export const fleetStorm = defineDetector({
       const fam = s.family;
       const hit: Array<[ObjectRef, ObjStat]> = [];
       for (const [obj, os] of s.objects) if (os.bad > 0) hit.push([obj, os]);
-      let excess = h.throttled;
-      for (const [, os] of hit) {
-        if (os.conflicts > 0) excess += Math.max(0, os.conflicts - (backoffAttempts(os.lastConflictTs - os.firstConflictTs) - 1));
-      }
+      let excess = h.throttled + h.droppedExcess;
+      for (const [, os] of hit) excess += excessOf(os);
       const actors = [...h.actors.entries()].sort(
         (a, b) => b[1].bad - a[1].bad || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0),
       );
@@ -497,9 +547,12 @@ export const fleetStorm = defineDetector({
 
     return windowedInstance(o, {
       judge(at: number): void {
+        const scarce = trackedObjects >= o.maxObjects / 2;
         for (const s of families.values()) {
-          if (evaluate(s, at)) continue;
+          if (evaluate(s, at, scarce)) continue;
           trackedObjects -= s.objects.size;
+          trackedClients -= s.clients.size;
+          if (s.hot !== null) trackedClients -= s.hot.clients.size + s.hot.actors.size;
           families.delete(s.family.key);
         }
       },
@@ -509,10 +562,12 @@ export const fleetStorm = defineDetector({
       finish(): void {
         for (const s of families.values()) if (s.open) close(s);
         families.clear();
+        familyCache.clear();
         trackedObjects = 0;
+        trackedClients = 0;
         hotFamilies = 0;
       },
-      stateSize: () => families.size + trackedObjects,
+      stateSize: () => families.size + trackedObjects + trackedClients,
     });
   },
 });

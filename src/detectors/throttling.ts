@@ -79,6 +79,12 @@ export const throttlingOptions = windowedOptions({
   causeMinOfTop: z.number().min(0).max(1).default(0.5),
   /** Likely causes listed after the victim in `actors[]`. */
   maxCauses: z.number().int().nonnegative().default(2),
+  /**
+   * Actors whose per-step counts are held at most. Beyond it the half with the fewest requests in
+   * the window that are not being judged (no 429 since their last episode) are dropped: a likely
+   * cause sends at least `minCauseShare` of all requests, so it is never among them.
+   */
+  maxActors: z.number().int().min(2).default(10_000),
   /** Objects remembered per victim to time its retries after a 429. */
   maxRetryObjects: z.number().int().positive().default(256),
   /** Median gap from a 429 to the retry under which `Retry-After` (≥ 1 s) is evidently ignored, ms. */
@@ -143,8 +149,8 @@ interface ActorState {
   actor: Actor;
   /** Per step: 0 requests, 1 writes, 2 409 Conflicts, 3 429s. */
   ring: StepRing;
-  /** Source IPs seen in the current step (for causes), capped. */
-  stepIPs: Set<string>;
+  /** Source IPs seen in the current step (for causes), at most `maxSourceIPs` (an array: few, and one per actor). */
+  stepIPs: string[];
   stepIPsBucket: number;
   lastTs: number;
   hot: Hot | null;
@@ -193,7 +199,8 @@ export const throttling = defineDetector({
     function onRequest(r: RequestRecord): void {
       let s = actors.get(r.actor);
       if (s === undefined) {
-        s = { actor: r.actor, ring: new StepRing(n, 4), stepIPs: new Set(), stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
+        if (actors.size >= o.maxActors) forgetLightest(Math.floor(r.ts / o.stepMs) + 1);
+        s = { actor: r.actor, ring: new StepRing(n, 4), stepIPs: [], stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
         actors.set(r.actor, s);
       }
       const b = Math.floor(r.ts / o.stepMs);
@@ -205,9 +212,9 @@ export const throttling = defineDetector({
       if (throttled) s.ring.add(b, T_429);
       if (s.stepIPsBucket !== b) {
         s.stepIPsBucket = b;
-        s.stepIPs.clear();
+        s.stepIPs.length = 0;
       }
-      if (r.sourceIP && s.stepIPs.size < o.maxSourceIPs) s.stepIPs.add(r.sourceIP);
+      if (r.sourceIP && s.stepIPs.length < o.maxSourceIPs && !s.stepIPs.includes(r.sourceIP)) s.stepIPs.push(r.sourceIP);
 
       if (throttled && s.hot === null) s.hot = newHot(r);
       const h = s.hot;
@@ -237,6 +244,19 @@ export const throttling = defineDetector({
     }
 
     /**
+     * Drops the half of the actors not being judged (no episode building) with the fewest requests
+     * in the window ending at `boundary` (ties: the least recently seen), so at most `maxActors`
+     * are held whatever the cardinality.
+     */
+    function forgetLightest(boundary: number): void {
+      const idle: Array<[ActorState, number]> = [];
+      for (const s of actors.values()) if (s.hot === null) idle.push([s, s.ring.sum(boundary, T_REQ)]);
+      idle.sort((a, b) => a[1] - b[1] || a[0].lastTs - b[0].lastTs);
+      const drop = Math.min(idle.length, actors.size - Math.floor(o.maxActors / 2));
+      for (let i = 0; i < drop; i++) actors.delete((idle[i] as [ActorState, number])[0].actor);
+    }
+
+    /**
      * The `topK` actors by requests in bucket `bucket` (ties by actor key), with their counts.
      * Selected in one pass, tallies made for those only: a tally for every actor of the step, all
      * sorted, was this detector's largest cost on the benchmark log (thousands of actors a step).
@@ -259,7 +279,7 @@ export const throttling = defineDetector({
           writes: s.ring.at(bucket, T_WRITE),
           conflicts: s.ring.at(bucket, T_CONFLICT),
           throttled: s.ring.at(bucket, T_429),
-          ips: s.stepIPsBucket === bucket ? s.stepIPs : new Set(),
+          ips: new Set(s.stepIPsBucket === bucket ? s.stepIPs : []),
           throttledSteps: 0,
         },
       ]);

@@ -24,9 +24,9 @@ afterAll(removeTempDirs);
 
 const T0 = Date.parse('2026-03-14T09:00:00Z');
 
-function engineOf(firstWrites?: number): Engine {
+function engineOf(firstWrites?: number, options: Record<string, object> = {}): Engine {
   return new Engine({
-    detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse({}) })),
+    detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse(options[detector.meta.id] ?? {}) })),
     filter: null,
     reorderWindowMs: 2000,
     seriesStepMs: 10_000,
@@ -119,13 +119,13 @@ describe('a write to a new object every 0.4 ms', () => {
     engine.pushAll(records);
     // 40 s of stream: 100,000 objects written once, each in every write detector's reach for
     // minutes. Each holds at most 20,000 first writes (and a state for the few objects whose hash
-    // met a dropped one's); fleet-storm tracks at most 20,000 objects of its 500 families;
-    // throttling keeps the actors of its idle horizon.
+    // met a dropped one's); fleet-storm tracks at most 20,000 objects and 20,000 clients of its
+    // 500 families; throttling keeps the actors of its idle horizon (under its 10,000 cap).
     const sizes = engine.stateSizes();
     expect(sizes).toEqual({
       'conflict-storm': 20_003,
       'create-conflict-storm': 0,
-      'fleet-storm': 20_500,
+      'fleet-storm': 40_500,
       'hot-loop': 20_003,
       'no-op-writes': 20_001,
       throttling: 9_500,
@@ -134,6 +134,47 @@ describe('a write to a new object every 0.4 ms', () => {
     const counters = engine.finish();
     expect(counters.requests).toBe(100_000);
     expect(engine.findings.filter((f) => f.kind !== 'fleet-storm')).toEqual([]);
+  });
+});
+
+describe('throttling with more actors than it holds', () => {
+  /**
+   * 60 s: a victim sending 20 requests/s, every 2nd answered 429, a heavy client sending 200/s,
+   * and 2,500 requests/s from actors seen for 10 requests each (150,000 of them).
+   */
+  function records(): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    const victim = actor('system:serviceaccount:shop:victim', 'victim/v1');
+    const heavy = actor('system:serviceaccount:batch:lister', 'lister/v1');
+    const pods = object('pods', 'shop', '');
+    for (let ms = 0; ms < 60_000; ms++) {
+      if (ms % 50 === 0) out.push(rec(T0 + ms, victim, pods, { auditID: `v${ms}`, verb: 'list', code: (ms / 50) % 2 === 0 ? 429 : 200 }));
+      if (ms % 5 === 0) out.push(rec(T0 + ms, heavy, pods, { auditID: `h${ms}`, verb: 'list', code: 200 }));
+      for (let k = 0; k < 2; k++) {
+        const i = ms * 2.5 + k;
+        if (k === 1 && ms % 2 === 1) continue;
+        out.push(rec(T0 + ms, actor(`system:serviceaccount:ns${i % 100}:a-${Math.floor(i / 10)}`, 'a/v1'), object('configmaps', `ns${i % 100}`, `c-${i}`), { auditID: `n${i}`, verb: 'get', code: 200 }));
+      }
+    }
+    return out.sort((a, b) => a.ts - b.ts);
+  }
+
+  it('holds at most maxActors and still names the victim and its likely cause', () => {
+    const all = records();
+    const run = (maxActors?: number) => {
+      const engine = engineOf(undefined, maxActors === undefined ? {} : { throttling: { maxActors } });
+      engine.pushAll(all);
+      const peak = engine.stateSizes().throttling;
+      engine.finish();
+      const found = engine.findings.filter((f) => f.kind === 'throttling');
+      return { peak, found: found.map((f) => [f.actors.map((a) => a.username), f.metrics.throttled]) };
+    };
+    const wide = run(1_000_000);
+    const capped = run(1_000);
+    expect(wide.found).toEqual([[['system:serviceaccount:shop:victim', 'system:serviceaccount:batch:lister'], 600]]);
+    expect(capped.found).toEqual(wide.found);
+    expect(wide.peak).toBeGreaterThan(10_000);
+    expect(capped.peak).toBeLessThanOrEqual(1_000);
   });
 });
 
