@@ -223,7 +223,13 @@ function clip(s: string, max = 60): string {
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? `"${clip(v)}"` : clip(String(JSON.stringify(v)));
+  if (typeof v === 'string') return `"${clip(v)}"`;
+  try {
+    return clip(String(JSON.stringify(v)));
+  } catch {
+    // JSON.stringify recurses and throws RangeError on a value nested thousands deep.
+    return `${Array.isArray(v) ? 'an array' : 'an object'} nested too deeply to show`;
+  }
 }
 
 function jsonType(v: unknown): string {
