@@ -24,6 +24,7 @@
  */
 import type { NativeScanner } from './native.js';
 import * as N from './native.js';
+import { isHttpStatus } from './decode.js';
 import { parseTimestamp } from './time.js';
 
 /** `fastDecode` could not decide: use the full path for this line. */
@@ -517,6 +518,7 @@ function readStatus(): void {
       if (c !== MINUS && !isDigit(c)) return fail(); // not a number: the full path says why
       const start = skipNumber();
       code = Number(s.slice(start, i));
+      if (!isHttpStatus(code)) return fail(); // the full path names it a bad line
     } else if (keyIs(at, 'reason')) {
       if ((got & 2) !== 0) return fail();
       got |= 2;

@@ -3,9 +3,11 @@
  * decoded event or one counted bad line with its reason — never as an internal error that ends
  * the run, and never at the cost of the valid events around them.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { serve, type LiveServer } from '../../src/live/serve.js';
@@ -13,6 +15,7 @@ import { digestBody } from '../../src/parser/body.js';
 import { useNativeScanner } from '../../src/parser/fast.js';
 import { nativeScanner } from '../../src/parser/native.js';
 import { resolveInputs } from '../../src/parser/sources.js';
+import { ReportSchema, type Report } from '../../src/report/schema.js';
 import { fakeIO } from '../cli/helpers.js';
 import { DEFAULT_READ, eventLine, readChains, removeTempDirs, tempDir, type ReadResult } from '../parser/helpers.js';
 
@@ -209,3 +212,103 @@ function deepPatch(depth: number): unknown[] {
     { op: 'replace', path: '/status/lastTransitionTime', value: nested(depth) },
   ];
 }
+
+/** `responseStatus.code` values that are not an integer HTTP status, as JSON text and as the reason shows them. */
+const BAD_CODES: ReadonlyArray<[string, string]> = [
+  ['1.5', '1.5'],
+  ['1e300', '1e+300'],
+  ['1e400', 'Infinity'],
+  ['-1', '-1'],
+  ['-409', '-409'],
+  ['0', '0'],
+  ['99', '99'],
+  ['1000', '1000'],
+  ['4294967296', '4294967296'],
+];
+
+/** The conflict event with `responseStatus.code` as the raw JSON `code`. */
+function codeLine(auditID: string, code: string): string {
+  return eventLine({ auditID }).replace('"code":409', `"code":${code}`);
+}
+
+/** Valid lines (two of them with codes spelled unusually) around one line per bad code. */
+function codesLog(): string {
+  const bad = BAD_CODES.map(([code], k) => codeLine(`bad-${k}`, code));
+  return around([...bad, codeLine('float', '409.0'), codeLine('exponent', '4.09e2')].join('\n'));
+}
+
+const BAD_CODE_REASONS = BAD_CODES.map(([, shown]) => `malformed audit event: responseStatus.code ${shown} is not an integer HTTP status (100–999)`);
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+describe('status codes', () => {
+  afterEach(() => {
+    useNativeScanner(true);
+  });
+
+  for (const native of scanners) {
+    it(`counts a code that is not an integer HTTP status as a bad line (native scanner ${native ? 'on' : 'off'})`, async () => {
+      useNativeScanner(native);
+      const r = await readFile(fileOf('codes.log', codesLog()));
+      expect(r.bad.map((b) => [b.line, b.reason])).toEqual(BAD_CODE_REASONS.map((reason, k) => [k + 2, reason]));
+      expect(r.badCount).toBe(BAD_CODES.length);
+      expect(r.records.map((x) => [x.auditID, x.code])).toEqual([
+        ['before', 409],
+        ['float', 409],
+        ['exponent', 409],
+        ['after', 409],
+      ]);
+      expect([r.stats[0]!.lines, r.stats[0]!.events]).toEqual([13, 4]);
+    });
+  }
+
+  it('analyze --format json and -o x.json write schema-valid reports', async () => {
+    const file = fileOf('codes.log', codesLog());
+    const out = join(tempDir(), 'x.json');
+    const io = fakeIO();
+    expect(await main(['analyze', file, '--format', 'json', '-o', out], io)).toBe(0);
+    expect(io.stderr.text).not.toContain('internal error');
+    for (const text of [io.stdout.text, readFileSync(out, 'utf8')]) {
+      const report = ReportSchema.parse(JSON.parse(text));
+      expect([report.input.events, report.input.requests, report.input.badLines]).toEqual([4, 4, BAD_CODES.length]);
+      expect(report.input.badLineSamples.map((b) => b.reason)).toEqual(BAD_CODE_REASONS);
+      expect(report.summaries.requestsByVerbResourceCode).toEqual([{ verb: 'update', resource: 'deployments.apps/status', code: 409, count: 4 }]);
+    }
+  });
+
+  it('watch prints a schema-valid final report (the built CLI)', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'auditstorm.js'), 'watch', '--format', 'ndjson', '-'], { cwd: ROOT, stdio: 'pipe' });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const exit = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    child.stdin.end(codesLog());
+    expect([await exit, err]).toEqual([0, '']);
+    const last = JSON.parse(out.trimEnd().split('\n').at(-1)!) as { type: string; report: unknown };
+    expect(last.type).toBe('report');
+    const report = ReportSchema.parse(last.report);
+    expect([report.input.events, report.input.badLines]).toEqual([4, BAD_CODES.length]);
+  }, 30_000);
+
+  describe('serve', () => {
+    const servers: LiveServer[] = [];
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    });
+
+    it('counts such items as bad and serves a schema-valid /report', async () => {
+      const s = await serve({}, { port: 0, tickMs: 50 }, { onAlert: () => {}, residentMemory: () => 42 });
+      servers.push(s);
+      const items = codesLog().trimEnd().split('\n');
+      const body = `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[${items.join(',')}]}`;
+      const url = `http://127.0.0.1:${s.port}`;
+      const res = await fetch(`${url}/audit`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      expect([res.status, await res.text()]).toEqual([200, `{"events":4,"badItems":${BAD_CODES.length}}\n`]);
+      const report = await fetch(`${url}/report`);
+      expect(report.status).toBe(200);
+      const parsed: Report = ReportSchema.parse(await report.json());
+      expect([parsed.input.events, parsed.input.badLines]).toEqual([4, BAD_CODES.length]);
+    });
+  });
+});
