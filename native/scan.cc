@@ -740,7 +740,7 @@ struct Scanner {
     return false;
   }
 
-  // `responseStatus`: `code` (a plain non-negative integer, else not sure) and `reason`.
+  // `responseStatus`: `code` (three digits, 100–999 as decodeObject's isHttpStatus, else not sure) and `reason`.
   void readStatus() {
     if (!mark(K_STATUS) || isNull()) return;
     if (at(i) != '{') return fail();
@@ -752,12 +752,12 @@ struct Scanner {
       if (KEY_IS(start, "code")) {
         if ((got & 1) != 0) return fail();
         got |= 1;
-        // fast.ts takes Number() of any JSON number; here only what an int32 holds exactly.
+        // fast.ts takes any JSON number that is an integer status; here only three plain digits.
         int32_t from = i;
         skipNumber();
         if (failed) return;
         int32_t len = i - from;
-        if (len > 9 || s[from] == '-' || (len > 1 && s[from] == '0')) return fail();
+        if (len != 3 || s[from] == '-' || s[from] == '0') return fail();
         int32_t v = 0;
         for (int32_t k = from; k < i; k++) {
           if (!digit(s[k])) return fail();  // a fraction or an exponent

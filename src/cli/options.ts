@@ -290,12 +290,21 @@ export async function createOptions(
 }
 
 /**
+ * How far the aliases of a config file may expand (the yaml package's `maxAliasCount`: alias
+ * nodes resolved, each weighted by its size). A config file repeats a detector block or two; an
+ * alias bomb expands to billions.
+ */
+const MAX_CONFIG_ALIASES = 100;
+
+/**
  * Read, parse and validate a config file.
  *
  * @param path the `--config` path, used as given in messages
  * @param readFile file reader
  * @returns the validated config (an empty file is `{}`)
  * @throws ConfigError `<path>: cannot read: …`, `<path>:<line>:<col>: <YAML problem>`,
+ *   `<path>: its YAML aliases expand to more than 100 nodes …` (see {@link MAX_CONFIG_ALIASES}),
+ *   `<path>: nested too deeply to read …`,
  *   `<path>: <field>: <reason>`
  */
 export async function loadConfig(path: string, readFile: ReadFileFn = defaultReadFile): Promise<ConfigFile> {
@@ -309,13 +318,31 @@ export async function loadConfig(path: string, readFile: ReadFileFn = defaultRea
   const { parseDocument } = await import('yaml');
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const yamlError = doc.errors[0];
+  if (yamlError?.code === 'RESOURCE_EXHAUSTION') {
+    // The yaml package composes collections by recursion and reports a stack overflow so; where it ran out says nothing.
+    throw new ConfigError(`${path}: nested too deeply to read (collections inside collections, hundreds deep)`, 'the config file must be YAML or JSON');
+  }
   if (yamlError) {
     const pos = yamlError.linePos?.[0];
     const where = pos ? `${path}:${pos.line}:${pos.col}` : path;
     const reason = (yamlError.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     throw new ConfigError(`${where}: ${reason}`, 'the config file must be YAML or JSON');
   }
-  const data: unknown = doc.toJS() ?? {};
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_CONFIG_ALIASES }) ?? {};
+  } catch (err) {
+    // yaml throws a ReferenceError when aliases expand past maxAliasCount (an alias bomb, "billion laughs").
+    const reason =
+      err instanceof ReferenceError && /alias/i.test(err.message)
+        ? `its YAML aliases expand to more than ${MAX_CONFIG_ALIASES} nodes (anchors referencing anchors)`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    throw new ConfigError(`${path}: ${reason}`, 'the config file must be YAML or JSON; write repeated values out instead of nesting aliases', {
+      cause: err,
+    });
+  }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new ConfigError(
       `${path}: expected a mapping of options (since, namespace, detectors, …), got ${kindOf(data)}`,

@@ -160,8 +160,15 @@ export function fnv1a64(s: string): string {
 
 type Json = Record<string, unknown>;
 
-/** Canonical hash of any JSON value (sorted keys, nothing removed). */
-function hashValue(h: Fnv64, v: unknown): void {
+/**
+ * Containers nested deeper than this are walked with an explicit stack ({@link hashDeep},
+ * `Walk.deepValue`) instead of by recursion, which would exhaust the call stack: `JSON.parse`
+ * accepts any depth, and kube-apiserver decodes request bodies up to 10,000 levels deep.
+ */
+const RECURSION_DEPTH = 256;
+
+/** Canonical hash of any JSON value (sorted keys, nothing removed); `depth`: containers above it. */
+function hashValue(h: Fnv64, v: unknown, depth = 0): void {
   if (v === null || v === undefined) {
     h.unit(122); // 'z'
   } else if (typeof v === 'string') {
@@ -172,10 +179,12 @@ function hashValue(h: Fnv64, v: unknown): void {
     h.num(v);
   } else if (typeof v === 'boolean') {
     h.unit(v ? 116 : 102);
+  } else if (depth >= RECURSION_DEPTH && typeof v === 'object') {
+    hashDeep(h, v);
   } else if (Array.isArray(v)) {
     h.unit(91); // '['
     h.int(v.length);
-    for (const x of v) hashValue(h, x);
+    for (const x of v) hashValue(h, x, depth + 1);
     h.unit(93);
   } else if (typeof v === 'object') {
     const o = v as Json;
@@ -184,9 +193,71 @@ function hashValue(h: Fnv64, v: unknown): void {
     h.int(keys.length);
     for (const k of keys) {
       h.str(k);
-      hashValue(h, o[k]);
+      hashValue(h, o[k], depth + 1);
     }
     h.unit(125);
+  }
+}
+
+/**
+ * The containers being walked by an explicit stack, innermost last: each one, its sorted keys
+ * (null for an array), and the index of the next member to walk.
+ */
+class Containers {
+  readonly nodes: Array<Json | unknown[]> = [];
+  readonly keys: Array<string[] | null> = [];
+  readonly next: number[] = [];
+
+  /** Opens `v` if it is a container (emitting `[` and its length, or `{`), else returns false. */
+  open(h: Fnv64, v: unknown, objectLength: boolean): boolean {
+    if (v === null || typeof v !== 'object') return false;
+    if (Array.isArray(v)) {
+      h.unit(91);
+      h.int(v.length);
+      this.keys.push(null);
+    } else {
+      const keys = Object.keys(v).sort();
+      h.unit(123);
+      if (objectLength) h.int(keys.length);
+      this.keys.push(keys);
+    }
+    this.nodes.push(v as Json | unknown[]);
+    this.next.push(0);
+    return true;
+  }
+
+  /** Closes the innermost container (emitting `]` or `}`). */
+  close(h: Fnv64): void {
+    h.unit(this.keys.pop() === null ? 93 : 125);
+    this.nodes.pop();
+    this.next.pop();
+  }
+}
+
+/** {@link hashValue} of a container without recursion: the same code units in the same order. */
+function hashDeep(h: Fnv64, root: unknown): void {
+  const c = new Containers();
+  let v = root;
+  for (;;) {
+    if (!c.open(h, v, true)) hashValue(h, v); // a scalar
+    // The next member to hash, closing the containers that are done.
+    for (;;) {
+      const top = c.nodes.length - 1;
+      if (top < 0) return;
+      const k = c.next[top]!;
+      const keys = c.keys[top]!;
+      const node = c.nodes[top]!;
+      if (k < (keys === null ? (node as unknown[]).length : keys.length)) {
+        c.next[top] = k + 1;
+        if (keys === null) v = (node as unknown[])[k];
+        else {
+          h.str(keys[k]!);
+          v = (node as Json)[keys[k]!];
+        }
+        break;
+      }
+      c.close(h);
+    }
   }
 }
 
@@ -238,6 +309,10 @@ class Walk {
       hashValue(this.content, v);
       return;
     }
+    if (depth >= RECURSION_DEPTH) {
+      this.deepValue(v);
+      return;
+    }
     const h = this.content;
     if (Array.isArray(v)) {
       h.unit(91);
@@ -268,6 +343,99 @@ class Walk {
       this.path.pop();
     }
     h.unit(125);
+  }
+
+  /**
+   * {@link value} of a container below the top two levels (no patch operations or volatile
+   * metadata there), without recursion: the same content code units in the same order. A
+   * timestamp field down here is stamped with a hash of its path kept level by level (see
+   * {@link stampDeep}), not the whole path again: a body with a timestamp at each of 100,000
+   * levels would otherwise cost 5·10⁹ steps.
+   */
+  private deepValue(root: unknown): void {
+    const h = this.content;
+    const path = this.path;
+    const base = path.length;
+    const c = new Containers();
+    // The hash of the path to each open container (two halves), and a scratch state to extend it.
+    const pathHi: number[] = [];
+    const pathLo: number[] = [];
+    const p = new Fnv64();
+    for (const seg of path) {
+      if (typeof seg === 'number') p.int(seg);
+      else p.str(seg);
+    }
+    let hi = p.hi;
+    let lo = p.lo;
+    let v = root;
+    for (;;) {
+      if (c.open(h, v, false)) {
+        pathHi.push(hi);
+        pathLo.push(lo);
+      } else hashValue(h, v); // a scalar
+      // The next member to walk, closing the containers that are done.
+      for (;;) {
+        const top = c.nodes.length - 1;
+        if (top < 0) return;
+        if (path.length > base + top) path.pop(); // the member walked last is done
+        const keys = c.keys[top]!;
+        const node = c.nodes[top]!;
+        let k = c.next[top]!;
+        let found = false;
+        p.hi = pathHi[top]!;
+        p.lo = pathLo[top]!;
+        if (keys === null) {
+          if (k < (node as unknown[]).length) {
+            path.push(k);
+            p.int(k);
+            v = (node as unknown[])[k++];
+            found = true;
+          }
+        } else {
+          while (k < keys.length) {
+            const name = keys[k++]!;
+            const x = (node as Json)[name];
+            if (TIMESTAMP_FIELDS.has(name)) {
+              this.stampDeep(name, x, path.length, p);
+              continue;
+            }
+            h.str(name);
+            path.push(name);
+            p.str(name);
+            v = x;
+            found = true;
+            break;
+          }
+        }
+        c.next[top] = k;
+        if (found) {
+          hi = p.hi;
+          lo = p.lo;
+          break;
+        }
+        c.close(h);
+        pathHi.pop();
+        pathLo.pop();
+      }
+    }
+  }
+
+  /**
+   * {@link stamp} of a timestamp field in a container `depth` segments down whose path hashed to
+   * `path` (see {@link deepValue}): a `p` tag, the depth and that hash stand for the segments.
+   */
+  private stampDeep(name: string, value: unknown, depth: number, path: Fnv64): void {
+    let h = this.stamps.get(name);
+    if (h === undefined) {
+      h = new Fnv64();
+      this.stamps.set(name, h);
+    }
+    h.int(depth);
+    h.unit(112); // 'p'
+    h.int(path.hi);
+    h.int(path.lo);
+    h.str(name);
+    hashValue(h, value);
   }
 
   /** One JSON-patch operation (RFC 6902) of a top-level patch array. */

@@ -223,7 +223,13 @@ function clip(s: string, max = 60): string {
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? `"${clip(v)}"` : clip(String(JSON.stringify(v)));
+  if (typeof v === 'string') return `"${clip(v)}"`;
+  try {
+    return clip(String(JSON.stringify(v)));
+  } catch {
+    // JSON.stringify recurses and throws RangeError on a value nested thousands deep.
+    return `${Array.isArray(v) ? 'an array' : 'an object'} nested too deeply to show`;
+  }
 }
 
 function jsonType(v: unknown): string {
@@ -287,12 +293,24 @@ function checkOptional(o: Json): string | undefined {
   if (isObject(status)) {
     const code = status.code;
     if (code !== undefined && typeof code !== 'number') problem ??= 'responseStatus.code is not a number';
+    else if (code !== undefined && !isHttpStatus(code as number)) {
+      problem ??= `responseStatus.code ${String(code)} is not an integer HTTP status (${MIN_STATUS}–${MAX_STATUS})`;
+    }
     problem ??= checkString(status.reason, 'responseStatus.reason');
   }
   if (isObject(ref)) {
     for (const f of OBJECT_REF_FIELDS) problem ??= checkString(ref[f], `objectRef.${f}`);
   }
   return problem;
+}
+
+/** The status codes Go's `net/http` writes (`checkWriteHeaderCode`): kube-apiserver cannot send others. */
+export const MIN_STATUS = 100;
+export const MAX_STATUS = 999;
+
+/** Whether `code` is an integer HTTP status code, {@link MIN_STATUS}–{@link MAX_STATUS}. */
+export function isHttpStatus(code: number): boolean {
+  return Number.isInteger(code) && code >= MIN_STATUS && code <= MAX_STATUS;
 }
 
 /** Epoch ms of a timestamp value; `NaN` if it is not an RFC 3339 string. */
@@ -316,7 +334,8 @@ function timeOf(v: unknown): number {
  *
  * Reasons, never thrown: `not JSON (…)`, `legacy text audit line …: not read yet`,
  * `JSON but not an audit event: …` (e.g. `no auditID`), `<known shape>: not read yet` (see
- * {@link recognizeShape}), `malformed audit event: …` (wrong field types, bad timestamps).
+ * {@link recognizeShape}), `malformed audit event: …` (wrong field types, bad timestamps, a
+ * `responseStatus.code` that is not an integer HTTP status, see {@link isHttpStatus}).
  */
 export function decodeLine(text: string): DecodeResult {
   let parsed: unknown;

@@ -24,6 +24,7 @@
  */
 import type { NativeScanner } from './native.js';
 import * as N from './native.js';
+import { isHttpStatus } from './decode.js';
 import { parseTimestamp } from './time.js';
 
 /** `fastDecode` could not decide: use the full path for this line. */
@@ -249,13 +250,23 @@ function literal(word: string): void {
   else fail();
 }
 
-/** Skips any JSON value at `i`. */
-function skipValue(): void {
+/**
+ * Containers nested deeper than this inside a skipped value are left to the full path
+ * (`JSON.parse` has no depth limit): the skip recurses once per level, and a line nested
+ * thousands deep would exhaust the call stack. (The native scanner stops at 64 and leaves such
+ * lines to this path.)
+ */
+const MAX_SKIP_DEPTH = 512;
+
+/** Skips any JSON value at `i`; `depth` is how many skipped containers hold it. */
+function skipValue(depth: number): void {
   const c = s.charCodeAt(i);
   if (c === QUOTE) skipStr();
-  else if (c === LBRACE) skipObject();
-  else if (c === LBRACK) skipArray();
-  else if (c === 116) literal('true');
+  else if (c === LBRACE || c === LBRACK) {
+    if (depth >= MAX_SKIP_DEPTH) return fail();
+    if (c === LBRACE) skipObject(depth + 1);
+    else skipArray(depth + 1);
+  } else if (c === 116) literal('true');
   else if (c === 102) literal('false');
   else if (c === 110) literal('null');
   else skipNumber();
@@ -321,19 +332,19 @@ function key(): number {
   return start;
 }
 
-function skipObject(): void {
+function skipObject(depth: number): void {
   if (!open(RBRACE)) return;
   do {
     key();
     if (failed) return;
-    skipValue();
+    skipValue(depth);
   } while (!failed && next(RBRACE));
 }
 
-function skipArray(): void {
+function skipArray(depth: number): void {
   if (!open(RBRACK)) return;
   do {
-    skipValue();
+    skipValue(depth);
   } while (!failed && next(RBRACK));
 }
 
@@ -427,7 +438,7 @@ function readUser(): void {
       if (got) return fail();
       got = true;
       username = str();
-    } else skipValue();
+    } else skipValue(0);
   } while (!failed && next(RBRACE));
 }
 
@@ -436,7 +447,7 @@ function readSourceIPs(): void {
   if (s.charCodeAt(i) !== LBRACK) return fail();
   if (!open(RBRACK)) return;
   sourceIP = str(); // sourceIPs[0] must be a string
-  while (!failed && next(RBRACK)) skipValue();
+  while (!failed && next(RBRACK)) skipValue(0);
 }
 
 function readObjectRef(): void {
@@ -474,7 +485,7 @@ function readObjectRef(): void {
         break;
     }
     if (bit === 0) {
-      skipValue();
+      skipValue(0);
       continue;
     }
     if ((got & bit) !== 0) return fail();
@@ -507,11 +518,12 @@ function readStatus(): void {
       if (c !== MINUS && !isDigit(c)) return fail(); // not a number: the full path says why
       const start = skipNumber();
       code = Number(s.slice(start, i));
+      if (!isHttpStatus(code)) return fail(); // the full path names it a bad line
     } else if (keyIs(at, 'reason')) {
       if ((got & 2) !== 0) return fail();
       got |= 2;
       reason = str();
-    } else skipValue();
+    } else skipValue(0);
   } while (!failed && next(RBRACE));
 }
 
@@ -519,7 +531,7 @@ function readStatus(): void {
 function readBody(bit: number): void {
   if (!mark(bit) || isNull()) return;
   hasBody = true;
-  skipValue();
+  skipValue(0);
 }
 
 /** Optional timestamp: `null` for JSON null; a non-string fails. */
@@ -601,7 +613,7 @@ function member(at: number): void {
       }
       break;
   }
-  skipValue();
+  skipValue(0);
 }
 
 /**
@@ -912,7 +924,7 @@ function restOfUser(): void {
     const at = key();
     if (failed) return;
     if (keyIs(at, 'username')) return fail();
-    skipValue();
+    skipValue(0);
   }
 }
 
@@ -945,12 +957,12 @@ function template(): boolean {
     username = tstr();
     restOfUser();
   }
-  if (lit(L_IMPERSONATEDUSER)) skipValue();
+  if (lit(L_IMPERSONATEDUSER)) skipValue(0);
   if (lit(L_SOURCEIPS)) {
     seen |= K_IPS;
     if (s.charCodeAt(i) !== RBRACK) {
       sourceIP = str();
-      while (!failed && next(RBRACK)) skipValue();
+      while (!failed && next(RBRACK)) skipValue(0);
     } else i++;
   }
   if (lit(L_USERAGENT)) {
@@ -989,7 +1001,7 @@ function template(): boolean {
   if (!lit(L_STAGETIMESTAMP)) return false;
   seen |= K_STAGETS;
   stageTs = tstr();
-  if (lit(L_ANNOTATIONS)) skipValue();
+  if (lit(L_ANNOTATIONS)) skipValue(0);
   if (failed || s.charCodeAt(i) !== RBRACE || i + 1 !== n) return false;
   i++;
   return true;

@@ -7,7 +7,7 @@
  * Formats and their converters: reference `audit-formats.md` §1.6 (EventList), §2 (legacy
  * text), §6.2–6.4 (GKE, EKS, AKS wrappers).
  */
-import { decodeLine, recognizeShape } from './decode.js';
+import { decodeObject, recognizeShape } from './decode.js';
 
 /** A guess at an input's format. */
 export interface InputGuess {
@@ -55,7 +55,8 @@ function guessDocument(doc: unknown): InputGuess | undefined {
   if (typeof doc !== 'object' || doc === null) return undefined;
   const shape = recognizeShape(doc);
   if (shape) return { what: `${shape.name}, pretty-printed`, hint: shape.hint };
-  return decodeLine(JSON.stringify(doc)).ok
+  // `doc` was parsed for this guess alone, so decodeObject may complete it in place.
+  return decodeObject(doc).ok
     ? { what: 'a pretty-printed (multi-line) JSON audit event', hint: 'Write one event per line: jq -c . FILE' }
     : { what: 'a pretty-printed (multi-line) JSON document', hint: `${JSON_LINES_HINT} jq -c . FILE compacts JSON.` };
 }

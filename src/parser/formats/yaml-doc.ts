@@ -97,7 +97,12 @@ export class YamlDocReader {
     const doc = parseDocument(lines.join('\n'), { prettyErrors: false, merge: true });
     const err = doc.errors[0];
     if (err !== undefined) {
-      this.onItem(start, { shape: '', events: [], bad: [`not YAML (${err.message.split('\n')[0]})`], truncated: 0 });
+      // The yaml package composes collections by recursion and reports a stack overflow as RESOURCE_EXHAUSTION.
+      const reason =
+        err.code === 'RESOURCE_EXHAUSTION'
+          ? 'YAML document nested too deeply to read (collections inside collections, hundreds deep)'
+          : `not YAML (${err.message.split('\n')[0]})`;
+      this.onItem(start, { shape: '', events: [], bad: [reason], truncated: 0 });
       return;
     }
     let value: unknown;
