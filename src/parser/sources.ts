@@ -10,8 +10,8 @@
 import { createReadStream, ReadStream, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { createGunzip, type Gunzip } from 'node:zlib';
 import { describeFsError, InputError } from '../errors.js';
 
 /** How a source is stored: plain file, gzip file, or standard input (gzip or not). */
@@ -126,6 +126,92 @@ async function* prepend(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGener
   }
 }
 
+/** Bytes of a gzip member's trailer: CRC-32 and ISIZE (RFC 1952 §2.3). */
+const GZIP_TRAILER = 8;
+
+/** `chunks` with their last {@link GZIP_TRAILER} bytes held back and yielded alone at the end. */
+async function* trailerApart(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let held: Buffer | null = null;
+  for await (const chunk of chunks) {
+    if (chunk.length >= GZIP_TRAILER) {
+      if (held !== null) yield held;
+      if (chunk.length > GZIP_TRAILER) yield chunk.subarray(0, chunk.length - GZIP_TRAILER);
+      held = Buffer.from(chunk.subarray(chunk.length - GZIP_TRAILER));
+    } else {
+      const all: Buffer = held === null ? Buffer.from(chunk) : Buffer.concat([held, chunk]);
+      if (all.length > GZIP_TRAILER) yield all.subarray(0, all.length - GZIP_TRAILER);
+      held = all.length > GZIP_TRAILER ? all.subarray(all.length - GZIP_TRAILER) : all;
+    }
+  }
+  if (held !== null) yield held;
+}
+
+/**
+ * Writes `chunks` to `gunzip` one at a time, the last {@link GZIP_TRAILER} bytes apart, then ends
+ * it. zlib fails a write without handing on what that write inflated: a bad CRC checked in the
+ * write of a file's last chunk would lose the chunk's lines, and the last chunk is inflated with
+ * `Z_FINISH` when `end()` comes before it was processed, so a file cut short would lose its last
+ * lines. Written apart and waited for, the failing write has nothing to lose. A failure of
+ * `chunks` destroys `gunzip` with it.
+ */
+async function feedGunzip(chunks: AsyncIterable<Buffer>, gunzip: Gunzip): Promise<void> {
+  const write = (b: Buffer): Promise<void> =>
+    new Promise((resolve, reject) => {
+      gunzip.write(b, (err) => (err ? reject(err) : resolve()));
+    });
+  try {
+    for await (const b of trailerApart(chunks)) await write(b);
+    gunzip.end();
+  } catch (err) {
+    gunzip.destroy(err as Error); // a no-op when gunzip failed (it holds its own error)
+  }
+}
+
+/**
+ * The chunks of `stream`, ending with its error only after the chunks it held when it failed:
+ * Node's async iterator drops those, and a gzip stream that fails its trailer check or is cut
+ * short fails right after pushing its last lines. Ending the iteration early destroys `stream`.
+ */
+async function* keepBeforeError(stream: Readable): AsyncGenerator<Buffer> {
+  let failure = null as { err: unknown } | null; // set by the listeners
+  let ended = false;
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  stream.on('readable', notify);
+  stream.on('end', () => {
+    ended = true;
+    notify();
+  });
+  stream.on('close', () => {
+    ended = true;
+    notify();
+  });
+  stream.on('error', (err) => {
+    failure ??= { err };
+    notify();
+  });
+  try {
+    for (;;) {
+      const chunk = stream.read() as Buffer | null; // still gives what was buffered after an error
+      if (chunk !== null) {
+        yield chunk;
+        continue;
+      }
+      if (failure !== null) throw failure.err;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    stream.destroy();
+  }
+}
+
 /** Re-throws any failure of `body` as the source's {@link InputError}. */
 async function* guarded(name: string, gzip: boolean, body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   try {
@@ -155,8 +241,8 @@ async function openDecoded(name: string, raw: Readable): Promise<OpenedSource> {
   let bytes: AsyncIterable<Buffer> = body;
   if (gzip) {
     const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
-    pipeline(body, gunzip, () => {}); // errors surface on `gunzip`, caught by `guarded`
-    bytes = gunzip;
+    void feedGunzip(body, gunzip); // errors surface on `gunzip`, caught by `guarded`
+    bytes = keepBeforeError(gunzip);
   }
   return {
     stream: Readable.from(guarded(name, gzip, bytes), { objectMode: false }),

@@ -1,0 +1,107 @@
+/**
+ * Hostile inputs at the ingest layer: damaged gzip, stray directory entries, wrapped CloudWatch
+ * payloads, values without a newline and files that shrink while read. A bad input is counted and
+ * named; every valid event still counts; nothing ends a run with an internal error.
+ */
+import { gzipSync } from 'node:zlib';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { watch } from '../../src/live/watch.js';
+import { resolveInputs } from '../../src/parser/sources.js';
+import { BadLineLog, readChain, type ReadOptions } from '../../src/parser/read.js';
+import { Normalizer } from '../../src/parser/normalize.js';
+import { DEFAULT_READ, eventLine, removeTempDirs, tempDir } from '../parser/helpers.js';
+
+afterAll(removeTempDirs);
+
+const T0 = Date.parse('2026-07-01T10:00:00Z');
+
+/** `n` distinct audit-event lines, 10 ms apart, each ending with `\n`. */
+function eventLines(n: number, from = 0): string {
+  let out = '';
+  for (let i = from; i < from + n; i++) {
+    const t = new Date(T0 + i * 10).toISOString();
+    out += eventLine({ auditID: `ev-${i}`, requestReceivedTimestamp: t, stageTimestamp: t }) + '\n';
+  }
+  return out;
+}
+
+/** Reads `paths` as `analyze` does (a source that fails is passed to `onError` and skipped). */
+async function readPaths(paths: string[], opts: ReadOptions = DEFAULT_READ) {
+  const chains = await resolveInputs(paths, { stdin: new PassThrough() });
+  const bad = new BadLineLog(100);
+  const errors: Array<{ source: string; message: string }> = [];
+  const normalizer = new Normalizer();
+  let records = 0;
+  const stats = [];
+  for (const chain of chains) {
+    const read = readChain(chain, normalizer, opts, bad, (source, err) => errors.push({ source, message: err.message }));
+    for await (const batch of read.batches) records += batch.length;
+    stats.push(...read.stats);
+  }
+  return { records, stats, errors, badCount: bad.count, bad: bad.samples() };
+}
+
+/** One thread, and worker threads for every size (the parallel read path). */
+const READ_PATHS: Array<[string, ReadOptions]> = [
+  ['one thread', { ...DEFAULT_READ, parallel: { workers: 0, minBytes: 0 } }],
+  ['worker threads', { ...DEFAULT_READ, parallel: { workers: 2, minBytes: 0 } }],
+];
+
+describe('damaged gzip', () => {
+  const text = eventLines(1000);
+  const gz = gzipSync(text);
+
+  for (const [label, opts] of READ_PATHS) {
+    it(`a bad CRC: every one of the 1,000 events counts, and the file is named as damaged (${label})`, async () => {
+      const bad = Buffer.from(gz);
+      bad[bad.length - 6]! ^= 0xff; // the trailer's CRC-32
+      const file = path.join(tempDir(), 'crc.log.gz');
+      writeFileSync(file, bad);
+      const r = await readPaths([file], opts);
+      expect([r.records, r.stats[0]!.events, r.stats[0]!.lines, r.badCount]).toEqual([1000, 1000, 1000, 0]);
+      expect(r.errors).toEqual([
+        {
+          source: file,
+          message: `Cannot read "${file}": corrupt or truncated gzip data (incorrect data check). Read up to there: 1,000 lines, 1,000 events counted.`,
+        },
+      ]);
+    });
+
+    it(`a truncated .gz: every complete line that decoded counts (${label})`, async () => {
+      const cut = gz.subarray(0, Math.floor(gz.length / 2));
+      const complete = (await import('node:zlib')).gunzipSync(cut, { finishFlush: 2 /* Z_SYNC_FLUSH */ }).toString('utf8');
+      const lines = complete.split('\n').length - 1;
+      expect(lines).toBeGreaterThan(100);
+      const file = path.join(tempDir(), 'cut.log.gz');
+      writeFileSync(file, cut);
+      const r = await readPaths([file], opts);
+      expect([r.records, r.stats[0]!.events, r.badCount]).toEqual([lines, lines, 0]);
+      expect(r.errors).toEqual([
+        {
+          source: file,
+          message: `Cannot read "${file}": corrupt or truncated gzip data (unexpected end of file). Read up to there: ${lines.toLocaleString('en-US')} lines, ${lines.toLocaleString('en-US')} events counted.`,
+        },
+      ]);
+    });
+  }
+
+  it('watch -: a truncated gzip stream ends with the final report of what decoded', async () => {
+    const big = gzipSync(eventLines(3000));
+    const cut = big.subarray(0, Math.floor(big.length * 0.6));
+    const lines = (await import('node:zlib')).gunzipSync(cut, { finishFlush: 2 }).toString('utf8').split('\n').length - 1;
+    const stdin = new PassThrough();
+    const run = await watch({ inputs: ['-'] }, { stdin, onAlert: () => {} }, { tickMs: 50 });
+    stdin.end(cut);
+    const report = await run.done;
+    expect([report.input.events, report.input.requests, report.input.badLines]).toEqual([lines, lines, 0]);
+    expect(report.input.sourceErrors).toEqual([
+      {
+        source: '<stdin>',
+        message: `Cannot read "<stdin>": corrupt or truncated gzip data (unexpected end of file). Read up to there: ${lines.toLocaleString('en-US')} lines, ${lines.toLocaleString('en-US')} events counted.`,
+      },
+    ]);
+  });
+});
