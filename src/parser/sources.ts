@@ -46,6 +46,12 @@ export interface SourceSpec {
   readonly bytes: number;
   /** Path of a regular file (which can be read again at any offset); absent for stdin, pipes and devices. */
   readonly path?: string;
+  /**
+   * Why a directory entry cannot be read (a dangling symlink, a symlink loop, a FIFO, a file that
+   * cannot be opened): the read skips it with this warning and lists it among the skipped
+   * sources; `open()` rejects with it.
+   */
+  readonly unreadable?: InputError;
   /** Opens the source. Rejects with {@link InputError} if it cannot be read. Call once. */
   open(): Promise<OpenedSource>;
 }
@@ -291,6 +297,20 @@ async function fileSpec(p: string, st: Stats): Promise<SourceSpec> {
   };
 }
 
+/** A directory entry that cannot be read, as a member that is skipped when read (see `SourceSpec.unreadable`). */
+function unreadableSpec(p: string, reason: string, cause?: unknown): SourceSpec {
+  const err = new InputError(`Cannot read "${p}": ${reason}.`, undefined, cause === undefined ? undefined : { cause });
+  return { name: p, kind: 'file', bytes: 0, unreadable: err, open: () => Promise.reject(err) };
+}
+
+/** What a directory entry that is not a regular file or directory is, for the warning. */
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
 /** The active file name and UTC backup time of a lumberjack backup name, or null. */
 function parseRotatedName(base: string): { active: string; time: number } | null {
   const m = ROTATED.exec(base);
@@ -301,7 +321,32 @@ function parseRotatedName(base: string): { active: string; time: number } | null
   return { active: m[1]! + ext, time: Date.UTC(n(2), n(3) - 1, n(4), n(5), n(6), n(7), n(8)) };
 }
 
-/** Groups a directory's regular, non-hidden files into rotation chains sorted by name. */
+/**
+ * The member for directory entry `p`: a file source, an `unreadable` one, or null for a
+ * subdirectory (directories are not read recursively).
+ */
+async function entrySpec(p: string, symlink: boolean): Promise<SourceSpec | null> {
+  let st: Stats;
+  try {
+    st = await stat(p); // follows symlinks
+  } catch (err) {
+    const dangling = symlink && (err as NodeJS.ErrnoException).code === 'ENOENT';
+    return unreadableSpec(p, dangling ? 'a symbolic link to a missing file' : describeFsError(err), err);
+  }
+  if (st.isDirectory()) return null;
+  if (!st.isFile()) return unreadableSpec(p, specialKind(st));
+  try {
+    return await fileSpec(p, st);
+  } catch (err) {
+    return unreadableSpec(p, describeFsError((err as InputError).cause ?? err), err);
+  }
+}
+
+/**
+ * Groups a directory's regular, non-hidden files into rotation chains sorted by name. An entry
+ * that cannot be read (a dangling symlink, a symlink loop, a FIFO, socket or device, a file that
+ * cannot be opened) is a member marked `unreadable`; subdirectories are left out.
+ */
 async function directoryChains(dir: string): Promise<SourceChain[]> {
   let entries;
   try {
@@ -313,15 +358,8 @@ async function directoryChains(dir: string): Promise<SourceChain[]> {
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const p = path.join(dir, entry.name);
-    let st: Stats;
-    try {
-      st = await stat(p); // follows symlinks
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // dangling symlink
-      throw pathError(p, err);
-    }
-    if (!st.isFile()) continue;
-    const spec = await fileSpec(p, st);
+    const spec = await entrySpec(p, entry.isSymbolicLink());
+    if (spec === null) continue;
     const rotated = parseRotatedName(entry.name);
     const key = rotated ? rotated.active : entry.name;
     let group = groups.get(key);
@@ -350,10 +388,12 @@ async function directoryChains(dir: string): Promise<SourceChain[]> {
  * - a directory: every regular, non-hidden file in it (not recursive; symlinks followed), grouped
  *   into lumberjack rotation chains (`audit-2026-08-07T01-00-00.000.log`,
  *   `audit-2026-08-08T18-12-05.123.log.gz`, then `audit.log`), backups ordered by the UTC time in
- *   their name; other files are chains of one; chains sorted by name.
+ *   their name; other files are chains of one; chains sorted by name. An entry that cannot be read
+ *   (dangling symlink, symlink loop, FIFO, a file that cannot be opened) is a member marked
+ *   `unreadable`, skipped with a warning when read.
  *
- * Throws {@link InputError} naming the path when it is missing or unreadable, when a directory
- * has no files, or when `-` is given twice.
+ * Throws {@link InputError} naming the path when a path given is missing or unreadable, when a
+ * directory has no files, or when `-` is given twice.
  */
 export async function resolveInputs(paths: string[], io: { stdin: Readable }): Promise<SourceChain[]> {
   const chains: SourceChain[] = [];

@@ -3,11 +3,14 @@
  * payloads, values without a newline and files that shrink while read. A bad input is counted and
  * named; every valid event still counts; nothing ends a run with an internal error.
  */
+import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { analyze } from '../../src/analyze.js';
+import { warningsFor } from '../../src/cli/main.js';
 import { watch } from '../../src/live/watch.js';
 import { resolveInputs } from '../../src/parser/sources.js';
 import { BadLineLog, readChain, type ReadOptions } from '../../src/parser/read.js';
@@ -15,6 +18,16 @@ import { Normalizer } from '../../src/parser/normalize.js';
 import { DEFAULT_READ, eventLine, removeTempDirs, tempDir } from '../parser/helpers.js';
 
 afterAll(removeTempDirs);
+
+/** Opening a file named `denied.log` fails with EACCES, as chmod 000 does for a user other than root. */
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs/promises')>();
+  const open: typeof fs.open = (p, ...rest) =>
+    String(p).endsWith('denied.log')
+      ? Promise.reject(Object.assign(new Error(`EACCES: permission denied, open '${String(p)}'`), { code: 'EACCES' }))
+      : fs.open(p, ...rest);
+  return { ...fs, open };
+});
 
 const T0 = Date.parse('2026-07-01T10:00:00Z');
 
@@ -103,5 +116,54 @@ describe('damaged gzip', () => {
         message: `Cannot read "<stdin>": corrupt or truncated gzip data (unexpected end of file). Read up to there: ${lines.toLocaleString('en-US')} lines, ${lines.toLocaleString('en-US')} events counted.`,
       },
     ]);
+  });
+});
+
+describe('stray directory entries', () => {
+  it('a symlink loop, a dangling symlink, a FIFO and a file that cannot be opened are skipped and listed; the rest counts', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'audit-2026-07-01T09-00-00.000.log'), eventLines(200));
+    writeFileSync(path.join(dir, 'audit.log'), eventLines(300, 200));
+    writeFileSync(path.join(dir, 'denied.log'), eventLines(50, 500));
+    symlinkSync('loop.log', path.join(dir, 'loop.log'));
+    symlinkSync('missing.log', path.join(dir, 'gone.log'));
+    execFileSync('mkfifo', [path.join(dir, 'pipe.log')]);
+    mkdirSync(path.join(dir, 'archive'));
+    writeFileSync(path.join(dir, 'archive', 'old.log'), eventLines(7, 900));
+
+    const report = await analyze({ inputs: [dir], threads: 0 });
+    expect([report.input.events, report.input.requests, report.input.badLines]).toEqual([500, 500, 0]);
+    const at = (name: string): string => path.join(dir, name);
+    expect(report.input.sourceErrors).toEqual([
+      { source: at('denied.log'), message: `Cannot read "${at('denied.log')}": permission denied.` },
+      { source: at('gone.log'), message: `Cannot read "${at('gone.log')}": a symbolic link to a missing file.` },
+      { source: at('loop.log'), message: `Cannot read "${at('loop.log')}": too many levels of symbolic links (a symlink loop).` },
+      { source: at('pipe.log'), message: `Cannot read "${at('pipe.log')}": a named pipe (FIFO).` },
+    ]);
+    expect(report.input.sources.map((s) => [path.basename(s.name), s.events])).toEqual([
+      ['audit-2026-07-01T09-00-00.000.log', 200],
+      ['audit.log', 300],
+      ['denied.log', 0],
+      ['gone.log', 0],
+      ['loop.log', 0],
+      ['pipe.log', 0],
+    ]);
+    expect(warningsFor(report)).toEqual(report.input.sourceErrors.map((e) => `skipped ${e.source}: ${e.message}`));
+  });
+
+  it('--since with a duration skips the stray entries too', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'audit.log'), eventLines(300));
+    symlinkSync('missing.log', path.join(dir, 'gone.log'));
+    execFileSync('mkfifo', [path.join(dir, 'pipe.log')]);
+    const report = await analyze({ inputs: [dir], since: '1s', threads: 0 });
+    // The last event is at T0 + 2.99 s: one second back keeps the last 100.
+    expect([report.input.events, report.input.requests, report.input.sourceErrors.length]).toEqual([300, 101, 2]);
+  });
+
+  it('a directory of stray entries only is an input error naming the first', async () => {
+    const dir = tempDir();
+    symlinkSync('loop.log', path.join(dir, 'loop.log'));
+    await expect(analyze({ inputs: [dir], threads: 0 })).rejects.toThrow(`Cannot read "${path.join(dir, 'loop.log')}": too many levels of symbolic links (a symlink loop).`);
   });
 });
