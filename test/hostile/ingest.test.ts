@@ -15,7 +15,9 @@ import { watch } from '../../src/live/watch.js';
 import { resolveInputs } from '../../src/parser/sources.js';
 import { BadLineLog, readChain, type ReadOptions } from '../../src/parser/read.js';
 import { Normalizer } from '../../src/parser/normalize.js';
-import { DEFAULT_READ, eventLine, removeTempDirs, tempDir } from '../parser/helpers.js';
+import { Base64Reader } from '../../src/parser/formats/base64.js';
+import { toEksSubscriptionPayload } from '../../src/generator/shapes.js';
+import { DEFAULT_READ, eventLine, readStdin, removeTempDirs, tempDir } from '../parser/helpers.js';
 
 afterAll(removeTempDirs);
 
@@ -165,5 +167,58 @@ describe('stray directory entries', () => {
     const dir = tempDir();
     symlinkSync('loop.log', path.join(dir, 'loop.log'));
     await expect(analyze({ inputs: [dir], threads: 0 })).rejects.toThrow(`Cannot read "${path.join(dir, 'loop.log')}": too many levels of symbolic links (a symlink loop).`);
+  });
+});
+
+describe('wrapped base64 CloudWatch payloads', () => {
+  /** `text` (one payload per line) with each payload wrapped at `width` columns, as `base64` writes it. */
+  const wrap = (text: string, width: number): string =>
+    text
+      .trim()
+      .split('\n')
+      .map((p) => p.match(new RegExp(`.{1,${width}}`, 'g'))!.join('\n'))
+      .join('\n') + '\n';
+
+  it('an 8,000-event payload wrapped at 76 columns reads as the one-line form, each payload decoded once', async () => {
+    const oneLine = toEksSubscriptionPayload(eventLines(8000).trim().split('\n'), { batchSize: 8000 });
+    const wrapped = wrap(oneLine, 76);
+    const b64 = oneLine.trim();
+    const lines = wrapped.split('\n').length - 1;
+    expect(lines).toBe(Math.ceil(b64.length / 76));
+
+    const one = await readStdin(oneLine);
+    const w = await readStdin(wrapped);
+    expect([one.records.length, one.stats[0]!.events, one.badCount, one.stats[0]!.format]).toEqual([8000, 8000, 0, 'eks']);
+    expect([w.records.length, w.stats[0]!.events, w.badCount, w.stats[0]!.format, w.stats[0]!.lines]).toEqual([8000, 8000, 0, 'eks', lines]);
+    expect(w.records.map((r) => r.auditID)).toEqual(one.records.map((r) => r.auditID));
+
+    // The work: the first line is tried alone (a payload of one line is read at once), then the
+    // payload once it is complete; decoding at every line took b64.length² / 152 characters.
+    let events = 0;
+    const reader = new Base64Reader(DEFAULT_READ.maxLineLength, (_line, r) => (events += r.events.length));
+    wrapped.split('\n').forEach((l, i) => l !== '' && reader.line(l, i + 1));
+    reader.end();
+    expect([events, reader.payloads, reader.decodedChars]).toEqual([8000, 1, b64.length + 76]);
+  });
+
+  it('several wrapped payloads, one ending on a full line: each decoded once more than its first line', async () => {
+    const text = toEksSubscriptionPayload(eventLines(3000).trim().split('\n'), { batchSize: 1000 });
+    const payloads = text.trim().split('\n');
+    // At 12 columns the second and third payloads end on a full line: each is decoded when the
+    // next payload starts, or at the end.
+    expect(payloads.map((p) => p.length % 12 === 0)).toEqual([false, true, true]);
+    const wrapped = wrap(text, 12);
+    let events = 0;
+    const bad: string[] = [];
+    const reader = new Base64Reader(DEFAULT_READ.maxLineLength, (_line, r) => {
+      events += r.events.length;
+      bad.push(...r.bad);
+    });
+    wrapped.split('\n').forEach((l, i) => l !== '' && reader.line(l, i + 1));
+    reader.end();
+    const total = payloads.reduce((a, p) => a + p.length, 0);
+    expect([events, bad, reader.payloads, reader.decodedChars]).toEqual([3000, [], 3, total + 3 * 12]);
+    const r = await readStdin(wrapped);
+    expect([r.records.length, r.badCount]).toEqual([3000, 0]);
   });
 });
