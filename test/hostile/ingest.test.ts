@@ -4,6 +4,7 @@
  * named; every valid event still counts; nothing ends a run with an internal error.
  */
 import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -220,5 +221,65 @@ describe('wrapped base64 CloudWatch payloads', () => {
     expect([events, bad, reader.payloads, reader.decodedChars]).toEqual([3000, [], 3, total + 3 * 12]);
     const r = await readStdin(wrapped);
     expect([r.records.length, r.badCount]).toEqual([3000, 0]);
+  });
+});
+
+describe('a long value without a newline', () => {
+  const LONG = 64 * 1024 * 1024;
+  const MAX = 1_000_000;
+
+  /** Writes `before`, a `{"pad":"xxx…` value of LONG characters (closed, then `\n`, unless `close` is false), then `after`. */
+  function writeLong(file: string, before: string, after: string, close = true): void {
+    const fd = openSync(file, 'w');
+    writeSync(fd, before + '{"pad":"');
+    const block = Buffer.alloc(1024 * 1024, 'x');
+    for (let i = 0; i < LONG / block.length; i++) writeSync(fd, block);
+    if (close) writeSync(fd, '"}\n');
+    writeSync(fd, after);
+    closeSync(fd);
+  }
+
+  /** `analyze` of `file` in a child process: the counts and the peak RSS in MB. */
+  function analyzeInChild(file: string): { events: number; badLines: number; overlong: number; reasons: string[]; lines: number; rssMb: number } {
+    const script = `
+      const { analyze } = await import(${JSON.stringify(new URL('../../dist/analyze.js', import.meta.url).href)});
+      const r = await analyze({ inputs: [${JSON.stringify(file)}], maxLineLength: ${MAX} });
+      const i = r.input;
+      console.log(JSON.stringify({ events: i.events, badLines: i.badLines, overlong: i.skipped.overlongLines, lines: i.lines,
+        reasons: i.badLineSamples.map((b) => b.line + ': ' + b.reason), rssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));`;
+    const at = path.join(tempDir(), 'run.mjs'); // a file: worker threads would inherit --input-type
+    writeFileSync(at, script);
+    return JSON.parse(execFileSync(process.execPath, [at], { encoding: 'utf8' })) as ReturnType<typeof analyzeInChild>;
+  }
+
+  const small = (name: string): string => {
+    const file = path.join(tempDir(), name);
+    writeFileSync(file, eventLines(5));
+    return file;
+  };
+
+  it('JSON documents: the value is dropped as it streams, one bad item, the following lines count', () => {
+    const file = path.join(tempDir(), 'doc.json');
+    writeLong(file, '', eventLines(5));
+    const r = analyzeInChild(file);
+    const base = analyzeInChild(small('base.json'));
+    // The value is 64 MB: held whole, the peak would grow by at least that much.
+    expect(r.rssMb - base.rssMb).toBeLessThan(32);
+    expect([r.events, r.badLines, r.overlong, r.lines]).toEqual([5, 1, 0, 6]);
+    expect(r.reasons).toEqual([`1: JSON value longer than ${MAX} characters (--max-line-length): skipped to the next line starting with { or [`]);
+  });
+
+  it('JSON lines: a long line in the middle, and a long last line without a newline, are each one over-long line', () => {
+    const mid = path.join(tempDir(), 'mid.log');
+    writeLong(mid, eventLines(3), eventLines(4, 3));
+    const r = analyzeInChild(mid);
+    expect([r.events, r.badLines, r.overlong, r.lines]).toEqual([7, 0, 1, 8]);
+    expect(r.reasons).toEqual([`4: line longer than ${MAX} characters (--max-line-length): skipped`]);
+    const last = path.join(tempDir(), 'last.log');
+    writeLong(last, eventLines(3), '', false);
+    const l = analyzeInChild(last);
+    expect([l.events, l.badLines, l.overlong, l.lines]).toEqual([3, 0, 1, 4]);
+    const base = analyzeInChild(small('base.log'));
+    expect(Math.max(r.rssMb, l.rssMb) - base.rssMb).toBeLessThan(32);
   });
 });
