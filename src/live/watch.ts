@@ -36,7 +36,8 @@ export interface WatchIO {
   onAlert: (alert: LiveAlert) => void;
   /**
    * Called once when bad lines came but no audit event yet (checked with the status, every
-   * `statusIntervalMs`), so a wrong or quiet pipe does not look like a quiet cluster.
+   * `statusIntervalMs`), so a wrong or quiet pipe does not look like a quiet cluster; and each
+   * time a followed file got shorter than the bytes read from it (truncated in place).
    */
   onWarning?: (message: string) => void;
   /** Called every `statusIntervalMs` (the CLI shows it on a terminal). */
@@ -106,7 +107,12 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
     };
   } else {
     if (/\/$/.test(path)) throw new UsageError(`watch ${path}: give the active log file (e.g. ${path}audit.log), not a directory`);
-    const f = new FileFollower(path, settings.follow);
+    const f = new FileFollower(path, {
+      ...settings.follow,
+      onTruncate: (size, offset) => {
+        io.onWarning?.(`${path} got shorter (${size.toLocaleString('en-US')} bytes) than the ${offset.toLocaleString('en-US')} bytes read: truncated in place; reading it again from its start`);
+      },
+    });
     follower = f;
     await f.ready; // lines appended from now on are read
     chain = {

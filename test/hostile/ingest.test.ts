@@ -4,7 +4,7 @@
  * named; every valid event still counts; nothing ends a run with an internal error.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, truncateSync, writeSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { BadLineLog, readChain, type ReadOptions } from '../../src/parser/read.j
 import { Normalizer } from '../../src/parser/normalize.js';
 import { Base64Reader } from '../../src/parser/formats/base64.js';
 import { toEksSubscriptionPayload } from '../../src/generator/shapes.js';
+import { until } from '../live/helpers.js';
 import { DEFAULT_READ, eventLine, readStdin, removeTempDirs, tempDir } from '../parser/helpers.js';
 
 afterAll(removeTempDirs);
@@ -281,5 +282,46 @@ describe('a long value without a newline', () => {
     expect([l.events, l.badLines, l.overlong, l.lines]).toEqual([3, 0, 1, 4]);
     const base = analyzeInChild(small('base.log'));
     expect(Math.max(r.rssMb, l.rssMb) - base.rssMb).toBeLessThan(32);
+  });
+});
+
+describe('a file that shrinks while it is read', () => {
+  for (const [label, opts] of READ_PATHS) {
+    it(`analyze: the file is named with its size at the start and where it ended; what was read counts (${label})`, async () => {
+      const file = path.join(tempDir(), 'audit.log');
+      const text = eventLines(1000);
+      writeFileSync(file, text);
+      const chains = await resolveInputs([file], { stdin: new PassThrough() });
+      const keep = text.split('\n').slice(0, 400).join('\n').length + 1; // 400 whole lines
+      truncateSync(file, keep); // after the size was taken, before it is read
+      const bad = new BadLineLog(10);
+      const errors: string[] = [];
+      const read = readChain(chains[0]!, new Normalizer(), opts, bad, (source, err) => errors.push(`${source}: ${err.message}`));
+      let records = 0;
+      for await (const batch of read.batches) records += batch.length;
+      expect([records, read.stats[0]!.events, read.stats[0]!.lines, bad.count]).toEqual([400, 400, 400, 0]);
+      expect(errors).toEqual([
+        `${file}: "${file}" got shorter while it was read: it held ${Buffer.byteLength(text).toLocaleString('en-US')} bytes when the run started, and ended after ${keep.toLocaleString('en-US')} (truncated or rotated under the run). Read up to there: 400 lines, 400 events counted.`,
+      ]);
+    });
+  }
+
+  it('watch FILE: a followed file truncated in place is named in a warning, and read again from its start', async () => {
+    const file = path.join(tempDir(), 'audit.log');
+    writeFileSync(file, '');
+    const warnings: string[] = [];
+    const run = await watch({ inputs: [file] }, { onAlert: () => {}, onWarning: (m) => warnings.push(m) }, { tickMs: 50, follow: { pollMs: 20 } });
+    const first = eventLines(100);
+    appendFileSync(file, first);
+    await until(() => run.session.status().requestsRead === 100, 'the first 100 lines');
+    const again = eventLines(10, 100);
+    writeFileSync(file, again); // truncated, then 10 new lines: shorter than what was read
+    await until(() => run.session.status().requestsRead === 110, 'the 10 lines after the truncation');
+    run.stop();
+    const report = await run.done;
+    expect([report.input.events, report.input.requests]).toEqual([110, 110]);
+    expect(warnings).toEqual([
+      `${file} got shorter (${Buffer.byteLength(again).toLocaleString('en-US')} bytes) than the ${Buffer.byteLength(first).toLocaleString('en-US')} bytes read: truncated in place; reading it again from its start`,
+    ]);
   });
 });
