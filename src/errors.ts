@@ -35,6 +35,8 @@ export function describeFsError(err: unknown): string {
       return 'is a directory';
     case 'ENOTDIR':
       return 'a parent is not a directory';
+    case 'ELOOP':
+      return 'too many levels of symbolic links (a symlink loop)';
     default:
       return err instanceof Error ? err.message : String(err);
   }

@@ -24,6 +24,12 @@ export interface FollowOptions {
   fromStart?: boolean;
   /** Bytes read per call (default 256 KiB). */
   chunkBytes?: number;
+  /**
+   * Called when the file shrank under the same inode (`copytruncate`, or truncated by hand):
+   * `size` its new size in bytes, `offset` how far it had been read; it is then read again from
+   * its start.
+   */
+  onTruncate?: (size: number, offset: number) => void;
 }
 
 /** Follows one path; see the module comment. */
@@ -131,6 +137,7 @@ export class FileFollower {
         if (st !== null && st.ino === cur.ino && st.dev === cur.dev) {
           if (st.size < pos) {
             this.rotations++;
+            this.opts.onTruncate?.(st.size, pos);
             pos = 0; // truncated in place
             continue;
           }

@@ -15,7 +15,7 @@ import { readChain } from '../parser/read.js';
 import { resolveInputs, STDIN_NAME, type SourceChain } from '../parser/sources.js';
 import type { RequestRecord } from '../parser/record.js';
 import type { Report } from '../report/schema.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import type { LiveAlert } from './alerts.js';
 import { FileFollower, type FollowOptions } from './follow.js';
 import { LiveSession, statusWithRate, type LiveStatus } from './session.js';
@@ -36,7 +36,8 @@ export interface WatchIO {
   onAlert: (alert: LiveAlert) => void;
   /**
    * Called once when bad lines came but no audit event yet (checked with the status, every
-   * `statusIntervalMs`), so a wrong or quiet pipe does not look like a quiet cluster.
+   * `statusIntervalMs`), so a wrong or quiet pipe does not look like a quiet cluster; and each
+   * time a followed file got shorter than the bytes read from it (truncated in place).
    */
   onWarning?: (message: string) => void;
   /** Called every `statusIntervalMs` (the CLI shows it on a terminal). */
@@ -61,7 +62,8 @@ export interface WatchRun {
   stop(): void;
   /**
    * The final report, once the input ended or {@link stop} was called.
-   * Rejects with an InputError when the input is not an audit log.
+   * Rejects with an InputError when the input is not an audit log. Input cut short (a truncated
+   * gzip stream) after events were read is listed in `input.sourceErrors` instead.
    */
   readonly done: Promise<Report>;
 }
@@ -105,7 +107,12 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
     };
   } else {
     if (/\/$/.test(path)) throw new UsageError(`watch ${path}: give the active log file (e.g. ${path}audit.log), not a directory`);
-    const f = new FileFollower(path, settings.follow);
+    const f = new FileFollower(path, {
+      ...settings.follow,
+      onTruncate: (size, offset) => {
+        io.onWarning?.(`${path} got shorter (${size.toLocaleString('en-US')} bytes) than the ${offset.toLocaleString('en-US')} bytes read: truncated in place; reading it again from its start`);
+      },
+    });
     follower = f;
     await f.ready; // lines appended from now on are read
     chain = {
@@ -128,7 +135,13 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
   }
 
   const o = session.options;
-  const read = readChain(chain, session.normalizer, { maxLineLength: o.maxLineLength, sniffLines: o.sniffLines, inputFormat: o.inputFormat }, session.bad);
+  // Input cut short after events were read (a truncated gzip stream) ends the watch with the
+  // report of what was read, the source listed as cut short; input that held no event fails it.
+  const onError = (source: string, err: InputError): void => {
+    if (read.stats.every((s) => s.events === 0)) throw err;
+    session.addSourceError(source, err.message);
+  };
+  const read = readChain(chain, session.normalizer, { maxLineLength: o.maxLineLength, sniffLines: o.sniffLines, inputFormat: o.inputFormat }, session.bad, onError);
   for (const s of read.stats) session.addSource(s);
 
   const timers = io.timers ?? realTimers;

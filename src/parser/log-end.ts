@@ -71,6 +71,7 @@ async function lastByReading(spec: SourceSpec, opts: ReadOptions): Promise<numbe
 export async function findLogEnd(chains: readonly SourceChain[], opts: ReadOptions): Promise<number | null> {
   for (const c of chains) {
     for (const m of c.members) {
+      if (m.unreadable !== undefined) continue; // skipped when read
       // A pipe, FIFO or stdin can be read once only: reading its end first would leave nothing.
       if (m.kind === 'stdin' || !(await stat(m.name)).isFile()) {
         throw new UsageError(
@@ -84,6 +85,7 @@ export async function findLogEnd(chains: readonly SourceChain[], opts: ReadOptio
   for (const c of chains) {
     for (let i = c.members.length - 1; i >= 0; i--) {
       const m = c.members[i] as SourceSpec;
+      if (m.unreadable !== undefined) continue;
       let t = m.kind === 'file' ? await tailOfFile(m) : -Infinity;
       if (t === -Infinity) t = await lastByReading(m, opts);
       if (t !== -Infinity) {

@@ -401,14 +401,26 @@ function sameFile(ranges: EarlyRanges, fd: number): boolean {
 /**
  * Decodes `frames` on `workers` threads. Yields, in input order, one {@link WorkResult} per run
  * of lines, or `null` for an over-long line that was skipped while reading (the next line).
- * Throws what the input throws, or a worker's error. Stops the workers when done or abandoned.
+ * Throws what the input throws (after the runs framed before it: a gzip cut short still yields
+ * every line that decoded), or a worker's error. Stops the workers when done or abandoned.
  */
 export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: number, maxLength: number): AsyncGenerator<WorkResult | null> {
   const { pool } = takePool(workers, maxLength, 0, null);
   const queue: Array<Promise<WorkResult> | null> = [];
   let started = false; // whether a line was framed yet: only the member's first line may carry a BOM
+  const input = frames[Symbol.asyncIterator]();
   try {
-    for await (const frame of frames) {
+    let failure: { err: unknown } | null = null;
+    for (;;) {
+      let next: IteratorResult<Frame>;
+      try {
+        next = await input.next();
+      } catch (err) {
+        failure = { err }; // thrown once the runs before it are handed on
+        break;
+      }
+      if (next.done === true) break;
+      const frame = next.value;
       if (frame.bytes === null) queue.push(null);
       else {
         const p = pool.run(frame.bytes, frame.atEnd, started ? 2 : 1, maxLength);
@@ -419,8 +431,13 @@ export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: n
       while (queue.length >= workers * DEPTH) yield await queue.shift()!;
     }
     while (queue.length > 0) yield await queue.shift()!;
+    if (failure !== null) throw failure.err;
   } finally {
-    await pool.close();
+    try {
+      await input.return?.();
+    } finally {
+      await pool.close();
+    }
   }
 }
 

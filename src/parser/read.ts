@@ -16,6 +16,7 @@
  * (non-blank lines, JSON values, YAML documents) holds an audit event, so a wrong file fails fast
  * with a description instead of producing a report full of bad lines.
  */
+import { fstatSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../errors.js';
 import type { BadLineSample } from '../report/schema.js';
@@ -490,6 +491,8 @@ async function* readMember(
           yield flush();
         }
       }
+      // Ranges reach the size the file had; one that shrank since ended earlier, as a stream would.
+      if (fd !== undefined) offset = Math.min(offset, fstatSync(fd).size);
     } finally {
       // The stream was only peeked at: ending it closes the descriptor (after the workers stopped).
       if (fd !== undefined) opened.stream.destroy();
@@ -571,6 +574,15 @@ function notJsonLine(text: string, err: unknown): ValueResult {
   return notEvents(notJsonReason(text, err));
 }
 
+/** The warning for a file that ended before the size it had when the run started. */
+function shrunk(member: SourceSpec, st: SourceStats): InputError {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  return new InputError(
+    `"${member.name}" got shorter while it was read: it held ${n(member.bytes)} bytes when the run started, and ended after ${n(st.bytesRead)} (truncated or rotated under the run). Read up to there: ${n(st.lines)} lines, ${n(st.events)} events counted.`,
+    'Read a copy, or a rotated file that is no longer written to.',
+  );
+}
+
 /**
  * Reads a chain's members in order. `stats` has one entry per member, updated while `batches` is
  * consumed. `batches` yields non-empty arrays of records (final-stage events) in file order; it
@@ -580,7 +592,8 @@ function notJsonLine(text: string, err: unknown): ValueResult {
  * Throws (from the iteration) {@link InputError} when a member cannot be read (missing file,
  * corrupt gzip), or when none of its first `opts.sniffLines` non-blank lines is an audit event;
  * the message says what the input looks like and the hint how to convert it. Empty members are
- * fine. With `onError`, such an InputError is passed to it instead and the next member is read.
+ * fine. With `onError`, such an InputError is passed to it instead and the next member is read;
+ * so is a file that got shorter while it was read (fewer bytes read than it held when resolved).
  */
 export function readChain(
   chain: SourceChain,
@@ -595,6 +608,11 @@ export function readChain(
       const member = chain.members[i]!;
       try {
         yield* readMember(member, stats[i]!, normalizer, opts, bad);
+        const st = stats[i]!;
+        if (onError !== undefined && member.path !== undefined && st.bytesRead < member.bytes) {
+          // Fewer bytes than the file held when the run started: truncated or rotated under the run.
+          onError(member.name, shrunk(member, st));
+        }
       } catch (err) {
         // With onError, one unreadable member (a stray file, a .gz still being written) is
         // reported and skipped; what was read of it still counts.

@@ -10,8 +10,8 @@
 import { createReadStream, ReadStream, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { createGunzip, type Gunzip } from 'node:zlib';
 import { describeFsError, InputError } from '../errors.js';
 
 /** How a source is stored: plain file, gzip file, or standard input (gzip or not). */
@@ -46,6 +46,12 @@ export interface SourceSpec {
   readonly bytes: number;
   /** Path of a regular file (which can be read again at any offset); absent for stdin, pipes and devices. */
   readonly path?: string;
+  /**
+   * Why a directory entry cannot be read (a dangling symlink, a symlink loop, a FIFO, a file that
+   * cannot be opened): the read skips it with this warning and lists it among the skipped
+   * sources; `open()` rejects with it.
+   */
+  readonly unreadable?: InputError;
   /** Opens the source. Rejects with {@link InputError} if it cannot be read. Call once. */
   open(): Promise<OpenedSource>;
 }
@@ -126,6 +132,92 @@ async function* prepend(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGener
   }
 }
 
+/** Bytes of a gzip member's trailer: CRC-32 and ISIZE (RFC 1952 §2.3). */
+const GZIP_TRAILER = 8;
+
+/** `chunks` with their last {@link GZIP_TRAILER} bytes held back and yielded alone at the end. */
+async function* trailerApart(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let held: Buffer | null = null;
+  for await (const chunk of chunks) {
+    if (chunk.length >= GZIP_TRAILER) {
+      if (held !== null) yield held;
+      if (chunk.length > GZIP_TRAILER) yield chunk.subarray(0, chunk.length - GZIP_TRAILER);
+      held = Buffer.from(chunk.subarray(chunk.length - GZIP_TRAILER));
+    } else {
+      const all: Buffer = held === null ? Buffer.from(chunk) : Buffer.concat([held, chunk]);
+      if (all.length > GZIP_TRAILER) yield all.subarray(0, all.length - GZIP_TRAILER);
+      held = all.length > GZIP_TRAILER ? all.subarray(all.length - GZIP_TRAILER) : all;
+    }
+  }
+  if (held !== null) yield held;
+}
+
+/**
+ * Writes `chunks` to `gunzip` one at a time, the last {@link GZIP_TRAILER} bytes apart, then ends
+ * it. zlib fails a write without handing on what that write inflated: a bad CRC checked in the
+ * write of a file's last chunk would lose the chunk's lines, and the last chunk is inflated with
+ * `Z_FINISH` when `end()` comes before it was processed, so a file cut short would lose its last
+ * lines. Written apart and waited for, the failing write has nothing to lose. A failure of
+ * `chunks` destroys `gunzip` with it.
+ */
+async function feedGunzip(chunks: AsyncIterable<Buffer>, gunzip: Gunzip): Promise<void> {
+  const write = (b: Buffer): Promise<void> =>
+    new Promise((resolve, reject) => {
+      gunzip.write(b, (err) => (err ? reject(err) : resolve()));
+    });
+  try {
+    for await (const b of trailerApart(chunks)) await write(b);
+    gunzip.end();
+  } catch (err) {
+    gunzip.destroy(err as Error); // a no-op when gunzip failed (it holds its own error)
+  }
+}
+
+/**
+ * The chunks of `stream`, ending with its error only after the chunks it held when it failed:
+ * Node's async iterator drops those, and a gzip stream that fails its trailer check or is cut
+ * short fails right after pushing its last lines. Ending the iteration early destroys `stream`.
+ */
+async function* keepBeforeError(stream: Readable): AsyncGenerator<Buffer> {
+  let failure = null as { err: unknown } | null; // set by the listeners
+  let ended = false;
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  stream.on('readable', notify);
+  stream.on('end', () => {
+    ended = true;
+    notify();
+  });
+  stream.on('close', () => {
+    ended = true;
+    notify();
+  });
+  stream.on('error', (err) => {
+    failure ??= { err };
+    notify();
+  });
+  try {
+    for (;;) {
+      const chunk = stream.read() as Buffer | null; // still gives what was buffered after an error
+      if (chunk !== null) {
+        yield chunk;
+        continue;
+      }
+      if (failure !== null) throw failure.err;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    stream.destroy();
+  }
+}
+
 /** Re-throws any failure of `body` as the source's {@link InputError}. */
 async function* guarded(name: string, gzip: boolean, body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   try {
@@ -155,8 +247,8 @@ async function openDecoded(name: string, raw: Readable): Promise<OpenedSource> {
   let bytes: AsyncIterable<Buffer> = body;
   if (gzip) {
     const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
-    pipeline(body, gunzip, () => {}); // errors surface on `gunzip`, caught by `guarded`
-    bytes = gunzip;
+    void feedGunzip(body, gunzip); // errors surface on `gunzip`, caught by `guarded`
+    bytes = keepBeforeError(gunzip);
   }
   return {
     stream: Readable.from(guarded(name, gzip, bytes), { objectMode: false }),
@@ -205,6 +297,20 @@ async function fileSpec(p: string, st: Stats): Promise<SourceSpec> {
   };
 }
 
+/** A directory entry that cannot be read, as a member that is skipped when read (see `SourceSpec.unreadable`). */
+function unreadableSpec(p: string, reason: string, cause?: unknown): SourceSpec {
+  const err = new InputError(`Cannot read "${p}": ${reason}.`, undefined, cause === undefined ? undefined : { cause });
+  return { name: p, kind: 'file', bytes: 0, unreadable: err, open: () => Promise.reject(err) };
+}
+
+/** What a directory entry that is not a regular file or directory is, for the warning. */
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
 /** The active file name and UTC backup time of a lumberjack backup name, or null. */
 function parseRotatedName(base: string): { active: string; time: number } | null {
   const m = ROTATED.exec(base);
@@ -215,7 +321,32 @@ function parseRotatedName(base: string): { active: string; time: number } | null
   return { active: m[1]! + ext, time: Date.UTC(n(2), n(3) - 1, n(4), n(5), n(6), n(7), n(8)) };
 }
 
-/** Groups a directory's regular, non-hidden files into rotation chains sorted by name. */
+/**
+ * The member for directory entry `p`: a file source, an `unreadable` one, or null for a
+ * subdirectory (directories are not read recursively).
+ */
+async function entrySpec(p: string, symlink: boolean): Promise<SourceSpec | null> {
+  let st: Stats;
+  try {
+    st = await stat(p); // follows symlinks
+  } catch (err) {
+    const dangling = symlink && (err as NodeJS.ErrnoException).code === 'ENOENT';
+    return unreadableSpec(p, dangling ? 'a symbolic link to a missing file' : describeFsError(err), err);
+  }
+  if (st.isDirectory()) return null;
+  if (!st.isFile()) return unreadableSpec(p, specialKind(st));
+  try {
+    return await fileSpec(p, st);
+  } catch (err) {
+    return unreadableSpec(p, describeFsError((err as InputError).cause ?? err), err);
+  }
+}
+
+/**
+ * Groups a directory's regular, non-hidden files into rotation chains sorted by name. An entry
+ * that cannot be read (a dangling symlink, a symlink loop, a FIFO, socket or device, a file that
+ * cannot be opened) is a member marked `unreadable`; subdirectories are left out.
+ */
 async function directoryChains(dir: string): Promise<SourceChain[]> {
   let entries;
   try {
@@ -227,15 +358,8 @@ async function directoryChains(dir: string): Promise<SourceChain[]> {
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const p = path.join(dir, entry.name);
-    let st: Stats;
-    try {
-      st = await stat(p); // follows symlinks
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // dangling symlink
-      throw pathError(p, err);
-    }
-    if (!st.isFile()) continue;
-    const spec = await fileSpec(p, st);
+    const spec = await entrySpec(p, entry.isSymbolicLink());
+    if (spec === null) continue;
     const rotated = parseRotatedName(entry.name);
     const key = rotated ? rotated.active : entry.name;
     let group = groups.get(key);
@@ -264,10 +388,12 @@ async function directoryChains(dir: string): Promise<SourceChain[]> {
  * - a directory: every regular, non-hidden file in it (not recursive; symlinks followed), grouped
  *   into lumberjack rotation chains (`audit-2026-08-07T01-00-00.000.log`,
  *   `audit-2026-08-08T18-12-05.123.log.gz`, then `audit.log`), backups ordered by the UTC time in
- *   their name; other files are chains of one; chains sorted by name.
+ *   their name; other files are chains of one; chains sorted by name. An entry that cannot be read
+ *   (dangling symlink, symlink loop, FIFO, a file that cannot be opened) is a member marked
+ *   `unreadable`, skipped with a warning when read.
  *
- * Throws {@link InputError} naming the path when it is missing or unreadable, when a directory
- * has no files, or when `-` is given twice.
+ * Throws {@link InputError} naming the path when a path given is missing or unreadable, when a
+ * directory has no files, or when `-` is given twice.
  */
 export async function resolveInputs(paths: string[], io: { stdin: Readable }): Promise<SourceChain[]> {
   const chains: SourceChain[] = [];

@@ -260,6 +260,11 @@ export class JsonDocReader {
   private pendingAtLineStart = true;
   /** The value being skipped after a syntax error, if any. */
   private skip: Skip | null = null;
+  /**
+   * Characters tokenized since the last `"` on the current line: no token (string, number) the
+   * tokenizer holds is longer, so past `maxValueChars` the value is dropped before it fills memory.
+   */
+  private sinceQuote = 0;
   /** Current 1-based line. */
   line: number;
   /** Documents (top-level values) seen, by how they were read. */
@@ -363,6 +368,12 @@ export class JsonDocReader {
       if (!known || (c !== 123 && c !== 91)) return; // '{' '['
       this.resync = false;
     }
+    const quote = text.lastIndexOf('"');
+    this.sinceQuote = quote !== -1 ? text.length - quote - 1 : (known ? 0 : this.sinceQuote) + text.length;
+    if (this.sinceQuote > this.maxValueChars) {
+      this.tooLong();
+      return;
+    }
     if (!this.run(text, known)) return;
     const b = this.builder;
     if (b !== null) {
@@ -426,6 +437,23 @@ export class JsonDocReader {
     }
     const at = this.skip.scan(text);
     if (at !== -1) this.resume(text.slice(at));
+  }
+
+  /**
+   * A token (a string or number) grew past `maxValueChars`: the value holding it is reported and
+   * skipped up to the next line starting with `{` or `[`, as after a syntax error inside a long
+   * line (the tokenizer would hold the whole token, so it is not fed the rest).
+   */
+  private tooLong(): void {
+    const b = this.builder;
+    const line = b?.target.kind === 'element' ? b.target.line : this.stack.length > 0 ? this.rootLine : this.line;
+    this.report(line, `JSON value longer than ${this.maxValueChars} characters (--max-line-length): skipped to the next line starting with { or [`);
+    this.parser = newParser();
+    this.stack.length = 0;
+    this.builder = null;
+    this.head = {};
+    this.sinceQuote = 0;
+    this.resync = true;
   }
 
   private report(line: number, reason: string): void {
