@@ -186,6 +186,7 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
     const decoder = new StringDecoder('utf8');
     let size = 0;
     let start = true;
+    let streamFailed = false;
     const onChunk = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > maxBody) throw new HttpError(413, 'too_large', `body is over the limit of ${maxBody} bytes`);
@@ -224,11 +225,20 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
         body.once('end', resolve);
         body.once('error', (e) => {
           failed = true;
+          streamFailed = true;
           req.resume();
           rejectBody(e);
         });
       });
     } catch (e) {
+      // What was read before the failure counts, as `stats` already does. A body cut short (or its
+      // gzip damaged) counts up to the damage: the whole events in the text held back for its line
+      // end too, and the cut one as a bad item.
+      if (streamFailed) {
+        reader.feed(decoder.end());
+        reader.end();
+      }
+      if (records.length > 0) session.push(records);
       if (e instanceof HttpError) throw e;
       const code = (e as { code?: string }).code ?? '';
       if (code.startsWith('Z_')) throw new HttpError(400, 'bad_body', `corrupt gzip body (${(e as Error).message})`);

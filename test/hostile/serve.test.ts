@@ -1,0 +1,132 @@
+/**
+ * Hostile webhook bodies and clients for `auditstorm serve`: every valid event of a damaged batch
+ * counts once, in `/report`, `/metrics` and the final report alike.
+ */
+import { request as httpRequest } from 'node:http';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serve, type LiveServer } from '../../src/live/serve.js';
+import { ReportSchema, type Report } from '../../src/report/schema.js';
+import { incidentLines } from '../live/helpers.js';
+
+interface Reply {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** One HTTP request on loopback. */
+function call(port: number, method: string, urlPath: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path: urlPath, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const servers: LiveServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function start(settings: Partial<Parameters<typeof serve>[1]> = {}): Promise<LiveServer> {
+  const s = await serve({}, { port: 0, tickMs: 50, ...settings });
+  servers.push(s);
+  return s;
+}
+
+/** An EventList of `items` (JSON texts), on one line as kube-apiserver sends it. */
+function eventList(items: readonly string[]): string {
+  return `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[${items.join(',')}]}`;
+}
+
+/**
+ * The read counters of `/metrics` and the report so far (requests counted after de-duplication wait
+ * in the reorder queue until the stream clock passes them, so they are checked in the final report).
+ */
+async function counts(port: number): Promise<{ metrics: Record<string, number>; report: Report }> {
+  const metrics: Record<string, number> = {};
+  for (const line of (await call(port, 'GET', '/metrics')).body.split('\n')) {
+    const m = /^(auditstorm_(?:events_parsed|parse_errors|requests_read)_total) (\d+)$/.exec(line);
+    if (m) metrics[m[1]!] = Number(m[2]);
+  }
+  return { metrics, report: ReportSchema.parse(JSON.parse((await call(port, 'GET', '/report')).body)) };
+}
+
+describe('serve: a damaged batch keeps its valid events', () => {
+  const lines = incidentLines().slice(0, 400);
+
+  for (const at of [50, 200, 300]) {
+    it(`a syntax error at item ${at} of 400: the 399 others count once, in /report, /metrics and the final report`, async () => {
+      const s = await start();
+      const items = lines.map((l, i) => (i === at ? '{"kind":"Event","auditID":,"verb":"update"}' : l));
+      const r = await call(s.port, 'POST', '/audit', eventList(items), { 'content-type': 'application/json' });
+      expect(r.status).toBe(400);
+      expect(r.body).toBe("body is not a whole JSON document: not JSON (expected a value); this element is skipped\n");
+      const first = await counts(s.port);
+      expect(first.metrics).toEqual({
+        auditstorm_events_parsed_total: 399,
+        auditstorm_parse_errors_total: 1,
+        auditstorm_requests_read_total: 399,
+      });
+      expect(first.report.input.sources[0]).toMatchObject({ name: 'webhook', events: 399, requests: 399, badLines: 1 });
+      expect(first.report.input.badLineSamples.map((b) => [b.source, b.line, b.reason])).toEqual([
+        ['webhook batch 1', 1, 'not JSON (expected a value); this element is skipped'],
+      ]);
+      // The API server sends the batch again, repaired: only the missing event is new.
+      expect((await call(s.port, 'POST', '/audit', eventList(lines))).status).toBe(200);
+      const again = await counts(s.port);
+      expect(again.metrics).toEqual({ auditstorm_events_parsed_total: 799, auditstorm_parse_errors_total: 1, auditstorm_requests_read_total: 799 });
+      const final = await s.close();
+      expect([final.input.requests, final.input.skipped.duplicates, final.input.badLines]).toEqual([400, 399, 1]);
+    });
+  }
+
+  it('a gzip body cut short: every event whole before the cut counts, the cut one is a bad item', async () => {
+    const s = await start();
+    const body = eventList(lines);
+    const gz = gzipSync(body);
+    const cut = gz.subarray(0, Math.floor(gz.length / 2));
+    // The events that end inside the text the cut gzip still holds.
+    const text = gunzipSync(cut, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
+    let whole = 0;
+    let end = body.indexOf('[') + 1;
+    for (const l of lines) {
+      end += l.length;
+      if (end > text.length) break;
+      whole++;
+      end++; // the comma
+    }
+    expect(whole).toBe(157);
+    const r = await call(s.port, 'POST', '/audit', cut, { 'content-encoding': 'gzip' });
+    expect(r).toMatchObject({ status: 400, body: 'corrupt gzip body (unexpected end of file)\n' });
+    const c = await counts(s.port);
+    expect(c.metrics).toEqual({
+      auditstorm_events_parsed_total: 157,
+      auditstorm_parse_errors_total: 1,
+      auditstorm_requests_read_total: 157,
+    });
+    expect(c.report.input.sources[0]).toMatchObject({ name: 'webhook', events: 157, requests: 157, badLines: 1 });
+    expect(c.report.input.badLineSamples.map((b) => b.reason)).toEqual(['JSON document ends early (cut short?)']);
+    expect((await call(s.port, 'POST', '/audit', gz, { 'content-encoding': 'gzip' })).status).toBe(200);
+    const final = await s.close();
+    expect([final.input.requests, final.input.skipped.duplicates]).toEqual([400, 157]);
+  });
+
+  it('a small batch (one piece) with a syntax error at item 3 of 10 keeps the other 9', async () => {
+    const s = await start();
+    const items = lines.slice(0, 10).map((l, i) => (i === 3 ? l.replace('"verb":', '"verb" ') : l));
+    expect(eventList(items).length).toBeLessThan(64 * 1024);
+    const r = await call(s.port, 'POST', '/audit', eventList(items));
+    expect(r).toMatchObject({ status: 400, body: "body is not a whole JSON document: not JSON (expected ':'); this element is skipped\n" });
+    const final = await s.close();
+    expect([final.input.requests, final.input.badLines]).toEqual([9, 1]);
+  });
+});
