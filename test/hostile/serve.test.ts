@@ -6,6 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve, type LiveServer } from '../../src/live/serve.js';
+import { JsonDocReader } from '../../src/parser/formats/json-doc.js';
 import { ReportSchema, type Report } from '../../src/report/schema.js';
 import { incidentLines } from '../live/helpers.js';
 
@@ -128,5 +129,45 @@ describe('serve: a damaged batch keeps its valid events', () => {
     expect(r).toMatchObject({ status: 400, body: "body is not a whole JSON document: not JSON (expected ':'); this element is skipped\n" });
     const final = await s.close();
     expect([final.input.requests, final.input.badLines]).toEqual([9, 1]);
+  });
+});
+
+describe('JsonDocReader: syntax errors in a one-line batch longer than 64 KiB', () => {
+  /** Feeds `text` in pieces of `chunk` characters; the auditIDs read and the bad items as [line, reason]. */
+  function read(text: string, chunk: number): { ids: string[]; bad: Array<[number, string]> } {
+    const ids: string[] = [];
+    const bad: Array<[number, string]> = [];
+    const reader = new JsonDocReader(16 * 1024 * 1024, (line, r) => {
+      for (const e of r.events) ids.push(e.auditID);
+      for (const b of r.bad) bad.push([line, b]);
+    });
+    for (let i = 0; i < text.length; i += chunk) reader.feed(text.slice(i, i + chunk));
+    reader.end();
+    return { ids, bad };
+  }
+
+  // userAgents holding what a scanner blind to strings would take for element ends and commas.
+  const event = (i: number): string =>
+    JSON.stringify({ ...JSON.parse(incidentLines()[0]!), auditID: `a${i}`, userAgent: `tricky\\"},{"x":[1,2],"y":"${i}\\` });
+  const items = Array.from({ length: 600 }, (_, i) => event(i));
+  const broken = new Set([0, 3, 150, 151, 420, 599]);
+  const damaged = items.map((t, i) => (broken.has(i) ? t.replace('"verb":', '"verb" ') : t));
+  const want = items.map((_, i) => `a${i}`).filter((_, i) => !broken.has(i));
+
+  for (const chunk of [1000, 16 * 1024, 1 << 20]) {
+    it(`an EventList and a bare array, fed ${chunk} characters at a time: every other element counts, each broken one is a bad item`, () => {
+      const list = read(`${eventList(damaged)}\n`, chunk);
+      expect(list.ids).toEqual(want);
+      expect(list.bad).toEqual([...broken].map(() => [1, "not JSON (expected ':'); this element is skipped"]));
+      const array = read(`[${damaged.join(',')}]\n${event(1000)}\n`, chunk);
+      expect(array.ids).toEqual([...want, 'a1000']);
+      expect(array.bad.length).toBe(6);
+      expect(read(`${eventList(items)}\n`, chunk)).toEqual({ ids: items.map((_, i) => `a${i}`), bad: [] });
+    });
+  }
+
+  it('an error in the EventList\'s own fields skips the rest of that document, and reading goes on at the next line', () => {
+    const text = `${eventList(items).replace('"metadata":{}', '"metadata":{"x" 1}')}\n${event(1000)}\n`;
+    expect(read(text, 16 * 1024)).toEqual({ ids: ['a1000'], bad: [[1, "not JSON (expected ':'); the rest of this document is skipped"]] });
   });
 });

@@ -435,7 +435,7 @@ export class JsonDocReader {
     }
     if (this.resync) {
       const c = text.charCodeAt(0);
-      if (!known || (c !== 123 && c !== 91)) return; // '{' '['
+      if (!known || afterComma || (c !== 123 && c !== 91)) return; // '{' '[' at a line start
       this.resync = false;
     }
     this.afterComma = afterComma;
