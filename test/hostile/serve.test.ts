@@ -5,6 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { renderMetrics } from '../../src/live/metrics.js';
 import { serve, type LiveServer } from '../../src/live/serve.js';
 import { JsonDocReader } from '../../src/parser/formats/json-doc.js';
 import { ReportSchema, type Report } from '../../src/report/schema.js';
@@ -169,5 +170,43 @@ describe('JsonDocReader: syntax errors in a one-line batch longer than 64 KiB', 
   it('an error in the EventList\'s own fields skips the rest of that document, and reading goes on at the next line', () => {
     const text = `${eventList(items).replace('"metadata":{}', '"metadata":{"x" 1}')}\n${event(1000)}\n`;
     expect(read(text, 16 * 1024)).toEqual({ ids: ['a1000'], bad: [[1, "not JSON (expected ':'); the rest of this document is skipped"]] });
+  });
+});
+
+describe('serve: /metrics label values from hostile usernames', () => {
+  it('strips ESC, BEL and other control bytes: no byte below 0x20 but the line ends, and the user is still named', async () => {
+    const s = await start();
+    const evil = 'mallory\u001b[31m\u0007\u009b2J\u202e';
+    const items = incidentLines()
+      .slice(0, 40)
+      .map((l) => {
+        const e = JSON.parse(l) as { user: { username: string } };
+        e.user.username = evil;
+        return JSON.stringify(e);
+      });
+    expect((await call(s.port, 'POST', '/audit', eventList(items))).status).toBe(200);
+    const text = (await call(s.port, 'GET', '/metrics')).body;
+    const controls = [...text].filter((c) => c !== '\n' && (c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f)));
+    expect(controls).toEqual([]);
+    const user = text.split('\n').filter((l) => l.startsWith('auditstorm_actor_writes_per_second{'));
+    expect(user.map((l) => l.replace(/ [0-9.]+$/, ''))).toEqual(['auditstorm_actor_writes_per_second{user="mallory[31m2J"}']);
+  });
+
+  it('users whose names differ only in control characters get one sample, so the scrape stays valid', () => {
+    const text = renderMetrics({
+      status: { uptimeMs: 0, events: 0, requestsRead: 0, requests: 0, duplicates: 0, badLines: 0, openByKind: {}, openedByKind: {}, closedByKind: {}, streamTimeMs: null },
+      server: { batches: 0, rejected: {}, itemsReceived: 0, bodyBytes: 0 },
+      actors: [
+        { key: 'bob\u0007', writesPerSec: 3, conflictsPerSec: 2 },
+        { key: 'bob', writesPerSec: 1, conflictsPerSec: 1 },
+        { key: 'carol', writesPerSec: 1, conflictsPerSec: 0 },
+      ],
+      objects: [],
+      rateSpanMs: 60_000,
+    });
+    expect(text.split('\n').filter((l) => l.startsWith('auditstorm_actor_conflicts_per_second{'))).toEqual([
+      'auditstorm_actor_conflicts_per_second{user="bob"} 2',
+      'auditstorm_actor_conflicts_per_second{user="carol"} 0',
+    ]);
   });
 });
