@@ -11,8 +11,8 @@
  *   token. Events of a body that turns out bad still count (the API server resends a failed batch;
  *   the engine drops the duplicates by auditID). Bad items are counted and sampled like bad lines.
  * - `GET /metrics` (Prometheus text), `GET /healthz`, `GET /report` (the current JSON report, open
- *   episodes included with `ongoing: true`), `GET /report.html`. With a token, every path but
- *   `/healthz` requires it.
+ *   episodes included with `ongoing: true`), `GET /report.html`; `HEAD` of each answers GET's
+ *   headers without the body. With a token, every path but `/healthz` requires it.
  *
  * Request and response bodies are never kept or copied into reports or metrics.
  */
@@ -261,12 +261,14 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
 
   const send = (res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...extra });
-    res.end(body);
+    // HEAD: the headers GET would get, no body.
+    if (res.req.method === 'HEAD') res.end();
+    else res.end(body);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = (req.url ?? '/').split('?')[0]!;
-    if (req.method === 'GET' && url === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
+    if ((req.method === 'GET' || req.method === 'HEAD') && url === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
     if (!authorized(req)) {
       if (req.method === 'POST') reject('unauthorized');
       req.resume();
@@ -287,7 +289,7 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       req.resume();
-      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: POST audit events, GET /metrics, /healthz, /report, /report.html\n', { allow: 'GET, POST' });
+      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: POST audit events, GET /metrics, /healthz, /report, /report.html\n', { allow: 'GET, HEAD, POST' });
     }
     switch (url) {
       case '/metrics': {

@@ -210,3 +210,20 @@ describe('serve: /metrics label values from hostile usernames', () => {
     ]);
   });
 });
+
+describe('serve: HEAD', () => {
+  it('HEAD /healthz needs no token and answers like GET without a body; HEAD of the other paths too', async () => {
+    const s = await start({ token: 't0ken' });
+    const auth = { authorization: 'Bearer t0ken' };
+    const health = await call(s.port, 'HEAD', '/healthz');
+    expect([health.status, health.headers['content-length'], health.body]).toEqual([200, '3', '']);
+    expect((await call(s.port, 'HEAD', '/metrics')).status).toBe(401);
+    for (const path of ['/metrics', '/report', '/report.html']) {
+      const get = await call(s.port, 'GET', path, undefined, auth);
+      const head = await call(s.port, 'HEAD', path, undefined, auth);
+      expect([path, head.status, head.headers['content-type'], head.body]).toEqual([path, 200, get.headers['content-type'], '']);
+    }
+    expect((await call(s.port, 'HEAD', '/nope', undefined, auth)).status).toBe(404);
+    expect((await call(s.port, 'PUT', '/metrics', undefined, auth)).headers['allow']).toBe('GET, HEAD, POST');
+  });
+});
