@@ -13,7 +13,7 @@ import type { LiveStatus } from './session.js';
 export interface ServerCounters {
   /** POST bodies accepted (200). */
   batches: number;
-  /** POST bodies rejected, by reason: `bad_body` (400), `too_large` (413), `unauthorized` (401), `unsupported_encoding` (415), `method` (405). */
+  /** POST bodies rejected, by reason: `bad_body` (400), `too_large` (413), `unauthorized` (401), `unsupported_encoding` (415), `method` (405), `timeout` (408). */
   rejected: Record<string, number>;
   /** Items (events, or what should have been events) seen in accepted and rejected bodies. */
   itemsReceived: number;

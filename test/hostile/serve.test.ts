@@ -3,13 +3,16 @@
  * counts once, in `/report`, `/metrics` and the final report alike.
  */
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { renderMetrics } from '../../src/live/metrics.js';
 import { serve, type LiveServer } from '../../src/live/serve.js';
 import { JsonDocReader } from '../../src/parser/formats/json-doc.js';
 import { ReportSchema, type Report } from '../../src/report/schema.js';
-import { incidentLines } from '../live/helpers.js';
+import { fakeIO } from '../cli/helpers.js';
+import { incidentLines, until } from '../live/helpers.js';
 
 interface Reply {
   status: number;
@@ -225,5 +228,87 @@ describe('serve: HEAD', () => {
     }
     expect((await call(s.port, 'HEAD', '/nope', undefined, auth)).status).toBe(404);
     expect((await call(s.port, 'PUT', '/metrics', undefined, auth)).headers['allow']).toBe('GET, HEAD, POST');
+  });
+});
+
+describe('serve: slow request bodies', () => {
+  /**
+   * A connection that sends a POST's headers and the start of an EventList holding one whole event
+   * (`auditID` `slow-<n>`), then a space every 100 ms; resolves when the server ends it.
+   */
+  function trickle(port: number, n: number): { done: Promise<{ ms: number; reply: string }>; socket: Socket } {
+    const head = `{"kind":"EventList","items":[${JSON.stringify({ ...JSON.parse(incidentLines()[0]!), auditID: `slow-${n}` })},`;
+    const t0 = Date.now();
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    let timer: ReturnType<typeof setInterval> | undefined;
+    socket.on('connect', () => {
+      socket.write('POST /audit HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n' + head);
+      timer = setInterval(() => socket.writable && socket.write(' '), 100);
+    });
+    socket.on('data', (d: Buffer) => (reply += d.toString('latin1')));
+    const done = new Promise<{ ms: number; reply: string }>((resolve) => {
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve({ ms: Date.now() - t0, reply });
+      });
+      socket.on('error', () => undefined);
+    });
+    return { done, socket };
+  }
+
+  it('a body trickled slower than --request-timeout is answered 408 and closed; /healthz answers meanwhile', async () => {
+    const s = await start({ requestTimeoutMs: 500 });
+    const slow = Array.from({ length: 50 }, (_, n) => trickle(s.port, n));
+    await new Promise((r) => setTimeout(r, 200));
+    const health = await call(s.port, 'GET', '/healthz');
+    expect([health.status, health.body]).toEqual([200, 'ok\n']);
+    const ends = await Promise.all(slow.map((c) => c.done));
+    for (const e of ends) {
+      expect(e.reply.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+      // Closed after the timeout, well before Node's default 300 s (margin for a loaded machine).
+      expect(e.ms).toBeGreaterThanOrEqual(450);
+      expect(e.ms).toBeLessThan(5000);
+    }
+    // The server sees each connection end a little after the client does.
+    await until(() => s.session.status().badLines === 50, 'the 50 cut bodies to be counted');
+    const m = (await call(s.port, 'GET', '/metrics')).body.split('\n');
+    expect(m.filter((l) => l.startsWith('auditstorm_batches_rejected_total'))).toEqual(['auditstorm_batches_rejected_total{reason="timeout"} 50']);
+    // Each request is settled: the whole event it sent counts, the cut document is a bad item.
+    expect(m).toContain('auditstorm_events_parsed_total 50');
+    expect(m).toContain('auditstorm_parse_errors_total 50');
+    // A batch sent in time is still read.
+    const ok = await call(s.port, 'POST', '/audit', eventList(incidentLines().slice(0, 5)));
+    expect(ok).toMatchObject({ status: 200, body: '{"events":5,"badItems":0}\n' });
+  });
+});
+
+describe('serve --request-timeout', () => {
+  it('is a duration handed to the server (300ms: a trickled body gets 408); 0s or no unit is a usage error', async () => {
+    let stop: (() => void) | null = null;
+    const io = fakeIO({ onSignal: (h) => ((stop = h), () => undefined) });
+    const run = main(['serve', '--listen', '127.0.0.1:0', '--request-timeout', '300ms'], io);
+    await until(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(io.stderr.text), 'the server to listen');
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(io.stderr.text)![1]);
+    const t0 = Date.now();
+    const reply = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{'));
+      let got = '';
+      socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      socket.on('close', () => resolve(got));
+      socket.on('error', () => undefined);
+    });
+    expect(reply.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(Date.now() - t0).toBeLessThan(5000);
+    stop!();
+    expect(await run).toBe(0);
+    for (const [value, msg] of [
+      ['0s', '--request-timeout 0s: must be longer than 0'],
+      ['30', '--request-timeout: "30" has no unit (did you mean 30s?)'],
+    ]) {
+      const bad = fakeIO();
+      expect(await main(['serve', '--listen', '127.0.0.1:0', '--request-timeout', value!], bad)).toBe(2);
+      expect(bad.stderr.text).toContain(msg);
+    }
   });
 });
