@@ -185,6 +185,21 @@ class Builder {
 const MAX_PENDING = 64 * 1024;
 
 /**
+ * Index of the quote closing the string opened at `open` (the first one not escaped by an odd run
+ * of backslashes); -1 when the text ends first.
+ */
+function stringEnd(text: string, open: number): number {
+  let j = open;
+  for (;;) {
+    j = text.indexOf('"', j + 1);
+    if (j === -1) return -1;
+    let k = j - 1;
+    while (text.charCodeAt(k) === 92) k--; // '\\'
+    if ((j - 1 - k) % 2 === 0) return j;
+  }
+}
+
+/**
  * Where a piece of a long line may end: the index just past the last `,` outside strings in the
  * second half of `text` (which must start outside a string), the shallowest one if they differ, so
  * pieces tend to end between elements and a piece leaves at most half behind; -1 when there is none.
@@ -197,16 +212,8 @@ function commaCut(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // '"': jump to the closing quote (one not escaped by an odd run of backslashes).
-      let j = i;
-      for (;;) {
-        j = text.indexOf('"', j + 1);
-        if (j === -1) return best;
-        let k = j - 1;
-        while (text.charCodeAt(k) === 92) k--;
-        if ((j - 1 - k) % 2 === 0) break;
-      }
-      i = j;
+      i = stringEnd(text, i);
+      if (i === -1) return best;
     } else if (c === 123 || c === 91) depth++;
     else if (c === 125 || c === 93) depth--;
     else if (c === 44 && i >= half && depth <= bestDepth) {
@@ -223,15 +230,8 @@ function commaEnds(text: string): number[] {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      let j = i;
-      for (;;) {
-        j = text.indexOf('"', j + 1);
-        if (j === -1) return out;
-        let k = j - 1;
-        while (text.charCodeAt(k) === 92) k--;
-        if ((j - 1 - k) % 2 === 0) break;
-      }
-      i = j;
+      i = stringEnd(text, i);
+      if (i === -1) return out;
     } else if (c === 44) out.push(i + 1);
   }
   return out;
@@ -422,9 +422,10 @@ export class JsonDocReader {
 
   /**
    * Tokenizes one piece. `known`: the piece starts where the tokenizer holds no partial lexeme
-   * (a line start, or just after a recovery), so after a syntax error the open containers are
-   * exactly {@link stack} plus the builder's, and the skip can start at the piece's first character.
-   * `afterComma`: the piece starts just past a comma (a long line cut in pieces).
+   * (a line start, just past a comma where a long line was cut, or just after a recovery), so
+   * after a syntax error the open containers are exactly {@link stack} plus the builder's, and the
+   * skip can start at the piece's first character. `afterComma`: the piece starts just past a
+   * comma where a long line was cut.
    */
   private piece(text: string, known: boolean, afterComma = false): void {
     if (this.skip !== null) {
