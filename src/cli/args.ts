@@ -31,12 +31,14 @@ export interface LiveArgs {
   tlsClientCa?: string;
   maxBodyBytes?: number;
   metricsTop?: number;
+  /** `serve --request-timeout DURATION`: duration text, checked by the serve command. */
+  requestTimeout?: string;
   /** `watch FILE --from-start`: read what the file holds before following it. */
   fromStart: boolean;
 }
 
 /** Names of the live-only flags, for the "only for watch/serve" check. */
-const LIVE_FLAGS = ['listen', 'token-file', 'tls-cert', 'tls-key', 'tls-client-ca', 'max-body-bytes', 'metrics-top', 'from-start'] as const;
+const LIVE_FLAGS = ['listen', 'token-file', 'tls-cert', 'tls-key', 'tls-client-ca', 'max-body-bytes', 'metrics-top', 'request-timeout', 'from-start'] as const;
 
 /** Command-line arguments after parsing and normalization (no config file, no defaults). */
 export interface ParsedArgs {
@@ -340,6 +342,13 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       describe: 'serve: actors and objects listed in /metrics',
       defaultDescription: '10',
     })
+    .option('request-timeout', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'serve: longest time (a duration) a client may take to send a whole request; slower ones get 408 and are disconnected',
+      defaultDescription: '30s',
+    })
     .option('from-start', {
       group: GROUP_LIVE,
       type: 'boolean',
@@ -512,6 +521,8 @@ function normalizeLive(raw: Record<string, unknown>, live: LiveArgs): void {
   if (maxBodyBytes !== undefined) live.maxBodyBytes = maxBodyBytes;
   const metricsTop = num(raw['metrics-top'], '--metrics-top', 'positive-int');
   if (metricsTop !== undefined) live.metricsTop = metricsTop;
+  const requestTimeout = str(raw['request-timeout']);
+  if (requestTimeout !== undefined) live.requestTimeout = requestTimeout;
 }
 
 function normalizeRest(raw: Record<string, unknown>, args: ParsedArgs): void {

@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import { parseDuration } from '../duration.js';
 import { ConfigError, describeFsError, UsageError } from '../errors.js';
 import { formatAlertJson, formatAlertText, type LiveAlert } from '../live/alerts.js';
 import { statusWithRate, type LiveStatus } from '../live/session.js';
@@ -132,6 +133,11 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
       const { host, port } = parseListen(live.listen);
       if ((live.tlsCert === undefined) !== (live.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
       if (live.tlsClientCa !== undefined && live.tlsCert === undefined) throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key');
+      let requestTimeoutMs: number | undefined;
+      if (live.requestTimeout !== undefined) {
+        requestTimeoutMs = parseDuration(live.requestTimeout, '--request-timeout');
+        if (requestTimeoutMs <= 0) throw new UsageError(`--request-timeout ${live.requestTimeout}: must be longer than 0`, 'e.g. --request-timeout 30s');
+      }
       let token: string | undefined;
       if (live.tokenFile !== undefined) {
         token = (await readFlagFile('--token-file', live.tokenFile)).trim();
@@ -155,6 +161,7 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
           ...(tls !== undefined ? { tls } : {}),
           ...(live.maxBodyBytes !== undefined ? { maxBodyBytes: live.maxBodyBytes } : {}),
           ...(live.metricsTop !== undefined ? { metricsTop: live.metricsTop } : {}),
+          ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
         },
         { now, onAlert, ...(io.residentMemory ? { residentMemory: io.residentMemory } : {}) },
       );

@@ -1,9 +1,11 @@
 /**
  * `GET /metrics` of `auditstorm serve`: Prometheus text exposition format 0.0.4, written by hand
  * (a dozen families do not justify a client library). Label values are escaped (`\\`, `\"`,
- * `\n`); label sets are bounded: kinds are the detectors', actors and objects are the top N by
- * recent 409 rate then write rate (`--metrics-top`, default 10). Pure over its input.
+ * `\n`) and stripped of other control characters, as alerts are; label sets are bounded: kinds
+ * are the detectors', actors and objects are the top N by recent 409 rate then write rate
+ * (`--metrics-top`, default 10). Pure over its input.
  */
+import { stripControlChars } from '../report/escape.js';
 import type { KeyRate } from './rates.js';
 import type { LiveStatus } from './session.js';
 
@@ -11,7 +13,7 @@ import type { LiveStatus } from './session.js';
 export interface ServerCounters {
   /** POST bodies accepted (200). */
   batches: number;
-  /** POST bodies rejected, by reason: `bad_body` (400), `too_large` (413), `unauthorized` (401), `unsupported_encoding` (415), `method` (405). */
+  /** POST bodies rejected, by reason: `bad_body` (400), `too_large` (413), `unauthorized` (401), `unsupported_encoding` (415), `method` (405), `timeout` (408). */
   rejected: Record<string, number>;
   /** Items (events, or what should have been events) seen in accepted and rejected bodies. */
   itemsReceived: number;
@@ -32,9 +34,13 @@ export interface MetricsInput {
   residentMemoryBytes?: number;
 }
 
-/** Escapes a label value for the text format. */
+/**
+ * Escapes a label value for the text format: `\\`, `\"` and `\n` as the format escapes them; the
+ * other control characters (ESC, BEL, CR, bidi overrides, …) are removed and tabs become spaces
+ * ({@link stripControlChars}), so a username cannot put raw escape sequences into a scrape.
+ */
 export function escapeLabelValue(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+  return stripControlChars(v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"'));
 }
 
 function labels(pairs: Record<string, string>): string {
@@ -55,7 +61,15 @@ export function renderMetrics(m: MetricsInput): string {
   const out: string[] = [];
   const family = (name: string, type: 'counter' | 'gauge', help: string, samples: Array<[Record<string, string>, number]>): void => {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [l, v] of samples) out.push(`${name}${labels(l)} ${value(v)}`);
+    // Keys that differ only in control characters escape alike: a repeated label set would make the
+    // whole scrape invalid, so only the first (highest ranked) is written.
+    const seen = new Set<string>();
+    for (const [l, v] of samples) {
+      const ls = labels(l);
+      if (seen.has(ls)) continue;
+      seen.add(ls);
+      out.push(`${name}${ls} ${value(v)}`);
+    }
   };
   const s = m.status;
   const span = `${Math.round(m.rateSpanMs / 1000)}s`;

@@ -8,11 +8,13 @@
  *   counted as bad); 400 with the reason for a body that holds no audit event (not JSON, `{}` or an
  *   empty `items`) or is damaged (cut short, a syntax error, corrupt gzip), 413 over
  *   `maxBodyBytes` (counted after decompression), 415 for another encoding, 401 without the bearer
- *   token. Events of a body that turns out bad still count (the API server resends a failed batch;
- *   the engine drops the duplicates by auditID). Bad items are counted and sampled like bad lines.
+ *   token, 408 (and the connection closed) for a request not read whole within
+ *   `requestTimeoutMs`. Events of a body that turns out bad still count (the API server resends a
+ *   failed batch; the engine drops the duplicates by auditID). Bad items are counted and sampled
+ *   like bad lines.
  * - `GET /metrics` (Prometheus text), `GET /healthz`, `GET /report` (the current JSON report, open
- *   episodes included with `ongoing: true`), `GET /report.html`. With a token, every path but
- *   `/healthz` requires it.
+ *   episodes included with `ongoing: true`), `GET /report.html`; `HEAD` of each answers GET's
+ *   headers without the body. With a token, every path but `/healthz` requires it.
  *
  * Request and response bodies are never kept or copied into reports or metrics.
  */
@@ -60,6 +62,12 @@ export interface ServeSettings {
   metricsTop?: number;
   /** How often (ms) the stream clock is ticked; default 250. */
   tickMs?: number;
+  /**
+   * Longest time (ms) a client may take to send a whole request, headers and body; default
+   * {@link DEFAULT_REQUEST_TIMEOUT_MS}. A slower one is answered 408 and its connection closed, so
+   * slow bodies cannot hold connections (and file descriptors) for Node's default 300 s.
+   */
+  requestTimeoutMs?: number;
 }
 
 /** The outside world of the server. */
@@ -88,6 +96,9 @@ export interface LiveServer {
 
 /** Default body limit: the API server's batches stay under `--audit-webhook-truncate-max-batch-size` (10 MiB) when truncation is on. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Default request timeout: a 10 MiB batch on a slow link, with room to spare. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Name of the webhook source in reports and bad-line samples. */
 export const WEBHOOK_SOURCE = 'webhook';
@@ -125,6 +136,8 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
   const top = settings.metricsTop ?? 10;
   const tokenDigest = settings.token === undefined ? null : digest(settings.token);
   let batchNo = 0;
+  /** Connections whose request Node timed out (see `requestTimeoutMs`). */
+  const timedOut = new WeakSet<object>();
 
   const reject = (reason: string): void => {
     counters.rejected[reason] = (counters.rejected[reason] ?? 0) + 1;
@@ -186,6 +199,7 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
     const decoder = new StringDecoder('utf8');
     let size = 0;
     let start = true;
+    let streamFailed = false;
     const onChunk = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > maxBody) throw new HttpError(413, 'too_large', `body is over the limit of ${maxBody} bytes`);
@@ -224,11 +238,20 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
         body.once('end', resolve);
         body.once('error', (e) => {
           failed = true;
+          streamFailed = true;
           req.resume();
           rejectBody(e);
         });
       });
     } catch (e) {
+      // What was read before the failure counts, as `stats` already does. A body cut short (or its
+      // gzip damaged) counts up to the damage: the whole events in the text held back for its line
+      // end too, and the cut one as a bad item.
+      if (streamFailed) {
+        reader.feed(decoder.end());
+        reader.end();
+      }
+      if (records.length > 0) session.push(records);
       if (e instanceof HttpError) throw e;
       const code = (e as { code?: string }).code ?? '';
       if (code.startsWith('Z_')) throw new HttpError(400, 'bad_body', `corrupt gzip body (${(e as Error).message})`);
@@ -251,12 +274,14 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
 
   const send = (res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...extra });
-    res.end(body);
+    // HEAD: the headers GET would get, no body.
+    if (res.req.method === 'HEAD') res.end();
+    else res.end(body);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = (req.url ?? '/').split('?')[0]!;
-    if (req.method === 'GET' && url === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
+    if ((req.method === 'GET' || req.method === 'HEAD') && url === '/healthz') return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
     if (!authorized(req)) {
       if (req.method === 'POST') reject('unauthorized');
       req.resume();
@@ -269,7 +294,8 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
         return send(res, 200, 'application/json', `${JSON.stringify({ events: r.events, badItems: r.bad })}\n`);
       } catch (e) {
         const err = e instanceof HttpError ? e : new HttpError(400, 'bad_body', (e as Error).message);
-        reject(err.reason);
+        // A timed-out request is counted once, as `timeout`, where Node reports it.
+        if (!timedOut.has(req.socket)) reject(err.reason);
         // Unread body bytes must not be taken for the next request on this connection.
         send(res, err.status, 'text/plain; charset=utf-8', `${err.message}\n`, { connection: 'close' });
         return;
@@ -277,7 +303,7 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       req.resume();
-      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: POST audit events, GET /metrics, /healthz, /report, /report.html\n', { allow: 'GET, POST' });
+      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: POST audit events, GET /metrics, /healthz, /report, /report.html\n', { allow: 'GET, HEAD, POST' });
     }
     switch (url) {
       case '/metrics': {
@@ -308,18 +334,31 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
     });
   };
 
+  const requestTimeout = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const timeouts = {
+    requestTimeout,
+    headersTimeout: requestTimeout,
+    // Node checks the timeouts on this interval (30 s by default), so it bounds how late they fire.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+  };
   const server: Server = settings.tls
     ? createHttpsServer(
         {
           cert: settings.tls.cert,
           key: settings.tls.key,
           ...(settings.tls.clientCa ? { ca: settings.tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+          ...timeouts,
         },
         listener,
       )
-    : createHttpServer(listener);
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    : createHttpServer(timeouts, listener);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      reject('timeout');
+      timedOut.add(socket);
+    }
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
     else socket.destroy();
   });
 

@@ -28,9 +28,14 @@
  *   (`…; the rest of this document is skipped`);
  * - if the brackets never balance, everything to the end of the input is skipped and a second bad
  *   item says so;
- * - inside a line longer than 64 KiB (a one-line document), where the error cannot be placed
- *   exactly, the rest of that document is skipped and reading resumes at the next line that starts
- *   with `{` or `[`. A line holding several elements may lose the ones before the broken one.
+ * - a line longer than 64 KiB (a one-line document) is tokenized in pieces that end just past a
+ *   comma outside strings where one exists, so each piece starts from a known state. The tokens of
+ *   a piece that fails are lost, so a piece that starts with no value open (at the top level, or
+ *   between elements or fields) is read again comma by comma: the elements before the broken one
+ *   count, and the error is handled as above at the comma it follows. Anywhere else in such a line
+ *   (no comma to cut at, or an element open at the piece's start) the rest of that document is
+ *   skipped and reading resumes at the next line that starts with `{` or `[`; a line holding several
+ *   elements may then lose the ones before the broken one.
  */
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { eventsOfElement, eventsOfValue, type Container, type ValueResult } from './values.js';
@@ -179,6 +184,59 @@ class Builder {
 /** Longest partial line held back for its newline; longer lines (one-line documents) are tokenized in pieces. */
 const MAX_PENDING = 64 * 1024;
 
+/**
+ * Index of the quote closing the string opened at `open` (the first one not escaped by an odd run
+ * of backslashes); -1 when the text ends first.
+ */
+function stringEnd(text: string, open: number): number {
+  let j = open;
+  for (;;) {
+    j = text.indexOf('"', j + 1);
+    if (j === -1) return -1;
+    let k = j - 1;
+    while (text.charCodeAt(k) === 92) k--; // '\\'
+    if ((j - 1 - k) % 2 === 0) return j;
+  }
+}
+
+/**
+ * Where a piece of a long line may end: the index just past the last `,` outside strings in the
+ * second half of `text` (which must start outside a string), the shallowest one if they differ, so
+ * pieces tend to end between elements and a piece leaves at most half behind; -1 when there is none.
+ */
+function commaCut(text: string): number {
+  const half = text.length >> 1;
+  let depth = 0;
+  let best = -1;
+  let bestDepth = Infinity;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = stringEnd(text, i);
+      if (i === -1) return best;
+    } else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+    else if (c === 44 && i >= half && depth <= bestDepth) {
+      best = i + 1;
+      bestDepth = depth;
+    }
+  }
+  return best;
+}
+
+/** Indexes just past each `,` outside strings in `text` (which must start outside a string). */
+function commaEnds(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = stringEnd(text, i);
+      if (i === -1) return out;
+    } else if (c === 44) out.push(i + 1);
+  }
+  return out;
+}
+
 function newParser(): ReturnType<typeof jsonParser> {
   return jsonParser({ packValues: true, streamValues: false, jsonStreaming: true });
 }
@@ -258,6 +316,12 @@ export class JsonDocReader {
   /** A partial line waiting for its newline (see {@link feed}). */
   private pending = '';
   private pendingAtLineStart = true;
+  /** {@link pending} starts just past a comma where a long line was cut. */
+  private pendingAfterComma = false;
+  /** The piece being tokenized starts just past such a comma. */
+  private afterComma = false;
+  /** A failed piece is being read again (see {@link replay}). */
+  private replaying = false;
   /** The value being skipped after a syntax error, if any. */
   private skip: Skip | null = null;
   /**
@@ -296,17 +360,27 @@ export class JsonDocReader {
         this.pending += from === 0 ? text : text.slice(from);
         if (this.pending.length > MAX_PENDING) {
           const p = this.pending;
-          this.pending = '';
-          this.piece(p, this.pendingAtLineStart);
-          this.pendingAtLineStart = false;
+          // Cut just past a comma, so the next piece starts where the tokenizer holds no partial lexeme.
+          const cut = this.pendingAtLineStart ? commaCut(p) : -1;
+          if (cut !== -1) {
+            this.pending = p.slice(cut);
+            this.piece(p.slice(0, cut), true, this.pendingAfterComma);
+            this.pendingAfterComma = true;
+          } else {
+            this.pending = '';
+            this.piece(p, this.pendingAtLineStart, this.pendingAfterComma);
+            this.pendingAtLineStart = false;
+            this.pendingAfterComma = false;
+          }
         }
         return;
       }
       const part = from === 0 && nl === text.length - 1 ? text : text.slice(from, nl + 1);
       const whole = this.pending === '' ? part : this.pending + part;
       this.pending = '';
-      this.piece(whole, this.pendingAtLineStart);
+      this.piece(whole, this.pendingAtLineStart, this.pendingAfterComma);
       this.pendingAtLineStart = true;
+      this.pendingAfterComma = false;
       this.line++;
       from = nl + 1;
     }
@@ -317,7 +391,7 @@ export class JsonDocReader {
     if (this.pending !== '') {
       const p = this.pending;
       this.pending = '';
-      this.piece(p, this.pendingAtLineStart);
+      this.piece(p, this.pendingAtLineStart, this.pendingAfterComma);
     }
     if (this.skip !== null) {
       this.onItem(this.skip.line, {
@@ -353,10 +427,12 @@ export class JsonDocReader {
 
   /**
    * Tokenizes one piece. `known`: the piece starts where the tokenizer holds no partial lexeme
-   * (a line start, or just after a recovery), so after a syntax error the open containers are
-   * exactly {@link stack} plus the builder's, and the skip can start at the piece's first character.
+   * (a line start, just past a comma where a long line was cut, or just after a recovery), so
+   * after a syntax error the open containers are exactly {@link stack} plus the builder's, and the
+   * skip can start at the piece's first character. `afterComma`: the piece starts just past a
+   * comma where a long line was cut.
    */
-  private piece(text: string, known: boolean): void {
+  private piece(text: string, known: boolean, afterComma = false): void {
     if (this.skip !== null) {
       const at = this.skip.scan(text);
       if (at === -1) return;
@@ -365,7 +441,7 @@ export class JsonDocReader {
     }
     if (this.resync) {
       const c = text.charCodeAt(0);
-      if (!known || (c !== 123 && c !== 91)) return; // '{' '['
+      if (!known || afterComma || (c !== 123 && c !== 91)) return; // '{' '[' at a line start
       this.resync = false;
     }
     const quote = text.lastIndexOf('"');
@@ -374,6 +450,7 @@ export class JsonDocReader {
       this.tooLong();
       return;
     }
+    this.afterComma = afterComma;
     if (!this.run(text, known)) return;
     const b = this.builder;
     if (b !== null) {
@@ -411,8 +488,12 @@ export class JsonDocReader {
    * MAX_PENDING), the rest of the document is skipped up to the next line starting with `{` or `[`.
    */
   private failSyntax(err: unknown, text: string, known: boolean): void {
-    const msg = (err instanceof Error ? err.message : String(err)).replace(/^Parser cannot parse input: /, '');
     const b = this.builder;
+    if (known && !this.replaying && b === null && (this.stack.length === 0 || this.afterComma)) {
+      this.replay(text);
+      return;
+    }
+    const msg = (err instanceof Error ? err.message : String(err)).replace(/^Parser cannot parse input: /, '');
     const top = this.stack[this.stack.length - 1];
     const inElements = top !== undefined && (top.role === 'elements' || top.role === 'root-array');
     this.parser = newParser();
@@ -423,7 +504,7 @@ export class JsonDocReader {
       this.builder = null;
       this.skip = new Skip('element', b === null ? 0 : b.openDepth, line);
       this.skip.outer = this.stack.length;
-    } else if (known && this.stack.length + (b?.openDepth ?? 0) > 0) {
+    } else if (known && !this.replaying && this.stack.length + (b?.openDepth ?? 0) > 0) {
       this.report(this.line, `not JSON (${msg}); the rest of this document is skipped`);
       this.skip = new Skip('document', this.stack.length + (b?.openDepth ?? 0), this.line);
       this.builder = null;
@@ -454,6 +535,39 @@ export class JsonDocReader {
     this.head = {};
     this.sinceQuote = 0;
     this.resync = true;
+  }
+
+  /**
+   * Reads a failed piece again from the state it started in (no value open: the top level, or just
+   * past a comma), one comma at a time: the elements before the broken one count, and the error is
+   * handled at the comma it follows, whose state is known. An error outside a streamed element
+   * skips the rest of the document, as it would have without the replay.
+   */
+  private replay(text: string): void {
+    this.parser = newParser();
+    if (this.stack.length > 0) {
+      // A fresh tokenizer is put back just past a comma inside the open containers.
+      let prefix = '';
+      for (let i = 0; i < this.stack.length; i++) {
+        const role = this.stack[i]!.role;
+        const object = role === 'root-object' || role === 'resourceLog' || role === 'scopeLog';
+        const last = i === this.stack.length - 1;
+        prefix += object ? (last ? '{"":0,' : '{"":') : last ? '[0,' : '[';
+      }
+      (this.parser as unknown as (x: string) => unknown)(prefix);
+    }
+    this.replaying = true;
+    try {
+      let from = 0;
+      for (const to of commaEnds(text)) {
+        this.piece(text.slice(from, to), true);
+        from = to;
+        if (this.resync) return;
+      }
+      if (from < text.length) this.piece(text.slice(from), true);
+    } finally {
+      this.replaying = false;
+    }
   }
 
   private report(line: number, reason: string): void {
