@@ -69,8 +69,9 @@ export const fleetStormOptions = windowedOptions({
   maxObjects: z.number().int().positive().default(20_000),
   maxClientsPerFamily: z.number().int().positive().default(10_000),
   /**
-   * Clients and per-actor tallies tracked across all families (as `maxObjects`); beyond, answers
-   * count in totals only, so a finding's clients and actors are then lower bounds.
+   * Clients tracked across all families in their windows, and clients and per-actor tallies across
+   * all episodes, each (as `maxObjects`); beyond, answers count in totals only, so a finding's
+   * clients and actors are then lower bounds (an episode holds its first `topN` of each still).
    */
   maxClients: z.number().int().positive().default(20_000),
   /** Actors listed in `actors[]` and objects / actors named in `topObjects` / `topActors`. */
@@ -206,8 +207,13 @@ export const fleetStorm = defineDetector({
     let hotFamilies = 0;
     /** Objects tracked by all families together (at most `maxObjects`). */
     let trackedObjects = 0;
-    /** Entries of every family's `clients` and its episode's `clients` and `actors` (at most `maxClients`). */
+    /** Entries of every family's `clients` (at most `maxClients`). */
     let trackedClients = 0;
+    /**
+     * Entries of every episode's `clients` and `actors` (at most `maxClients`, but an episode
+     * always holds its first `topN` actors and clients, so every finding names some).
+     */
+    let episodeEntries = 0;
     const actorCache = new WeakMap<Actor, ActorInfo>();
     /** One `Family` per key, shared by the actors in it. */
     let familyCache = new Map<string, Family>();
@@ -308,9 +314,9 @@ export const fleetStorm = defineDetector({
       else h.throttled++;
       h.to = r.ts;
       h.peak.add(r.ts);
-      if (h.clients.size < o.maxClientsPerFamily && trackedClients < o.maxClients && !h.clients.has(client)) {
+      if ((h.clients.size < o.topN || (h.clients.size < o.maxClientsPerFamily && episodeEntries < o.maxClients)) && !h.clients.has(client)) {
         h.clients.add(client);
-        trackedClients++;
+        episodeEntries++;
       }
       if (os === undefined) h.untracked++;
       else {
@@ -323,10 +329,10 @@ export const fleetStorm = defineDetector({
         } else os.throttled++;
       }
       let as = h.actors.get(r.actor);
-      if (as === undefined && h.actors.size < o.maxClientsPerFamily && trackedClients < o.maxClients) {
+      if (as === undefined && (h.actors.size < o.topN || (h.actors.size < o.maxClientsPerFamily && episodeEntries < o.maxClients))) {
         as = { bad: 0, ips: new Set(), fieldManagers: new Set(), samples: [], lastTs: r.ts, lastAuditID: r.auditID, level: r.level };
         h.actors.set(r.actor, as);
-        trackedClients++;
+        episodeEntries++;
       }
       if (as !== undefined) {
         as.bad++;
@@ -399,7 +405,7 @@ export const fleetStorm = defineDetector({
     function endHot(s: FamilyState): void {
       if (s.hot !== null) {
         hotFamilies--;
-        trackedClients -= s.hot.clients.size + s.hot.actors.size;
+        episodeEntries -= s.hot.clients.size + s.hot.actors.size;
       }
       s.hot = null;
       for (const os of s.objects.values()) {
@@ -552,7 +558,7 @@ export const fleetStorm = defineDetector({
           if (evaluate(s, at, scarce)) continue;
           trackedObjects -= s.objects.size;
           trackedClients -= s.clients.size;
-          if (s.hot !== null) trackedClients -= s.hot.clients.size + s.hot.actors.size;
+          if (s.hot !== null) episodeEntries -= s.hot.clients.size + s.hot.actors.size;
           families.delete(s.family.key);
         }
       },
@@ -565,9 +571,10 @@ export const fleetStorm = defineDetector({
         familyCache.clear();
         trackedObjects = 0;
         trackedClients = 0;
+        episodeEntries = 0;
         hotFamilies = 0;
       },
-      stateSize: () => families.size + trackedObjects + trackedClients,
+      stateSize: () => families.size + trackedObjects + trackedClients + episodeEntries,
     });
   },
 });
