@@ -173,6 +173,7 @@ export const conflictStorm = defineDetector({
     description:
       'One actor writes one object and keeps getting 409 Conflict, retrying without backoff (optimistic-lock retry loop).',
     optionsSchema: conflictStormOptions,
+    judges: 'errors',
   },
   create(ctx: DetectorContext<ConflictStormOptions>) {
     const o = ctx.options;

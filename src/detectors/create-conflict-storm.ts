@@ -117,6 +117,7 @@ export const createConflictStorm = defineDetector({
     id: 'create-conflict-storm',
     description: 'One actor keeps creating the same names and gets 409 AlreadyExists: create used as an existence probe.',
     optionsSchema: createConflictStormOptions,
+    judges: 'errors',
   },
   create(ctx: DetectorContext<CreateConflictStormOptions>) {
     const o = ctx.options;

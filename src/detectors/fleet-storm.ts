@@ -198,6 +198,7 @@ export const fleetStorm = defineDetector({
     id: 'fleet-storm',
     description: 'One family of actors (kubelets, pods of one DaemonSet, numbered agents) gets 409 Conflict or 429 across many objects at once.',
     optionsSchema: fleetStormOptions,
+    judges: 'errors',
   },
   create(ctx: DetectorContext<FleetStormOptions>) {
     const o = ctx.options;

@@ -173,6 +173,7 @@ export const hotLoop = defineDetector({
     description:
       'One actor writes one object (typically /status) at a sustained rate with mostly successful answers: a reconcile loop that triggers itself.',
     optionsSchema: hotLoopOptions,
+    judges: 'write-rate',
   },
   create(ctx: DetectorContext<HotLoopOptions>) {
     const o = ctx.options;

@@ -196,6 +196,7 @@ export const noOpWrites = defineDetector({
     description:
       'One actor writes one object again and again without changing it (unchanged resourceVersion, identical bodies, or only timestamps changed).',
     optionsSchema: noOpWritesOptions,
+    judges: 'write-rate',
   },
   create(ctx: DetectorContext<NoOpWritesOptions>) {
     const o = ctx.options;

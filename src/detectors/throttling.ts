@@ -167,6 +167,7 @@ export const throttling = defineDetector({
     id: 'throttling',
     description: 'An actor gets many of its requests rejected with 429 TooManyRequests (API Priority and Fairness); names the heavy traffic that coincides.',
     optionsSchema: throttlingOptions,
+    judges: 'errors',
   },
   create(ctx: DetectorContext<ThrottlingOptions>) {
     const o = ctx.options;

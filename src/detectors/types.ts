@@ -62,6 +62,14 @@ export interface DetectorMeta<S extends z.ZodType> {
   readonly description: string;
   /** Options schema; every field has a default, so `schema.parse({})` gives the defaults. */
   readonly optionsSchema: S;
+  /**
+   * What it judges: `write-rate` (how often an object is written: hot loops, no-op writes, write
+   * fights), which allowlist rules naming no detector exempt periodic writers from, or `errors`
+   * (409 Conflict, AlreadyExists, 429 answers), which only a rule naming the detector exempts
+   * anyone from: a periodic writer is exempt from being periodic, not from failing (kubernetes#46851:
+   * allowlisted node-status PATCHes answered 409 across thousands of nodes).
+   */
+  readonly judges: 'write-rate' | 'errors';
 }
 
 export interface Detector<S extends z.ZodType = z.ZodType> {

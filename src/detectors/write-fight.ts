@@ -179,6 +179,7 @@ export const writeFight = defineDetector({
     description:
       'Two or more actors alternately overwrite the same object (A, B, A, B …), e.g. an HPA writing /scale against kubectl apply or GitOps.',
     optionsSchema: writeFightOptions,
+    judges: 'write-rate',
   },
   create(ctx: DetectorContext<WriteFightOptions>) {
     const o = ctx.options;

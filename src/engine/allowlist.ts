@@ -1,8 +1,9 @@
 /**
  * Allowlist of legitimate periodic writers. Requests that match a rule still count in totals,
- * summaries and the cluster series, but are not fed to detectors (to the detectors a rule names,
- * if it names any), so node heartbeats and leader election renewals can never become findings.
- * How much traffic each rule matched is reported.
+ * summaries and the cluster series, but are not fed to the detectors that judge write rates
+ * (or to the detectors a rule names, if it names any), so node heartbeats and leader election
+ * renewals never become hot-loop or no-op findings; their 409 and 429 answers are still judged
+ * (`DetectorMeta.judges`). How much traffic each rule matched is reported.
  *
  * Matching is decided once per interned actor, verb, namespace and kind of object (bitmasks of
  * the rules whose conditions that side meets, ANDed), so a record costs four map lookups.
@@ -25,7 +26,10 @@ export const AllowRuleSchema = z
     /** Resources as for `--resource`: `leases.coordination.k8s.io`, `nodes/status`, `events` (globs). */
     resources: z.array(z.string()).default([]),
     verbs: z.array(z.string()).default([]),
-    /** Detectors (finding kinds) the rule applies to; empty means every detector. */
+    /**
+     * Detectors (finding kinds) the rule applies to; empty means every detector that judges write
+     * rates (hot-loop, no-op-writes, write-fight), never those that judge 409/429 answers.
+     */
     detectors: z.array(z.string()).default([]),
   })
   .strict();
@@ -145,12 +149,12 @@ export class Allowlist {
 
   /**
    * Bitmask of the rules a detector obeys (bit `i` = rule `i`): rules scoped to other detectors
-   * are left out. AND it with {@link match} to decide whether that detector sees a record.
+   * are left out, and rules naming no detector bind only detectors judging write rates. AND it with {@link match} to decide whether that detector sees a record.
    */
-  scopeFor(detectorId: string): number {
+  scopeFor(detectorId: string, judges: 'write-rate' | 'errors' = 'write-rate'): number {
     let m = 0;
     this.rules.forEach((r, i) => {
-      if (r.detectors.length === 0 || r.detectors.includes(detectorId)) m |= 1 << i;
+      if (r.detectors.length === 0 ? judges === 'write-rate' : r.detectors.includes(detectorId)) m |= 1 << i;
     });
     return m;
   }

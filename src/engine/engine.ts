@@ -94,7 +94,7 @@ export class Engine {
     );
     const alert = sink.alert ?? (() => {});
     this.ids = opts.detectors.map(({ detector }) => detector.meta.id);
-    this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id) ?? 0);
+    this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id, detector.meta.judges) ?? 0);
     this.instances = opts.detectors.map(({ detector, options }) =>
       detector.create({
         options,

@@ -3,6 +3,7 @@ import { Aggregates, cmp, firstRows } from '../../src/engine/aggregates.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
 import { conflictStormOptions } from '../../src/detectors/conflict-storm.js';
 import type { Detector } from '../../src/detectors/types.js';
+import { DETECTORS } from '../../src/detectors/registry.js';
 import { AuditIdDedupe, hash53 } from '../../src/engine/dedupe.js';
 import { idLanes, LANES } from '../../src/parser/hash.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -430,6 +431,50 @@ describe('Allowlist', () => {
     e.push(rec(T0 + 1, kubelet, object('leases', 'kube-node-lease', 'n1', '', 'coordination.k8s.io'), { auditID: 'l' }));
     e.finish();
     expect(seen).toEqual(['fleet-storm:p']);
+  });
+
+  it('rules naming no detector exempt periodic writers from write-rate detectors only, never from 409/429 ones', () => {
+    const allow = new Allowlist(DEFAULT_ALLOWLIST);
+    const everyRule = (1 << DEFAULT_ALLOWLIST.length) - 1;
+    const scoped = DEFAULT_ALLOWLIST.map((r, i) => (r.detectors.length > 0 ? 1 << i : 0)).reduce((a, b) => a | b, 0);
+    const table = DETECTORS.map((d) => [d.meta.id, d.meta.judges, allow.scopeFor(d.meta.id, d.meta.judges) & ~scoped]);
+    expect(table).toEqual([
+      ['conflict-storm', 'errors', 0],
+      ['create-conflict-storm', 'errors', 0],
+      ['fleet-storm', 'errors', 0],
+      ['hot-loop', 'write-rate', everyRule & ~scoped],
+      ['no-op-writes', 'write-rate', everyRule & ~scoped],
+      ['throttling', 'errors', 0],
+      ['write-fight', 'write-rate', everyRule & ~scoped],
+    ]);
+  });
+
+  // kubernetes#46851: kubelets' node status PATCHes answered 409 across the fleet. 240 nodes, each
+  // patching its own nodes/status every 10 s for 3 minutes (allowlisted: kubelet-node-status).
+  it.each([
+    ['every 2nd PATCH answered 409', 2, ['fleet-storm']],
+    ['every PATCH answered 200', 0, []],
+  ])('allowlisted kubelet node status, %s', (_name, every, kinds) => {
+    const e = new Engine({
+      detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse({}) })),
+      filter: null,
+      allowlist: new Allowlist(DEFAULT_ALLOWLIST),
+      reorderWindowMs: 0,
+      seriesStepMs: 10_000,
+    });
+    let n = 0;
+    let conflicts = 0;
+    for (let t = 0; t < 180_000; t += 10_000) {
+      for (let node = 0; node < 240; node++) {
+        const conflict = every > 0 && n % every === 0;
+        if (conflict) conflicts++;
+        const kubelet = actor(`system:node:node-${node}`, 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+        e.push(rec(T0 + t + node * 20, kubelet, object('nodes', '', `node-${node}`, 'status'), { auditID: `k${n++}`, verb: 'patch', code: conflict ? 409 : 200, reason: conflict ? 'Conflict' : '' }));
+      }
+    }
+    e.finish();
+    expect(e.findings.map((f) => f.kind)).toEqual(kinds);
+    if (kinds.length > 0) expect([e.findings[0]!.metrics.family, e.findings[0]!.metrics.conflicts]).toEqual(['system:node:*', conflicts]);
   });
 
   it('allowlisted traffic is counted but never reaches detectors', () => {
