@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
   const table = args.format === 'markdown' ? markdownTable(e) : textTable(e);
   const problems = details(e);
   process.stdout.write(`${table}\n\n${summary(e)}\n${problems ? `\n${problems}\n` : ''}`);
-  return e.kinds.some((k) => k.missed > 0 || k.falsePositives > 0) ? 1 : 0;
+  return e.inconsistent > 0 || e.kinds.some((k) => k.missed > 0 || k.falsePositives > 0) ? 1 : 0;
 }
 
 function usage(message: string): number {

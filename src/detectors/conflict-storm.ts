@@ -439,7 +439,8 @@ export const conflictStorm = defineDetector({
         conflictRatio: ratio(h.toConflicts, h.toAttempts),
         attemptsPerSuccess: h.toSuccesses > 0 ? round2(h.toAttempts / h.toSuccesses) : null,
         durationMs: Math.round(durationMs),
-        meanWritesPerSec: durationMs > 0 ? round2(h.toAttempts / (durationMs / 1000)) : null,
+        // Attempts − 1 intervals span the duration, so the mean never exceeds the 1-s peak.
+        meanWritesPerSec: durationMs > 0 ? round2((h.toAttempts - 1) / (durationMs / 1000)) : null,
         peakWritesPerSec: h.peakWrites.peak,
         peak409PerSec: h.peakConflicts.peak,
         retryGapP50Ms: gapP50 === null ? null : round2(gapP50),

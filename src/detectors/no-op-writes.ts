@@ -300,7 +300,15 @@ export const noOpWrites = defineDetector({
 
     /** A proven no-op (write `auditID` at `ts`, of kind `mark`), seen at record `r`, into the hot state. */
     function noOp(p: Pair, r: RequestRecord, mark: Exclude<Mark, null>, auditID: string, level: string, ts: number): void {
-      if (p.hot === null) p.hot = newHot(r, ts);
+      if (p.hot === null) {
+        p.hot = newHot(r, ts);
+        // The episode starts at the earlier write credited (rule 2): it is one of its writes.
+        if (auditID !== r.auditID) {
+          p.hot.writes = 1;
+          p.hot.toWrites = 1;
+          p.hot.series.bump(ts, S_WRITE);
+        }
+      }
       const h = p.hot;
       h.noOps++;
       h.series.bump(ts, S_NOOP);

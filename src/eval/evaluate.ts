@@ -16,6 +16,7 @@ import path from 'node:path';
 import { writeLog, type ExpectedFinding, type LogSpec } from '../generator/generate.js';
 import { FINDING_KINDS, type ScenarioSpec, type TruthObject } from '../generator/scenarios.js';
 import { analyze, type Finding } from '../index.js';
+import { inconsistencies } from './consistency.js';
 
 /** One evaluation case: a log spec without its seed. */
 export interface EvalCase {
@@ -48,6 +49,8 @@ export interface CaseResult {
   falsePositives: Array<{ finding: Finding; benign: ExpectedFinding | null }>;
   /** Expected findings of each kind that were found. */
   found: ExpectedFinding[];
+  /** Findings whose metrics are not self-consistent, with what is wrong ({@link inconsistencies}). */
+  inconsistent: Array<{ finding: Finding; problems: string[] }>;
   ms: number;
 }
 
@@ -57,6 +60,8 @@ export interface Evaluation {
   kinds: KindScore[];
   /** Benign entries planted, and false positives landing on them. */
   benign: { entries: number; falsePositives: number };
+  /** Findings (of every case and seed) whose metrics are not self-consistent. */
+  inconsistent: number;
   cases: CaseResult[];
   ms: number;
 }
@@ -221,7 +226,8 @@ export async function evaluate(cases: EvalCase[], seeds: number[], opts: Evaluat
         const log = await writeLog(file, specFor(c, seed));
         const report = await analyze({ inputs: [file] }, { now });
         await rm(file, { force: true });
-        const r: CaseResult = { case: c.name, seed, expected: log.expected, findings: report.findings, ...score(log.expected, report.findings), ms: performance.now() - t0 };
+        const inconsistent = report.findings.map((finding) => ({ finding, problems: inconsistencies(finding) })).filter((x) => x.problems.length > 0);
+        const r: CaseResult = { case: c.name, seed, expected: log.expected, findings: report.findings, ...score(log.expected, report.findings), inconsistent, ms: performance.now() - t0 };
         results.push(r);
         opts.onResult?.(r);
       }
@@ -236,6 +242,7 @@ export async function evaluate(cases: EvalCase[], seeds: number[], opts: Evaluat
       entries: results.reduce((n, r) => n + r.expected.filter((e) => e.kind === 'benign').length, 0),
       falsePositives: results.reduce((n, r) => n + r.falsePositives.filter((x) => x.benign !== null).length, 0),
     },
+    inconsistent: results.reduce((n, r) => n + r.inconsistent.length, 0),
     cases: results,
     ms: performance.now() - started,
   };

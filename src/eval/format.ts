@@ -55,10 +55,11 @@ function findingText(f: Finding): string {
 export function details(e: Evaluation): string {
   const out: string[] = [];
   for (const r of e.cases) {
-    if (r.missed.length === 0 && r.falsePositives.length === 0) continue;
+    if (r.missed.length === 0 && r.falsePositives.length === 0 && r.inconsistent.length === 0) continue;
     out.push(`${r.case} (seed ${r.seed}):`);
     for (const m of r.missed) out.push(`  missed          ${expectedText(m)}`);
     for (const { finding, benign } of r.falsePositives) out.push(`  false positive  ${findingText(finding)}${benign ? ` [on benign ${benign.scenario}]` : ''}`);
+    for (const { finding, problems } of r.inconsistent) out.push(`  inconsistent    ${findingText(finding)}: ${problems.join('; ')}`);
   }
   return out.join('\n');
 }
@@ -66,5 +67,5 @@ export function details(e: Evaluation): string {
 /** Summary line: cases, seeds, benign entries, runtime. */
 export function summary(e: Evaluation): string {
   const caseCount = new Set(e.cases.map((c) => c.case)).size;
-  return `${caseCount} cases × seeds ${e.seeds.join(', ')} = ${e.cases.length} logs; ${e.benign.entries} benign patterns planted, ${e.benign.falsePositives} findings on them; ${(e.ms / 1000).toFixed(1)} s`;
+  return `${caseCount} cases × seeds ${e.seeds.join(', ')} = ${e.cases.length} logs; ${e.benign.entries} benign patterns planted, ${e.benign.falsePositives} findings on them; ${e.inconsistent} findings with inconsistent metrics; ${(e.ms / 1000).toFixed(1)} s`;
 }

@@ -114,8 +114,9 @@ describe('no-op-writes: proven', () => {
     const { findings } = runDetector(detector, {}, records);
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
-    expect(f.metrics).toMatchObject({ writes: 49, noOpWrites: 49, unchangedRVWrites: 49 });
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([49, 49, 'no-op writes/s']);
+    // All 50 writes are the episode's (the first is credited at the second), 49 of them no-ops.
+    expect(f.metrics).toMatchObject({ writes: 50, noOpWrites: 49, unchangedRVWrites: 49 });
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([50, 49, 'no-op writes/s']);
     // The no-ops are the first 49 writes; the last one is not judged (nothing came after it).
     expect(f.evidence).toEqual({
       auditIDs: [records[0]!.auditID, records[1]!.auditID, records[2]!.auditID, records[48]!.auditID],

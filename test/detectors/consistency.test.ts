@@ -1,0 +1,80 @@
+/**
+ * Every finding's metrics are self-consistent (issue 25, class 9): no share or ratio above 1, no
+ * part above its whole, no mean above its peak — on the shapes that broke them.
+ */
+import { describe, expect, it } from 'vitest';
+import { DETECTORS } from '../../src/detectors/registry.js';
+import { Engine } from '../../src/engine/engine.js';
+import { inconsistencies } from '../../src/eval/consistency.js';
+import { digestBody } from '../../src/parser/body.js';
+import type { BodyDigest, RequestRecord } from '../../src/parser/record.js';
+import type { Finding } from '../../src/report/schema.js';
+import { actor, object, rec } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const operator = actor('system:serviceaccount:shop-system:shop-operator', 'shop-operator/v0.3.1');
+const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
+const body = digestBody({ apiVersion: 'example.com/v1alpha1', kind: 'Widget', metadata: { name: 'w1', namespace: 'shop' }, status: { phase: 'Ready' } }) as BodyDigest;
+
+function findingsOf(records: RequestRecord[]): Finding[] {
+  const engine = new Engine({
+    detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse({}) })),
+    filter: null,
+    reorderWindowMs: 2000,
+    seriesStepMs: 10_000,
+  });
+  engine.pushAll(records);
+  engine.finish();
+  return engine.findings;
+}
+
+/**
+ * Status updates 4, 5, 6 ms apart for `seconds`: 9 in 10 answered 409 (sent with a stale
+ * resourceVersion), every 10th a 200 with the same body and the current resourceVersion, which
+ * the server leaves as it is (the object did not change).
+ */
+function retryWithoutBackoff(seconds: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  let t = T0;
+  for (let k = 0; t < T0 + seconds * 1000; k++) {
+    const ok = k % 10 === 9;
+    out.push(rec(t, operator, widget, { auditID: `u${k}`, level: 'Request', body, resourceVersion: ok ? '500' : '499', code: ok ? 200 : 409, reason: ok ? '' : 'Conflict' }));
+    t += 4 + (k % 3);
+  }
+  return out;
+}
+
+/** Updates every `gapMs` exactly, all answered 200, each with the resourceVersion the previous sent. */
+function steadyNoOps(n: number, gapMs: number): RequestRecord[] {
+  return Array.from({ length: n }, (_, k) => rec(T0 + k * gapMs, operator, widget, { auditID: `s${k}`, resourceVersion: '777' }));
+}
+
+describe('finding metrics are self-consistent', () => {
+  const cases: Array<[string, () => RequestRecord[], string[]]> = [
+    ['retries 4–6 ms apart, 9 in 10 answered 409, the 10th an unchanged 200', () => retryWithoutBackoff(120), ['conflict-storm', 'no-op-writes']],
+    ['successive updates sending one resourceVersion, 2 s apart', () => steadyNoOps(50, 2000), ['no-op-writes']],
+    ['conflicts exactly 5 ms apart for a minute', () => retryWithoutBackoff(60).map((r, k) => ({ ...r, ts: T0 + k * 5, receivedTs: T0 + k * 5 })), ['conflict-storm', 'no-op-writes']],
+  ];
+  it.each(cases)('%s', (_name, make, kinds) => {
+    const findings = findingsOf(make());
+    expect([...new Set(findings.map((f) => f.kind))].sort()).toEqual(kinds);
+    expect(findings.map((f) => [f.kind, inconsistencies(f)])).toEqual(findings.map((f) => [f.kind, []]));
+  });
+
+  it('the no-op count of the retry loop is the unchanged 200s but the last', () => {
+    const records = retryWithoutBackoff(120);
+    const f = findingsOf(records).find((x) => x.kind === 'no-op-writes')!;
+    const oks = records.filter((r) => r.code === 200).length;
+    expect([f.metrics.writes, f.metrics.noOpWrites]).toEqual([oks, oks - 1]);
+  });
+
+  it('inconsistencies names each problem', () => {
+    const f = { metrics: { noOpWrites: 120, writes: 119, noOpShare: 1.0084, meanWritesPerSec: 200.1, peakWritesPerSec: 200, conflictRatio: -0.1 } } as unknown as Finding;
+    expect(inconsistencies(f)).toEqual([
+      'noOpShare 1.0084 is above 1',
+      'conflictRatio -0.1 is negative',
+      'noOpWrites 120 is above writes 119',
+      'meanWritesPerSec 200.1 is above peakWritesPerSec 200',
+    ]);
+  });
+});
