@@ -23,8 +23,10 @@
  * step boundary the window ending there is judged: an episode opens when it holds at least
  * `minEvents` bad answers on at least `minObjects` distinct objects from at least `minClients`
  * distinct clients, and closes at the first boundary where it does not. Requiring many objects
- * keeps a single-object storm (that is `conflict-storm`) out. `minClients` is 2 by default: one
- * client on many objects is one controller's problem, not a fleet's; set 1 to include it.
+ * keeps a single-object storm (that is `conflict-storm`) out. `minClients` is 1 by default: one
+ * controller storming wide (flux2#3689: one service account patching 400 Kustomizations' status,
+ * about 1.3 409s per object per minute) is below `conflict-storm` on every object, and only
+ * this finding shows it; set 2 or more for fleets alone.
  *
  * **Impact.** `excessRequests` = the 429s (each is retried by client-go after `Retry-After`, up
  * to 10 times: `rest/with_retry.go`, so the rejected attempts are pure overhead) plus, per
@@ -58,7 +60,7 @@ export const fleetStormOptions = windowedOptions({
   /** Distinct objects with such answers in one window needed to open an episode. */
   minObjects: z.number().int().positive().default(10),
   /** Distinct clients (actor + source IP) with such answers in one window needed to open an episode. */
-  minClients: z.number().int().positive().default(2),
+  minClients: z.number().int().positive().default(1),
   /** Objects and clients tracked per family; beyond, answers count in totals only. */
   maxObjectsPerFamily: z.number().int().positive().default(10_000),
   /**
