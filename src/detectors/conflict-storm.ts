@@ -57,6 +57,15 @@ export const conflictStormOptions = windowedOptions({
   rocMaxGapMs: z.number().nonnegative().default(250),
   /** Share of chains ending in success for a RetryOnConflict writer to count as handled well. */
   rocMinSuccess: z.number().min(0).max(1).default(0.8),
+  /**
+   * 409 Conflicts a RetryOnConflict writer may meet per successful write of another actor to the
+   * object (any subresource) in its episode, beyond one chain's (`rocMaxAttempts`), for its
+   * verdict to stay `retry-on-conflict` (else `none`). Such a writer GETs before
+   * each retry, so it only loses the race when someone else wrote in between: conflicts beyond the
+   * others' writes are its own (a second status write in one reconcile, replicas of one service
+   * account racing each other) and do not stop (http-add-on#1402, dra-driver#1101).
+   */
+  rocMaxConflictsPerForeignWrite: z.number().nonnegative().default(1),
   /** Median growth of successive retry gaps that means exponential backoff. */
   exponentialGrowth: z.number().positive().default(1.5),
   /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
@@ -133,6 +142,8 @@ interface Hot {
   chainsSucceeded: number;
   /** Attempts beyond what a client with per-item backoff would have sent (see impact.ts). */
   excess: number;
+  /** Successful writes of other actors (usernames) to the object, any subresource, while hot. */
+  foreignWrites: number;
   ips: Set<string>;
   ipCount: number;
   fieldManagers: Set<string>;
@@ -155,6 +166,8 @@ interface Pair {
   lastWriteTs: number;
   chains: Map<string, Chain>;
   hot: Hot | null;
+  /** The object without subresource ({@link baseKey}), set while hot. */
+  hotKey: string;
   open: boolean;
   /**
    * An `open` alert went out for the current episode. Episodes that look handled well so far
@@ -187,6 +200,38 @@ export const conflictStorm = defineDetector({
     const firstWrites =
       firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key);
 
+    /** Hot pairs by {@link baseKey} of their object: their episodes count others' writes to it. */
+    const hotByObject = new Map<string, Pair[]>();
+
+    /** An object's identity without its subresource: `/status` and the main resource are one object. */
+    function baseKey(ob: ObjectRef): string {
+      return `${ob.apiGroup}\u0001${ob.resource}\u0001${ob.namespace}\u0001${ob.name}`;
+    }
+
+    function heat(p: Pair, r: RequestRecord): void {
+      p.hot = newHot(r);
+      p.hotKey = baseKey(p.object);
+      const list = hotByObject.get(p.hotKey);
+      if (list === undefined) hotByObject.set(p.hotKey, [p]);
+      else list.push(p);
+    }
+
+    function cool(p: Pair): void {
+      p.hot = null;
+      const list = hotByObject.get(p.hotKey);
+      if (list === undefined) return;
+      const i = list.indexOf(p);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0) hotByObject.delete(p.hotKey);
+    }
+
+    /** A successful write `r`: another actor's write for every hot pair on its object. */
+    function countForeign(r: RequestRecord): void {
+      const list = hotByObject.get(baseKey(r.object as ObjectRef));
+      if (list === undefined) return;
+      for (const p of list) if (p.actor.username !== r.actor.username) (p.hot as Hot).foreignWrites++;
+    }
+
     function newHot(r: RequestRecord): Hot {
       return {
         from: r.ts,
@@ -206,6 +251,7 @@ export const conflictStorm = defineDetector({
         chainLengths: new BoundedSample(),
         chainsSucceeded: 0,
         excess: 0,
+        foreignWrites: 0,
         ips: new Set(),
         ipCount: 0,
         fieldManagers: new Set(),
@@ -249,6 +295,7 @@ export const conflictStorm = defineDetector({
           lastWriteTs: r.ts,
           chains: new Map(),
           hot: null,
+          hotKey: '',
           open: false,
           alerted: false,
         });
@@ -260,7 +307,7 @@ export const conflictStorm = defineDetector({
       p.ring.add(b, C_WRITE);
       if (conflict) p.ring.add(b, C_CONFLICT);
 
-      if (conflict && p.hot === null) p.hot = newHot(r);
+      if (conflict && p.hot === null) heat(p, r);
       const h = p.hot;
 
       // Retry chain of this client on this object.
@@ -344,7 +391,7 @@ export const conflictStorm = defineDetector({
         alertOpen(p);
         return true;
       } else if (cf === 0) {
-        p.hot = null;
+        cool(p);
       }
       const end = boundary * o.stepMs;
       return !(w === 0 && p.hot === null && end - p.lastWriteTs > o.chainBreakMs);
@@ -380,7 +427,7 @@ export const conflictStorm = defineDetector({
       p.alerted = false;
       if (isHandledWell(f)) ctx.note({ ...f, severity: 'info' });
       else ctx.emit(f);
-      p.hot = null;
+      cool(p);
     }
 
     function backoffOf(h: Hot): { backoff: Backoff; growth: number | null; chainP90: number | null } {
@@ -396,7 +443,10 @@ export const conflictStorm = defineDetector({
         gapP50 >= o.rocMinGapMs &&
         gapP50 <= o.rocMaxGapMs
       )
-        backoff = 'retry-on-conflict';
+        // Short chains are RetryOnConflict only while others' writes explain the Conflicts (the
+        // causes of the first chain's may come before the episode does: a chain's worth of
+        // slack); beyond, the writer loses to itself reconcile after reconcile, unbacked-off.
+        backoff = h.toConflicts <= o.rocMaxConflictsPerForeignWrite * h.foreignWrites + o.rocMaxAttempts ? 'retry-on-conflict' : 'none';
       return { backoff, growth, chainP90 };
     }
 
@@ -454,6 +504,7 @@ export const conflictStorm = defineDetector({
         staleRetries: h.staleRetries,
         sourceIPCount: h.ipCount,
         excessRequests: h.excess,
+        foreignWrites: h.foreignWrites,
         ...share,
       };
 
@@ -531,6 +582,7 @@ export const conflictStorm = defineDetector({
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
+        if (hotByObject.size > 0 && r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) countForeign(r);
         // Optimistic-concurrency writes: the ones that can answer 409 Conflict.
         if (!isObjectWrite(r)) return;
         if (firstWrites === null || pairs.hasObject(r.object as ObjectRef)) onWrite(r);
@@ -540,6 +592,7 @@ export const conflictStorm = defineDetector({
         // The last, partial step was judged as if it were complete: close what is still open.
         for (const p of pairs) if (p.open) close(p);
         pairs.clear();
+        hotByObject.clear();
         firstWrites?.clear();
       },
       stateSize: () => pairs.size + (firstWrites?.size ?? 0),

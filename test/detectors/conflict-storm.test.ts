@@ -10,6 +10,9 @@ const operator = actor('system:serviceaccount:shop-system:shop-operator');
 const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
 const kubelet = actor('system:node:node-1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
 const lease = object('leases', 'kube-node-lease', 'node-1', '', 'coordination.k8s.io');
+/** Another actor patching the widget's main resource: what makes a RetryOnConflict writer's PUT conflict. */
+const labeler = actor('system:serviceaccount:shop-system:label-injector');
+const widgetMain = object('widgets', 'shop', 'w1', '', 'example.com', 'v1alpha1');
 
 /** Node lease renewals every 10 s for `seconds`: background writes by another actor. */
 function leases(seconds: number): RequestRecord[] {
@@ -136,9 +139,10 @@ describe('conflict-storm: storms', () => {
 });
 
 describe('conflict-storm: handled well or below thresholds', () => {
-  it('RetryOnConflict (409 then success 11 ms later, every second) is a note, not a finding', () => {
+  it('RetryOnConflict (another actor patches, the PUT gets 409, success 11 ms later, every second) is a note, not a finding', () => {
     const records: RequestRecord[] = [];
     for (let s = 0; s < 120; s++) {
+      records.push(rec(T0 + s * 1000 - 2, labeler, widgetMain, { verb: 'patch' }));
       records.push(rec(T0 + s * 1000, operator, widget, { code: 409 }));
       records.push(rec(T0 + s * 1000 + 3 + 11, operator, widget, { code: 200 }));
     }
@@ -154,18 +158,71 @@ describe('conflict-storm: handled well or below thresholds', () => {
       retryChains: 120,
       retryChainsSucceeded: 120,
       retryGapP50Ms: 11,
+      foreignWrites: 119,
     });
   });
 
   it('RetryOnConflict whose retry lands 8 ms after the 409 (clocks of two API servers) is still a note', () => {
     const records: RequestRecord[] = [];
     for (let s = 0; s < 120; s++) {
+      records.push(rec(T0 + s * 1000 - 2, labeler, widgetMain, { verb: 'patch' }));
       records.push(rec(T0 + s * 1000, operator, widget, { code: 409 }));
       records.push(rec(T0 + s * 1000 + 3 + 8, operator, widget, { code: 200 }));
     }
     const { findings, notes } = runDetector(detector, {}, records);
     expect(findings).toEqual([]);
     expect(notes.map((n) => [n.metrics.backoff, n.metrics.retryGapP50Ms, n.metrics.excessRequests])).toEqual([['retry-on-conflict', 8, 0]]);
+  });
+
+  // Short chains that succeed, but the Conflicts never stop and no one else writes the object: the
+  // writer loses to itself (issue 25, class 1). Each is a finding with no-backoff.
+  const selfInflicted: Array<[string, () => RequestRecord[]]> = [
+    [
+      // prometheus-operator#5610: a 409, a retry 213 ms later that succeeds, again and again: 4.6 writes/s for 9 minutes.
+      'a 409 and a retry 213 ms later, every 434 ms for 9 minutes',
+      () => {
+        const out: RequestRecord[] = [];
+        for (let t = 0; t < 9 * 60_000; t += 434) {
+          out.push(rec(T0 + t, operator, widget, { code: 409 }));
+          out.push(rec(T0 + t + 213, operator, widget, { code: 200 }));
+        }
+        return out;
+      },
+    ],
+    [
+      // http-add-on#1402: two status writes in one reconcile, the second always 409 and retried
+      // 10 ms later: 13 writes/s at half Conflict, for 6 minutes.
+      'two status writes per reconcile, the second always 409, for 6 minutes',
+      () => {
+        const out: RequestRecord[] = [];
+        for (let t = 0; t < 6 * 60_000; t += 230) {
+          out.push(rec(T0 + t, operator, widget, { code: 200 }));
+          out.push(rec(T0 + t + 5, operator, widget, { code: 409 }));
+          out.push(rec(T0 + t + 15, operator, widget, { code: 200 }));
+        }
+        return out;
+      },
+    ],
+    [
+      // dra-driver#1101: per-node daemons of one service account patching one object, 12 source IPs.
+      '12 daemons of one service account patching one object, 62 % answered 409',
+      () => {
+        const out: RequestRecord[] = [];
+        let k = 0;
+        for (let t = 0; t < 3 * 60_000; t += 31, k++) {
+          const conflict = k % 8 < 5;
+          out.push(rec(T0 + t, operator, widget, { verb: 'patch', sourceIP: `10.3.0.${k % 12}`, code: conflict ? 409 : 200 }));
+        }
+        return out;
+      },
+    ],
+  ];
+  it.each(selfInflicted)('%s: a finding with no-backoff', (_name, make) => {
+    const records = make();
+    const conflicts = records.filter((r) => r.code === 409).length;
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings.map((f) => [f.metrics.backoff, f.signals.includes('no-backoff'), f.metrics.conflicts, f.metrics.foreignWrites])).toEqual([['none', true, conflicts, 0]]);
   });
 
   it('a flat 1.5 s retry wastes little: a low finding that names the period', () => {
