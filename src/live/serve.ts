@@ -138,6 +138,8 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
   let batchNo = 0;
   /** Connections whose request Node timed out (see `requestTimeoutMs`). */
   const timedOut = new WeakSet<object>();
+  /** Connections reading a POST body now: only their timeouts are rejected batches. */
+  const posting = new WeakSet<object>();
 
   const reject = (reason: string): void => {
     counters.rejected[reason] = (counters.rejected[reason] ?? 0) + 1;
@@ -288,6 +290,7 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
       return send(res, 401, 'text/plain; charset=utf-8', 'unauthorized: send Authorization: Bearer <token>\n', { 'www-authenticate': 'Bearer' });
     }
     if (req.method === 'POST') {
+      posting.add(req.socket);
       try {
         const r = await readBody(req);
         counters.batches++;
@@ -299,6 +302,8 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
         // Unread body bytes must not be taken for the next request on this connection.
         send(res, err.status, 'text/plain; charset=utf-8', `${err.message}\n`, { connection: 'close' });
         return;
+      } finally {
+        posting.delete(req.socket);
       }
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -354,7 +359,8 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
     : createHttpServer(timeouts, listener);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      reject('timeout');
+      // An idle connection or slow headers (a probe, a load balancer) is no rejected batch.
+      if (posting.has(socket)) reject('timeout');
       timedOut.add(socket);
     }
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';

@@ -283,6 +283,26 @@ describe('serve: slow request bodies', () => {
   });
 });
 
+describe('serve: connections that time out without a POST', () => {
+  it('an idle connection and a GET with slow headers get 408 and are not rejected batches', async () => {
+    const s = await start({ requestTimeoutMs: 300 });
+    const ended = (send: string): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = connect(s.port, '127.0.0.1');
+        let reply = '';
+        socket.on('connect', () => send !== '' && socket.write(send));
+        socket.on('data', (d: Buffer) => (reply += d.toString('latin1')));
+        socket.on('close', () => resolve(reply));
+        socket.on('error', () => undefined);
+      });
+    const [idle, slowGet] = await Promise.all([ended(''), ended('GET /metrics HTTP/1.1\r\nhost: x\r\n')]);
+    expect([idle.split('\r\n')[0], slowGet.split('\r\n')[0]]).toEqual(['HTTP/1.1 408 Request Timeout', 'HTTP/1.1 408 Request Timeout']);
+    const m = (await call(s.port, 'GET', '/metrics')).body.split('\n');
+    expect(m.filter((l) => l.startsWith('auditstorm_batches_rejected_total'))).toEqual([]);
+    expect(m).toContain('auditstorm_batches_total 0');
+  });
+});
+
 describe('serve --request-timeout', () => {
   it('is a duration handed to the server (300ms: a trickled body gets 408); 0s or no unit is a usage error', async () => {
     let stop: (() => void) | null = null;
