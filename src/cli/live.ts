@@ -15,7 +15,7 @@ import { statusWithRate, type LiveStatus } from '../live/session.js';
 import type { Report } from '../report/schema.js';
 import type { ParsedArgs } from './args.js';
 import type { CliIO } from './main.js';
-import { checkOutDirs, writeOutputs, type Guarded } from './main.js';
+import { checkOutDirs, warningsFor, writeOutputs, type Guarded } from './main.js';
 import { createOptions } from './options.js';
 
 /** `HOST:PORT` → parts; `[::1]:8080` for IPv6. Default `127.0.0.1:8080`. */
@@ -192,6 +192,8 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
   }
   await chain;
   await clearStatus();
+  // As analyze: a source cut short or skipped is said on stderr, not only in the report.
+  for (const w of warningsFor(report).filter((x) => !x.startsWith('no '))) await err.write(`auditstorm: warning: ${w}\n`);
   if (stdoutClosed) return 0;
   if (ndjson && output.stdout) {
     await out.write(`${JSON.stringify({ type: 'report', report })}\n`);

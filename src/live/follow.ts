@@ -15,6 +15,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeFsError, InputError } from '../errors.js';
+import { isGzipMagic } from '../parser/sources.js';
 
 /** Settings of a {@link FileFollower}. */
 export interface FollowOptions {
@@ -103,6 +104,12 @@ export class FileFollower {
     if (!st.isFile()) {
       await fh.close();
       throw new InputError(`Cannot follow "${this.path}": not a regular file.`, 'Give the active log file, e.g. /var/log/kubernetes/audit/audit.log.');
+    }
+    // A gzip file is a rotated log: its bytes are not lines to follow.
+    const head = Buffer.alloc(2);
+    if (st.size >= 2 && (await fh.read(head, 0, 2, 0)).bytesRead === 2 && isGzipMagic(head)) {
+      await fh.close();
+      throw new InputError(`Cannot follow "${this.path}": it is gzip-compressed (a rotated log).`, `Read it with \`auditstorm analyze ${this.path}\`, or follow the active log (audit.log).`);
     }
     return { fh, ino: st.ino, dev: st.dev };
   }

@@ -55,6 +55,17 @@ afterAll(async () => {
 });
 
 describe('auditstorm watch', () => {
+  it('watch - fed a gzip stream cut short warns on stderr, as analyze does, and prints its final report', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const big = gzipSync(incidentLines().join('\n') + '\n');
+    const w = start(['watch', '-', '-q', '-o', join(dir, 'cut.json')]);
+    w.child.stdin.end(big.subarray(0, Math.floor(big.length / 2)));
+    expect((await w.exit).code).toBe(0);
+    const report = ReportSchema.parse(JSON.parse(await readFile(join(dir, 'cut.json'), 'utf8')));
+    expect(report.input.sourceErrors.map((e) => e.source)).toEqual(['<stdin>']);
+    expect(w.err()).toContain(`auditstorm: warning: stopped reading <stdin>: ${report.input.sourceErrors[0]!.message}\n`);
+  });
+
   it('prints the alert while the pipe is still open; SIGINT prints the final report and exits 0', async () => {
     const [first] = parts();
     const w = start(['watch', '--format', 'text', '-o', join(dir, 'watch.json')]);

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { analyze } from '../../src/analyze.js';
 import { warningsFor } from '../../src/cli/main.js';
 import { watch } from '../../src/live/watch.js';
+import { FileFollower } from '../../src/live/follow.js';
 import { resolveInputs } from '../../src/parser/sources.js';
 import { BadLineLog, readChain, type ReadOptions } from '../../src/parser/read.js';
 import { Normalizer } from '../../src/parser/normalize.js';
@@ -323,5 +324,16 @@ describe('a file that shrinks while it is read', () => {
     expect(warnings).toEqual([
       `${file} got shorter (${Buffer.byteLength(again).toLocaleString('en-US')} bytes) than the ${Buffer.byteLength(first).toLocaleString('en-US')} bytes read: truncated in place; reading it again from its start`,
     ]);
+  });
+});
+
+describe('watch FILE on a gzip file', () => {
+  it('is an input error naming the file and saying how to read it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'audit-2026-08-08T18-12-05.123.log.gz');
+    writeFileSync(file, gzipSync(Array.from({ length: 10 }, (_, k) => eventLine({ auditID: `gz-${k}` })).join('\n') + '\n'));
+    const follower = new FileFollower(file, { fromStart: true });
+    await expect(follower.ready).rejects.toThrow(`Cannot follow "${file}": it is gzip-compressed (a rotated log).`);
+    follower.stop();
   });
 });
