@@ -39,7 +39,7 @@ export const AnalyzeOptionsSchema = z
      * `0` reads everything on the main thread. Default: cores − 1, at least 1.
      */
     threads: z.number().int().nonnegative().max(64).optional(),
-    /** Longest line accepted, in bytes; longer lines are counted and skipped. */
+    /** Longest line (or JSON value) accepted, in characters (bytes for ASCII text); longer ones are counted and skipped. */
     maxLineLength: z.number().int().positive().default(16 * 1024 * 1024),
     /** How far (ms) a request may arrive out of time order and still be placed correctly. */
     reorderWindowMs: z.number().int().nonnegative().default(5000),

@@ -183,7 +183,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       group: GROUP_INPUT,
       type: 'number',
       requiresArg: true,
-      describe: 'Longest line accepted, in bytes; longer lines are counted and skipped',
+      describe: 'Longest line (or JSON value) accepted, in characters (bytes for ASCII text); longer ones are counted and skipped',
       ...shown(defaults.maxLineLength),
     })
     .option('threads', {
