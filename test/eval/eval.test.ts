@@ -79,6 +79,11 @@ describe('evaluation over every scenario, seeds 1–3', () => {
     expect(e.benign.falsePositives, details(e)).toBe(0);
   });
 
+  it('every finding of every case has self-consistent metrics', () => {
+    expect(e.cases.flatMap((c) => c.inconsistent.map((x) => `${c.case}/${c.seed} ${x.finding.id}: ${x.problems.join('; ')}`))).toEqual([]);
+    expect(e.cases.reduce((n, c) => n + c.findings.length, 0)).toBeGreaterThan(80);
+  });
+
   it('renders the table as text and Markdown', () => {
     expect(textTable(e).split('\n')).toHaveLength(2 + e.kinds.length);
     expect(markdownTable(e)).toMatch(/^\| kind \| expected \| found \| missed \| false positives \| precision \| recall \|/);
