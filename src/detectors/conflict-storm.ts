@@ -119,6 +119,10 @@ interface Chain {
   conflicts: number;
   /** Previous retry gap in this chain, ms, or -1. */
   prevGap: number;
+  /** Retry gaps that grew by at least `exponentialGrowth` over the one before, in this chain. */
+  grew: number;
+  /** A retry gap fell below the one before by that factor: the delay started over, no backoff. */
+  shrank: boolean;
 }
 
 /** Everything gathered while an (actor, object) pair is hot, from its first Conflict. */
@@ -140,6 +144,9 @@ interface Hot {
   growth: BoundedSample;
   chainLengths: BoundedSample;
   chainsSucceeded: number;
+  /** Chains of at least {@link LONG_CHAIN} attempts, and those whose delay grew and never started over. */
+  longChains: number;
+  backedOffChains: number;
   /** Attempts beyond what a client with per-item backoff would have sent (see impact.ts). */
   excess: number;
   /** Successful writes of other actors (usernames) to the object, any subresource, while hot. */
@@ -176,6 +183,9 @@ interface Pair {
    */
   alerted: boolean;
 }
+
+/** Attempts from which a chain's delays can show a backoff (three growths among its retries). */
+const LONG_CHAIN = 5;
 
 const C_WRITE = 0;
 const C_CONFLICT = 1;
@@ -250,6 +260,8 @@ export const conflictStorm = defineDetector({
         growth: new BoundedSample(),
         chainLengths: new BoundedSample(),
         chainsSucceeded: 0,
+        longChains: 0,
+        backedOffChains: 0,
         excess: 0,
         foreignWrites: 0,
         ips: new Set(),
@@ -269,6 +281,10 @@ export const conflictStorm = defineDetector({
     function endChain(h: Hot | null, c: Chain, succeeded: boolean): void {
       if (h === null || c.conflicts === 0) return;
       h.chainLengths.add(c.attempts);
+      if (c.attempts >= LONG_CHAIN) {
+        h.longChains++;
+        if (c.grew >= LONG_CHAIN - 2 && !c.shrank) h.backedOffChains++;
+      }
       h.excess += excessAttempts(c.attempts, c.lastTs - c.startTs);
       if (succeeded) h.chainsSucceeded++;
     }
@@ -318,7 +334,7 @@ export const conflictStorm = defineDetector({
         c.attempts++;
       } else {
         if (c !== undefined && c.lastConflict) endChain(h, c, false);
-        c = { startTs: r.ts, lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1 };
+        c = { startTs: r.ts, lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1, grew: 0, shrank: false };
         p.chains.set(r.sourceIP, c);
       }
       const tiedToConflict = conflict || retryGap >= 0;
@@ -341,7 +357,12 @@ export const conflictStorm = defineDetector({
           h.retries++;
           h.gaps.add(retryGap);
           h.gapHistogram.add(retryGap);
-          if (c.prevGap >= 0) h.growth.add((retryGap + 1) / (c.prevGap + 1));
+          if (c.prevGap >= 0) {
+            const growth = (retryGap + 1) / (c.prevGap + 1);
+            h.growth.add(growth);
+            if (growth >= o.exponentialGrowth) c.grew++;
+            else if (growth * o.exponentialGrowth < 1) c.shrank = true;
+          }
           if (conflict && r.resourceVersion !== '' && r.resourceVersion === c.lastConflictRV) h.staleRetries++;
         }
         if (conflict) h.evidence.add(r.auditID, r.level);
@@ -367,6 +388,8 @@ export const conflictStorm = defineDetector({
         c.attempts = 0;
         c.conflicts = 0;
         c.prevGap = -1;
+        c.grew = 0;
+        c.shrank = false;
       }
     }
 
@@ -420,6 +443,8 @@ export const conflictStorm = defineDetector({
           c.attempts = 0;
           c.conflicts = 0;
           c.prevGap = -1;
+          c.grew = 0;
+          c.shrank = false;
         }
       }
       const f = build(p);
@@ -435,7 +460,9 @@ export const conflictStorm = defineDetector({
       const chainP90 = h.chainLengths.percentile(90);
       const gapP50 = h.gaps.percentile(50);
       let backoff: Backoff = 'none';
-      if (growth !== null && growth >= o.exponentialGrowth) backoff = 'exponential';
+      // Growth of a capped backoff (10 ms doubling to a 1 s cap) is mostly 1 once at the cap: a
+      // long chain whose delay grew several times and never started over backs off too.
+      if ((growth !== null && growth >= o.exponentialGrowth) || (h.longChains > 0 && h.backedOffChains * 2 >= h.longChains)) backoff = 'exponential';
       else if (
         chainP90 !== null &&
         chainP90 <= o.rocMaxAttempts &&
@@ -459,7 +486,8 @@ export const conflictStorm = defineDetector({
 
     function isHandledWell(f: Finding): boolean {
       const m = f.metrics;
-      if (m.backoff === 'exponential') return true;
+      // Backing off never mends a stale cache: retries that resend the conflicting resourceVersion fail for ever.
+      if (m.backoff === 'exponential') return !f.signals.includes('stale-cache');
       const chains = Number(m.retryChains);
       return m.backoff === 'retry-on-conflict' && chains > 0 && Number(m.retryChainsSucceeded) / chains >= o.rocMinSuccess;
     }

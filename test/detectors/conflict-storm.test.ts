@@ -225,6 +225,45 @@ describe('conflict-storm: handled well or below thresholds', () => {
     expect(findings.map((f) => [f.metrics.backoff, f.signals.includes('no-backoff'), f.metrics.conflicts, f.metrics.foreignWrites])).toEqual([['none', true, conflicts, 0]]);
   });
 
+  // Retries 10 ms apart at first, doubling to a 1 s cap (issue 25, class 8): the median gap is the
+  // cap and most growths are 1, yet the client backs off.
+  function cappedBackoff(opts: { staleRV: boolean; succeedAfter: number | null; bursts: number }): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    let t = T0;
+    for (let b = 0; b < opts.bursts; b++) {
+      let delay = 10;
+      for (let k = 0; ; k++) {
+        const ok = opts.succeedAfter !== null && k === opts.succeedAfter;
+        out.push(rec(t, operator, widget, { code: ok ? 200 : 409, resourceVersion: opts.staleRV ? '4711' : String(5000 + out.length) }));
+        if (ok || (opts.succeedAfter === null && t - T0 > 3 * 60_000)) break;
+        t += delay;
+        delay = Math.min(delay * 2, 1000);
+      }
+      t += 5000;
+    }
+    return out;
+  }
+
+  it('a stale cache retried with a capped backoff (argo-rollouts#4073): a finding that says backoff and stale cache, not no-backoff', () => {
+    const { findings, notes } = runDetector(detector, {}, cappedBackoff({ staleRV: true, succeedAfter: null, bursts: 1 }));
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect([f.metrics.backoff, f.signals, f.advice.map((a) => a.id)]).toEqual([
+      'exponential',
+      ['stale-cache'],
+      ['compare-before-write', 'patch-status', 'reread-before-retry'],
+    ]);
+    // The cap less the 3 ms each request takes (the gap runs from a 409's answer to the next request).
+    expect(f.metrics.retryGapP50Ms).toBe(997);
+  });
+
+  it('a capped backoff with fresh reads that succeeds after 20 attempts, burst after burst, is a note', () => {
+    const { findings, notes } = runDetector(detector, {}, cappedBackoff({ staleRV: false, succeedAfter: 19, bursts: 8 }));
+    expect(findings).toEqual([]);
+    expect(notes.map((n) => [n.metrics.backoff, n.signals])).toEqual([['exponential', []]]);
+  });
+
   it('a flat 1.5 s retry wastes little: a low finding that names the period', () => {
     const records = Array.from({ length: 200 }, (_, i) => rec(T0 + i * 1500, operator, widget, { code: i % 10 === 9 ? 200 : 409 }));
     const { findings } = runDetector(detector, {}, records);
