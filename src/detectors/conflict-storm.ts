@@ -28,7 +28,7 @@
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
-import type { Advice, Finding, Severity } from '../report/schema.js';
+import { severityRank, type Advice, type Finding, type Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
@@ -79,6 +79,19 @@ export const conflictStormOptions = windowedOptions({
    * cluster's writes.
    */
   lowImpactExcessShare: z.number().min(0).max(1).default(0.1),
+  /**
+   * A short episode's severity is capped by how long it lasted, unless its excess requests reach
+   * `excess`: under `lowMs` at most `low`, under `mediumMs` at most `medium`. 40 409s of a
+   * 3-second startup burst cost the API server nothing a real storm does, whatever their peak.
+   */
+  brief: z
+    .object({
+      lowMs: z.number().nonnegative().default(10_000),
+      mediumMs: z.number().nonnegative().default(60_000),
+      excess: z.number().int().nonnegative().default(200),
+    })
+    .strict()
+    .default({ lowMs: 10_000, mediumMs: 60_000, excess: 200 }),
   severity: severityOption(
     {
       /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
@@ -481,7 +494,12 @@ export const conflictStorm = defineDetector({
       // Retries that cost almost nothing stay low, unless the conflicts themselves come fast.
       if (h.excess < o.lowImpactExcessShare * h.toAttempts && h.peakConflicts.peak < o.severity.high.peak409PerSec) return 'low';
       const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
-      return severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
+      const by = severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
+      const lasted = h.to - h.from;
+      if (h.excess >= o.brief.excess) return by;
+      if (lasted < o.brief.lowMs) return severityRank(by) > severityRank('low') ? 'low' : by;
+      if (lasted < o.brief.mediumMs) return severityRank(by) > severityRank('medium') ? 'medium' : by;
+      return by;
     }
 
     function isHandledWell(f: Finding): boolean {

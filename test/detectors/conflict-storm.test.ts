@@ -264,6 +264,21 @@ describe('conflict-storm: handled well or below thresholds', () => {
     expect(notes.map((n) => [n.metrics.backoff, n.signals])).toEqual([['exponential', []]]);
   });
 
+  // Severity weighs how long an episode lasted and what it cost (issue 25, class 4): the same
+  // peak for 3 s, for a minute and for 3 minutes; and a short burst too heavy to be brief.
+  it.each([
+    ['40 409s in a 3-second startup burst', 3_000, 75, 'low'],
+    ['the same rate for 40 seconds', 40_000, 75, 'medium'],
+    ['the same rate for 3 minutes', 180_000, 75, 'critical'],
+    ['8 s at 500 writes/s', 8_000, 2, 'critical'],
+  ])('%s', (_name, ms, gapMs, severity) => {
+    const records = [...leases(200)];
+    for (let t = 0; t < ms; t += gapMs) records.push(rec(T0 + 1000 + t, operator, widget, { code: Math.round(t / gapMs) % 10 === 9 ? 200 : 409 }));
+    records.sort((x, y) => x.ts - y.ts);
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => f.severity)).toEqual([severity]);
+  });
+
   it('a flat 1.5 s retry wastes little: a low finding that names the period', () => {
     const records = Array.from({ length: 200 }, (_, i) => rec(T0 + i * 1500, operator, widget, { code: i % 10 === 9 ? 200 : 409 }));
     const { findings } = runDetector(detector, {}, records);
