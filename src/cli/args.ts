@@ -538,7 +538,7 @@ function normalizeRest(raw: Record<string, unknown>, args: ParsedArgs): void {
   if (step !== undefined) args.step = step;
   const reorderWindow = str(raw['reorder-window']);
   if (reorderWindow !== undefined) args.reorderWindow = reorderWindow;
-  const minConflicts = num(raw['min-conflicts'], '--min-conflicts', 'non-negative');
+  const minConflicts = num(raw['min-conflicts'], '--min-conflicts', 'positive-int');
   if (minConflicts !== undefined) args.minConflicts = minConflicts;
   const minConflictRatio = num(raw['min-conflict-ratio'], '--min-conflict-ratio', 'ratio');
   if (minConflictRatio !== undefined) args.minConflictRatio = minConflictRatio;

@@ -87,6 +87,7 @@ describe('parseArgs', () => {
     [['--top', 'abc'], '--top: expected a whole number > 0'],
     [['--top', '1.5'], '--top: expected a whole number > 0'],
     [['--max-line-length', '0'], '--max-line-length: expected a whole number > 0'],
+    [['--min-conflicts', '0'], '--min-conflicts: expected a whole number > 0'],
     [['--min-conflict-ratio', '2'], '--min-conflict-ratio: expected a number from 0 to 1'],
   ])('rejects %j with a usage error', async (argv, message) => {
     const err = await parseArgs(argv, '9.9.9').catch((e: unknown) => e);

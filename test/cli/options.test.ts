@@ -202,7 +202,7 @@ describe('createOptions', () => {
       [['--step', '10'], '--step: "10" has no unit (did you mean 10s?)'],
       [['--window', '0s'], '--window: must be longer than 0'],
       [['--since', 'yesterday'], '--since: "yesterday" is neither an RFC 3339 time (2026-08-08T18:00:00Z) nor a duration (15m, 2h)'],
-      [['--min-conflicts', '2.5'], '--min-conflicts 2.5: expected an integer'],
+      [['--min-conflicts', '2.5'], '--min-conflicts: expected a whole number > 0'],
       [['--window', '45s'], '--window 45s: --window must be a multiple of --step (10s)'],
       [['-o', 'report.pdf'], '--out report.pdf: cannot tell the format from the file name'],
       [['-o', 'r.json', '-o', 'r.json'], '--out r.json: given twice'],
