@@ -17,25 +17,28 @@
  * line where it starts. String values are copied out of the tokenizer's buffer (see `fresh`): a
  * kept slice would pin its whole input chunk, and memory would grow with the file.
  *
- * Syntax errors (reported once each, as one bad item):
+ * Syntax errors (reported once each, as one bad item). What is read never depends on how the text
+ * arrives: the tokenizer gets whole lines, and a line longer than 64 KiB (a one-line document) in
+ * pieces cut from fixed 64 KiB windows of it, just past a comma followed by `{"key":` (which no
+ * string can hold, so the cut is sound even where quotes no longer pair up), else past a comma
+ * outside strings. A piece that fails is read again one comma at a time from the state it started
+ * in (the open containers and what came last), so what precedes the error counts; then:
  *
  * - inside an element of a streamed array (EventList `items`, a top-level array, `records`,
- *   `events`, `logEvents`, OTLP `logRecords`): that element is skipped, found by counting brackets
- *   outside strings from the start of the line holding the error, and reading goes on with the
- *   next element (`…; this element is skipped`, at the element's first line);
+ *   `events`, `logEvents`, OTLP `logRecords`): that element is skipped (`…; this element is
+ *   skipped`, at the element's first line) and reading resumes at the first of: the next `,{"k":`
+ *   where `k` is the first key of the array's elements; the element's end found by counting
+ *   brackets outside strings, when the closers match and another element or the array's end
+ *   follows; the document's closers (`]}`) at the end of a line. So a stray quote or a missing
+ *   brace costs one element, not the rest of the document (the JSON grammar cannot say where the
+ *   broken element ends; the next element start is the one sound landmark);
  * - anywhere else in a document (a pretty-printed event, the wrapper's own fields): the rest of
- *   that document is skipped the same way and reading goes on with the next document
- *   (`…; the rest of this document is skipped`);
- * - if the brackets never balance, everything to the end of the input is skipped and a second bad
- *   item says so;
- * - a line longer than 64 KiB (a one-line document) is tokenized in pieces that end just past a
- *   comma outside strings where one exists, so each piece starts from a known state. The tokens of
- *   a piece that fails are lost, so a piece that starts with no value open (at the top level, or
- *   between elements or fields) is read again comma by comma: the elements before the broken one
- *   count, and the error is handled as above at the comma it follows. Anywhere else in such a line
- *   (no comma to cut at, or an element open at the piece's start) the rest of that document is
- *   skipped and reading resumes at the next line that starts with `{` or `[`; a line holding several
- *   elements may then lose the ones before the broken one.
+ *   that document is skipped by counting brackets and reading goes on with the next document
+ *   (`…; the rest of this document is skipped`); if the brackets never balance, everything to the
+ *   end of the input is skipped and a second bad item says so;
+ * - a string or number longer than `maxValueChars` is never held whole: in a streamed element the
+ *   element is reported at its first line and skipped as above; elsewhere reading resumes at the
+ *   next line starting with `{` or `[`.
  */
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { eventsOfElement, eventsOfValue, type Container, type ValueResult } from './values.js';
