@@ -200,14 +200,11 @@ describe('syntax errors inside streamed documents', () => {
     expect(r.bad.map((b) => b.reason)).toEqual(["not JSON (expected ','); the rest of this document is skipped"]);
   });
 
-  it('an element whose brackets never balance stops the document, and says so', async () => {
+  it('an element whose brackets never balance is skipped up to the next element, which counts', async () => {
     const open = items.map((t, i) => (i === 2 ? t.replace('"verb": "update",', '"verb": "update" [[[,') : t));
     const r = await readStdin(`[\n${open.join(',\n')}\n]\n`);
-    expect(r.records.map((x) => x.auditID)).toEqual(['e0', 'e1']);
-    expect(r.bad.map((b) => b.reason)).toEqual([
-      "not JSON (expected ','); this element is skipped",
-      'JSON input ends inside the value skipped after a syntax error: the rest of the document was skipped',
-    ]);
+    expect(r.records.map((x) => x.auditID)).toEqual(['e0', 'e1', 'e3', 'e4', 'e5']);
+    expect(r.bad.map((b) => b.reason)).toEqual(["not JSON (expected ','); this element is skipped"]);
   });
 
   it('a one-line document longer than 64 KiB is read in pieces; an error in one of its elements skips that element only', async () => {

@@ -17,25 +17,28 @@
  * line where it starts. String values are copied out of the tokenizer's buffer (see `fresh`): a
  * kept slice would pin its whole input chunk, and memory would grow with the file.
  *
- * Syntax errors (reported once each, as one bad item):
+ * Syntax errors (reported once each, as one bad item). What is read never depends on how the text
+ * arrives: the tokenizer gets whole lines, and a line longer than 64 KiB (a one-line document) in
+ * pieces cut from fixed 64 KiB windows of it, just past a comma followed by `{"key":` (which no
+ * string can hold, so the cut is sound even where quotes no longer pair up), else past a comma
+ * outside strings. A piece that fails is read again one comma at a time from the state it started
+ * in (the open containers and what came last), so what precedes the error counts; then:
  *
  * - inside an element of a streamed array (EventList `items`, a top-level array, `records`,
- *   `events`, `logEvents`, OTLP `logRecords`): that element is skipped, found by counting brackets
- *   outside strings from the start of the line holding the error, and reading goes on with the
- *   next element (`…; this element is skipped`, at the element's first line);
+ *   `events`, `logEvents`, OTLP `logRecords`): that element is skipped (`…; this element is
+ *   skipped`, at the element's first line) and reading resumes at the first of: the next `,{"k":`
+ *   where `k` is the first key of the array's elements; the element's end found by counting
+ *   brackets outside strings, when the closers match and another element or the array's end
+ *   follows; the document's closers (`]}`) at the end of a line. So a stray quote or a missing
+ *   brace costs one element, not the rest of the document (the JSON grammar cannot say where the
+ *   broken element ends; the next element start is the one sound landmark);
  * - anywhere else in a document (a pretty-printed event, the wrapper's own fields): the rest of
- *   that document is skipped the same way and reading goes on with the next document
- *   (`…; the rest of this document is skipped`);
- * - if the brackets never balance, everything to the end of the input is skipped and a second bad
- *   item says so;
- * - a line longer than 64 KiB (a one-line document) is tokenized in pieces that end just past a
- *   comma outside strings where one exists, so each piece starts from a known state. The tokens of
- *   a piece that fails are lost, so a piece that starts with no value open (at the top level, or
- *   between elements or fields) is read again comma by comma: the elements before the broken one
- *   count, and the error is handled as above at the comma it follows. Anywhere else in such a line
- *   (no comma to cut at, or an element open at the piece's start) the rest of that document is
- *   skipped and reading resumes at the next line that starts with `{` or `[`; a line holding several
- *   elements may then lose the ones before the broken one.
+ *   that document is skipped by counting brackets and reading goes on with the next document
+ *   (`…; the rest of this document is skipped`); if the brackets never balance, everything to the
+ *   end of the input is skipped and a second bad item says so;
+ * - a string or number longer than `maxValueChars` is never held whole: in a streamed element the
+ *   element is reported at its first line and skipped as above; elsewhere reading resumes at the
+ *   next line starting with `{` or `[`.
  */
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { eventsOfElement, eventsOfValue, type Container, type ValueResult } from './values.js';
@@ -59,6 +62,8 @@ interface Frame {
   key: string | null;
   /** Values started in this container so far (the current one's index + 1). */
   count: number;
+  /** First key of the last element read whole (streamed arrays): how the next element starts. */
+  firstKey?: string | null;
 }
 
 const STREAMED_KEYS: ReadonlySet<string> = new Set(['items', 'records', 'events', 'logEvents']);
@@ -82,7 +87,11 @@ class Builder {
   done = false;
   discard: boolean;
   chars = 0;
+  /** The value's first key (an element's `kind`). */
+  firstKey: string | null = null;
   private depth = 0;
+  /** Openers (true: `{`) of the open containers while discarding; null when dropped without them. */
+  private openers: boolean[] | null = [];
 
   constructor(
     readonly target: Target,
@@ -115,9 +124,11 @@ class Builder {
         case 'startObject':
         case 'startArray':
           this.depth++;
+          this.openers?.push(t.name === 'startObject');
           return;
         case 'endObject':
         case 'endArray':
+          this.openers?.pop();
           if (--this.depth === 0) this.done = true;
           return;
         case 'keyValue':
@@ -145,6 +156,7 @@ class Builder {
         return;
       case 'keyValue':
         this.key = t.value;
+        if (this.firstKey === null && this.depth === 1) this.firstKey = t.value;
         return;
       case 'stringValue':
         this.add(fresh(t.value));
@@ -171,9 +183,21 @@ class Builder {
     return this.depth;
   }
 
+  /** Appends the openers (true: `{`) of the containers open in this value to `out`; false when not known. */
+  kinds(out: boolean[]): boolean {
+    if (!this.discard) {
+      for (const c of this.stack) out.push(!Array.isArray(c));
+      return true;
+    }
+    if (this.openers === null || this.openers.length !== this.depth) return false;
+    for (const o of this.openers) out.push(o);
+    return true;
+  }
+
   /** Switches to discarding (the value grew too long); depth tracking continues. */
   drop(): void {
     if (this.discard) return;
+    this.openers = this.stack.map((c) => !Array.isArray(c));
     this.discard = true;
     this.value = undefined;
     this.stack.length = 0;
@@ -183,6 +207,9 @@ class Builder {
 
 /** Longest partial line held back for its newline; longer lines (one-line documents) are tokenized in pieces. */
 const MAX_PENDING = 64 * 1024;
+
+/** Longest text kept while checking whether a `{` after a comma starts the next element (see {@link Seek}). */
+const MAX_CANDIDATE = 4096;
 
 /**
  * Index of the quote closing the string opened at `open` (the first one not escaped by an odd run
@@ -224,6 +251,37 @@ function commaCut(text: string): number {
   return best;
 }
 
+/**
+ * Where a piece of a long line may end, found without tracking strings: just past the last `,` in
+ * the second half of `text` that is followed by `{"key":` (blanks allowed around `{` and `:`). A
+ * quote is never unescaped inside a string, so that comma is outside one even in a line whose
+ * quotes no longer pair up (a stray quote): the cut stays sound there, where {@link commaCut} is
+ * not. -1 when there is none.
+ */
+function elementCut(text: string): number {
+  const half = text.length >> 1;
+  let j = text.lastIndexOf('{"');
+  while (j >= half) {
+    let k = j - 1;
+    while (k >= 0 && isSpace(text.charCodeAt(k))) k--;
+    if (k >= half && text.charCodeAt(k) === 44) {
+      let q = j + 2;
+      while (q < text.length) {
+        const c = text.charCodeAt(q);
+        if (c === 34 || c === 92) break;
+        q++;
+      }
+      if (text.charCodeAt(q) === 34) {
+        q++;
+        while (q < text.length && isSpace(text.charCodeAt(q))) q++;
+        if (text.charCodeAt(q) === 58) return k + 1; // ':'
+      }
+    }
+    j = text.lastIndexOf('{"', j - 1);
+  }
+  return -1;
+}
+
 /** Indexes just past each `,` outside strings in `text` (which must start outside a string). */
 function commaEnds(text: string): number[] {
   const out: number[] = [];
@@ -241,59 +299,211 @@ function newParser(): ReturnType<typeof jsonParser> {
   return jsonParser({ packValues: true, streamValues: false, jsonStreaming: true });
 }
 
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/** Text to tokenize, with the line it starts on; `known`: it starts outside any lexeme, in the state {@link JsonDocReader.prime} describes. */
+interface Part {
+  text: string;
+  line: number;
+  known: boolean;
+  /** It starts a line (where reading resumes after skipping to the next line starting with `{` or `[`). */
+  lineStart?: boolean;
+}
+
+/** How a {@link Seek} ended: reading resumes at `parts` inside the streamed array, or after the document (`end`). */
+type Found = { kind: 'element'; parts: Part[] } | { kind: 'end'; rest: string };
+
 /**
- * Skips text after a syntax error by counting brackets outside strings. `element`: to the end of
- * the element open at the error (depth > 0), or of the next one to start (depth 0: whitespace and
- * commas before it are skipped), then past the comma after it; if something other than an element
- * comes first, it goes on as `document`. `document`: to where the open containers close.
+ * Skips text after a syntax error (or an over-long value) up to where reading can resume. Three
+ * rules run side by side over the same text and the first to match wins:
+ *
+ * - (bracket) brackets counted outside strings from the error's piece (when its state is known):
+ *   `element` mode to the end of the element open at the error (or of the next one to start) and
+ *   on to the next element or the array's end, trusted only when every closer matches its opener
+ *   and a `{`/`[` follows the comma; `document` mode to where the open containers close;
+ * - (next element) `,` then `{` then the first key of the array's elements (`{"kind":` in an
+ *   EventList), whitespace allowed between: a quote in raw JSON text is never escaped outside a
+ *   string, so this holds whatever a stray quote or a missing bracket did to the counts;
+ * - (document end) the closers of the open containers (`]}` for an EventList), then the line's
+ *   end or the input's, the last closer not indented (so not a nested container's end in a
+ *   pretty-printed document).
+ *
+ * The last two (element mode only) ignore strings, so they can be fooled only by a nested array of
+ * objects with the same first key, or a document end inside the broken element.
  */
-class Skip {
+class Seek {
   private inString = false;
   private escape = false;
-  private after = false;
+  /** Bracket rule: 0 inside, 1 after the element's end, 2 after the comma following it; -1 given up. */
+  private after = 0;
+  /** Openers (true: `{`) of the containers open in the skipped value, when known. */
+  private readonly open: boolean[] | null;
+  /** Next-element rule: the last non-blank character was a comma. */
+  private sawComma: boolean;
+  /** 0 none; 1 after `{`; 2 in the key (`ki` characters matched); 3 after the key; text since the `{` in `cand`. */
+  private cState = 0;
+  private ki = 0;
+  private cand: Part[] = [];
+  /** Blanks since the candidate's `{`: past MAX_CANDIDATE it is given up, so `cand` stays small. */
+  private candBlanks = 0;
+  /** Document-end rule: closers matched so far, and the character before this one. */
+  private ci = 0;
+  private prev = 10;
 
   constructor(
     public mode: 'element' | 'document',
     private depth: number,
     /** Line reported. */
     readonly line: number,
-  ) {}
+    /** Containers around the element (element mode): the depth of a `document` skip. */
+    private readonly outer: number,
+    open: boolean[] | null,
+    /** Brackets are counted (the state where the skip starts is known). */
+    bracket: boolean,
+    /** Element mode: the first key of the array's elements (null: any key), and the closers of the document. */
+    private readonly key: string | null,
+    private readonly closers: string,
+    sawComma: boolean,
+    /** The skipped element was started (counted) before the error. */
+    readonly started: boolean,
+  ) {
+    this.open = open;
+    this.sawComma = sawComma;
+    if (!bracket) this.after = -1;
+  }
 
-  /** Index in `text` where reading resumes, or -1 when the skipped value goes on past it. */
-  scan(text: string): number {
+  /** Scans the next part; what to read next when a rule matched, null when the skip goes on past it. */
+  scan(part: Part): Found | null {
+    const text = part.text;
+    const element = this.mode === 'element';
+    if (this.cState !== 0) this.addCand(part, 0);
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
+      if (element) {
+        // Document end: the closers, then the line's end; the last closer at a line start (pretty)
+        // or right after text (one line), not indented (a nested container's end in a pretty document).
+        const n = this.closers.length;
+        if (this.ci === n && c === 10) return { kind: 'end', rest: text.slice(i + 1) };
+        if (c === 125 || c === 93) {
+          const edge = this.prev === 10 || !isSpace(this.prev);
+          if (this.ci < n && this.closers.charCodeAt(this.ci) === c && (this.ci < n - 1 || edge)) this.ci++;
+          else this.ci = this.closers.charCodeAt(0) === c && (n > 1 || edge) ? 1 : 0;
+        } else if (!isSpace(c)) this.ci = 0;
+        this.prev = c;
+        // Next element: `,` `{` `"key"` `:`.
+        if (this.cState !== 0) {
+          const found = this.candStep(c);
+          if (found) return { kind: 'element', parts: this.takeCand() };
+          if (this.cState === 0) this.cand = [];
+        }
+        if (this.cState === 0 && !isSpace(c)) {
+          if (c === 123 && this.sawComma) {
+            this.cState = 1;
+            this.cand = [];
+            this.candBlanks = 0;
+            this.addCand(part, i);
+          }
+          this.sawComma = c === 44;
+        }
+      }
+      // Brackets counted outside strings.
+      if (this.after === -1) continue;
       if (this.inString) {
         if (this.escape) this.escape = false;
         else if (c === 92) this.escape = true; // '\\'
         else if (c === 34) this.inString = false; // '"'
         continue;
       }
-      if (c === 32 || c === 9 || c === 10 || c === 13) continue;
-      if (this.after) return c === 44 ? i + 1 : i; // ',' is skipped with the element
-      if (this.mode === 'element' && this.depth === 0) {
+      if (isSpace(c)) continue;
+      if (this.after === 1) {
+        if (c === 44) this.after = 2;
+        else if (c === 93) return { kind: 'element', parts: [{ text: text.slice(i), line: part.line, known: true }] };
+        else this.after = -1;
+        continue;
+      }
+      if (this.after === 2) {
+        if (c === 123 || c === 91) return { kind: 'element', parts: [{ text: text.slice(i), line: part.line, known: true }] };
+        this.after = -1;
+        continue;
+      }
+      if (element && this.depth === 0) {
         if (c === 44) continue;
         if (c !== 123 && c !== 91) {
           // Not an element (a stray value, or the container's end): give up on this document.
           this.mode = 'document';
           this.depth = this.outer;
+          return this.scan({ text: text.slice(i), line: part.line, known: false });
         }
       }
       if (c === 34) this.inString = true;
-      else if (c === 123 || c === 91) this.depth++;
-      else if (c === 125 || c === 93) {
+      else if (c === 123 || c === 91) {
+        this.depth++;
+        this.open?.push(c === 123);
+      } else if (c === 125 || c === 93) {
         this.depth--;
+        if (this.open !== null && this.open.length > 0 && this.open.pop() !== (c === 125)) {
+          // A closer that does not match its opener: the counts cannot be trusted.
+          this.after = -1;
+          continue;
+        }
         if (this.depth <= 0) {
-          if (this.mode === 'document') return i + 1;
-          this.after = true;
+          if (!element) return { kind: 'end', rest: text.slice(i + 1) };
+          this.after = 1;
         }
       }
     }
-    return -1;
+    return null;
   }
 
-  /** Containers around the element (set by the reader for `element` mode). */
-  outer = 0;
+  /** The input ended during the skip: true when it ended just after the document's closers. */
+  atEnd(): boolean {
+    return this.mode === 'element' && this.ci === this.closers.length;
+  }
+
+  private addCand(part: Part, from: number): void {
+    const text = from === 0 ? part.text : part.text.slice(from);
+    this.cand.push({ text, line: part.line, known: true });
+  }
+
+  /** One character of a candidate element start; true when it is confirmed. */
+  private candStep(c: number): boolean {
+    const key = this.key;
+    switch (this.cState) {
+      case 1:
+        if (isSpace(c)) break;
+        if (c !== 34) this.cState = 0;
+        else if (key === null) return true;
+        else {
+          this.cState = 2;
+          this.ki = 0;
+        }
+        return false;
+      case 2:
+        if (this.ki === key!.length) {
+          this.cState = c === 34 ? 3 : 0;
+          return false;
+        }
+        if (c === key!.charCodeAt(this.ki)) this.ki++;
+        else this.cState = 0;
+        return false;
+      case 3:
+        if (isSpace(c)) break;
+        if (c === 58) return true; // ':'
+        this.cState = 0;
+        return false;
+    }
+    if (++this.candBlanks > MAX_CANDIDATE) this.cState = 0;
+    return false;
+  }
+
+  private takeCand(): Part[] {
+    const parts = this.cand;
+    this.cand = [];
+    this.cState = 0;
+    return parts;
+  }
 }
 
 /** Called once per element or document with the line it starts on. */
@@ -301,6 +511,15 @@ export type OnItem = (line: number, result: ValueResult) => void;
 
 function isValueStart(name: Token['name']): boolean {
   return name !== 'keyValue' && name !== 'endObject' && name !== 'endArray';
+}
+
+function isObjectRole(role: Role): boolean {
+  return role === 'root-object' || role === 'resourceLog' || role === 'scopeLog';
+}
+
+/** A key as it appears in raw JSON text, or null when escapes could make it appear otherwise. */
+function rawKey(key: string | null): string | null {
+  return key === null || /["\\\u0000-\u001f\u007f-\uffff]/.test(key) ? null : key;
 }
 
 /** Streams JSON documents; see the module comment. Feed text, then call {@link end}. */
@@ -315,15 +534,15 @@ export class JsonDocReader {
   private resync = false;
   /** A partial line waiting for its newline (see {@link feed}). */
   private pending = '';
+  /** {@link pending} starts outside any lexeme (at a line start, or just past a comma where a long line was cut). */
+  private pendingKnown = true;
+  /** {@link pending} starts a line. */
   private pendingAtLineStart = true;
-  /** {@link pending} starts just past a comma where a long line was cut. */
-  private pendingAfterComma = false;
-  /** The piece being tokenized starts just past such a comma. */
-  private afterComma = false;
-  /** A failed piece is being read again (see {@link replay}). */
-  private replaying = false;
-  /** The value being skipped after a syntax error, if any. */
-  private skip: Skip | null = null;
+  /** The value being skipped after a syntax error or an over-long value, if any. */
+  private seek: Seek | null = null;
+  /** Last non-blank character tokenized, and the name of the last token: the state between two pieces (see {@link prime}). */
+  private tail = 0;
+  private lastTok: Token['name'] | '' = '';
   /**
    * Characters tokenized since the last `"` on the current line: no token (string, number) the
    * tokenizer holds is longer, so past `maxValueChars` the value is dropped before it fills memory.
@@ -348,41 +567,51 @@ export class JsonDocReader {
     this.line = firstLine;
   }
 
-  /** Feeds the next piece of text (any size; cut into whole lines here). */
+  /**
+   * Feeds the next piece of text (any size). The tokenizer is handed whole lines, and a line longer
+   * than MAX_PENDING in pieces cut from fixed windows of its text, so the pieces, and all that
+   * follows from a syntax error, depend on the text only, never on how it arrived.
+   */
   feed(text: string): void {
     let from = 0;
     while (from < text.length) {
       const nl = text.indexOf('\n', from);
-      if (nl === -1) {
-        // A partial line waits for its end, so the tokenizer is always handed whole lines and a
-        // syntax error can be recovered from a known state; a line longer than MAX_PENDING (a
-        // one-line document) is handed on in pieces.
-        this.pending += from === 0 ? text : text.slice(from);
-        if (this.pending.length > MAX_PENDING) {
-          const p = this.pending;
-          // Cut just past a comma, so the next piece starts where the tokenizer holds no partial lexeme.
-          const cut = this.pendingAtLineStart ? commaCut(p) : -1;
-          if (cut !== -1) {
-            this.pending = p.slice(cut);
-            this.piece(p.slice(0, cut), true, this.pendingAfterComma);
-            this.pendingAfterComma = true;
-          } else {
-            this.pending = '';
-            this.piece(p, this.pendingAtLineStart, this.pendingAfterComma);
-            this.pendingAtLineStart = false;
-            this.pendingAfterComma = false;
-          }
-        }
-        return;
-      }
-      const part = from === 0 && nl === text.length - 1 ? text : text.slice(from, nl + 1);
-      const whole = this.pending === '' ? part : this.pending + part;
+      const to = nl === -1 ? text.length : nl + 1;
+      const part = from === 0 && to === text.length ? text : text.slice(from, to);
+      this.pending = this.pending === '' ? part : this.pending + part;
+      if (this.pending.length > MAX_PENDING) this.drain();
+      if (nl === -1) return;
+      const whole = this.pending;
       this.pending = '';
-      this.piece(whole, this.pendingAtLineStart, this.pendingAfterComma);
+      this.piece(whole, this.pendingKnown, this.pendingAtLineStart);
+      this.pendingKnown = true;
       this.pendingAtLineStart = true;
-      this.pendingAfterComma = false;
       this.line++;
-      from = nl + 1;
+      from = to;
+    }
+  }
+
+  /**
+   * Hands on the head of a long pending line in pieces of at most MAX_PENDING characters, each cut
+   * from the first MAX_PENDING characters just past a comma outside strings where one exists (see
+   * {@link commaCut}), so the next piece starts where the tokenizer holds no partial lexeme.
+   */
+  private drain(): void {
+    while (this.pending.length > MAX_PENDING) {
+      const p = this.pending;
+      const window = p.slice(0, MAX_PENDING);
+      let cut = elementCut(window);
+      if (cut === -1 && this.pendingKnown) cut = commaCut(window);
+      if (cut !== -1) {
+        this.pending = p.slice(cut);
+        this.piece(window.slice(0, cut), this.pendingKnown, this.pendingAtLineStart);
+        this.pendingKnown = true;
+      } else {
+        this.pending = p.slice(MAX_PENDING);
+        this.piece(window, this.pendingKnown, this.pendingAtLineStart);
+        this.pendingKnown = false;
+      }
+      this.pendingAtLineStart = false;
     }
   }
 
@@ -391,16 +620,21 @@ export class JsonDocReader {
     if (this.pending !== '') {
       const p = this.pending;
       this.pending = '';
-      this.piece(p, this.pendingAtLineStart, this.pendingAfterComma);
+      this.piece(p, this.pendingKnown, this.pendingAtLineStart);
     }
-    if (this.skip !== null) {
-      this.onItem(this.skip.line, {
+    if (this.seek !== null) {
+      const seek = this.seek;
+      this.seek = null;
+      if (seek.atEnd()) {
+        this.endDocument();
+        return;
+      }
+      this.onItem(seek.line, {
         shape: '',
         events: [],
         bad: ['JSON input ends inside the value skipped after a syntax error: the rest of the document was skipped'],
         truncated: 0,
       });
-      this.skip = null;
       this.stack.length = 0;
       this.builder = null;
       return;
@@ -408,7 +642,7 @@ export class JsonDocReader {
     let cut = false;
     if (!this.resync) {
       try {
-        this.run(NONE, false, true);
+        this.call(NONE);
       } catch {
         cut = true; // the tokenizer wanted more input
       }
@@ -426,32 +660,60 @@ export class JsonDocReader {
   }
 
   /**
-   * Tokenizes one piece. `known`: the piece starts where the tokenizer holds no partial lexeme
-   * (a line start, just past a comma where a long line was cut, or just after a recovery), so
-   * after a syntax error the open containers are exactly {@link stack} plus the builder's, and the
-   * skip can start at the piece's first character. `afterComma`: the piece starts just past a
-   * comma where a long line was cut.
+   * Tokenizes one piece (a line, or a piece of a long line). Recovery can put more parts in front
+   * of the queue (the rest of a piece after a skip), so this loops rather than recursing.
    */
-  private piece(text: string, known: boolean, afterComma = false): void {
-    if (this.skip !== null) {
-      const at = this.skip.scan(text);
-      if (at === -1) return;
-      this.resume(text.slice(at));
+  private piece(text: string, known: boolean, lineStart: boolean): void {
+    const line = this.line;
+    const queue: Part[] = [{ text, line, known, lineStart }];
+    while (queue.length > 0) {
+      const p = queue.shift()!;
+      this.line = p.line;
+      this.step(p, queue);
+    }
+    this.line = line;
+  }
+
+  private step(p: Part, queue: Part[]): void {
+    if (this.seek !== null) {
+      const found = this.seek.scan(p);
+      if (found !== null) this.resume(found, queue);
       return;
     }
+    const text = p.text;
     if (this.resync) {
       const c = text.charCodeAt(0);
-      if (!known || afterComma || (c !== 123 && c !== 91)) return; // '{' '[' at a line start
+      if (p.lineStart !== true || (c !== 123 && c !== 91)) return; // '{' '[' at a line start
       this.resync = false;
+      this.tail = 0;
     }
     const quote = text.lastIndexOf('"');
-    this.sinceQuote = quote !== -1 ? text.length - quote - 1 : (known ? 0 : this.sinceQuote) + text.length;
+    this.sinceQuote = quote !== -1 ? text.length - quote - 1 : (p.known ? 0 : this.sinceQuote) + text.length;
     if (this.sinceQuote > this.maxValueChars) {
+      if (quote !== -1 && quote + 1 < text.length) {
+        // Tokenize up to the long value first, so the value is known (its element, its line).
+        queue.unshift({ text: text.slice(0, quote + 1), line: p.line, known: p.known }, { text: text.slice(quote + 1), line: p.line, known: false });
+        return;
+      }
       this.tooLong();
+      queue.unshift({ text, line: p.line, known: false });
       return;
     }
-    this.afterComma = afterComma;
-    if (!this.run(text, known)) return;
+    let err: unknown = null;
+    try {
+      this.call(text);
+    } catch (e) {
+      err = e;
+    }
+    if (err === null) {
+      this.account(text);
+      return;
+    }
+    this.failSyntax(err, p, queue);
+  }
+
+  /** After `text` was tokenized: the element's or wrapper's length so far, and the state the next piece starts in. */
+  private account(text: string): void {
     const b = this.builder;
     if (b !== null) {
       b.chars += text.length;
@@ -459,137 +721,177 @@ export class JsonDocReader {
     } else if (this.stack.length === 1 && this.stack[0]!.role === 'root-object' && !this.streamed) {
       this.headChars += text.length;
     }
+    let i = text.length - 1;
+    while (i >= 0 && isSpace(text.charCodeAt(i))) i--;
+    if (i >= 0) this.tail = text.charCodeAt(i);
   }
 
-  /** Runs the tokenizer; false after a syntax error (handled: the piece is consumed by recovery). */
-  private run(input: string | symbol, known = false, rethrow = false): boolean {
-    let out: unknown;
-    try {
-      out = (this.parser as unknown as (x: string | symbol) => unknown)(input);
-    } catch (err) {
-      if (rethrow) throw err;
-      this.failSyntax(err, typeof input === 'string' ? input : '', known);
-      return false;
-    }
-    if (out === NONE || out === undefined) return true;
+  /** Runs the tokenizer on `input` and hands on its tokens; throws its syntax error (no token of that input is handed on). */
+  private call(input: string | symbol): void {
+    const out = (this.parser as unknown as (x: string | symbol) => unknown)(input);
+    if (out === NONE || out === undefined) return;
     const o = out as { [MANY]?: number; values?: Token[] } & Token;
     if (o[MANY] === 1) {
       const tokens = o.values!;
       for (let i = 0; i < tokens.length; i++) this.token(tokens[i]!);
     } else this.token(o);
-    return true;
   }
 
   /**
-   * A syntax error in `text`. With a known start state: an error inside an element of a streamed
-   * array (EventList `items`, a top-level array, `records`, …) skips that element (brackets and
-   * strings counted from the piece's start) and reading goes on with the next element; an error
-   * anywhere else skips the rest of that document. Without one (inside a line longer than
-   * MAX_PENDING), the rest of the document is skipped up to the next line starting with `{` or `[`.
+   * Text that puts a fresh tokenizer in the state the current one was in after the last piece
+   * tokenized whole: the open containers ({@link stack} and the builder's), and what came last in
+   * the innermost (an opener, a key, `:`, a value or `,`, from {@link tail} and {@link lastTok}).
+   * Null when that is not known (a `"` that may end a key or open a string).
    */
-  private failSyntax(err: unknown, text: string, known: boolean): void {
+  private prime(): string | null {
+    const kinds: boolean[] = [];
+    for (const f of this.stack) kinds.push(isObjectRole(f.role));
     const b = this.builder;
-    if (known && !this.replaying && b === null && (this.stack.length === 0 || this.afterComma)) {
-      this.replay(text);
-      return;
+    if (b !== null && !b.kinds(kinds)) return null;
+    if (kinds.length === 0) return '';
+    let s = '';
+    for (let i = 0; i < kinds.length - 1; i++) s += kinds[i] ? '{"":' : '[';
+    const obj = kinds[kinds.length - 1]!;
+    const t = this.tail;
+    const tok = this.lastTok;
+    if (t === 44) return s + (obj ? '{"":0,' : '[0,'); // ','
+    if (t === 123 && tok === 'startObject') return obj ? s + '{' : null;
+    if (t === 91 && tok === 'startArray') return obj ? null : s + '[';
+    if (t === 58) return obj ? s + '{"":' : null; // ':'
+    if (t === 34 && tok === 'keyValue') return null;
+    if (t === 34 || t === 125 || t === 93 || (t >= 48 && t <= 57) || t === 101 || t === 108) return s + (obj ? '{"":0' : '[0');
+    return null;
+  }
+
+  /**
+   * A syntax error in part `p`. When the state `p` starts in is known ({@link prime}), `p` is read
+   * again from that state one comma at a time, so what comes before the error counts and the
+   * error is placed between two commas; then an error inside an element of a streamed array
+   * (EventList `items`, a top-level array, `records`, …) skips that element (see {@link Seek}) and
+   * an error anywhere else in a document skips the rest of it. In an unknown state (a piece of a
+   * long line cut inside a string), an element is skipped the same way, without counting brackets;
+   * anything else skips the rest of the document up to the next line starting with `{` or `[`.
+   */
+  private failSyntax(err: unknown, p: Part, queue: Part[]): void {
+    const start = p.known ? this.prime() : null;
+    let from = 0;
+    if (start !== null) {
+      this.parser = newParser();
+      if (start !== '') (this.parser as unknown as (x: string) => unknown)(start);
+      const ends = commaEnds(p.text);
+      ends.push(p.text.length);
+      for (const to of ends) {
+        if (to <= from) continue;
+        const s = p.text.slice(from, to);
+        try {
+          this.call(s);
+        } catch (e) {
+          err = e;
+          break;
+        }
+        this.account(s);
+        from = to;
+      }
+      if (from >= p.text.length) return; // (the tokenizer failed on the whole piece only)
     }
     const msg = (err instanceof Error ? err.message : String(err)).replace(/^Parser cannot parse input: /, '');
+    const b = this.builder;
     const top = this.stack[this.stack.length - 1];
     const inElements = top !== undefined && (top.role === 'elements' || top.role === 'root-array');
+    const rest: Part = { text: from === 0 ? p.text : p.text.slice(from), line: p.line, known: false };
     this.parser = newParser();
-    if (known && (b === null || b.target.kind === 'element') && inElements) {
-      // Skip the element open at the piece's start (or the next one starting in it).
-      const line = b?.target.kind === 'element' ? b.target.line : this.line;
+    this.builder = null;
+    if (inElements && (b === null || b.target.kind === 'element')) {
+      const line = b?.target.kind === 'element' ? b.target.line : p.line;
       this.report(line, `not JSON (${msg}); this element is skipped`);
-      this.builder = null;
-      this.skip = new Skip('element', b === null ? 0 : b.openDepth, line);
-      this.skip.outer = this.stack.length;
-    } else if (known && !this.replaying && this.stack.length + (b?.openDepth ?? 0) > 0) {
-      this.report(this.line, `not JSON (${msg}); the rest of this document is skipped`);
-      this.skip = new Skip('document', this.stack.length + (b?.openDepth ?? 0), this.line);
-      this.builder = null;
+      let open: boolean[] | null = null;
+      if (start !== null) {
+        open = [];
+        if (b !== null && !b.kinds(open)) open = null;
+      }
+      // The broken element's own `{` (when it starts in this text) is not the next element.
+      const sawComma = b !== null && (from > 0 || (start !== null && this.tail === 44));
+      this.seek = this.elementSeek(line, b?.openDepth ?? 0, open, start !== null, sawComma, b !== null);
+      queue.unshift(rest);
+    } else if (start !== null && this.stack.length + (b?.openDepth ?? 0) > 0) {
+      this.report(p.line, `not JSON (${msg}); the rest of this document is skipped`);
+      this.seek = new Seek('document', this.stack.length + (b?.openDepth ?? 0), p.line, 0, null, true, null, '', false, false);
+      queue.unshift(rest);
     } else {
-      this.report(this.line, `not JSON (${msg}); the rest of this document is skipped`);
+      this.report(p.line, `not JSON (${msg}); the rest of this document is skipped`);
       this.stack.length = 0;
-      this.builder = null;
       this.head = {};
       this.resync = true;
-      return;
+      this.tail = 0;
     }
-    const at = this.skip.scan(text);
-    if (at !== -1) this.resume(text.slice(at));
+  }
+
+  /** A {@link Seek} for the rest of an element of the innermost (streamed) array. */
+  private elementSeek(line: number, depth: number, open: boolean[] | null, bracket: boolean, sawComma: boolean, started: boolean): Seek {
+    let closers = '';
+    for (let i = this.stack.length - 1; i >= 0; i--) closers += isObjectRole(this.stack[i]!.role) ? '}' : ']';
+    const top = this.stack[this.stack.length - 1]!;
+    return new Seek('element', depth, line, this.stack.length, open, bracket, rawKey(top.firstKey ?? null), closers, sawComma, started);
   }
 
   /**
-   * A token (a string or number) grew past `maxValueChars`: the value holding it is reported and
-   * skipped up to the next line starting with `{` or `[`, as after a syntax error inside a long
-   * line (the tokenizer would hold the whole token, so it is not fed the rest).
+   * A token (a string or number) grew past `maxValueChars`. In an element of a streamed array the
+   * element is reported at its first line and skipped to the next element (see {@link Seek});
+   * anywhere else the value is skipped up to the next line starting with `{` or `[`. Either way the
+   * tokenizer is not fed the rest of the token, which it would hold whole.
    */
   private tooLong(): void {
     const b = this.builder;
+    const top = this.stack[this.stack.length - 1];
+    this.parser = newParser();
+    this.sinceQuote = 0;
+    this.builder = null;
+    if (top !== undefined && (top.role === 'elements' || top.role === 'root-array') && (b === null || b.target.kind === 'element')) {
+      const line = b?.target.kind === 'element' ? b.target.line : this.line;
+      this.report(line, `JSON element longer than ${this.maxValueChars} characters (--max-line-length): skipped`);
+      this.seek = this.elementSeek(line, 0, null, false, false, b !== null);
+      return;
+    }
     const line = b?.target.kind === 'element' ? b.target.line : this.stack.length > 0 ? this.rootLine : this.line;
     this.report(line, `JSON value longer than ${this.maxValueChars} characters (--max-line-length): skipped to the next line starting with { or [`);
-    this.parser = newParser();
     this.stack.length = 0;
-    this.builder = null;
     this.head = {};
-    this.sinceQuote = 0;
     this.resync = true;
-  }
-
-  /**
-   * Reads a failed piece again from the state it started in (no value open: the top level, or just
-   * past a comma), one comma at a time: the elements before the broken one count, and the error is
-   * handled at the comma it follows, whose state is known. An error outside a streamed element
-   * skips the rest of the document, as it would have without the replay.
-   */
-  private replay(text: string): void {
-    this.parser = newParser();
-    if (this.stack.length > 0) {
-      // A fresh tokenizer is put back just past a comma inside the open containers.
-      let prefix = '';
-      for (let i = 0; i < this.stack.length; i++) {
-        const role = this.stack[i]!.role;
-        const object = role === 'root-object' || role === 'resourceLog' || role === 'scopeLog';
-        const last = i === this.stack.length - 1;
-        prefix += object ? (last ? '{"":0,' : '{"":') : last ? '[0,' : '[';
-      }
-      (this.parser as unknown as (x: string) => unknown)(prefix);
-    }
-    this.replaying = true;
-    try {
-      let from = 0;
-      for (const to of commaEnds(text)) {
-        this.piece(text.slice(from, to), true);
-        from = to;
-        if (this.resync) return;
-      }
-      if (from < text.length) this.piece(text.slice(from), true);
-    } finally {
-      this.replaying = false;
-    }
+    this.tail = 0;
   }
 
   private report(line: number, reason: string): void {
     this.onItem(line, { shape: '', events: [], bad: [reason], truncated: 0 });
   }
 
-  /** The skip ended: go on with `rest` from the state the skip leaves (next element, or top level). */
-  private resume(rest: string): void {
-    const skip = this.skip!;
-    this.skip = null;
-    if (skip.mode === 'document') {
-      this.stack.length = 0;
-      this.head = {};
-    } else {
-      // A fresh tokenizer is put back inside the open containers: `{"items":[`, `[`, OTLP's nesting.
-      let prefix = '';
-      for (const f of this.stack) {
-        prefix += f.role === 'root-object' || f.role === 'resourceLog' || f.role === 'scopeLog' ? `{${JSON.stringify(f.key ?? '')}:` : '[';
-      }
-      (this.parser as unknown as (x: string) => unknown)(prefix);
+  /** The skip ended: go on from the state it leaves (inside the array at the next element or its end, or after the document). */
+  private resume(found: Found, queue: Part[]): void {
+    const seek = this.seek!;
+    this.seek = null;
+    this.parser = newParser();
+    if (found.kind === 'end') {
+      this.endDocument();
+      if (found.rest !== '') queue.unshift({ text: found.rest, line: this.line, known: true });
+      return;
     }
-    if (rest !== '') this.piece(rest, true);
+    // A fresh tokenizer is put back inside the open containers: `{"items":[`, `[`, OTLP's nesting.
+    let prefix = '';
+    for (const f of this.stack) prefix += isObjectRole(f.role) ? `{${JSON.stringify(f.key ?? '')}:` : '[';
+    (this.parser as unknown as (x: string) => unknown)(prefix);
+    if (!seek.started) this.stack[this.stack.length - 1]!.count++;
+    this.tail = 91; // as just after '[' (or a comma): the next piece starts at an element or the array's end
+    this.lastTok = 'startArray';
+    queue.unshift(...found.parts);
+  }
+
+  /** The document being skipped ended: it is counted, and reading goes on at the top level. */
+  private endDocument(): void {
+    const root = this.stack[0];
+    if (root !== undefined && (root.role === 'root-array' || this.streamed)) this.endRoot(root);
+    this.stack.length = 0;
+    this.builder = null;
+    this.head = {};
+    this.tail = 0;
   }
 
   private startBuilder(target: Target, t: Token, discard = false): void {
@@ -604,7 +906,9 @@ export class JsonDocReader {
     const target = b.target;
     const tooLong = b.discard && target.kind !== 'skip';
     switch (target.kind) {
-      case 'element':
+      case 'element': {
+        const top = this.stack[this.stack.length - 1];
+        if (top !== undefined && !tooLong && b.firstKey !== null) top.firstKey = b.firstKey;
         this.onItem(
           target.line,
           tooLong
@@ -612,6 +916,7 @@ export class JsonDocReader {
             : eventsOfElement(target.container, b.value, this.head, target.at),
         );
         return;
+      }
       case 'head':
         if (!tooLong) this.head[target.key] = b.value;
         else this.headChars = Infinity;
@@ -626,6 +931,7 @@ export class JsonDocReader {
   }
 
   private token(t: Token): void {
+    this.lastTok = t.name;
     const b = this.builder;
     if (b !== null) {
       b.consume(t);
