@@ -186,8 +186,6 @@ interface Pair {
   lastWriteTs: number;
   chains: Map<string, Chain>;
   hot: Hot | null;
-  /** The object without subresource ({@link baseKey}), set while hot. */
-  hotKey: string;
   open: boolean;
   /**
    * An `open` alert went out for the current episode. Episodes that look handled well so far
@@ -223,36 +221,40 @@ export const conflictStorm = defineDetector({
     const firstWrites =
       firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key);
 
-    /** Hot pairs by {@link baseKey} of their object: their episodes count others' writes to it. */
+    /**
+     * Hot pairs by their object's name (a string the object holds: no key built per write); the
+     * rest of the object, without subresource, is compared on lookup. Their episodes count
+     * others' writes to the object.
+     */
     const hotByObject = new Map<string, Pair[]>();
 
-    /** An object's identity without its subresource: `/status` and the main resource are one object. */
-    function baseKey(ob: ObjectRef): string {
-      return `${ob.apiGroup}\u0001${ob.resource}\u0001${ob.namespace}\u0001${ob.name}`;
+    /** Whether `a` and `b` are one object but for the subresource (`/status` and the main resource are). */
+    function sameObject(a: ObjectRef, b: ObjectRef): boolean {
+      return a.name === b.name && a.namespace === b.namespace && a.resource === b.resource && a.apiGroup === b.apiGroup;
     }
 
     function heat(p: Pair, r: RequestRecord): void {
       p.hot = newHot(r);
-      p.hotKey = baseKey(p.object);
-      const list = hotByObject.get(p.hotKey);
-      if (list === undefined) hotByObject.set(p.hotKey, [p]);
+      const list = hotByObject.get(p.object.name);
+      if (list === undefined) hotByObject.set(p.object.name, [p]);
       else list.push(p);
     }
 
     function cool(p: Pair): void {
       p.hot = null;
-      const list = hotByObject.get(p.hotKey);
+      const list = hotByObject.get(p.object.name);
       if (list === undefined) return;
       const i = list.indexOf(p);
       if (i >= 0) list.splice(i, 1);
-      if (list.length === 0) hotByObject.delete(p.hotKey);
+      if (list.length === 0) hotByObject.delete(p.object.name);
     }
 
     /** A successful write `r`: another actor's write for every hot pair on its object. */
     function countForeign(r: RequestRecord): void {
-      const list = hotByObject.get(baseKey(r.object as ObjectRef));
+      const ob = r.object as ObjectRef;
+      const list = hotByObject.get(ob.name);
       if (list === undefined) return;
-      for (const p of list) if (p.actor.username !== r.actor.username) (p.hot as Hot).foreignWrites++;
+      for (const p of list) if (p.actor.username !== r.actor.username && sameObject(p.object, ob)) (p.hot as Hot).foreignWrites++;
     }
 
     function newHot(r: RequestRecord): Hot {
@@ -324,7 +326,6 @@ export const conflictStorm = defineDetector({
           lastWriteTs: r.ts,
           chains: new Map(),
           hot: null,
-          hotKey: '',
           open: false,
           alerted: false,
         });
@@ -633,6 +634,12 @@ export const conflictStorm = defineDetector({
         if (!isObjectWrite(r)) return;
         if (firstWrites === null || pairs.hasObject(r.object as ObjectRef)) onWrite(r);
         else onFirstWrite(r, firstWrites);
+      },
+      onAllowlisted(r: RequestRecord): void {
+        // A periodic writer's 409s are judged; its writes only once a Conflict gave them a pair.
+        if (hotByObject.size > 0 && r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) countForeign(r);
+        if (!isObjectWrite(r)) return;
+        if (isConflict(r) || pairs.get(r.object as ObjectRef, r.actor) !== undefined) onWrite(r);
       },
       finish(): void {
         // The last, partial step was judged as if it were complete: close what is still open.

@@ -469,6 +469,11 @@ export const throttling = defineDetector({
       onRecord(r: RequestRecord): void {
         onRequest(r);
       },
+      onAllowlisted(r: RequestRecord): void {
+        // A periodic writer is judged by its 429s: its other periodic requests count only in an
+        // episode of its own (as before 429s came, they were kept from this detector).
+        if (r.code === 429 || (actors.get(r.actor)?.hot ?? null) !== null) onRequest(r);
+      },
       finish(): void {
         for (const s of actors.values()) if (s.open) close(s);
         actors.clear();

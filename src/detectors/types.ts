@@ -44,6 +44,13 @@ export interface DetectorContext<O> {
 export interface DetectorInstance {
   /** One request, in non-decreasing `ts` order. */
   onRecord(record: RequestRecord): void;
+  /**
+   * A request an allowlist rule matched that does not exempt this detector (a periodic writer's
+   * request, to a detector judging 409/429 answers: `DetectorMeta.judges`), in the same order as
+   * `onRecord`'s. Absent: `onRecord` takes it. A detector may keep only what bears on errors (the
+   * answers themselves, and requests of keys it already judges), as periodic traffic is heavy.
+   */
+  onAllowlisted?(record: RequestRecord): void;
   /** Stream time moved to `nowMs` (UTC epoch ms) without a record: evaluate due windows. */
   advance(nowMs: number): void;
   /** End of input: close what is open and emit the remaining findings. */

@@ -194,6 +194,8 @@ export interface WindowedHandlers {
   judge(boundary: number): void;
   /** One record, after every boundary up to its time was judged. */
   onRecord(r: RequestRecord): void;
+  /** See `DetectorInstance.onAllowlisted`; called as `onRecord` is. */
+  onAllowlisted?(r: RequestRecord): void;
   /** End of input, after the last, partial step was judged as if complete: close what is open, drop all state. */
   finish(): void;
   /** See `DetectorInstance.stateSize`. */
@@ -212,6 +214,14 @@ export function windowedInstance(o: WindowOptions, handlers: WindowedHandlers): 
       clock.advance(r.ts);
       handlers.onRecord(r);
     },
+    ...(handlers.onAllowlisted
+      ? {
+          onAllowlisted(r: RequestRecord): void {
+            clock.advance(r.ts);
+            (handlers.onAllowlisted as (r: RequestRecord) => void)(r);
+          },
+        }
+      : {}),
     advance(nowMs: number): void {
       clock.advance(nowMs);
     },

@@ -205,7 +205,10 @@ export class Engine {
     const allowed = this.allowlist === null ? 0 : this.allowlist.match(r);
     const inst = this.instances;
     for (let i = 0; i < inst.length; i++) {
-      if ((allowed & (this.scopes[i] as number)) === 0) (inst[i] as DetectorInstance).onRecord(r);
+      if ((allowed & (this.scopes[i] as number)) !== 0) continue;
+      const d = inst[i] as DetectorInstance;
+      if (allowed !== 0 && d.onAllowlisted !== undefined) d.onAllowlisted(r);
+      else d.onRecord(r);
     }
   }
 }

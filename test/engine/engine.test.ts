@@ -477,6 +477,30 @@ describe('Allowlist', () => {
     if (kinds.length > 0) expect([e.findings[0]!.metrics.family, e.findings[0]!.metrics.conflicts]).toEqual(['system:node:*', conflicts]);
   });
 
+  it('an allowlisted writer: its 409 storm is a finding; its answers well alone give no detector state', () => {
+    const make = () =>
+      new Engine({
+        detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse({}) })),
+        filter: null,
+        allowlist: new Allowlist(DEFAULT_ALLOWLIST),
+        reorderWindowMs: 0,
+        seriesStepMs: 10_000,
+      });
+    const candidate = actor('system:serviceaccount:shop:shop-operator', 'shop-operator/v1.2.0 (linux/amd64) kubernetes/abc/leader-election');
+    const lock = object('leases', 'shop', 'shop-operator-lock', '', 'coordination.k8s.io');
+    // 2 minutes of renewals every 2 s, all answered well: periodic, exempt, no state anywhere.
+    const quiet = make();
+    for (let t = 0; t < 120_000; t += 2000) quiet.push(rec(T0 + t, candidate, lock, { auditID: `q${t}`, verb: 'update' }));
+    const sizes = quiet.stateSizes();
+    quiet.finish();
+    expect([quiet.findings, Object.values(sizes).every((n) => n === 0)]).toEqual([[], true]);
+    // The same lock updated every 20 ms, 9 in 10 answered 409: a conflict storm, allowlisted or not.
+    const storm = make();
+    for (let k = 0; k < 6000; k++) storm.push(rec(T0 + k * 20, candidate, lock, { auditID: `s${k}`, verb: 'update', code: k % 10 === 9 ? 200 : 409, reason: k % 10 === 9 ? '' : 'Conflict' }));
+    storm.finish();
+    expect(storm.findings.map((f) => [f.kind, f.metrics.conflicts])).toEqual([['conflict-storm', 5400]]);
+  });
+
   it('allowlisted traffic is counted but never reaches detectors', () => {
     const seen: string[] = [];
     const spy = {
