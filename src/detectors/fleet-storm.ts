@@ -568,6 +568,10 @@ export const fleetStorm = defineDetector({
       onRecord(r: RequestRecord): void {
         onRequest(r);
       },
+      onAllowlisted(r: RequestRecord): void {
+        // A periodic request counts by its 409/429 answer alone (as before, its answers well do not).
+        if ((isConflict(r) || r.code === 429) && r.object !== null) onRequest(r);
+      },
       finish(): void {
         for (const s of families.values()) if (s.open) close(s);
         families.clear();
