@@ -26,7 +26,8 @@
  * keeps a single-object storm (that is `conflict-storm`) out. `minClients` is 1 by default: one
  * controller storming wide (flux2#3689: one service account patching 400 Kustomizations' status,
  * about 1.3 409s per object per minute) is below `conflict-storm` on every object, and only
- * this finding shows it; set 2 or more for fleets alone.
+ * this finding shows it; set 2 or more for fleets alone. An episode of mostly 429s needs 2 clients
+ * whatever `minClients` says: one client throttled across objects is `throttling`'s finding.
  *
  * **Impact.** `excessRequests` = the 429s (each is retried by client-go after `Retry-After`, up
  * to 10 times: `rest/with_retry.go`, so the rejected attempts are pure overhead) plus, per
@@ -386,7 +387,10 @@ export const fleetStorm = defineDetector({
           trackedClients--;
         }
       }
-      const passes = bad >= o.minEvents && objects >= o.minObjects && clients >= o.minClients;
+      // One client throttled across objects is `throttling`'s finding (per actor, with its likely
+      // cause); it takes a fleet for 429s to be this one's too.
+      const mostly429 = s.hot !== null && s.hot.throttled > s.hot.conflicts;
+      const passes = bad >= o.minEvents && objects >= o.minObjects && clients >= (mostly429 ? Math.max(2, o.minClients) : o.minClients);
       if (s.open) {
         if (passes) {
           const h = s.hot as Hot;

@@ -232,5 +232,10 @@ describe('fleet-storm: not a fleet', () => {
     const one = Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('widgets', 'shop', `w${i % 30}`), { code: 409 }));
     expect(runDetector(detector, {}, one).findings.map((f) => [f.metrics.objects, f.metrics.clients])).toEqual([[30, 1]]);
     expect(runDetector(detector, { minClients: 2 }, one).findings).toHaveLength(0);
+    // The same answered 429: one throttled client is throttling's finding, not a fleet's; two clients are a fleet.
+    const throttled = one.map((r) => ({ ...r, code: 429 }));
+    expect(runDetector(detector, {}, throttled).findings).toHaveLength(0);
+    const two = throttled.map((r, i) => ({ ...r, sourceIP: i % 2 ? '10.9.0.1' : '10.9.0.2' }));
+    expect(runDetector(detector, {}, two).findings.map((f) => [f.metrics.throttled, f.metrics.clients])).toEqual([[600, 2]]);
   });
 });
