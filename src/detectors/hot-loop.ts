@@ -59,7 +59,7 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -143,6 +143,8 @@ interface Hot {
   ips: Set<string>;
   ipCount: number;
   fieldManagers: Set<string>;
+  /** Writes per userAgent of the identity (at most {@link MAX_USER_AGENTS} told apart). */
+  userAgents: Map<string, number>;
   verbs: Set<string>;
   peakWrites: PeakPerSecond;
   /** The first `evidenceSamples` writes and the last. */
@@ -166,6 +168,10 @@ interface Pair {
 
 const H_WRITE = 0;
 const H_OK = 1;
+/** userAgents of one identity counted apart in a finding; the rest are summed under the last. */
+const MAX_USER_AGENTS = 8;
+/** Usernames whose first actor is remembered (see `identityOf`); the map starts over beyond. */
+const MAX_IDENTITIES = 20_000;
 
 export const hotLoop = defineDetector({
   meta: {
@@ -188,6 +194,23 @@ export const hotLoop = defineDetector({
     const firstWrites =
       firstWritesFor<ObjectRef>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (ob) => ob.key);
 
+    /**
+     * Writers are judged per identity (username), not per username + userAgent: controllers of one
+     * binary that share a service account each set their own userAgent (cert-manager#6714: three
+     * at 1.6 writes/s each, 4.8/s together on one object). The first actor seen with a username
+     * stands for it; the finding breaks its writes down by userAgent.
+     */
+    let identities = new Map<string, Actor>();
+    function identityOf(a: Actor): Actor {
+      let id = identities.get(a.username);
+      if (id === undefined) {
+        if (identities.size >= MAX_IDENTITIES) identities = new Map();
+        id = a;
+        identities.set(a.username, a);
+      }
+      return id;
+    }
+
     function newHot(r: RequestRecord): Hot {
       return {
         from: r.ts,
@@ -201,6 +224,7 @@ export const hotLoop = defineDetector({
         ips: new Set(),
         ipCount: 0,
         fieldManagers: new Set(),
+        userAgents: new Map(),
         verbs: new Set(),
         peakWrites: new PeakPerSecond(),
         evidence: new EvidenceIDs(o.evidenceSamples),
@@ -215,14 +239,15 @@ export const hotLoop = defineDetector({
       if (first === undefined) return;
       if (first === null) return onWrite(r);
       onWrite(first);
-      const p = pairs.get(first.object as ObjectRef, first.actor) as Pair;
+      const p = pairs.get(first.object as ObjectRef, identityOf(first.actor)) as Pair;
       if (!catchUp(o, first.ts, r.ts, (b) => evaluate(p, b))) pairs.delete(p);
       onWrite(r);
     }
 
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
-      const p = pairs.get(obj, r.actor) ?? pairs.add({ actor: r.actor, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, fastFrom: -1 });
+      const who = identityOf(r.actor);
+      const p = pairs.get(obj, who) ?? pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, fastFrom: -1 });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);
@@ -241,6 +266,8 @@ export const hotLoop = defineDetector({
       h.evidence.add(r.auditID, r.level);
       h.verbs.add(r.verb);
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+      const ua = h.userAgents.has(r.actor.userAgent) || h.userAgents.size < MAX_USER_AGENTS ? r.actor.userAgent : '(other)';
+      h.userAgents.set(ua, (h.userAgents.get(ua) ?? 0) + 1);
       if (!h.ips.has(r.sourceIP)) {
         h.ipCount++;
         if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
@@ -334,6 +361,8 @@ export const hotLoop = defineDetector({
         sourceIPCount: h.ipCount,
         excessRequests: excess,
         ...trafficShare(ctx.series, h.from, h.to, h.writes),
+        // Several controllers of one identity (its userAgents), with their writes.
+        ...(h.userAgents.size > 1 ? { userAgents: topList(h.userAgents, (ua) => ua, MAX_USER_AGENTS) } : {}),
       };
 
       const pct = Math.round((h.successes / Math.max(1, h.writes)) * 100);
@@ -407,6 +436,7 @@ export const hotLoop = defineDetector({
       finish(): void {
         for (const p of pairs) if (p.open) close(p);
         pairs.clear();
+        identities.clear();
         firstWrites?.clear();
       },
       stateSize: () => pairs.size + (firstWrites?.size ?? 0),

@@ -196,3 +196,35 @@ describe('hot-loop: not loops', () => {
     expect([findings, notes, alerts]).toEqual([[], [], []]);
   });
 });
+
+describe('hot-loop: one identity, several userAgents (issue 25, class 3)', () => {
+  // cert-manager#6714: three controllers of one binary share a service account, each with its own
+  // userAgent, each writing one Certificate's status about 1.6 times a second: 4.8/s together.
+  const sa = 'system:serviceaccount:cert-manager:cert-manager';
+  const controllers = ['issuing', 'readiness', 'requestmanager'].map((c) => actor(sa, `cert-manager-certificates-${c}/v1.13.3 (linux/amd64) cert-manager/abc`));
+  const cert = object('certificates', 'web', 'web-tls', 'status', 'cert-manager.io', 'v1');
+  function records(writers: typeof controllers): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 960; k++) {
+      // 1.6 writes/s each, interleaved, for 10 minutes.
+      writers.forEach((w, i) => out.push(rec(T0 + Math.round(k * 625 + i * 208), w, cert, { verb: 'update' })));
+    }
+    return out.sort((a, b) => a.ts - b.ts);
+  }
+
+  it('is judged as one writer: one finding with the userAgent breakdown', () => {
+    const { findings } = runDetector(detector, {}, records(controllers));
+    expect(findings.map((f) => [f.actors[0]!.username, f.metrics.writes, f.metrics.userAgents])).toEqual([
+      [
+        sa,
+        2_880,
+        'cert-manager-certificates-issuing/v1.13.3 (linux/amd64) cert-manager/abc(960), cert-manager-certificates-readiness/v1.13.3 (linux/amd64) cert-manager/abc(960), cert-manager-certificates-requestmanager/v1.13.3 (linux/amd64) cert-manager/abc(960)',
+      ],
+    ]);
+  });
+
+  it('one of them alone, at 1.6 writes/s for 10 minutes, is no loop (below 2/s, and not the 15 minutes of the slow rule)', () => {
+    const { findings } = runDetector(detector, {}, records(controllers.slice(0, 1)));
+    expect(findings).toEqual([]);
+  });
+});
