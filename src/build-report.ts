@@ -3,6 +3,7 @@
  * input ended), `auditstorm watch` and `auditstorm serve` (live snapshots and the final report),
  * so every mode renders one model with the same renderers.
  */
+import { groupFindings } from './report/group.js';
 import type { Detector } from './detectors/types.js';
 import { cmp } from './engine/aggregates.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from './engine/allowlist.js';
@@ -77,7 +78,7 @@ export function buildReport(p: ReportParts): Report {
   // A source rejected whole (not an audit log) is listed, but its lines are not the run's bad lines.
   const failed = new Set(p.sourceErrors.map((e) => e.source));
   const read = s.filter((x) => !(failed.has(x.name) && x.events === 0));
-  const findings = [...engine.findings, ...(p.ongoing ?? []).map((f) => ({ ...f, ongoing: true }))];
+  const findings = groupFindings([...engine.findings, ...(p.ongoing ?? []).map((f) => ({ ...f, ongoing: true }))], options.groupFindings);
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'auditstorm', version: VERSION },

@@ -49,6 +49,11 @@ export const AnalyzeOptionsSchema = z
     sniffLines: z.number().int().positive().default(1000),
     /** Rows in each top-N summary table. */
     top: z.number().int().positive().default(10),
+    /**
+     * Low (or info) findings of one kind and one actor on this many objects or more become one
+     * finding listing the objects (`src/report/group.ts`); 0 keeps them apart.
+     */
+    groupFindings: z.number().int().nonnegative().default(5),
     /** Step of the cluster-wide time series (ms). */
     seriesStepMs: z.number().int().positive().default(10_000),
     /** Per-detector options keyed by detector id (`conflict-storm`, …). */

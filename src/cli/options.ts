@@ -40,6 +40,7 @@ export const ConfigFileSchema = z
     verb: StringList.optional(),
     failOn: SeveritySchema.optional(),
     top: z.number().int().positive().optional(),
+    groupFindings: z.number().int().nonnegative().optional(),
     maxLineLength: z.number().int().positive().optional(),
     threads: z.number().int().nonnegative().max(64).optional(),
     /** Duration text (`5s`) for how far lines may be out of order (`reorderWindowMs`). */
@@ -263,6 +264,7 @@ export async function createOptions(
   if (until !== undefined) analyze.until = until;
   if (failOn !== undefined) analyze.failOn = failOn;
   if (top !== undefined) analyze.top = top;
+  if (config.groupFindings !== undefined) analyze.groupFindings = config.groupFindings;
   if (maxLineLength !== undefined) analyze.maxLineLength = maxLineLength;
   if (threads !== undefined) analyze.threads = threads;
   if (argv.reorderWindow !== undefined) analyze.reorderWindowMs = flagDuration(argv.reorderWindow, '--reorder-window');

@@ -1,0 +1,97 @@
+/**
+ * One actor's pattern across many objects is one finding, not hundreds (issue 25, class 10: 317
+ * low "suspected no-op-writes" for one node agent's node-status patches, 100 low findings for one
+ * controller over 100 objects). Pure: findings in, findings out.
+ */
+import { shortHash } from '../detectors/common.js';
+import { objectLabel } from '../labels.js';
+import { severityRank, type Finding } from './schema.js';
+
+/** Objects named in a group's `topObjects`. */
+const TOP_OBJECTS = 5;
+
+/**
+ * Findings of one kind, one actor (username and userAgent of its first listed actor) and a
+ * severity of `low` or below, when there are at least `minGroup` of them (0: never), become one
+ * finding per group: `object` null, `window` spanning them, the members' numeric metrics summed
+ * (`objects` and `findings` counted, `topObjects` naming the busiest by `writes`, else
+ * `conflicts`, else `events`), signals joined, the evidence and advice of the busiest member.
+ * Other findings pass unchanged; the order of the rest is kept, a group takes its first
+ * member's place. Shares and ratios are not summed (they are dropped from the group's metrics).
+ */
+export function groupFindings(findings: readonly Finding[], minGroup: number): Finding[] {
+  if (minGroup <= 0) return [...findings];
+  const key = (f: Finding): string | null => {
+    if (severityRank(f.severity) > severityRank('low') || f.object === null || f.ongoing === true) return null;
+    const a = f.actors[0];
+    return a === undefined ? null : `${f.kind}\u0001${a.username}\u0001${a.userAgent}`;
+  };
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const k = key(f);
+    if (k === null) continue;
+    const g = groups.get(k);
+    if (g === undefined) groups.set(k, [f]);
+    else g.push(f);
+  }
+  const out: Finding[] = [];
+  const done = new Set<string>();
+  for (const f of findings) {
+    const k = key(f);
+    const g = k === null ? undefined : groups.get(k);
+    if (k === null || g === undefined || g.length < minGroup) {
+      out.push(f);
+      continue;
+    }
+    if (done.has(k)) continue;
+    done.add(k);
+    out.push(groupOf(g));
+  }
+  return out;
+}
+
+/** The numeric metric that measures a member's size: writes, else conflicts, else events. */
+function weight(f: Finding): number {
+  for (const m of ['writes', 'conflicts', 'events']) {
+    const v = f.metrics[m];
+    if (typeof v === 'number') return v;
+  }
+  return 0;
+}
+
+function groupOf(members: Finding[]): Finding {
+  const byWeight = [...members].sort((a, b) => weight(b) - weight(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const top = byWeight[0] as Finding;
+  const metrics: Finding['metrics'] = {};
+  for (const f of members) {
+    for (const [name, v] of Object.entries(f.metrics)) {
+      // Sums of counts only: shares, ratios, rates and percentiles of members do not add up.
+      if (typeof v !== 'number' || /Share|Ratio|PerSec|P50|P90|Ms$|Per[A-Z]|Growth/.test(name)) continue;
+      metrics[name] = (typeof metrics[name] === 'number' ? (metrics[name] as number) : 0) + v;
+    }
+  }
+  metrics.findings = members.length;
+  metrics.objects = new Set(members.map((f) => (f.object === null ? '' : objectLabel(f.object)))).size;
+  metrics.topObjects = byWeight
+    .slice(0, TOP_OBJECTS)
+    .map((f) => `${f.object === null ? '' : objectLabel(f.object)}(${weight(f)})`)
+    .join(', ');
+  const from = members.reduce((m, f) => (f.window.from < m ? f.window.from : m), top.window.from);
+  const to = members.reduce((m, f) => (f.window.to > m ? f.window.to : m), top.window.to);
+  const severity = members.reduce((s, f) => (severityRank(f.severity) > severityRank(s) ? f.severity : s), top.severity);
+  const signals = [...new Set(members.flatMap((f) => f.signals))].sort();
+  const name = top.actors[0]?.username ?? '';
+  return {
+    id: `${top.kind}:group:${shortHash(`${top.kind}\u0001${name}\u0001${top.actors[0]?.userAgent ?? ''}\u0001${from}`)}`,
+    kind: top.kind,
+    severity,
+    title: `${members.length} ${top.kind} findings of one actor on ${metrics.objects} objects; the busiest: ${top.title}`,
+    actors: top.actors,
+    object: null,
+    window: { from, to },
+    metrics,
+    signals,
+    evidence: top.evidence,
+    advice: top.advice,
+  };
+}

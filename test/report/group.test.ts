@@ -1,0 +1,86 @@
+/**
+ * One actor's pattern across many objects is one finding (issue 25, class 10).
+ */
+import { describe, expect, it } from 'vitest';
+import { DETECTORS } from '../../src/detectors/registry.js';
+import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
+import { Engine } from '../../src/engine/engine.js';
+import { groupFindings } from '../../src/report/group.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import type { Finding, Severity } from '../../src/report/schema.js';
+import { actor, object, rec } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+
+function finding(kind: string, user: string, name: string, severity: Severity, writes: number, minute: number): Finding {
+  return {
+    id: `${kind}:${user}:${name}`,
+    kind,
+    severity,
+    title: `${user} wrote ${name} ${writes} times`,
+    actors: [{ username: user, userAgent: 'agent/v1', userAgentProduct: 'agent', controller: '', serviceAccount: null, sourceIPs: [], fieldManagers: [] }],
+    object: { apiGroup: '', apiVersion: 'v1', resource: 'nodes', namespace: '', name, subresource: 'status' },
+    window: { from: new Date(T0 + minute * 60_000).toISOString(), to: new Date(T0 + (minute + 5) * 60_000).toISOString() },
+    metrics: { writes, noOpWrites: writes - 1, noOpShare: 0.99, durationMs: 300_000 },
+    signals: [`s-${minute % 2}`],
+    evidence: { auditIDs: [`${name}-a`], firstAuditID: `${name}-a`, lastAuditID: `${name}-z`, auditLevel: 'Metadata', level: 'suspected' },
+    advice: [{ id: 'compare-before-write', text: 'Compare before writing.' }],
+  };
+}
+
+describe('groupFindings', () => {
+  const one = (n: number, sev: Severity = 'low') => finding('no-op-writes', 'npd', `node-${n}`, sev, 100 + n, n);
+  const input = [one(1), finding('hot-loop', 'ctl', 'w', 'medium', 9, 0), one(2), one(3, 'info'), one(4), one(5), one(6), one(7, 'high'), ...[1, 2, 3, 4].map((n) => finding('no-op-writes', 'other', `node-${n}`, 'low', 50, n))];
+
+  it('folds 6 low/info findings of one kind and actor into one, in the first one’s place; keeps the rest', () => {
+    const out = groupFindings(input, 5);
+    expect(out.map((f) => f.id)).toEqual([
+      out[0]!.id,
+      'hot-loop:ctl:w',
+      'no-op-writes:npd:node-7',
+      'no-op-writes:other:node-1',
+      'no-op-writes:other:node-2',
+      'no-op-writes:other:node-3',
+      'no-op-writes:other:node-4',
+    ]);
+    const g = out[0]!;
+    expect(g.id).toMatch(/^no-op-writes:group:[0-9a-f]{8}$/);
+    expect([g.severity, g.object, g.window, g.signals]).toEqual(['low', null, { from: '2026-08-08T18:01:00.000Z', to: '2026-08-08T18:11:00.000Z' }, ['s-0', 's-1']]);
+    expect(g.metrics).toEqual({
+      writes: 101 + 102 + 103 + 104 + 105 + 106,
+      noOpWrites: 100 + 101 + 102 + 103 + 104 + 105,
+      findings: 6,
+      objects: 6,
+      topObjects: 'nodes/status node-6(106), nodes/status node-5(105), nodes/status node-4(104), nodes/status node-3(103), nodes/status node-2(102)',
+    });
+    expect(g.evidence.firstAuditID).toBe('node-6-a');
+    expect(g.title).toBe('6 no-op-writes findings of one actor on 6 objects; the busiest: npd wrote node-6 106 times');
+  });
+
+  it('keeps everything apart below minGroup, or with 0', () => {
+    expect(groupFindings(input, 7)).toEqual(input);
+    expect(groupFindings(input, 0)).toEqual(input);
+  });
+
+  // A node agent patching every node's status once a second, at Metadata level: one suspected
+  // no-op finding per node before, one finding for the agent now.
+  it('a node agent patching 320 nodes’ status every second is one finding', () => {
+    const npd = actor('system:serviceaccount:kube-system:node-problem-detector', 'node-problem-detector/v0.8.19 (linux/amd64) kubernetes/$Format');
+    const records: RequestRecord[] = [];
+    for (let s = 0; s < 300; s++) for (let n = 0; n < 320; n++) records.push(rec(T0 + s * 1000 + n * 2, npd, object('nodes', '', `node-${n}`, 'status'), { auditID: `p${s}-${n}`, verb: 'patch' }));
+    const engine = new Engine({
+      detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse({}) })),
+      filter: null,
+      allowlist: new Allowlist(DEFAULT_ALLOWLIST),
+      reorderWindowMs: 0,
+      seriesStepMs: 10_000,
+    });
+    engine.pushAll(records);
+    engine.finish();
+    const kinds = (fs: Finding[]) => fs.map((f) => `${f.kind}/${f.severity}`);
+    expect(new Set(kinds(engine.findings))).toEqual(new Set(['no-op-writes/low']));
+    expect(engine.findings).toHaveLength(320);
+    const grouped = groupFindings(engine.findings, 5);
+    expect(grouped.map((f) => [f.kind, f.severity, f.metrics.findings, f.metrics.objects])).toEqual([['no-op-writes', 'low', 320, 320]]);
+  });
+});
