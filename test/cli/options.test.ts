@@ -150,7 +150,7 @@ describe('createOptions', () => {
       expect(e).toBeInstanceOf(ConfigError);
       expect(e.message).toBe('config.yaml: unknown key "namespaces"');
       expect((e as ConfigError).hint).toBe(
-        'known keys: since, until, namespace, user, resource, verb, failOn, top, maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, detectors, allowlist, defaultAllowlist',
+        'known keys: since, until, namespace, user, resource, verb, failOn, top, groupFindings, maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, detectors, allowlist, defaultAllowlist',
       );
     });
 
