@@ -216,6 +216,16 @@ export function formatObject(o: ReportObject): string {
   return objectLabel(o);
 }
 
+/**
+ * What a finding without one object covers, from its metrics: `N objects: a(3), b(2)` when it
+ * names them (`objects`, `topObjects`: fleet storms, grouped findings), else `null`.
+ */
+export function objectsCovered(metrics: Record<string, unknown>): string | null {
+  const n = metrics['objects'];
+  const top = metrics['topObjects'];
+  return typeof n === 'number' && typeof top === 'string' && top !== '' ? `${n.toLocaleString('en-US')} objects: ${top}` : null;
+}
+
 /** A service account as `namespace/name`, or `''` for none. */
 export function formatServiceAccount(a: ReportActor): string {
   return a.serviceAccount ? `${a.serviceAccount.namespace}/${a.serviceAccount.name}` : '';

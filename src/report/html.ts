@@ -30,6 +30,7 @@ import {
   severityBreakdown,
   sourceFormat,
   truncate,
+  objectsCovered,
 } from './format.js';
 import type { ClusterSeries, Finding, FindingSeries, Report, ReportActor, Summaries } from './schema.js';
 
@@ -223,7 +224,11 @@ function findingCard(f: Finding, n: number): string {
     '<h4>Who</h4>',
     f.actors.length === 0 ? '<p>unknown</p>' : f.actors.map(actorBlock).join('\n'),
     '<h4>Which object</h4>',
-    f.object ? `<p><code>${cellText(formatObject(f.object))}</code> <span class="muted">(API version ${text(f.object.apiVersion || 'unknown')})</span></p>` : '<p>no single object (cluster-wide)</p>',
+    f.object
+      ? `<p><code>${cellText(formatObject(f.object))}</code> <span class="muted">(API version ${text(f.object.apiVersion || 'unknown')})</span></p>`
+      : objectsCovered(f.metrics) !== null
+        ? `<p><code>${cellText(objectsCovered(f.metrics) as string)}</code></p>`
+        : '<p>no single object (cluster-wide)</p>',
     '<h4>When</h4>',
     `<p>${text(formatWindow(f.window.from, f.window.to))}</p>`,
   ];

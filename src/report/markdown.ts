@@ -21,6 +21,7 @@ import {
   summaryTables,
   truncate,
   type Table,
+  objectsCovered,
 } from './format.js';
 import type { Finding, Report, ReportActor } from './schema.js';
 
@@ -95,7 +96,8 @@ function who(a: ReportActor): string {
 
 function finding(f: Finding, n: number): string[] {
   const out = [`## ${n}. ${f.severity.toUpperCase()} ${text(f.kind)}${f.ongoing === true ? ' (ongoing)' : ''}: ${text(f.title)}`, ''];
-  const what = f.object ? `${code(formatObject(f.object))} (API version ${code(f.object.apiVersion)})` : 'no single object (cluster-wide)';
+  const covered = objectsCovered(f.metrics);
+  const what = f.object ? `${code(formatObject(f.object))} (API version ${code(f.object.apiVersion)})` : covered !== null ? code(covered) : 'no single object (cluster-wide)';
   out.push(`- **What:** ${what}`);
   if (f.actors.length === 1) out.push(`- **Who:** ${who(f.actors[0]!)}`);
   else if (f.actors.length === 0) out.push('- **Who:** unknown');

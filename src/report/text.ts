@@ -26,6 +26,7 @@ import {
   windowMs,
   type Column,
   type Table,
+  objectsCovered,
 } from './format.js';
 import type { Finding, InputSummary, Report, ReportActor, Severity } from './schema.js';
 
@@ -314,7 +315,7 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
     if (f.actors.length > 1) r.raw(`    Actor ${i + 1} of ${f.actors.length}`);
     writeActor(r, a);
   });
-  r.field(4, 'Object', f.object ? formatObject(f.object) : '(none: cluster-wide)');
+  r.field(4, 'Object', f.object ? formatObject(f.object) : (objectsCovered(f.metrics) ?? '(none: cluster-wide)'));
   r.field(4, 'When', formatWindow(f.window.from, f.window.to));
   if (Object.keys(f.metrics).length > 0) {
     r.raw('    Metrics');

@@ -84,3 +84,38 @@ describe('groupFindings', () => {
     expect(grouped.map((f) => [f.kind, f.severity, f.metrics.findings, f.metrics.objects])).toEqual([['no-op-writes', 'low', 320, 320]]);
   });
 });
+
+describe('a grouped finding in every format', () => {
+  it('names the objects it covers where one finding names its object', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { analyze } = await import('../../src/analyze.js');
+    const { renderReport } = await import('../../src/report/index.js');
+    const { tempDir, removeTempDirs } = await import('../parser/helpers.js');
+    const lines: string[] = [];
+    for (let s = 0; s < 300; s++) {
+      for (let n = 0; n < 6; n++) {
+        const ts = new Date(T0 + s * 1000 + n * 2).toISOString();
+        lines.push(
+          JSON.stringify({
+            kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `p${s}-${n}`, stage: 'ResponseComplete',
+            requestURI: `/api/v1/nodes/node-${n}/status`, verb: 'patch', user: { username: 'system:serviceaccount:kube-system:node-problem-detector' },
+            sourceIPs: ['10.0.0.9'], userAgent: 'node-problem-detector/v0.8.19', objectRef: { resource: 'nodes', name: `node-${n}`, apiVersion: 'v1', subresource: 'status' },
+            responseStatus: { metadata: {}, code: 200 }, requestReceivedTimestamp: ts, stageTimestamp: ts,
+          }),
+        );
+      }
+    }
+    const file = join(tempDir(), 'npd.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const report = await analyze({ inputs: [file], threads: 0 }, { now: () => new Date('2026-08-08T19:00:00Z') });
+    removeTempDirs();
+    expect(report.findings.map((f) => [f.kind, f.metrics.findings])).toEqual([['no-op-writes', 6]]);
+    const covered = `6 objects: ${report.findings[0]!.metrics.topObjects as string}`;
+    expect(covered).toMatch(/^6 objects: nodes\/status node-\d\(\d+\), /);
+    const text = renderReport(report, 'text', { width: 400 });
+    expect(text).toContain(`Object          ${covered}`);
+    expect(renderReport(report, 'markdown')).toContain(`\`${covered}\``);
+    expect(renderReport(report, 'html')).toContain(`<code>${covered}</code>`);
+  });
+});
