@@ -4,6 +4,8 @@
  * controller over 100 objects). Pure: findings in, findings out.
  */
 import { shortHash } from '../detectors/common.js';
+import { familyOf } from '../detectors/fleet-storm.js';
+import type { Actor } from '../parser/record.js';
 import { objectLabel } from '../labels.js';
 import { severityRank, type Finding } from './schema.js';
 
@@ -11,20 +13,27 @@ import { severityRank, type Finding } from './schema.js';
 const TOP_OBJECTS = 5;
 
 /**
- * Findings of one kind, one actor (username and userAgent of its first listed actor) and a
- * severity of `low` or below, when there are at least `minGroup` of them (0: never), become one
- * finding per group: `object` null, `window` spanning them, the members' numeric metrics summed
- * (`objects` and `findings` counted, `topObjects` naming the busiest by `writes`, else
- * `conflicts`, else `events`), signals joined, the evidence and advice of the busiest member.
- * Other findings pass unchanged; the order of the rest is kept, a group takes its first
- * member's place. Shares and ratios are not summed (they are dropped from the group's metrics).
+ * Findings of one kind and a severity of `low` or below, when there are at least `minGroup` of
+ * them (0: never) with one key, become one finding per key. The key: for a finding about one
+ * object, its actor (username and userAgent of its first listed actor); for an actor-level one
+ * (no object: throttling), its actor's family as fleet-storm names it (`system:node:*`, a
+ * numbered service account), so 236 kubelets throttled alike are one finding. The group:
+ * `object` null, `window` spanning them, the members' counts summed (`findings`, `objects`,
+ * `actors` counted, `topObjects` / `topActors` naming the busiest by `writes`, else `conflicts`,
+ * else `events`, else `throttled`), signals joined, the evidence, advice and first actor of the
+ * busiest member. Other findings pass unchanged; the order is kept, a group takes its first
+ * member's place. Shares, ratios, rates and durations are not summed (they are left out).
  */
 export function groupFindings(findings: readonly Finding[], minGroup: number): Finding[] {
   if (minGroup <= 0) return [...findings];
   const key = (f: Finding): string | null => {
-    if (severityRank(f.severity) > severityRank('low') || f.object === null || f.ongoing === true) return null;
+    if (severityRank(f.severity) > severityRank('low') || f.ongoing === true) return null;
     const a = f.actors[0];
-    return a === undefined ? null : `${f.kind}\u0001${a.username}\u0001${a.userAgent}`;
+    if (a === undefined) return null;
+    if (f.object !== null) return `${f.kind}\u0001${a.username}\u0001${a.userAgent}`;
+    // Actor-level kinds other than fleet storms (themselves families): by family.
+    if (f.kind === 'fleet-storm') return null;
+    return `${f.kind}\u0002${familyOf({ username: a.username, userAgentProduct: a.userAgentProduct } as Actor).key}`;
   };
   const groups = new Map<string, Finding[]>();
   for (const f of findings) {
@@ -52,7 +61,7 @@ export function groupFindings(findings: readonly Finding[], minGroup: number): F
 
 /** The numeric metric that measures a member's size: writes, else conflicts, else events. */
 function weight(f: Finding): number {
-  for (const m of ['writes', 'conflicts', 'events']) {
+  for (const m of ['writes', 'conflicts', 'events', 'throttled']) {
     const v = f.metrics[m];
     if (typeof v === 'number') return v;
   }
@@ -71,11 +80,20 @@ function groupOf(members: Finding[]): Finding {
     }
   }
   metrics.findings = members.length;
-  metrics.objects = new Set(members.map((f) => (f.object === null ? '' : objectLabel(f.object)))).size;
-  metrics.topObjects = byWeight
-    .slice(0, TOP_OBJECTS)
-    .map((f) => `${f.object === null ? '' : objectLabel(f.object)}(${weight(f)})`)
-    .join(', ');
+  const byObject = top.object !== null;
+  if (byObject) {
+    metrics.objects = new Set(members.map((f) => (f.object === null ? '' : objectLabel(f.object)))).size;
+    metrics.topObjects = byWeight
+      .slice(0, TOP_OBJECTS)
+      .map((f) => `${f.object === null ? '' : objectLabel(f.object)}(${weight(f)})`)
+      .join(', ');
+  } else {
+    metrics.actors = new Set(members.map((f) => f.actors[0]?.username ?? '')).size;
+    metrics.topActors = byWeight
+      .slice(0, TOP_OBJECTS)
+      .map((f) => `${f.actors[0]?.username ?? ''}(${weight(f)})`)
+      .join(', ');
+  }
   const from = members.reduce((m, f) => (f.window.from < m ? f.window.from : m), top.window.from);
   const to = members.reduce((m, f) => (f.window.to > m ? f.window.to : m), top.window.to);
   const severity = members.reduce((s, f) => (severityRank(f.severity) > severityRank(s) ? f.severity : s), top.severity);
@@ -85,7 +103,9 @@ function groupOf(members: Finding[]): Finding {
     id: `${top.kind}:group:${shortHash(`${top.kind}\u0001${name}\u0001${top.actors[0]?.userAgent ?? ''}\u0001${from}`)}`,
     kind: top.kind,
     severity,
-    title: `${members.length} ${top.kind} findings of one actor on ${metrics.objects} objects; the busiest: ${top.title}`,
+    title: byObject
+      ? `${members.length} ${top.kind} findings of one actor on ${metrics.objects} objects; the busiest: ${top.title}`
+      : `${members.length} ${top.kind} findings of one family (${familyOf({ username: name, userAgentProduct: top.actors[0]?.userAgentProduct ?? '' } as Actor).pattern}, ${metrics.actors} actors); the busiest: ${top.title}`,
     actors: top.actors,
     object: null,
     window: { from, to },

@@ -57,6 +57,20 @@ describe('groupFindings', () => {
     expect(g.title).toBe('6 no-op-writes findings of one actor on 6 objects; the busiest: npd wrote node-6 106 times');
   });
 
+  it('folds actor-level findings (throttling) of one family: 240 kubelets throttled alike are one finding', () => {
+    const kubelets = Array.from({ length: 240 }, (_, n): Finding => {
+      const f = finding('throttling', `system:node:node-${n}`, '', 'low', 0, n % 7);
+      return { ...f, id: `throttling:node-${n}`, object: null, actors: [{ ...f.actors[0]!, userAgent: 'kubelet/v1.29.0', userAgentProduct: 'kubelet' }], metrics: { throttled: 20 + (n % 5), requests: 100, throttledShare: 0.2 } };
+    });
+    const other = { ...kubelets[0]!, id: 'throttling:alice', actors: [{ ...kubelets[0]!.actors[0]!, username: 'alice@example.com', userAgent: 'kubectl/v1.31.0', userAgentProduct: 'kubectl' }] };
+    const out = groupFindings([...kubelets, other], 5);
+    expect(out.map((f) => f.id)).toEqual([out[0]!.id, 'throttling:alice']);
+    const g = out[0]!;
+    expect([g.object, g.metrics.findings, g.metrics.actors, g.metrics.throttled, g.metrics.requests, g.metrics.throttledShare]).toEqual([null, 240, 240, 240 * 20 + 48 * (0 + 1 + 2 + 3 + 4), 24_000, undefined]);
+    expect(g.metrics.topActors).toBe('system:node:node-104(24), system:node:node-109(24), system:node:node-114(24), system:node:node-119(24), system:node:node-124(24)');
+    expect(g.title).toBe('240 throttling findings of one family (system:node:*, 240 actors); the busiest: system:node:node-104 wrote  0 times');
+  });
+
   it('keeps everything apart below minGroup, or with 0', () => {
     expect(groupFindings(input, 7)).toEqual(input);
     expect(groupFindings(input, 0)).toEqual(input);
