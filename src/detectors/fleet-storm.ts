@@ -573,7 +573,7 @@ export const fleetStorm = defineDetector({
         onRequest(r);
       },
       onAllowlisted(r: RequestRecord): void {
-        // A periodic request counts by its 409/429 answer alone (as before, its answers well do not).
+        // A periodic request counts by its 409/429 answer alone: its answers well say nothing of a fleet.
         if ((isConflict(r) || r.code === 429) && r.object !== null) onRequest(r);
       },
       finish(): void {

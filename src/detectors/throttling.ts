@@ -471,7 +471,7 @@ export const throttling = defineDetector({
       },
       onAllowlisted(r: RequestRecord): void {
         // A periodic writer is judged by its 429s: its other periodic requests count only in an
-        // episode of its own (as before 429s came, they were kept from this detector).
+        // episode of its own, so heartbeat volume neither makes it a likely cause nor dilutes its share.
         if (r.code === 429 || (actors.get(r.actor)?.hot ?? null) !== null) onRequest(r);
       },
       finish(): void {
