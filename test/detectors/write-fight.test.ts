@@ -379,6 +379,13 @@ describe('write-fight: resourceVersion ping-pong at Metadata level', () => {
     expect(runDetector(detector, {}, broken).findings).toEqual([]);
   });
 
+  it('on a resource other than Secrets the advice names the Request-level audit rule that would prove it', () => {
+    const { records } = secretFight();
+    const f = runDetector(detector, {}, records.map((r) => ({ ...r, object: appConfig }))).findings;
+    expect(f.map((x) => [x.object?.resource, x.metrics.evidenceBasis])).toEqual([['configmaps', 'rv-ping-pong']]);
+    expect(f[0]!.advice[0]!.text).toContain('To confirm, log writes to configmaps at Request level (an audit policy rule with level: Request for that resource, verbs update and patch)');
+  });
+
   const lookAlikes: Array<[string, () => RequestRecord[]]> = [
     ['two co-owners GET-then-PUT one Secret on their own timers (5 s and 7 s)', coOwnersOnTimers],
     ['a cert controller renewing a Secret daily and a reflector copying it', () => renewalAndReflector(86_400_000, 3)],
