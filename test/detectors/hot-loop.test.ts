@@ -243,3 +243,101 @@ describe('hot-loop: one identity, several userAgents (issue 25, class 3)', () =>
     expect(findings).toEqual([]);
   });
 });
+
+describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)', () => {
+  const sev = (records: RequestRecord[], opts = {}): string => {
+    const { findings } = runDetector(detector, opts, records);
+    expect(findings.length).toBeLessThanOrEqual(1);
+    return findings[0]?.severity ?? '-';
+  };
+  /** `count` writes at `perSec` writes/s: the operator rewriting the widget's status. */
+  const at = (perSec: number, count: number, over: Partial<RequestRecord> = {}): RequestRecord[] => loop(T0, count, 1000 / perSec, operator, widget, over);
+
+  it('the three replays of the issue: crossplane#2449 at 1.85/s for 16 min and a 20/s loop for 76 s are found, a 2.8/s rollout for 105 s is not', () => {
+    // 1,771 CRD updates in 16 min: 1 + 1,770 × (1 − 1/1.85) = 814 writes beyond one per second.
+    const crossplane = runDetector(detector, {}, at(1.85, 1771)).findings;
+    expect(crossplane.map((f) => [f.severity, f.metrics.writes, f.metrics.excessWrites])).toEqual([['medium', 1771, 814]]);
+    // The same CRD at 2.07/s: no jump from nothing to high, one rank up as its excess passes 1,000.
+    expect(runDetector(detector, {}, at(2.07, 1987)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['high', 1028]]);
+    // 1,520 status writes in 76 s, shorter than any hold time the old rule had.
+    expect(runDetector(detector, {}, at(20, 1520)).findings.map((f) => [f.severity, f.metrics.writes, f.metrics.excessWrites])).toEqual([['high', 1520, 1444]]);
+    // A Deployment rollout: kubectl changes the spec, then deployment-controller writes its status
+    // 294 times in 105 s while replicaset-controller scales the ReplicaSets; every write moves the
+    // resourceVersion. 189 writes beyond one a second.
+    const deploy = object('deployments', 'shop', 'web', '', 'apps');
+    const kubectl = actor('kubernetes-admin', 'kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    const rollout: RequestRecord[] = [rec(T0 - 500, kubectl, deploy, { verb: 'patch' })];
+    for (let k = 0; k < 294; k++) {
+      const rv = String(2000 + 2 * k);
+      rollout.push(rec(T0 + k * (1000 / 2.8), deployCtl, object('deployments', 'shop', 'web', 'status', 'apps'), { level: 'RequestResponse', resourceVersion: rv, responseResourceVersion: String(2000 + 2 * k + 1) }));
+      if (k % 3 === 0) rollout.push(rec(T0 + k * (1000 / 2.8) + 40, rsCtl, object('replicasets', 'shop', k % 2 ? 'web-new' : 'web-old', 'status', 'apps')));
+    }
+    expect(runDetector(detector, {}, rollout.sort((a, b) => a.ts - b.ts)).findings).toEqual([]);
+    // At Metadata level the same rollout is judged on rate and duration alone, and stays out too.
+    expect(runDetector(detector, {}, at(2.8, 294)).findings).toEqual([]);
+  });
+
+  // Rows: writes/s; columns: 30 s, 76 s, 5 min, 16 min. Severity ('-' for no finding).
+  const rates = [0.5, 1, 1.5, 1.85, 2.07, 3, 5, 20, 60];
+  const durationsSec = [30, 76, 300, 960];
+  const expected: Record<number, string[]> = {
+    0.5: ['-', '-', '-', '-'],
+    1: ['-', '-', '-', '-'],
+    1.5: ['-', '-', '-', '-'],
+    1.85: ['-', '-', '-', 'medium'],
+    2.07: ['-', '-', '-', 'high'],
+    3: ['-', '-', 'medium', 'high'],
+    5: ['-', '-', 'high', 'critical'],
+    20: ['medium', 'high', 'critical', 'critical'],
+    60: ['high', 'critical', 'critical', 'critical'],
+  };
+  it('rate × duration grid: exact severities, never lower for a faster or longer loop', () => {
+    const got: Record<number, string[]> = {};
+    for (const r of rates) got[r] = durationsSec.map((d) => sev(at(r, Math.round(r * d))));
+    expect(got).toEqual(expected);
+    const rank = (s: string) => ['-', 'low', 'medium', 'high', 'critical'].indexOf(s);
+    for (let i = 0; i < rates.length; i++) {
+      for (let j = 0; j < durationsSec.length; j++) {
+        if (i > 0) expect(rank(got[rates[i]!]![j]!)).toBeGreaterThanOrEqual(rank(got[rates[i - 1]!]![j]!));
+        if (j > 0) expect(rank(got[rates[i]!]![j]!)).toBeGreaterThanOrEqual(rank(got[rates[i]!]![j - 1]!));
+      }
+    }
+  });
+
+  it('either side of minExcessWrites (500): by duration at 2/s, by rate over 5 min', () => {
+    // At 2/s the score is 1 + (n − 1) / 2: 490.5 after 490 s (980 writes), 510.5 after 510 s (1,020).
+    expect(runDetector(detector, {}, at(2, 980)).findings).toEqual([]);
+    expect(runDetector(detector, {}, at(2, 1020)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 511]]);
+    // Over 5 min: 780 writes at 2.6/s leave 480, 825 at 2.75/s leave 525.
+    expect(runDetector(detector, {}, at(2.6, 780)).findings).toEqual([]);
+    expect(runDetector(detector, {}, at(2.75, 825)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 525]]);
+  });
+
+  it('periodic writers by design are never found, however long: kubelet node status (10 s), leases (2 s and 10 s), HPA (15 s)', () => {
+    const hour = 3_600_000;
+    const node = object('nodes', '', 'node-1', 'status', '');
+    const hpaCtl = actor('system:serviceaccount:kube-system:horizontal-pod-autoscaler', `${kcm}/system:serviceaccount:kube-system:horizontal-pod-autoscaler`);
+    const hpa = object('horizontalpodautoscalers', 'shop', 'web', 'status', 'autoscaling', 'v2');
+    const records = [
+      ...loop(T0, hour / 10_000, 10_000, kubelet, node, { verb: 'patch' }),
+      ...loop(T0 + 1, hour / 10_000, 10_000, kubelet, lease),
+      ...loop(T0 + 2, hour / 2_000, 2_000, operator, object('leases', 'shop', 'shop-lock', '', 'coordination.k8s.io')),
+      ...loop(T0 + 3, hour / 15_000, 15_000, hpaCtl, hpa),
+    ].sort((a, b) => a.ts - b.ts);
+    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    // Even when the log proves each renewal changed only timestamps, one write per healthyPeriodMs
+    // (10 s) is within the timer budget.
+    const digest = (k: number) => ({ content: 'spec', timestamps: `t${k}`, timestampFields: ['renewTime'] });
+    const renewals = Array.from({ length: 360 }, (_, k) => rec(T0 + k * 10_000, kubelet, lease, { level: 'Request', body: digest(k) }));
+    expect(runDetector(detector, {}, renewals).findings).toEqual([]);
+  });
+
+  it('change signals: writes proven to change only timestamps lose the change budget', () => {
+    // 1.5/s for 10 min: 300 excess writes if each may be a change (under 500)...
+    const changes = Array.from({ length: 900 }, (_, k) => rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: `c${k}`, timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }));
+    expect(runDetector(detector, {}, changes).findings).toEqual([]);
+    // ...but the same body each time with a fresh lastTransitionTime earns one per 10 s: 1 + 899 × (1 − 1/15) = 840.
+    const stamps = Array.from({ length: 900 }, (_, k) => rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: 'same', timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }));
+    expect(runDetector(detector, {}, stamps).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 840]]);
+  });
+});
