@@ -128,6 +128,7 @@ const KIND_PHRASE: Readonly<Record<string, string>> = {
   'no-op-writes': 'no-op write loops',
   'write-fight': 'write fights',
   'create-conflict-storm': 'create retry loops',
+  'create-storm': 'object creation loops',
   'fleet-storm': 'fleet-wide retry storms',
   throttling: 'throttling',
 };

@@ -160,7 +160,7 @@ describe('createOptions', () => {
       const e2 = await failure(['--config', 'config.yaml'], { 'config.yaml': 'detectors:\n  conflict-storms: {}\n' });
       expect(e2.message).toBe('config.yaml: detectors.conflict-storms: unknown detector');
       expect((e2 as ConfigError).hint).toBe(
-        'known detectors: conflict-storm, create-conflict-storm, fleet-storm, hot-loop, no-op-writes, throttling, write-fight',
+        'known detectors: conflict-storm, create-conflict-storm, create-storm, fleet-storm, hot-loop, no-op-writes, throttling, write-fight',
       );
     });
 
