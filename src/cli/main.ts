@@ -251,13 +251,20 @@ export async function writeOutputs(report: Report, output: OutputOptions, out: G
     }
   }
   if (output.stdout) {
-    const renderOpts: { color: boolean; width?: number } = { color: output.color };
-    const width = io.isTTY.stdout ? io.columns?.stdout : undefined;
+    // A terminal: fit its width. A file or pipe: full identities, prose wrapped at $COLUMNS if set.
+    const renderOpts: { color: boolean; width?: number; fit: boolean } = { color: output.color, fit: io.isTTY.stdout };
+    const width = io.isTTY.stdout ? io.columns?.stdout : envColumns(io.env);
     if (width !== undefined) renderOpts.width = width;
     await out.write(withNewline(renderReport(report, output.format, renderOpts)));
   } else if (!output.quiet) {
     await err.write(summaryLine(report, output.outs.map((o) => o.path)));
   }
+}
+
+/** `$COLUMNS` as a positive integer, or `undefined` when unset or not a number. */
+export function envColumns(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const n = Number(env.COLUMNS);
+  return env.COLUMNS !== undefined && /^\d+$/.test(env.COLUMNS.trim()) && n > 0 ? n : undefined;
 }
 
 /** Fail before a long analysis when an `--out` file could not be written anyway. */
