@@ -250,7 +250,8 @@ export type Summaries = z.infer<typeof SummariesSchema>;
 /**
  * Cluster-wide totals per bucket over the input's time range, before request filters: `t` is the
  * bucket start (epoch ms), buckets are `bucketMs` wide (a multiple of `settings.seriesStepMs`,
- * widened so there are at most 720 points) and every bucket from the first to the last is listed.
+ * widened so there are at most 720 points). Every bucket of a busy stretch is listed; long empty
+ * stretches between them are left out, so two points more than `bucketMs` apart mark a gap.
  */
 export const ClusterSeriesSchema = z.object({
   bucketMs: z.number().int().positive(),
