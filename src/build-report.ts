@@ -11,6 +11,7 @@ import { Engine } from './engine/engine.js';
 import type { EngineCounters, EngineSink } from './engine/engine.js';
 import { compileFilter } from './engine/filters.js';
 import { bucketedSeries } from './engine/series.js';
+import { distinguishActors } from './report/actor-names.js';
 import type { AnalyzeOptions } from './options.js';
 import type { BadLineSample, Finding, Report } from './report/schema.js';
 import { SCHEMA_VERSION, severityRank } from './report/schema.js';
@@ -64,6 +65,12 @@ export function compareFindings(a: Finding, b: Finding): number {
 function objectKey(f: Finding): string {
   const o = f.object;
   return o ? `${o.apiGroup}/${o.resource}/${o.namespace}/${o.name}/${o.subresource}` : '';
+}
+
+/** Findings and notes with titles that tell same-named service accounts apart ({@link distinguishActors}). */
+function titled(findings: Finding[], notes: Finding[]): { findings: Finding[]; notes: Finding[] } {
+  const all = distinguishActors([...findings, ...notes]);
+  return { findings: all.slice(0, findings.length), notes: all.slice(findings.length) };
 }
 
 /**
@@ -132,8 +139,7 @@ export function buildReport(p: ReportParts): Report {
       allowlist: allowlist.rules.map((r) => r.name),
       detectors: Object.fromEntries(p.detectors.map((d) => [d.detector.meta.id, d.options])),
     },
-    findings: findings.sort(compareFindings),
-    notes: [...engine.notes].sort(compareFindings),
+    ...titled(findings.sort(compareFindings), [...engine.notes].sort(compareFindings)),
     summaries: engine.aggregates.summarize(options.top),
     series: bucketedSeries(engine.series),
   };
