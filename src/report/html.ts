@@ -10,6 +10,7 @@
  * `series` (cluster-wide) and each finding's `series`, the same numbers the JSON report carries.
  * The inline script only sorts tables and copies auditIDs; the page reads fine without it.
  */
+import { adviceSnippet } from './snippets.js';
 import { createHash } from 'node:crypto';
 import { escapeHtml, stripControlChars } from './escape.js';
 import { skippedRecordsNote, truncatedNote } from './input-notes.js';
@@ -263,7 +264,18 @@ function findingCard(f: Finding, n: number): string {
       '</ul>',
     );
   }
-  if (f.advice.length > 0) out.push('<h4>Advice</h4>', '<ol class="advice">', ...f.advice.map((a) => `<li>${text(a.text)}</li>`), '</ol>');
+  if (f.advice.length > 0) {
+    // The same snippet (e.g. RetryOnConflict for two advices) is shown once, under the first.
+    const shown = new Set<string>();
+    const item = (a: Finding['advice'][number]): string => {
+      const go = adviceSnippet(a.id);
+      if (go === null || shown.has(go)) return `<li>${text(a.text)}</li>`;
+      shown.add(go);
+      // The snippet is the renderer's own multi-line constant: escaped, its line breaks kept.
+      return `<li>${text(a.text)}<pre class="go"><code>${go.split('\n').map(text).join('\n')}</code></pre></li>`;
+    };
+    out.push('<h4>Advice</h4>', '<ol class="advice">', ...f.advice.map(item), '</ol>');
+  }
   out.push('</article>');
   return out.join('\n');
 }
@@ -693,7 +705,7 @@ code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background
 .ids{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:4px 14px}
 button{font:inherit;font-size:12px;cursor:pointer}
 button.copy{border:1px solid var(--line);background:#fff;border-radius:4px;padding:0 6px}
-.advice li{margin:3px 0}
+.advice li{margin:3px 0}.advice pre.go{margin:6px 0 10px;padding:8px 10px;background:var(--card);border-radius:6px;overflow-x:auto}.advice pre.go code{padding:0;background:none;overflow-wrap:normal;white-space:pre}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%;margin:4px 0 8px}
 th,td{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}

@@ -3,6 +3,7 @@
  * report is escaped (`escapeMarkdownInline` / `escapeMarkdownCell`) or put in a code span
  * (`markdownCodeSpan`), so audit data can't break a table, inject HTML or add links.
  */
+import { adviceSnippet } from './snippets.js';
 import { escapeMarkdownCell, escapeMarkdownInline, markdownCodeSpan } from './escape.js';
 import { skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
@@ -106,7 +107,20 @@ function finding(f: Finding, n: number): string[] {
   if (f.signals.length > 0) out.push(`- **Signals:** ${f.signals.map(code).join(', ')}`);
   out.push('');
   if (Object.keys(f.metrics).length > 0) out.push('**Impact**', '', ...table(metricsTable(f.metrics)));
-  if (f.advice.length > 0) out.push('**Fix**', '', ...f.advice.map((a) => `- ${text(a.text)}`), '');
+  if (f.advice.length > 0) {
+    out.push('**Fix**', '');
+    // The same snippet (e.g. RetryOnConflict for two advices) is shown once, under the first.
+    const shown = new Set<string>();
+    for (const a of f.advice) {
+      out.push(`- ${text(a.text)}`);
+      const go = adviceSnippet(a.id);
+      if (go !== null && !shown.has(go)) {
+        shown.add(go);
+        out.push('', '  ```go', ...go.split('\n').map((l) => `  ${l}`), '  ```', '');
+      }
+    }
+    out.push('');
+  }
   const ids = evidenceIDs(f);
   const level = `${f.evidence.level}, audit level ${code(f.evidence.auditLevel)}`;
   out.push(
