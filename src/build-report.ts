@@ -91,15 +91,16 @@ export function buildReport(p: ReportParts): Report {
     tool: { name: 'auditstorm', version: VERSION },
     generatedAt: p.generatedAt.toISOString(),
     input: {
+      // A source rejected whole is listed as `skipped`, with no bad lines: none of it was read as audit events.
       sources: s.map((x) => ({
         name: x.name,
         kind: x.kind,
-        format: x.format,
+        format: read.includes(x) ? x.format : 'skipped',
         bytes: x.kind === 'stdin' && x.bytesRead !== undefined ? x.bytesRead : x.bytes,
         lines: x.lines,
         events: x.events,
         requests: x.requests,
-        badLines: x.badLines,
+        badLines: read.includes(x) ? x.badLines : 0,
         truncated: x.truncated,
       })),
       lines: sum((x) => x.lines),

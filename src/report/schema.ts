@@ -129,6 +129,7 @@ export const SourceSummarySchema = z.object({
    * What was read (detected per file, or `--input-format`): `jsonl`, `eventlist`, `json-array`,
    * `json-docs`, `json-wrapper`, `yaml`, `legacy`, `base64`, or the cloud wrapper most events came
    * out of (`gke`, `eks`, `aks`, `viaq`, `otlp`). One entry per file, rotated files included.
+   * `skipped`: the file was not an audit log and was left out (see `sourceErrors`; `badLines` 0).
    */
   format: z.string(),
   /** Size on disk (compressed for gzip); for stdin, the bytes read. */
