@@ -48,6 +48,8 @@ export interface ReportParts {
    * findings with `ongoing: true`.
    */
   ongoing?: readonly Finding[];
+  /** Whether the native line scanner read the lines (`nativeInUse()` of `src/parser/fast.ts`); absent: not said. */
+  nativeScanner?: boolean;
 }
 
 /** Total order of findings: severity desc, start, kind, object, actor, id. */
@@ -113,10 +115,13 @@ export function buildReport(p: ReportParts): Report {
         duplicates: counters.duplicates,
         filtered: counters.filtered,
         overlongLines: sum((x) => x.overlongLines),
+        // Only when there are any: most logs are the audit backend's file alone.
+        ...(sum((x) => x.logLines) > 0 ? { logLines: sum((x) => x.logLines) } : {}),
       },
       truncated: sum((x) => x.truncated),
       truncatedRead: sum((x) => x.truncatedRead),
       skippedRecords: sum((x) => x.skippedRecords),
+      ...(p.nativeScanner !== undefined ? { nativeScanner: p.nativeScanner } : {}),
       sourceErrors: p.sourceErrors.map(({ source, message }) => ({ source, message })).sort((a, b) => cmp(a.source, b.source)),
       lateRequests: counters.late,
       nonResourceRequests: counters.nonResource,

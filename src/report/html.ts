@@ -13,7 +13,7 @@
 import { adviceSnippet } from './snippets.js';
 import { createHash } from 'node:crypto';
 import { escapeHtml, stripControlChars } from './escape.js';
-import { skippedRecordsNote, truncatedNote } from './input-notes.js';
+import { logLinesNote, readerNote, skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -396,7 +396,7 @@ function inputDetails(report: Report): string {
   const lines = [
     `${plural(i.lines, 'line')}, ${plural(i.events, 'event')}, ${plural(i.requests, 'request')}, ${plural(i.badLines, 'bad line')}`,
     `Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
-    ...[truncatedNote(i), skippedRecordsNote(i)].filter((x): x is string => x !== null),
+    ...[truncatedNote(i), skippedRecordsNote(i), logLinesNote(i), readerNote(i) === null ? null : `Reader: ${readerNote(i)}`].filter((x): x is string => x !== null),
     `Late: ${plural(i.lateRequests, 'request')} came later than the reorder window`,
     `Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
     `Allowlisted (periodic by design): ${allowlistSummary(i)}`,

@@ -5,7 +5,7 @@
  */
 import { adviceSnippet } from './snippets.js';
 import { escapeMarkdownCell, escapeMarkdownInline, markdownCodeSpan } from './escape.js';
-import { skippedRecordsNote, truncatedNote } from './input-notes.js';
+import { logLinesNote, readerNote, skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -150,7 +150,7 @@ function input(report: Report): string[] {
   out.push(
     `- ${plural(i.lines, 'line')}, ${plural(i.events, 'event')}, ${plural(i.requests, 'request')}, ${plural(i.badLines, 'bad line')}`,
     `- Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
-    ...([['Truncated', truncatedNote(i)], ['Not audit', skippedRecordsNote(i)]] as const)
+    ...([['Truncated', truncatedNote(i)], ['Not audit', skippedRecordsNote(i)], ['Server log', logLinesNote(i)], ['Reader', readerNote(i)]] as const)
       .filter(([, n]) => n !== null)
       .map(([label, n]) => `- ${label}: ${escapeMarkdownInline(n!)}`),
     `- Late: ${plural(i.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`,

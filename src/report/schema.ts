@@ -164,6 +164,12 @@ export const InputSummarySchema = z.object({
     filtered: z.number().int(),
     /** Lines longer than the maximum line length. */
     overlongLines: z.number().int(),
+    /**
+     * Lines of the API server's own log (klog text or JSON logging) among the events, as
+     * `kubectl logs kube-apiserver-…` interleaves them: not audit events, not bad lines. Absent
+     * when there are none, and in older reports.
+     */
+    logLines: z.number().int().optional(),
   }),
   /** Events cut short by CloudWatch (`[Truncated...]`): counted apart from bad lines. */
   truncated: z.number().int(),
@@ -178,6 +184,11 @@ export const InputSummarySchema = z.object({
    * records. Absent in older reports.
    */
   skippedRecords: z.number().int().optional(),
+  /**
+   * Whether the native line scanner (`native/scan.cc`) read the JSON lines: false when it was
+   * not built and every line was read in JavaScript (same results, slower). Absent in older reports.
+   */
+  nativeScanner: z.boolean().optional(),
   /** Sources skipped because they could not be read as audit logs (the rest was analyzed). */
   sourceErrors: z.array(z.object({ source: z.string(), message: z.string() })),
   /** Requests that arrived later than the reordering window allows (fed at the current time). */

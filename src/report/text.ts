@@ -5,7 +5,7 @@
  * colour is added only when asked for, after layout, so widths never count escape codes.
  */
 import { stripControlChars } from './escape.js';
-import { skippedRecordsNote, truncatedNote } from './input-notes.js';
+import { logLinesNote, readerNote, skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -288,6 +288,10 @@ function writeHeader(r: TextWriter, report: Report): void {
   if (truncated !== null) r.field(0, 'Truncated', truncated);
   const notAudit = skippedRecordsNote(input);
   if (notAudit !== null) r.field(0, 'Not audit', notAudit);
+  const serverLog = logLinesNote(input);
+  if (serverLog !== null) r.field(0, 'Server log', serverLog);
+  const reader = readerNote(input);
+  if (reader !== null) r.field(0, 'Reader', reader);
   r.field(0, 'Late', `${plural(input.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`);
   r.field(0, 'Non-resource', `${plural(input.nonResourceRequests, 'request')} without objectRef (in totals only)`);
   r.field(0, 'Allowlisted', allowlistSummary(input));
