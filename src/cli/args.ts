@@ -156,183 +156,12 @@ const FLAG_COMMANDS: Readonly<Record<string, readonly string[]>> = {
 type Shown = (v: string | number | undefined) => { defaultDescription?: string };
 
 /**
- * A command's help lists groups in the order they were first named: naming the global flags'
- * groups first keeps Input, Filters, Detection, Output in that order around the command's own.
+ * Flags every command but `completion` takes, in help order: Input, Filters, Detection, Output.
+ * Defined in each command's builder (not globally) so `completion --help` lists none of them,
+ * and first, so a command's own flags join these groups after them.
  */
-function globalGroupsFirst(y: Argv): Argv {
+function sharedOptions(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
   return y
-    .group(['config', 'reorder-window'], GROUP_INPUT)
-    .group(['since', 'until', 'namespace', 'user', 'resource', 'verb', 'code'], GROUP_FILTERS)
-    .group(['window', 'step', 'min-conflicts', 'min-conflict-ratio'], GROUP_DETECTION)
-    .group(['format', 'out', 'top', 'no-color', 'quiet'], GROUP_OUTPUT);
-}
-
-function maxLineLengthOption(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
-  return y.option('max-line-length', {
-    group: GROUP_INPUT,
-    type: 'number',
-    requiresArg: true,
-    describe: 'Longest line (or JSON value) accepted, in characters (bytes for ASCII text); longer ones are counted and skipped',
-    ...shown(defaults.maxLineLength),
-  });
-}
-
-function inputFormatOption(y: Argv): Argv {
-  return y.option('input-format', {
-    group: GROUP_INPUT,
-    type: 'string',
-    requiresArg: true,
-    choices: INPUT_FORMATS,
-    describe: 'How inputs are framed: detected per file, or JSON lines, JSON documents, YAML documents, legacy text',
-    defaultDescription: 'auto',
-  });
-}
-
-function failOnOption(y: Argv, when: string): Argv {
-  return y.option('fail-on', {
-    group: GROUP_OUTPUT,
-    type: 'string',
-    choices: SEVERITIES,
-    coerce: (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v),
-    requiresArg: true,
-    describe: `Exit 1 ${when} when a finding has this severity or higher`,
-  });
-}
-
-/** `analyze`'s own flags and examples (also those of the bare `$0 [paths..]`). */
-function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
-  const withInput = inputFormatOption(maxLineLengthOption(globalGroupsFirst(y), shown, defaults))
-    .positional('paths', {
-      type: 'string',
-      array: true,
-      describe: 'Audit log files (plain or .gz) or directories; "-" or nothing reads stdin',
-    })
-    .option('threads', {
-      group: GROUP_INPUT,
-      type: 'number',
-      requiresArg: true,
-      describe: 'Worker threads that decode JSON-lines files of 64 MB and more (0: read on one thread; default: cores − 1)',
-    });
-  return failOnOption(withInput, 'after the report')
-    .example('$0 audit.log', 'Text report of one log')
-    .example('$0 logs/ --since 2h', 'All logs in a directory, last 2h')
-    .example('zcat a.log.gz | $0 -n shop', 'Read stdin; namespace shop only')
-    .example('$0 a.log -o r.html -o r.json -o r.md', 'Write files; summary on stderr')
-    .example('$0 a.log --code 409,429', 'Only findings about 409s and 429s')
-    .example('$0 a.log --fail-on high -o /dev/null', 'CI: exit 1 on high or critical findings, no report')
-    .example('$0 a.log --format json | jq', 'JSON for programs')
-    .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override');
-}
-
-/** `watch`'s own flags and examples. */
-function watchBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
-  const withInput = inputFormatOption(maxLineLengthOption(liveFormatOption(globalGroupsFirst(y)), shown, defaults))
-    .positional('paths', {
-      type: 'string',
-      array: true,
-      describe: 'The active log file to follow (rotated and gzipped files are handled), or "-"/nothing for stdin',
-    })
-    .option('from-start', {
-      group: GROUP_INPUT,
-      type: 'boolean',
-      describe: 'Read what the file already holds before following it (default: start at its end)',
-    });
-  return failOnOption(withInput, 'at the end of the stream (or on SIGINT/SIGTERM)')
-    .example('tail -F /var/log/kubernetes/audit/audit.log | $0 watch', 'Alerts from a pipe')
-    .example('$0 watch /var/log/kubernetes/audit/audit.log', 'Follow the file itself, across rotation')
-    .example('kubectl logs -f -n kube-system kube-apiserver-cp1 | $0 watch --format ndjson', 'One JSON object per alert (needs --audit-log-path=-; klog lines are skipped)')
-    .example('kubectl logs -n kube-system kube-apiserver-cp1 | $0 watch --fail-on high', 'CI: exit 1 if a high finding appeared');
-}
-
-/** `serve`'s own flags and examples. */
-function serveBuilder(y: Argv): Argv {
-  return liveFormatOption(globalGroupsFirst(y))
-    .option('listen', {
-      group: GROUP_LIVE,
-      type: 'string',
-      requiresArg: true,
-      describe: 'HOST:PORT to listen on (port 0 picks a free one; the bound address is printed on stderr, also with -q)',
-      defaultDescription: '127.0.0.1:8080',
-    })
-    .option('token-file', {
-      group: GROUP_LIVE,
-      type: 'string',
-      requiresArg: true,
-      describe: 'Require Authorization: Bearer <the token in FILE> (every path but /healthz)',
-    })
-    .option('tls-cert', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'Serve HTTPS with this PEM certificate (chain)' })
-    .option('tls-key', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'PEM private key of --tls-cert' })
-    .option('tls-client-ca', {
-      group: GROUP_LIVE,
-      type: 'string',
-      requiresArg: true,
-      describe: 'Require client certificates signed by this PEM CA',
-    })
-    .option('max-body-bytes', {
-      group: GROUP_LIVE,
-      type: 'number',
-      requiresArg: true,
-      describe: 'Largest POST body, in bytes after decompression (413 above)',
-      defaultDescription: String(64 * 1024 * 1024),
-    })
-    .option('metrics-top', {
-      group: GROUP_LIVE,
-      type: 'number',
-      requiresArg: true,
-      describe: 'Actors and objects listed in /metrics',
-      defaultDescription: '10',
-    })
-    .option('request-timeout', {
-      group: GROUP_LIVE,
-      type: 'string',
-      requiresArg: true,
-      describe: 'Longest time (a duration) a client may take to send a whole request; slower ones get 408 and are disconnected',
-      defaultDescription: '30s',
-    })
-    .example('$0 serve --listen 127.0.0.1:8080', 'Plain HTTP on loopback')
-    .example('$0 serve --listen 127.0.0.1:0 -q', 'A free port; only the bound address on stderr')
-    .example('$0 serve --listen 0.0.0.0:8443 --tls-cert s.crt --tls-key s.key --tls-client-ca ca.crt --token-file token', 'TLS, client certificates and a bearer token');
-}
-
-/**
- * Build the yargs parser. Exposed for tests and for printing help; use {@link parseArgs} to
- * parse. Global flags (input framing aside: config, reorder window, filters, detection, output)
- * are taken by every command; each command adds its own (see {@link FLAG_COMMANDS}) and shows
- * only those in its `--help`.
- *
- * @param version string printed by `--version`
- * @param width help wrap width in columns (default 80)
- * @param defaults default values to show in the help
- * @param program the name in usage lines and examples (`auditstorm`, `kubectl auditstorm`)
- */
-export function buildParser(version: string, width = 80, defaults: HelpDefaults = {}, program = PROGRAM): Argv {
-  const shown: Shown = (v) => (v === undefined ? {} : { defaultDescription: String(v) });
-  return yargs()
-    .scriptName(program)
-    .locale('en')
-    .exitProcess(false)
-    .fail(false)
-    .strict()
-    .parserConfiguration({
-      // `--no-color` is an option of its own, not the negation of an unknown `--color`.
-      'boolean-negation': false,
-      // Keep paths after `--` (e.g. a file named `-x.log`).
-      'populate--': true,
-      // No camelCase twins: strict mode would name an unknown `--foo-bar` twice.
-      'camel-case-expansion': false,
-    })
-    .usage(`$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n$0 completion bash|zsh\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.`)
-    .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
-    .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) =>
-      watchBuilder(y, shown, defaults),
-    )
-    .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) => serveBuilder(y))
-    .command('completion [shell]', 'Print a shell completion script: bash or zsh', (y) =>
-      y
-        .positional('shell', { type: 'string', choices: ['bash', 'zsh'], describe: 'The shell (default: bash, or zsh when $SHELL is zsh)' })
-        .example('$0 completion bash >> ~/.bashrc', 'Complete commands and flags in bash')
-        .example('$0 completion zsh > "${fpath[1]}/_auditstorm"', 'In zsh'),
-    )
     .option('config', {
       group: GROUP_INPUT,
       type: 'string',
@@ -453,7 +282,176 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       group: GROUP_OUTPUT,
       type: 'boolean',
       describe: 'No progress line and no summary on stderr',
+    });
+}
+
+
+function maxLineLengthOption(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  return y.option('max-line-length', {
+    group: GROUP_INPUT,
+    type: 'number',
+    requiresArg: true,
+    describe: 'Longest line (or JSON value) accepted, in characters (bytes for ASCII text); longer ones are counted and skipped',
+    ...shown(defaults.maxLineLength),
+  });
+}
+
+function inputFormatOption(y: Argv): Argv {
+  return y.option('input-format', {
+    group: GROUP_INPUT,
+    type: 'string',
+    requiresArg: true,
+    choices: INPUT_FORMATS,
+    describe: 'How inputs are framed: detected per file, or JSON lines, JSON documents, YAML documents, legacy text',
+    defaultDescription: 'auto',
+  });
+}
+
+function failOnOption(y: Argv, when: string): Argv {
+  return y.option('fail-on', {
+    group: GROUP_OUTPUT,
+    type: 'string',
+    choices: SEVERITIES,
+    coerce: (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v),
+    requiresArg: true,
+    describe: `Exit 1 ${when} when a finding has this severity or higher`,
+  });
+}
+
+/** `analyze`'s own flags and examples (also those of the bare `$0 [paths..]`). */
+function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  const withInput = inputFormatOption(maxLineLengthOption(sharedOptions(y, shown, defaults), shown, defaults))
+    .positional('paths', {
+      type: 'string',
+      array: true,
+      describe: 'Audit log files (plain or .gz) or directories; "-" or nothing reads stdin',
     })
+    .option('threads', {
+      group: GROUP_INPUT,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Worker threads that decode JSON-lines files of 64 MB and more (0: read on one thread; default: cores − 1)',
+    });
+  return failOnOption(withInput, 'after the report')
+    .example('$0 audit.log', 'Text report of one log')
+    .example('$0 logs/ --since 2h', 'All logs in a directory, last 2h')
+    .example('zcat a.log.gz | $0 -n shop', 'Read stdin; namespace shop only')
+    .example('$0 a.log -o r.html -o r.json -o r.md', 'Write files; summary on stderr')
+    .example('$0 a.log --code 409,429', 'Only findings about 409s and 429s')
+    .example('$0 a.log --fail-on high -o /dev/null', 'CI: exit 1 on high or critical findings, no report')
+    .example('$0 a.log --format json | jq', 'JSON for programs')
+    .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override');
+}
+
+/** `watch`'s own flags and examples. */
+function watchBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  const withInput = inputFormatOption(maxLineLengthOption(liveFormatOption(sharedOptions(y, shown, defaults)), shown, defaults))
+    .positional('paths', {
+      type: 'string',
+      array: true,
+      describe: 'The active log file to follow (rotated and gzipped files are handled), or "-"/nothing for stdin',
+    })
+    .option('from-start', {
+      group: GROUP_INPUT,
+      type: 'boolean',
+      describe: 'Read what the file already holds before following it (default: start at its end)',
+    });
+  return failOnOption(withInput, 'at the end of the stream (or on SIGINT/SIGTERM)')
+    .example('tail -F /var/log/kubernetes/audit/audit.log | $0 watch', 'Alerts from a pipe')
+    .example('$0 watch /var/log/kubernetes/audit/audit.log', 'Follow the file itself, across rotation')
+    .example('kubectl logs -f -n kube-system kube-apiserver-cp1 | $0 watch --format ndjson', 'One JSON object per alert (needs --audit-log-path=-; klog lines are skipped)')
+    .example('kubectl logs -n kube-system kube-apiserver-cp1 | $0 watch --fail-on high', 'CI: exit 1 if a high finding appeared');
+}
+
+/** `serve`'s own flags and examples. */
+function serveBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  return liveFormatOption(sharedOptions(y, shown, defaults))
+    .option('listen', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'HOST:PORT to listen on (port 0 picks a free one; the bound address is printed on stderr, also with -q)',
+      defaultDescription: '127.0.0.1:8080',
+    })
+    .option('token-file', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Require Authorization: Bearer <the token in FILE> (every path but /healthz)',
+    })
+    .option('tls-cert', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'Serve HTTPS with this PEM certificate (chain)' })
+    .option('tls-key', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'PEM private key of --tls-cert' })
+    .option('tls-client-ca', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Require client certificates signed by this PEM CA',
+    })
+    .option('max-body-bytes', {
+      group: GROUP_LIVE,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Largest POST body, in bytes after decompression (413 above)',
+      defaultDescription: String(64 * 1024 * 1024),
+    })
+    .option('metrics-top', {
+      group: GROUP_LIVE,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Actors and objects listed in /metrics',
+      defaultDescription: '10',
+    })
+    .option('request-timeout', {
+      group: GROUP_LIVE,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Longest time (a duration) a client may take to send a whole request; slower ones get 408 and are disconnected',
+      defaultDescription: '30s',
+    })
+    .example('$0 serve --listen 127.0.0.1:8080', 'Plain HTTP on loopback')
+    .example('$0 serve --listen 127.0.0.1:0 -q', 'A free port; only the bound address on stderr')
+    .example('$0 serve --listen 0.0.0.0:8443 --tls-cert s.crt --tls-key s.key --tls-client-ca ca.crt --token-file token', 'TLS, client certificates and a bearer token');
+}
+
+/**
+ * Build the yargs parser. Exposed for tests and for printing help; use {@link parseArgs} to
+ * parse. analyze, watch and serve take the shared flags ({@link sharedOptions}: config, reorder
+ * window, filters, detection, output) and their own (see {@link FLAG_COMMANDS}); each command's
+ * `--help` shows only the flags it takes, and its own examples.
+ *
+ * @param version string printed by `--version`
+ * @param width help wrap width in columns (default 80)
+ * @param defaults default values to show in the help
+ * @param program the name in usage lines and examples (`auditstorm`, `kubectl auditstorm`)
+ */
+export function buildParser(version: string, width = 80, defaults: HelpDefaults = {}, program = PROGRAM): Argv {
+  const shown: Shown = (v) => (v === undefined ? {} : { defaultDescription: String(v) });
+  return yargs()
+    .scriptName(program)
+    .locale('en')
+    .exitProcess(false)
+    .fail(false)
+    .strict()
+    .parserConfiguration({
+      // `--no-color` is an option of its own, not the negation of an unknown `--color`.
+      'boolean-negation': false,
+      // Keep paths after `--` (e.g. a file named `-x.log`).
+      'populate--': true,
+      // No camelCase twins: strict mode would name an unknown `--foo-bar` twice.
+      'camel-case-expansion': false,
+    })
+    .usage(`$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n$0 completion bash|zsh\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.`)
+    .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
+    .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) =>
+      watchBuilder(y, shown, defaults),
+    )
+    .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) => serveBuilder(y, shown, defaults))
+    .command('completion [shell]', 'Print a shell completion script: bash or zsh', (y) =>
+      y
+        .positional('shell', { type: 'string', choices: ['bash', 'zsh'], describe: 'The shell (default: bash, or zsh when $SHELL is zsh)' })
+        .example('$0 completion bash >> ~/.bashrc', 'Complete commands and flags in bash')
+        .example('$0 completion zsh > "${fpath[1]}/_auditstorm"', 'In zsh'),
+    )
     .version('version', 'Show the version, and whether the native line scanner is in use', version)
     .help('help', 'Show this help')
     .alias('help', 'h')

@@ -68,6 +68,23 @@ describe('help per command', () => {
     expect(text.replace(/\s+/g, ' ')).toContain('auditstorm serve --listen 127.0.0.1:0 -q A free port; only the bound address on stderr');
   });
 
+  it('completion lists only --version and --help, and its shells', async () => {
+    const text = await help(['completion', '--help']);
+    expect([...flags(text)].sort()).toEqual(['--help', '--version']);
+    expect(text).toContain('[choices: "bash", "zsh"]');
+  });
+
+  it('kubectl runs the plugin as kubectl-auditstorm: help says kubectl auditstorm', async () => {
+    const { execFile } = await import('node:child_process');
+    const { symlink } = await import('node:fs/promises');
+    const plugin = join(dir, 'kubectl-auditstorm');
+    await symlink(join(process.cwd(), 'bin', 'auditstorm.js'), plugin);
+    const stdout = await new Promise<string>((res, rej) =>
+      execFile(process.execPath, [plugin, 'watch', '--help'], (e, out) => (e ? rej(e) : res(out))),
+    );
+    expect(stdout.split('\n')[0]).toBe('kubectl auditstorm watch [paths..]');
+  });
+
   it('a flag of another command names the command that takes it (exit 2)', async () => {
     for (const [argv, message, hint] of [
       [['a.log', '--listen', '127.0.0.1:1'], '--listen is an option of serve, not of analyze', 'run `auditstorm serve --help` for its options'],
