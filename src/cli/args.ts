@@ -216,9 +216,9 @@ function sharedOptions(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       group: GROUP_FILTERS,
       type: 'string',
       requiresArg: true,
-      describe: 'Show only findings about responses with these HTTP status codes (409, 429, 2xx; repeatable, comma list), '
-        + 'and only these codes in the verb × resource × code table. The detectors still see every request: '
-        + 'a conflict share or a retry gap needs the successful writes too',
+      describe: 'Show only findings (and live alerts) about responses with these HTTP status codes: 409 (Conflict, AlreadyExists), '
+        + '429, 200 (hot loops, no-op writes, write fights), or a class such as 4xx (repeatable, comma list); the verb × resource × code '
+        + 'table keeps only those codes. The detectors still see every request: a conflict share or a retry gap needs the successful writes too',
     })
     .option('window', {
       group: GROUP_DETECTION,

@@ -84,7 +84,11 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
     stdoutClosed = true;
     stopRun();
   });
+  // --code: alerts about other codes are not written, as the final report does not show them.
+  const { codeMatches, findingCodes } = await import('../report/codes.js');
+  const shownAlert = (a: LiveAlert): boolean => output.codes.length === 0 || findingCodes(a.finding).some((c) => codeMatches(c, output.codes));
   const onAlert = (a: LiveAlert): void => {
+    if (!shownAlert(a)) return;
     const line = ndjson ? formatAlertJson(a) : formatAlertText(a);
     chain = chain.then(clearStatus).then(() => out.write(`${line}\n`));
   };

@@ -117,6 +117,9 @@ describe('watch --fail-on', () => {
     const hidden = await watch(['--fail-on', 'high', '--code', '429', '-q']);
     expect(hidden.code).toBe(0);
     expect(hidden.io.stdout.text).not.toContain('CRITICAL  conflict-storm');
+    // Its alerts too: the conflict storm's OPEN line is written without --code, not with it.
+    expect(high.io.stdout.text).toMatch(/ OPEN .*conflict-storm/);
+    expect(hidden.io.stdout.text).not.toMatch(/ OPEN /);
     expect((await watch([])).code).toBe(0);
   }, 30_000);
 });
