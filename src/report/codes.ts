@@ -35,7 +35,7 @@ export function codeMatches(code: number, codes: readonly CodeItem[]): boolean {
  * The response codes a finding is about, by kind: 409 for conflict storms (409 Conflict) and
  * create-conflict storms (409 AlreadyExists), 429 for throttling, 409 and/or 429 for a fleet
  * storm (its `conflicts` and `throttled` metrics), 200 for the writes that succeed too often
- * (hot-loop, no-op-writes, write-fight). Every kind of `src/detectors/registry.ts` is here (a test
+ * (hot-loop, no-op-writes, write-fight), 201 for creates of new objects (create-storm). Every kind of `src/detectors/registry.ts` is here (a test
  * checks it); an unknown kind is about no code and is hidden by any `--code`.
  */
 export function findingCodes(f: Pick<Finding, 'kind' | 'metrics'>): number[] {
@@ -55,6 +55,8 @@ export function findingCodes(f: Pick<Finding, 'kind' | 'metrics'>): number[] {
     case 'no-op-writes':
     case 'write-fight':
       return [200];
+    case 'create-storm':
+      return [201];
     default:
       return [];
   }

@@ -179,6 +179,7 @@ describe('--code', () => {
     expect(codes).toEqual({
       'conflict-storm': [409],
       'create-conflict-storm': [409],
+      'create-storm': [201],
       'fleet-storm': [409],
       'hot-loop': [200],
       'no-op-writes': [200],
