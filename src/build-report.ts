@@ -15,6 +15,8 @@ import type { AnalyzeOptions } from './options.js';
 import type { BadLineSample, Finding, Report } from './report/schema.js';
 import { SCHEMA_VERSION, severityRank } from './report/schema.js';
 import { VERSION } from './version.js';
+import { DETECTORS } from './detectors/registry.js';
+import { detectorDocsUrl } from './docs-link.js';
 import type { SourceStats } from './parser/read.js';
 
 /**
@@ -49,6 +51,13 @@ export interface ReportParts {
   ongoing?: readonly Finding[];
 }
 
+const BUILT_IN = new Set(DETECTORS.map((d) => d.meta.id));
+
+/** `f` with `docs`, the URL of its kind's page, when the kind is a built-in detector's. */
+function withDocs(f: Finding): Finding {
+  return BUILT_IN.has(f.kind) ? { ...f, docs: detectorDocsUrl(f.kind) } : f;
+}
+
 /** Total order of findings: severity desc, start, kind, object, actor, id. */
 export function compareFindings(a: Finding, b: Finding): number {
   return (
@@ -78,7 +87,7 @@ export function buildReport(p: ReportParts): Report {
   // A source rejected whole (not an audit log) is listed, but its lines are not the run's bad lines.
   const failed = new Set(p.sourceErrors.map((e) => e.source));
   const read = s.filter((x) => !(failed.has(x.name) && x.events === 0));
-  const findings = groupFindings([...engine.findings, ...(p.ongoing ?? []).map((f) => ({ ...f, ongoing: true }))], options.groupFindings);
+  const findings = groupFindings([...engine.findings, ...(p.ongoing ?? []).map((f) => ({ ...f, ongoing: true }))], options.groupFindings).map(withDocs);
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'auditstorm', version: VERSION },
@@ -133,7 +142,7 @@ export function buildReport(p: ReportParts): Report {
       detectors: Object.fromEntries(p.detectors.map((d) => [d.detector.meta.id, d.options])),
     },
     findings: findings.sort(compareFindings),
-    notes: [...engine.notes].sort(compareFindings),
+    notes: engine.notes.map(withDocs).sort(compareFindings),
     summaries: engine.aggregates.summarize(options.top),
     series: bucketedSeries(engine.series),
   };
