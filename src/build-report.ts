@@ -16,6 +16,8 @@ import type { AnalyzeOptions } from './options.js';
 import type { BadLineSample, Finding, Report } from './report/schema.js';
 import { SCHEMA_VERSION, severityRank } from './report/schema.js';
 import { VERSION } from './version.js';
+import { DETECTORS } from './detectors/registry.js';
+import { detectorDocsUrl } from './docs-link.js';
 import type { SourceStats } from './parser/read.js';
 
 /**
@@ -50,6 +52,13 @@ export interface ReportParts {
   ongoing?: readonly Finding[];
   /** Whether the native line scanner read the lines (`nativeInUse()` of `src/parser/fast.ts`); absent: not said. */
   nativeScanner?: boolean;
+}
+
+const BUILT_IN = new Set(DETECTORS.map((d) => d.meta.id));
+
+/** `f` with `docs`, the URL of its kind's page, when the kind is a built-in detector's. */
+function withDocs(f: Finding): Finding {
+  return BUILT_IN.has(f.kind) ? { ...f, docs: detectorDocsUrl(f.kind) } : f;
 }
 
 /** Total order of findings: severity desc, start, kind, object, actor, id. */
@@ -87,7 +96,7 @@ export function buildReport(p: ReportParts): Report {
   // A source rejected whole (not an audit log) is listed, but its lines are not the run's bad lines.
   const failed = new Set(p.sourceErrors.map((e) => e.source));
   const read = s.filter((x) => !(failed.has(x.name) && x.events === 0));
-  const findings = groupFindings([...engine.findings, ...(p.ongoing ?? []).map((f) => ({ ...f, ongoing: true }))], options.groupFindings);
+  const findings = groupFindings([...engine.findings, ...(p.ongoing ?? []).map((f) => ({ ...f, ongoing: true }))], options.groupFindings).map(withDocs);
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'auditstorm', version: VERSION },
@@ -145,7 +154,7 @@ export function buildReport(p: ReportParts): Report {
       allowlist: allowlist.rules.map((r) => r.name),
       detectors: Object.fromEntries(p.detectors.map((d) => [d.detector.meta.id, d.options])),
     },
-    ...titled(findings.sort(compareFindings), [...engine.notes].sort(compareFindings)),
+    ...titled(findings.sort(compareFindings), engine.notes.map(withDocs).sort(compareFindings)),
     summaries: engine.aggregates.summarize(options.top),
     series: bucketedSeries(engine.series),
   };

@@ -58,10 +58,10 @@ export const createStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
   /**
    * Creates per second (per identity, resource and namespace) that demand may explain: the budget
-   * taken off the score for each second between creates. See the file header.
+   * taken off the score for each second between creates.
    */
   createsPerSec: z.number().nonnegative().default(1),
-  /** Excess creates (see the file header) at which an episode opens. */
+  /** Excess creates (beyond the `createsPerSec` budget) at which an episode opens. */
   minExcessCreates: z.number().positive().default(500),
   /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
   severityExcess: z
@@ -73,7 +73,7 @@ export const createStormOptions = windowedOptions({
     .default({ high: 1_000, critical: 3_000 }),
   /**
    * Resources (`resource` or `resource.apiGroup`) whose creates are not judged: never stored
-   * (reviews created per request) or created as the workload itself (Pods). See the file header.
+   * (reviews created per request) or created as the workload itself (Pods).
    */
   ignoreResources: z
     .array(z.string())
@@ -99,12 +99,12 @@ export const createStormOptions = windowedOptions({
       /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
       share: SHARE,
       /** Mean creates per second over the episode at or above which this severity applies. */
-      createsPerSec: RATE,
+      meanPerSec: RATE,
     },
     {
-      critical: { share: 0.5, createsPerSec: 20 },
-      high: { share: 0.2, createsPerSec: 5 },
-      medium: { share: 0.05, createsPerSec: 1 },
+      critical: { share: 0.5, meanPerSec: 20 },
+      high: { share: 0.2, meanPerSec: 5 },
+      medium: { share: 0.05, meanPerSec: 1 },
     },
   ),
 });
@@ -296,7 +296,7 @@ export const createStorm = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.creates), createsPerSec: meanRate(h) });
+      const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.creates), meanPerSec: meanRate(h) });
       const cap: Severity = h.score >= o.severityExcess.critical ? 'critical' : h.score >= o.severityExcess.high ? 'high' : 'medium';
       return severityRank(by) > severityRank(cap) ? cap : by;
     }

@@ -111,6 +111,11 @@ export const FindingSchema = z.object({
    * open, its numbers as of its last alert (open or worsen). Absent for finished episodes.
    */
   ongoing: z.boolean().optional(),
+  /**
+   * URL of the kind's documentation page (`docs/detectors/<kind>.md` in the package's repository):
+   * what it means, what triggers it, its options. Built-in kinds only; absent in older reports.
+   */
+  docs: z.string().optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 
