@@ -166,6 +166,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
         .example('$0 serve --listen 127.0.0.1:8080', 'Plain HTTP on loopback')
         .example('$0 serve --listen 0.0.0.0:8443 --tls-cert s.crt --tls-key s.key --tls-client-ca ca.crt --token-file token', 'TLS, client certificates and a bearer token'),
     )
+    .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `auditstorm diff --help`')
     .option('config', {
       group: GROUP_INPUT,
       type: 'string',

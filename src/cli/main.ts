@@ -82,7 +82,7 @@ export function processIO(): CliIO {
   };
 }
 
-const COMMANDS = ['analyze', 'watch', 'serve', 'help'] as const;
+const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'help'] as const;
 
 /** Edit distance (insertions, deletions, substitutions) of two short words. */
 function editDistance(a: string, b: string): number {
@@ -139,6 +139,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   const err = guard(io.stderr);
   let progress: ProgressLine | undefined;
   try {
+    if (argv[0] === 'diff') {
+      // `diff` has a grammar of its own (two inputs, --tolerance) over the analysis flags.
+      const { runDiff } = await import('./diff.js');
+      return await runDiff(argv.slice(1), io, out, err);
+    }
     const width = io.isTTY.stdout ? (io.columns?.stdout ?? 80) : 80;
     const parsed = await parseArgs(argv, VERSION, width, helpDefaults());
     if (parsed.kind === 'print') {
@@ -149,7 +154,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (typo !== null && !(await exists(parsed.args.paths[0]!))) {
       throw new UsageError(
         `"${parsed.args.paths[0]}" is neither a file nor a command`,
-        `did you mean \`auditstorm ${typo}\`? (commands: analyze, the default, watch, serve, help)`,
+        `did you mean \`auditstorm ${typo}\`? (commands: analyze, the default, watch, serve, diff, help)`,
       );
     }
     if (parsed.args.command === 'watch' || parsed.args.command === 'serve') {
