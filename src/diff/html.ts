@@ -20,6 +20,7 @@ const DIFF_CSS = `${CSS}
 .l-before{stroke:#8c959f;stroke-dasharray:5 3}.l-after{stroke:var(--conflicts)}.l-before-w{stroke:#8c959f;stroke-dasharray:5 3}.l-after-w{stroke:var(--writes)}
 .key.l-before,.key.l-before-w{border-color:#8c959f;border-top-style:dashed}.key.l-after{border-color:var(--conflicts)}.key.l-after-w{border-color:var(--writes)}
 .limits li{margin:3px 0}
+#table-diff-findings td:nth-child(-n+2),#table-diff-findings th:nth-child(-n+2){white-space:nowrap}
 `;
 
 const sha256 = (s: string): string => createHash('sha256').update(s, 'utf8').digest('base64');
