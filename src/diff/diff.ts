@@ -222,6 +222,13 @@ function evidenceLimits(before: readonly Finding[], after: readonly Finding[]): 
   } else if (audit(before) !== audit(after)) {
     out.push(`audit level ${audit(before)} in BEFORE, ${audit(after)} in AFTER`);
   }
+  // No-op writes that change only timestamps are visible in bodies alone (Request level and up).
+  const bodyOnly = (fs: readonly Finding[]) => sum(fs, 'timestampOnlyWrites') ?? 0;
+  for (const [side, fs, other, otherName] of [['BEFORE', before, after, 'AFTER'], ['AFTER', after, before, 'BEFORE']] as const) {
+    if (bodyOnly(fs) > 0 && other.every((f) => f.evidence.auditLevel === 'Metadata')) {
+      out.push(`${side} counted ${formatInt(bodyOnly(fs))} no-op writes that change only timestamps, seen in bodies; ${otherName} was logged at Metadata level, where only writes that left the resourceVersion unchanged can be seen`);
+    }
+  }
   return out;
 }
 
@@ -317,7 +324,7 @@ function runLimits(before: DiffInput, after: DiffInput, tolerance: number): stri
   const lb = setText(b.findings.map((f) => f.evidence.auditLevel));
   const la = setText(a.findings.map((f) => f.evidence.auditLevel));
   if (lb !== '' && la !== '' && lb !== la) {
-    out.push(`BEFORE's evidence was logged at ${lb}, AFTER's at ${la}: no-op writes and write fights are proven only from bodies (Request level or above), otherwise only suspected`);
+    out.push(`BEFORE's evidence was logged at ${lb}, AFTER's at ${la}: what only bodies show (no-op writes that change only timestamps, the fields a write fight flips) is seen at Request level and above, so a finding proven in one run may be only suspected, or missing, in the other`);
   }
   return out;
 }

@@ -37,6 +37,8 @@ beforeAll(async () => {
   writeGenerated('new.log', 15, [STORM, { type: 'incident', startOffsetMs: MINUTE, durationMs: MINUTE }]);
   const report = await analyze({ inputs: [path('before.log')] }, { now: () => new Date('2026-03-14T12:00:00Z') });
   writeFileSync(path('before.json'), renderJson(report));
+  writeGenerated('bodies.log', 16, [{ type: 'transitionTimeReplay', level: 'RequestResponse' }]);
+  writeGenerated('metadata.log', 17, [{ type: 'transitionTimeReplay', level: 'Metadata' }]);
   writeFileSync(path('notes.txt'), 'just some notes\nnothing to see here\n');
   writeFileSync(path('broken.json'), renderJson(report).replace('"findings": [', '"findings": 7, "x": ['));
   writeFileSync(path('old.json'), '{"schemaVersion": 0, "tool": {"name": "auditstorm"}}');
@@ -93,6 +95,17 @@ describe('auditstorm diff on generated pairs', () => {
     expect(b.actors[0]!.sourceIPs.filter((ip) => a.actors[0]!.sourceIPs.includes(ip))).toEqual([]);
     expect(b.evidence.auditIDs.filter((id) => a.evidence.auditIDs.includes(id))).toEqual([]);
     expect(b.id).not.toBe(a.id);
+  });
+
+  it('different audit levels: says what only one run can see', async () => {
+    const { d } = await diff(path('bodies.log'), path('metadata.log'));
+    expect(d.findings.map((f) => [f.verdict, f.kind, f.limits])).toEqual([
+      ['same', 'no-op-writes', ['audit level RequestResponse in BEFORE, Metadata in AFTER', 'BEFORE counted 479 no-op writes that change only timestamps, seen in bodies; AFTER was logged at Metadata level, where only writes that left the resourceVersion unchanged can be seen']],
+      ['same', 'hot-loop', ['audit level RequestResponse in BEFORE, Metadata in AFTER']],
+    ]);
+    expect(d.limits).toEqual([
+      "BEFORE's evidence was logged at RequestResponse, AFTER's at Metadata: what only bodies show (no-op writes that change only timestamps, the fields a write fight flips) is seen at Request level and above, so a finding proven in one run may be only suspected, or missing, in the other",
+    ]);
   });
 
   it('a JSON report and a log mixed give the same diff as two logs', async () => {

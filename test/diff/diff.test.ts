@@ -126,7 +126,7 @@ describe('verdicts', () => {
     const d = one([suspected], [proven]);
     expect(d.findings[0]!.limits).toEqual(['evidence suspected in BEFORE (audit level Metadata) but proven in AFTER (audit level RequestResponse): the two runs do not prove the same thing']);
     expect(d.limits).toContain(
-      "BEFORE's evidence was logged at Metadata, AFTER's at RequestResponse: no-op writes and write fights are proven only from bodies (Request level or above), otherwise only suspected",
+      "BEFORE's evidence was logged at Metadata, AFTER's at RequestResponse: what only bodies show (no-op writes that change only timestamps, the fields a write fight flips) is seen at Request level and above, so a finding proven in one run may be only suspected, or missing, in the other",
     );
   });
 
