@@ -117,6 +117,15 @@ describe('auditstorm diff on generated pairs', () => {
     expect(mixed.d.cluster).toEqual(fromLogs.d.cluster);
   });
 
+  it('warns that analysis options apply to log inputs only, and that the filters differ', async () => {
+    const io = fakeIO();
+    expect(await main(['diff', path('before.json'), path('reduced.log'), '-n', 'checkout', '--format', 'json'], io)).toBe(0);
+    expect(io.stderr.text).toBe(`auditstorm: warning: BEFORE ${path('before.json')} is a report: analysis options apply to log inputs only; it keeps the settings it was made with\n`);
+    const d = DiffReportSchema.parse(JSON.parse(io.stdout.text));
+    expect(d.limits.filter((l) => l.startsWith('the runs were filtered differently'))).toHaveLength(1);
+    expect(d.findings.map((f) => [f.verdict, f.key])).toEqual([['better', STORM_KEY]]);
+  });
+
   it('writes text, markdown and html files, a summary on stderr', async () => {
     const io = fakeIO();
     const code = await main(['diff', path('before.json'), path('gone.log'), '-o', path('d.md'), '-o', path('d.html'), '-o', path('d.txt'), '--tolerance', '10%'], io);
