@@ -2,6 +2,7 @@
  * diffReports on hand-made reports: matching keys, duration-normalised rates, tolerance
  * boundaries, the verdict text, limits, --fail-on, and the renderers' escaping and schema.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { diffFails, diffReports, formatAmount, matchKey, type DiffInput } from '../../src/diff/diff.js';
 import { renderDiffHtml } from '../../src/diff/html.js';
@@ -201,6 +202,10 @@ describe('renderers', () => {
     expect(DiffReportSchema.parse(JSON.parse(renderDiffJson(d)))).toEqual(d);
     const schema = diffJsonSchema() as { properties: { findings: { items: { properties: { verdict: { enum: string[] } } } } } };
     expect(schema.properties.findings.items.properties.verdict.enum).toEqual(['fixed', 'new', 'better', 'same', 'worse']);
+  });
+
+  it('docs/diff.schema.json is the schema (regenerate with diffJsonSchema() when the model changes)', () => {
+    expect(JSON.parse(readFileSync('docs/diff.schema.json', 'utf8'))).toEqual(diffJsonSchema());
   });
 
   it('escapes every string in HTML and Markdown', () => {
