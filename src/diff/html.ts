@@ -11,7 +11,7 @@ import { formatPercent } from '../report/format.js';
 import { CSS, embedJson, niceCeil, SCRIPT, table, text, type Cell } from '../report/html.js';
 import type { ClusterSeries } from '../report/schema.js';
 import { formatMeasureValue } from './diff.js';
-import { countsLine, headline, runLine } from './render.js';
+import { countsLine, headline, runLine } from './words.js';
 import type { DiffFinding, DiffReport, DiffRun } from './schema.js';
 
 const DIFF_CSS = `${CSS}

@@ -4,39 +4,22 @@
  * Every string from the runs goes through `stripControlChars` (text) or the Markdown escapes.
  */
 import { escapeMarkdownCell, escapeMarkdownInline, stripControlChars } from '../report/escape.js';
-import { formatInt, formatPercent, formatWindow } from '../report/format.js';
+import { formatPercent } from '../report/format.js';
 import type { Format } from '../report/formats.js';
 import { formatMeasureValue } from './diff.js';
 import { renderDiffHtml } from './html.js';
-import { DiffReportSchema, VERDICTS, type DiffFinding, type DiffReport, type DiffRun } from './schema.js';
+import { DiffReportSchema, type DiffFinding, type DiffReport } from './schema.js';
+import { countsLine, headline, runLine } from './words.js';
 
-/** `1 fixed, 1 new, 0 worse, …`: the counts in verdict order, zeros left out (`no findings in either run`). */
-export function countsLine(d: DiffReport): string {
-  const parts = VERDICTS.filter((v) => d.counts[v] > 0).map((v) => `${d.counts[v]} ${v}`);
-  return parts.length === 0 ? 'no findings in either run' : parts.join(', ');
-}
+export { countsLine, headline, runLine };
 
-/** One line about a run: `before.json (report): 10m 00s, 10,198 requests, 1 finding`. */
-export function runLine(r: DiffRun): string {
-  const range = r.timeRange ? formatWindow(r.timeRange.from, r.timeRange.to) : 'no time range';
-  return `${r.name} (${r.from}): ${range}, ${formatInt(r.requests)} requests, ${r.findings} finding${r.findings === 1 ? '' : 's'}`;
-}
-
-/** The headline: what a reader must know first. */
-export function headline(d: DiffReport): string {
-  const bad = d.counts.worse + d.counts.new;
-  if (d.findings.length === 0) return 'No findings in either run.';
-  if (bad === 0) return d.counts.same === 0 ? 'Every finding of BEFORE is fixed or better; nothing new.' : 'Nothing new or worse; some findings are unchanged.';
-  return `${bad} finding${bad === 1 ? ' is' : 's are'} new or worse.`;
-}
-
-/** `worse (high): …` as the first line of a finding. */
+/** `WORSE high conflict-storm: ns/sa on resource ns/name` (severity `a → b` when it changed): a finding's first line. */
 function findingHead(f: DiffFinding): string {
   const sev = f.before && f.after && f.before.severity !== f.after.severity ? `${f.before.severity} → ${f.after.severity}` : f.severity;
   return `${f.verdict.toUpperCase()} ${sev} ${f.kind}: ${f.actor}${f.subject ? ` on ${f.subject}` : ''}`;
 }
 
-/** Plain text, `width` columns at most for the tables (long strings are not cut). */
+/** Plain text for a terminal or a CI log (long strings are not cut). */
 export function renderDiffText(d: DiffReport): string {
   const t = (s: string) => stripControlChars(s);
   const lines: string[] = [];
