@@ -14,6 +14,7 @@ import { buildReport, createEngine } from './build-report.js';
 import { ConfigError, InputError, UsageError } from './errors.js';
 import type { AnalyzeOptions, AnalyzeOptionsInput } from './options.js';
 import { AnalyzeOptionsSchema } from './options.js';
+import { nativeInUse } from './parser/fast.js';
 import { findLogEnd } from './parser/log-end.js';
 import { Normalizer } from './parser/normalize.js';
 import { BadLineLog, readChain, type ReadOptions } from './parser/read.js';
@@ -190,6 +191,7 @@ async function analyzeResolved(options: AnalyzeOptions, detectors: Array<{ detec
   if (first !== undefined && s.every((x) => x.events === 0)) throw first.error;
 
   return buildReport({
+    nativeScanner: nativeInUse() !== null,
     options,
     detectors,
     sinceMs,

@@ -11,6 +11,7 @@ import { Engine } from './engine/engine.js';
 import type { EngineCounters, EngineSink } from './engine/engine.js';
 import { compileFilter } from './engine/filters.js';
 import { bucketedSeries } from './engine/series.js';
+import { distinguishActors } from './report/actor-names.js';
 import type { AnalyzeOptions } from './options.js';
 import type { BadLineSample, Finding, Report } from './report/schema.js';
 import { SCHEMA_VERSION, severityRank } from './report/schema.js';
@@ -47,6 +48,8 @@ export interface ReportParts {
    * findings with `ongoing: true`.
    */
   ongoing?: readonly Finding[];
+  /** Whether the native line scanner read the lines (`nativeInUse()` of `src/parser/fast.ts`); absent: not said. */
+  nativeScanner?: boolean;
 }
 
 /** Total order of findings: severity desc, start, kind, object, actor, id. */
@@ -64,6 +67,12 @@ export function compareFindings(a: Finding, b: Finding): number {
 function objectKey(f: Finding): string {
   const o = f.object;
   return o ? `${o.apiGroup}/${o.resource}/${o.namespace}/${o.name}/${o.subresource}` : '';
+}
+
+/** Findings and notes with titles that tell same-named service accounts apart ({@link distinguishActors}). */
+function titled(findings: Finding[], notes: Finding[]): { findings: Finding[]; notes: Finding[] } {
+  const all = distinguishActors([...findings, ...notes]);
+  return { findings: all.slice(0, findings.length), notes: all.slice(findings.length) };
 }
 
 /**
@@ -84,15 +93,16 @@ export function buildReport(p: ReportParts): Report {
     tool: { name: 'auditstorm', version: VERSION },
     generatedAt: p.generatedAt.toISOString(),
     input: {
+      // A source rejected whole is listed as `skipped`, with no bad lines: none of it was read as audit events.
       sources: s.map((x) => ({
         name: x.name,
         kind: x.kind,
-        format: x.format,
+        format: read.includes(x) ? x.format : 'skipped',
         bytes: x.kind === 'stdin' && x.bytesRead !== undefined ? x.bytesRead : x.bytes,
         lines: x.lines,
         events: x.events,
         requests: x.requests,
-        badLines: x.badLines,
+        badLines: read.includes(x) ? x.badLines : 0,
         truncated: x.truncated,
       })),
       lines: sum((x) => x.lines),
@@ -105,10 +115,13 @@ export function buildReport(p: ReportParts): Report {
         duplicates: counters.duplicates,
         filtered: counters.filtered,
         overlongLines: sum((x) => x.overlongLines),
+        // Only when there are any: most logs are the audit backend's file alone.
+        ...(sum((x) => x.logLines) > 0 ? { logLines: sum((x) => x.logLines) } : {}),
       },
       truncated: sum((x) => x.truncated),
       truncatedRead: sum((x) => x.truncatedRead),
       skippedRecords: sum((x) => x.skippedRecords),
+      ...(p.nativeScanner !== undefined ? { nativeScanner: p.nativeScanner } : {}),
       sourceErrors: p.sourceErrors.map(({ source, message }) => ({ source, message })).sort((a, b) => cmp(a.source, b.source)),
       lateRequests: counters.late,
       nonResourceRequests: counters.nonResource,
@@ -132,8 +145,7 @@ export function buildReport(p: ReportParts): Report {
       allowlist: allowlist.rules.map((r) => r.name),
       detectors: Object.fromEntries(p.detectors.map((d) => [d.detector.meta.id, d.options])),
     },
-    findings: findings.sort(compareFindings),
-    notes: [...engine.notes].sort(compareFindings),
+    ...titled(findings.sort(compareFindings), [...engine.notes].sort(compareFindings)),
     summaries: engine.aggregates.summarize(options.top),
     series: bucketedSeries(engine.series),
   };

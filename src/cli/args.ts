@@ -20,7 +20,7 @@ export type CliFormat = Format | 'ndjson';
 /** Subcommands. */
 export type Command = 'analyze' | 'watch' | 'serve';
 
-/** Flags of `watch` and `serve` only (see `auditstorm watch --help`). */
+/** Flags of `watch` and `serve` only (see `auditstorm watch --help`, `auditstorm serve --help`). */
 export interface LiveArgs {
   /** `serve --listen HOST:PORT` (default `127.0.0.1:8080`). */
   listen?: string;
@@ -37,8 +37,6 @@ export interface LiveArgs {
   fromStart: boolean;
 }
 
-/** Names of the live-only flags, for the "only for watch/serve" check. */
-const LIVE_FLAGS = ['listen', 'token-file', 'tls-cert', 'tls-key', 'tls-client-ca', 'max-body-bytes', 'metrics-top', 'request-timeout', 'from-start'] as const;
 
 /** Command-line arguments after parsing and normalization (no config file, no defaults). */
 export interface ParsedArgs {
@@ -53,6 +51,8 @@ export interface ParsedArgs {
   user: string[];
   resource: string[];
   verb: string[];
+  /** `--code 409,429,2xx`: raw items, checked and parsed in `createOptions`; empty when not given. */
+  code: string[];
   /** `--config FILE`. */
   config?: string;
   /** Raw duration text of `--window` / `--step` (parsed in `createOptions`). */
@@ -84,11 +84,23 @@ export interface ParsedArgs {
 /** What parsing asked for: run an analysis, or print text (help, version) and exit 0. */
 export type ParseOutcome = { kind: 'run'; args: ParsedArgs } | { kind: 'print'; text: string };
 
+/** What {@link parseArgs} needs besides argv; all optional. */
+export interface ParseSettings {
+  /** Help wrap width in columns (default 80). */
+  width?: number;
+  /** Defaults shown in the help. */
+  defaults?: HelpDefaults;
+  /** The program's name in help and hints (default `auditstorm`; `kubectl auditstorm` as a plugin). */
+  program?: string;
+  /** `$SHELL`, for `completion` without a shell named (zsh when it names zsh, else bash). */
+  shell?: string;
+}
+
 const GROUP_INPUT = 'Input:';
 const GROUP_FILTERS = 'Filters:';
 const GROUP_DETECTION = 'Detection:';
 const GROUP_OUTPUT = 'Output:';
-const GROUP_LIVE = 'Live (watch, serve):';
+const GROUP_LIVE = 'Server:';
 
 /** `--format` of `watch` and `serve`: how alerts are written (the final report follows it: text, or one JSON line). */
 function liveFormatOption(y: Argv): Argv {
@@ -118,55 +130,38 @@ export interface HelpDefaults {
   maxLineLength?: number;
 }
 
+/** The program's name in help, messages and hints: `auditstorm`, or `kubectl auditstorm` as a kubectl plugin. */
+export const PROGRAM = 'auditstorm';
+
 /**
- * Build the yargs parser. Exposed for tests and for printing help; use {@link parseArgs} to
- * parse.
- *
- * @param version string printed by `--version`
- * @param width help wrap width in columns (default 80)
- * @param defaults default values to show in the help
+ * Which commands take each command-specific flag, for "an option of serve, not of analyze"
+ * (every other flag is global: all commands take it).
  */
-export function buildParser(version: string, width = 80, defaults: HelpDefaults = {}): Argv {
-  const shown = (v: string | number | undefined) => (v === undefined ? {} : { defaultDescription: String(v) });
-  return yargs()
-    .scriptName('auditstorm')
-    .locale('en')
-    .exitProcess(false)
-    .fail(false)
-    .strict()
-    .parserConfiguration({
-      // `--no-color` is an option of its own, not the negation of an unknown `--color`.
-      'boolean-negation': false,
-      // Keep paths after `--` (e.g. a file named `-x.log`).
-      'populate--': true,
-      // No camelCase twins: strict mode would name an unknown `--foo-bar` twice.
-      'camel-case-expansion': false,
-    })
-    .usage('$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.')
-    .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) =>
-      y.positional('paths', {
-        type: 'string',
-        array: true,
-        describe: 'Audit log files (plain or .gz) or directories; "-" or nothing reads stdin',
-      }),
-    )
-    .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) =>
-      liveFormatOption(y)
-        .positional('paths', {
-          type: 'string',
-          array: true,
-          describe: 'The active log file to follow (rotated and gzipped files are handled), or "-"/nothing for stdin',
-        })
-        .example('tail -F /var/log/kubernetes/audit/audit.log | $0 watch', 'Alerts from a pipe')
-        .example('$0 watch /var/log/kubernetes/audit/audit.log', 'Follow the file itself, across rotation')
-        .example('kubectl logs -f -n kube-system kube-apiserver-cp1 | $0 watch --format ndjson', 'One JSON object per alert'),
-    )
-    .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) =>
-      liveFormatOption(y)
-        .example('$0 serve --listen 127.0.0.1:8080', 'Plain HTTP on loopback')
-        .example('$0 serve --listen 0.0.0.0:8443 --tls-cert s.crt --tls-key s.key --tls-client-ca ca.crt --token-file token', 'TLS, client certificates and a bearer token'),
-    )
-    .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `auditstorm diff --help`')
+const FLAG_COMMANDS: Readonly<Record<string, readonly string[]>> = {
+  'max-line-length': ['analyze', 'watch'],
+  threads: ['analyze'],
+  'input-format': ['analyze', 'watch'],
+  'fail-on': ['analyze', 'watch'],
+  'from-start': ['watch'],
+  listen: ['serve'],
+  'token-file': ['serve'],
+  'tls-cert': ['serve'],
+  'tls-key': ['serve'],
+  'tls-client-ca': ['serve'],
+  'max-body-bytes': ['serve'],
+  'metrics-top': ['serve'],
+  'request-timeout': ['serve'],
+};
+
+type Shown = (v: string | number | undefined) => { defaultDescription?: string };
+
+/**
+ * Flags every command but `completion` takes, in help order: Input, Filters, Detection, Output.
+ * Defined in each command's builder (not globally) so `completion --help` lists none of them,
+ * and first, so a command's own flags join these groups after them.
+ */
+function sharedOptions(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  return y
     .option('config', {
       group: GROUP_INPUT,
       type: 'string',
@@ -179,27 +174,6 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       requiresArg: true,
       describe: 'How far (a duration) lines may be out of time order and still be placed exactly; later ones are counted as late (watch and serve: 1s by default)',
       ...shown(defaults.reorderWindow),
-    })
-    .option('max-line-length', {
-      group: GROUP_INPUT,
-      type: 'number',
-      requiresArg: true,
-      describe: 'Longest line (or JSON value) accepted, in characters (bytes for ASCII text); longer ones are counted and skipped',
-      ...shown(defaults.maxLineLength),
-    })
-    .option('threads', {
-      group: GROUP_INPUT,
-      type: 'number',
-      requiresArg: true,
-      describe: 'Worker threads that decode JSON-lines files of 64 MB and more (0: read on one thread; default: cores − 1)',
-    })
-    .option('input-format', {
-      group: GROUP_INPUT,
-      type: 'string',
-      requiresArg: true,
-      choices: INPUT_FORMATS,
-      describe: 'How inputs are framed: detected per file, or JSON lines, JSON documents, YAML documents, legacy text',
-      defaultDescription: 'auto',
     })
     .option('since', {
       group: GROUP_FILTERS,
@@ -238,6 +212,14 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       requiresArg: true,
       describe: 'Keep only this verb (repeatable, comma list)',
     })
+    .option('code', {
+      group: GROUP_FILTERS,
+      type: 'string',
+      requiresArg: true,
+      describe: 'Show only findings (and live alerts) about responses with these HTTP status codes: 409 (Conflict, AlreadyExists), '
+        + '429, 200 (hot loops, no-op writes, write fights), or a class such as 4xx (repeatable, comma list); the verb × resource × code '
+        + 'table keeps only those codes. The detectors still see every request: a conflict share or a retry gap needs the successful writes too',
+    })
     .option('window', {
       group: GROUP_DETECTION,
       type: 'string',
@@ -271,7 +253,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       type: 'string',
       choices: FORMATS,
       requiresArg: true,
-      describe: 'Format written to stdout',
+      describe: 'Format written to stdout, and to -o files whose name has no known extension',
       defaultDescription: 'text',
     })
     .option('out', {
@@ -279,16 +261,9 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       group: GROUP_OUTPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'Also write the report to FILE, format from its extension: .txt, .json, .md, .html (repeatable). '
-        + 'With only --out and no --format, stdout gets nothing and stderr a one-line summary',
-    })
-    .option('fail-on', {
-      group: GROUP_OUTPUT,
-      type: 'string',
-      choices: SEVERITIES,
-      coerce: (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v),
-      requiresArg: true,
-      describe: 'Exit 1 when a finding has this severity or higher',
+      describe: 'Also write the report to FILE (repeatable), format from its extension: .txt, .json, .md, .html; '
+        + 'any other name (/dev/null, report) gets --format (text when not given). '
+        + 'With --out and no --format for stdout, stdout gets nothing and stderr a one-line summary',
     })
     .option('top', {
       group: GROUP_OUTPUT,
@@ -307,66 +282,182 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       group: GROUP_OUTPUT,
       type: 'boolean',
       describe: 'No progress line and no summary on stderr',
+    });
+}
+
+
+function maxLineLengthOption(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  return y.option('max-line-length', {
+    group: GROUP_INPUT,
+    type: 'number',
+    requiresArg: true,
+    describe: 'Longest line (or JSON value) accepted, in characters (bytes for ASCII text); longer ones are counted and skipped',
+    ...shown(defaults.maxLineLength),
+  });
+}
+
+function inputFormatOption(y: Argv): Argv {
+  return y.option('input-format', {
+    group: GROUP_INPUT,
+    type: 'string',
+    requiresArg: true,
+    choices: INPUT_FORMATS,
+    describe: 'How inputs are framed: detected per file, or JSON lines, JSON documents, YAML documents, legacy text',
+    defaultDescription: 'auto',
+  });
+}
+
+function failOnOption(y: Argv, when: string): Argv {
+  return y.option('fail-on', {
+    group: GROUP_OUTPUT,
+    type: 'string',
+    choices: SEVERITIES,
+    coerce: (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v),
+    requiresArg: true,
+    describe: `Exit 1 ${when} when a finding has this severity or higher`,
+  });
+}
+
+/** `analyze`'s own flags and examples (also those of the bare `$0 [paths..]`). */
+function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  const withInput = inputFormatOption(maxLineLengthOption(sharedOptions(y, shown, defaults), shown, defaults))
+    .positional('paths', {
+      type: 'string',
+      array: true,
+      describe: 'Audit log files (plain or .gz) or directories; "-" or nothing reads stdin',
     })
+    .option('threads', {
+      group: GROUP_INPUT,
+      type: 'number',
+      requiresArg: true,
+      describe: 'Worker threads that decode JSON-lines files of 64 MB and more (0: read on one thread; default: cores − 1)',
+    });
+  return failOnOption(withInput, 'after the report')
+    .example('$0 audit.log', 'Text report of one log')
+    .example('$0 logs/ --since 2h', 'All logs in a directory, last 2h')
+    .example('zcat a.log.gz | $0 -n shop', 'Read stdin; namespace shop only')
+    .example('$0 a.log -o r.html -o r.json -o r.md', 'Write files; summary on stderr')
+    .example('$0 a.log --code 409,429', 'Only findings about 409s and 429s')
+    .example('$0 a.log --fail-on high -o /dev/null', 'CI: exit 1 on high or critical findings, no report')
+    .example('$0 a.log --format json | jq', 'JSON for programs')
+    .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override');
+}
+
+/** `watch`'s own flags and examples. */
+function watchBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  const withInput = inputFormatOption(maxLineLengthOption(liveFormatOption(sharedOptions(y, shown, defaults)), shown, defaults))
+    .positional('paths', {
+      type: 'string',
+      array: true,
+      describe: 'The active log file to follow (rotated and gzipped files are handled), or "-"/nothing for stdin',
+    })
+    .option('from-start', {
+      group: GROUP_INPUT,
+      type: 'boolean',
+      describe: 'Read what the file already holds before following it (default: start at its end)',
+    });
+  return failOnOption(withInput, 'at the end of the stream (or on SIGINT/SIGTERM)')
+    .example('tail -F /var/log/kubernetes/audit/audit.log | $0 watch', 'Alerts from a pipe')
+    .example('$0 watch /var/log/kubernetes/audit/audit.log', 'Follow the file itself, across rotation')
+    .example('kubectl logs -f -n kube-system kube-apiserver-cp1 | $0 watch --format ndjson', 'One JSON object per alert (needs --audit-log-path=-; klog lines are skipped)')
+    .example('kubectl logs -n kube-system kube-apiserver-cp1 | $0 watch --fail-on high', 'CI: exit 1 if a high finding appeared');
+}
+
+/** `serve`'s own flags and examples. */
+function serveBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  return liveFormatOption(sharedOptions(y, shown, defaults))
     .option('listen', {
       group: GROUP_LIVE,
       type: 'string',
       requiresArg: true,
-      describe: 'serve: HOST:PORT to listen on (port 0 picks a free one)',
+      describe: 'HOST:PORT to listen on (port 0 picks a free one; the bound address is printed on stderr, also with -q)',
       defaultDescription: '127.0.0.1:8080',
     })
     .option('token-file', {
       group: GROUP_LIVE,
       type: 'string',
       requiresArg: true,
-      describe: 'serve: require Authorization: Bearer <the token in FILE> (every path but /healthz)',
+      describe: 'Require Authorization: Bearer <the token in FILE> (every path but /healthz)',
     })
-    .option('tls-cert', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'serve: serve HTTPS with this PEM certificate (chain)' })
-    .option('tls-key', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'serve: PEM private key of --tls-cert' })
+    .option('tls-cert', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'Serve HTTPS with this PEM certificate (chain)' })
+    .option('tls-key', { group: GROUP_LIVE, type: 'string', requiresArg: true, describe: 'PEM private key of --tls-cert' })
     .option('tls-client-ca', {
       group: GROUP_LIVE,
       type: 'string',
       requiresArg: true,
-      describe: 'serve: require client certificates signed by this PEM CA',
+      describe: 'Require client certificates signed by this PEM CA',
     })
     .option('max-body-bytes', {
       group: GROUP_LIVE,
       type: 'number',
       requiresArg: true,
-      describe: 'serve: largest POST body, in bytes after decompression (413 above)',
+      describe: 'Largest POST body, in bytes after decompression (413 above)',
       defaultDescription: String(64 * 1024 * 1024),
     })
     .option('metrics-top', {
       group: GROUP_LIVE,
       type: 'number',
       requiresArg: true,
-      describe: 'serve: actors and objects listed in /metrics',
+      describe: 'Actors and objects listed in /metrics',
       defaultDescription: '10',
     })
     .option('request-timeout', {
       group: GROUP_LIVE,
       type: 'string',
       requiresArg: true,
-      describe: 'serve: longest time (a duration) a client may take to send a whole request; slower ones get 408 and are disconnected',
+      describe: 'Longest time (a duration) a client may take to send a whole request; slower ones get 408 and are disconnected',
       defaultDescription: '30s',
     })
-    .option('from-start', {
-      group: GROUP_LIVE,
-      type: 'boolean',
-      describe: 'watch FILE: read what the file already holds before following it (default: start at its end)',
+    .example('$0 serve --listen 127.0.0.1:8080', 'Plain HTTP on loopback')
+    .example('$0 serve --listen 127.0.0.1:0 -q', 'A free port; only the bound address on stderr')
+    .example('$0 serve --listen 0.0.0.0:8443 --tls-cert s.crt --tls-key s.key --tls-client-ca ca.crt --token-file token', 'TLS, client certificates and a bearer token');
+}
+
+/**
+ * Build the yargs parser. Exposed for tests and for printing help; use {@link parseArgs} to
+ * parse. analyze, watch and serve take the shared flags ({@link sharedOptions}: config, reorder
+ * window, filters, detection, output) and their own (see {@link FLAG_COMMANDS}); each command's
+ * `--help` shows only the flags it takes, and its own examples.
+ *
+ * @param version string printed by `--version`
+ * @param width help wrap width in columns (default 80)
+ * @param defaults default values to show in the help
+ * @param program the name in usage lines and examples (`auditstorm`, `kubectl auditstorm`)
+ */
+export function buildParser(version: string, width = 80, defaults: HelpDefaults = {}, program = PROGRAM): Argv {
+  const shown: Shown = (v) => (v === undefined ? {} : { defaultDescription: String(v) });
+  return yargs()
+    .scriptName(program)
+    .locale('en')
+    .exitProcess(false)
+    .fail(false)
+    .strict()
+    .parserConfiguration({
+      // `--no-color` is an option of its own, not the negation of an unknown `--color`.
+      'boolean-negation': false,
+      // Keep paths after `--` (e.g. a file named `-x.log`).
+      'populate--': true,
+      // No camelCase twins: strict mode would name an unknown `--foo-bar` twice.
+      'camel-case-expansion': false,
     })
-    .version('version', 'Show the version', version)
+    .usage(`$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n$0 completion bash|zsh\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.`)
+    .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
+    .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) =>
+      watchBuilder(y, shown, defaults),
+    )
+    .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) => serveBuilder(y, shown, defaults))
+    .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `$0 diff --help`')
+    .command('completion [shell]', 'Print a shell completion script: bash or zsh', (y) =>
+      y
+        .positional('shell', { type: 'string', choices: ['bash', 'zsh'], describe: 'The shell (default: bash, or zsh when $SHELL is zsh)' })
+        .example('$0 completion bash >> ~/.bashrc', 'Complete commands and flags in bash')
+        .example('$0 completion zsh > "${fpath[1]}/_auditstorm"', 'In zsh'),
+    )
+    .version('version', 'Show the version, and whether the native line scanner is in use', version)
     .help('help', 'Show this help')
     .alias('help', 'h')
-    .example('$0 audit.log', 'Text report of one log')
-    .example('$0 logs/ --since 2h', 'All logs in a directory, last 2h')
-    .example('zcat a.log.gz | $0 -n shop', 'Read stdin; namespace shop only')
-    .example('$0 a.log -o r.html -o r.json -o r.md', 'Write files; summary on stderr')
-    .example('$0 a.log --fail-on high', 'Exit 1 on high or critical findings')
-    .example('$0 a.log --format json | jq', 'JSON for programs')
-    .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override')
     .epilog(
-      'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
+      'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, code, failOn, top, '
         + 'maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
         + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minExcessWrites).\n'
         + 'Exit codes: 0 success (watch and serve also on SIGINT/SIGTERM, after the final report), 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
@@ -382,18 +473,27 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
  * @param version text for `--version`
  * @param width help wrap width in columns
  * @param defaults default values shown in the help
- * @returns `{ kind: 'print', text }` for `--help` / `--version`, otherwise the normalized
- *   arguments
- * @throws UsageError for unknown options, missing option values, bad choices and values that
- *   are not numbers; the message is yargs' own (one line)
+ * @param settings the program's name (`kubectl auditstorm` as a plugin) and `$SHELL`
+ * @returns `{ kind: 'print', text }` for `--help`, `--version`, `completion` (the script) and the
+ *   shell's completion requests; otherwise the normalized arguments
+ * @throws UsageError for unknown options (a flag of another command says which command takes
+ *   it), missing option values, bad choices and values that are not numbers; the message is
+ *   yargs' own (one line) unless said otherwise
  */
 export async function parseArgs(
   argv: readonly string[],
   version: string,
   width = 80,
   defaults: HelpDefaults = {},
+  settings: Pick<ParseSettings, 'program' | 'shell'> = {},
 ): Promise<ParseOutcome> {
-  const parser = buildParser(version, width, defaults);
+  const program = settings.program ?? PROGRAM;
+  const parser = buildParser(version, width, defaults, program);
+  const command = ['watch', 'serve', 'completion'].includes(argv[0] ?? '') ? argv[0]! : 'analyze';
+  const asksHelp = argv.some((a) => a === '--help' || a === '-h' || a === '--version');
+  if (command === 'completion' && !asksHelp && !argv.includes(COMPLETION_KEY)) {
+    return { kind: 'print', text: completionScript(argv.slice(1), settings.shell, program) };
+  }
   let printed = '';
   let raw: Record<string, unknown>;
   try {
@@ -402,8 +502,7 @@ export async function parseArgs(
     // An explicit `analyze` runs as the default command it also is: yargs renders and caches the
     // whole help text (~50 ms) for every named command it runs, not for the default one.
     // (Not when a path after it would be read as a command: a file named `watch`.)
-    const asDefault =
-      argv[0] === 'analyze' && !['analyze', 'watch', 'serve', 'help'].includes(argv[1] ?? '') && !argv.some((a) => a === '--help' || a === '-h' || a === '--version');
+    const asDefault = argv[0] === 'analyze' && !['analyze', 'watch', 'serve', 'completion', 'help'].includes(argv[1] ?? '') && !asksHelp;
     const words = argv[0] === 'help' ? ['--help', ...argv.slice(1)] : asDefault ? argv.slice(1) : argv;
     const args = words.map((a) => (a === '-' ? STDIN_PLACEHOLDER : a));
     raw = (await parser.parse(args, {}, (_err: unknown, _argv: unknown, output: string) => {
@@ -411,13 +510,74 @@ export async function parseArgs(
     })) as Record<string, unknown>;
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
-    throw new UsageError(oneLine(msg), 'run `auditstorm --help` for usage');
+    throw otherCommandsFlag(msg, command, program) ?? new UsageError(oneLine(msg), `run \`${program}${command === 'analyze' ? '' : ` ${command}`} --help\` for usage`);
+  }
+  if (argv.includes(COMPLETION_KEY)) {
+    // yargs offers one-letter aliases as `--n`: the flag is `-n`.
+    const offered = printed.split('\n').filter((l) => l !== '').map((l) => (/^--\w$/.test(l) ? l.slice(1) : l));
+    return { kind: 'print', text: offered.map((l) => `${l}\n`).join('') };
   }
   if (raw['help'] === true || raw['version'] === true) {
     return { kind: 'print', text: printed.endsWith('\n') ? printed : `${printed}\n` };
   }
   const restored = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, restoreDash(v)]));
   return { kind: 'run', args: normalize(restored) };
+}
+
+/** The flag yargs' completion scripts call the program with to ask for completions. */
+const COMPLETION_KEY = '--get-yargs-completions';
+
+/**
+ * "--listen is an option of serve, not of analyze" for yargs' `Unknown argument: listen` when
+ * the flag belongs to another command; null for a flag no command takes (a typo).
+ */
+function otherCommandsFlag(msg: string, command: string, program: string): UsageError | null {
+  const m = /^Unknown arguments?: (.*)$/.exec(oneLine(msg));
+  if (m === null) return null;
+  for (const name of m[1]!.split(', ')) {
+    const takers = FLAG_COMMANDS[name];
+    if (takers === undefined || takers.includes(command)) continue;
+    return new UsageError(
+      `--${name} is an option of ${takers.join(' and ')}, not of ${command}`,
+      `run \`${program} ${takers[0]} --help\` for its options`,
+    );
+  }
+  return null;
+}
+
+/**
+ * `completion [bash|zsh]`: yargs' completion script for the shell named (else zsh when `$SHELL`
+ * is zsh, else bash). The script calls `auditstorm --get-yargs-completions …`, which
+ * {@link parseArgs} answers. yargs picks its template from `process.env.SHELL`, so that is set
+ * to the shell asked for while the script is made, then put back.
+ *
+ * @throws UsageError for another shell, or more than one word
+ */
+function completionScript(words: readonly string[], envShell: string | undefined, program: string): string {
+  const shell = words[0] ?? (envShell !== undefined && /zsh/.test(envShell) ? 'zsh' : 'bash');
+  if ((shell !== 'bash' && shell !== 'zsh') || words.length > 1) {
+    throw new UsageError(`completion ${words.join(' ')}: expected bash or zsh`, `e.g. ${program} completion bash >> ~/.bashrc`);
+  }
+  const saved = { SHELL: process.env.SHELL, ZSH_NAME: process.env.ZSH_NAME };
+  process.env.SHELL = `/bin/${shell}`;
+  delete process.env.ZSH_NAME;
+  let script = '';
+  try {
+    // A kubectl plugin completes through kubectl; the script always names the program itself.
+    void yargs()
+      .scriptName(PROGRAM)
+      .exitProcess(false)
+      .completion('completion', false)
+      .parse(['completion'], {}, (_e: unknown, _a: unknown, output: string) => {
+        script = output;
+      });
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+  return script.endsWith('\n') ? script : `${script}\n`;
 }
 
 const STDIN_PLACEHOLDER = '\u0000stdin';
@@ -489,15 +649,11 @@ function normalize(raw: Record<string, unknown>): ParsedArgs {
     user: list(raw['user']),
     resource: list(raw['resource']),
     verb: list(raw['verb']),
+    code: list(raw['code']),
     out: (raw['out'] === undefined ? [] : [raw['out']].flat()).map(String),
     noColor: last(raw['no-color']) === true,
     quiet: last(raw['quiet']) === true,
   };
-  for (const flag of LIVE_FLAGS) {
-    if (raw[flag] !== undefined && command === 'analyze') {
-      throw new UsageError(`--${flag} is an option of watch and serve, not of analyze`, 'run `auditstorm watch --help` or `auditstorm serve --help`');
-    }
-  }
   if (command !== 'analyze') {
     args.command = command;
     args.live = { fromStart: last(raw['from-start']) === true };

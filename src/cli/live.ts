@@ -3,8 +3,9 @@
  * stdout (text or `--format ndjson`), a status line on stderr when it is a terminal, SIGINT or
  * SIGTERM to the final report (the renderers of `analyze`, `-o FILE` files too) and exit 0.
  *
- * Exit codes: 0 (input ended, or a signal); 2 usage, config or input error (not an audit log, a
- * port in use, unreadable TLS files). A closed stdout (`| head`) stops quietly with 0.
+ * Exit codes: 0 (input ended, or a signal); 1 for `watch --fail-on SEVERITY` when a finding at or
+ * above it appeared; 2 usage, config or input error (not an audit log, a port in use, unreadable
+ * TLS files). A closed stdout (`| head`) stops quietly (0, or 1 as said).
  */
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -15,7 +16,7 @@ import { statusWithRate, type LiveStatus } from '../live/session.js';
 import type { Report } from '../report/schema.js';
 import type { ParsedArgs } from './args.js';
 import type { CliIO } from './main.js';
-import { checkOutDirs, warningsFor, writeOutputs, type Guarded } from './main.js';
+import { checkOutDirs, exitCodeFor, warningsFor, withCodes, writeOutputs, type Guarded } from './main.js';
 import { createOptions } from './options.js';
 
 /** `HOST:PORT` → parts; `[::1]:8080` for IPv6. Default `127.0.0.1:8080`. */
@@ -53,7 +54,7 @@ async function readFlagFile(flag: string, path: string): Promise<string> {
  *
  * @param args parsed flags with `command` `watch` or `serve`
  * @param io the outside world; `io.onSignal` (SIGINT/SIGTERM) stops the run
- * @returns the exit code (0, or 2 for errors thrown before the run started)
+ * @returns the exit code (0, or 1 for `--fail-on` as in `analyze`)
  * @throws UsageError, ConfigError, InputError (the caller prints them and exits 2)
  */
 export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Guarded): Promise<number> {
@@ -62,7 +63,6 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
   if (args.format !== undefined && args.format !== 'text' && args.format !== 'ndjson') {
     throw new UsageError(`${command} --format ${args.format}: alerts are text or ndjson`, `write the final report with -o report.${args.format === 'markdown' ? 'md' : args.format}`);
   }
-  if (args.failOn !== undefined) throw new UsageError(`--fail-on is for analyze: ${command} exits 0 after its final report`);
   const ndjson = args.format === 'ndjson';
   const { analyze: options, output } = await createOptions(args, io.readFile, {
     term: { stdoutIsTTY: io.isTTY.stdout, stderrIsTTY: io.isTTY.stderr, env: io.env },
@@ -84,7 +84,11 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
     stdoutClosed = true;
     stopRun();
   });
+  // --code: alerts about other codes are not written, as the final report does not show them.
+  const { codeMatches, findingCodes } = await import('../report/codes.js');
+  const shownAlert = (a: LiveAlert): boolean => output.codes.length === 0 || findingCodes(a.finding).some((c) => codeMatches(c, output.codes));
   const onAlert = (a: LiveAlert): void => {
+    if (!shownAlert(a)) return;
     const line = ndjson ? formatAlertJson(a) : formatAlertText(a);
     chain = chain.then(clearStatus).then(() => out.write(`${line}\n`));
   };
@@ -166,11 +170,10 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
         { now, onAlert, ...(io.residentMemory ? { residentMemory: io.residentMemory } : {}) },
       );
       const shownHost = server.host.includes(':') ? `[${server.host}]` : server.host;
-      if (!output.quiet) {
-        await err.write(
-          `auditstorm: listening on ${server.scheme}://${shownHost}:${server.port} (POST audit EventLists; GET /metrics /healthz /report /report.html)${token !== undefined ? ', bearer token required' : ''}${tls?.clientCa !== undefined ? ', client certificates required' : ''}\n`,
-        );
-      }
+      // Also with -q: with --listen HOST:0 it is the only way to learn the port.
+      await err.write(
+        `auditstorm: listening on ${server.scheme}://${shownHost}:${server.port} (POST audit EventLists; GET /metrics /healthz /report /report.html)${token !== undefined ? ', bearer token required' : ''}${tls?.clientCa !== undefined ? ', client certificates required' : ''}\n`,
+      );
       let statusTimer: ReturnType<typeof setInterval> | null = null;
       if (onStatus) {
         const read = statusWithRate(server.session, now);
@@ -194,7 +197,11 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
   await clearStatus();
   // As analyze: a source cut short or skipped is said on stderr, not only in the report.
   for (const w of warningsFor(report).filter((x) => !x.startsWith('no '))) await err.write(`auditstorm: warning: ${w}\n`);
-  if (stdoutClosed) return 0;
+  report = await withCodes(report, output, err);
+  // watch --fail-on: 1 when such a finding appeared (stdin ended, or a signal).
+  // serve has no --fail-on (a config file's failOn does not make a stopped server exit 1).
+  const code = command === 'watch' ? exitCodeFor(report, output.failOn) : 0;
+  if (stdoutClosed) return code;
   if (ndjson && output.stdout) {
     await out.write(`${JSON.stringify({ type: 'report', report })}\n`);
     await writeOutputs(report, { ...output, stdout: false, quiet: true }, out, err, io);
@@ -202,5 +209,5 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
     if (output.stdout) await out.write('\n');
     await writeOutputs(report, output, out, err, io);
   }
-  return 0;
+  return code;
 }

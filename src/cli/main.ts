@@ -52,6 +52,23 @@ export interface CliIO {
   onSignal?: (handler: () => void) => () => void;
   /** `serve`: resident memory in bytes, for `/metrics`. */
   residentMemory?: () => number;
+  /**
+   * The program's name in help and hints: `auditstorm`, or `kubectl auditstorm` when run as the
+   * kubectl plugin `kubectl-auditstorm` (see {@link programName}). Default `auditstorm`.
+   */
+  program?: string;
+  /** Whether the native line scanner is built and in use (default: as `src/parser/native.ts` loaded it). */
+  nativeScanner?: boolean;
+}
+
+/**
+ * The name to show for the executable at `argv1` (`process.argv[1]`): `kubectl auditstorm` when
+ * kubectl runs it as a plugin (an executable named `kubectl-auditstorm` on the PATH), else
+ * `auditstorm`.
+ */
+export function programName(argv1: string | undefined): string {
+  const base = (argv1 ?? '').split(/[\\/]/).pop() ?? '';
+  return /^kubectl-auditstorm(\.js|\.exe)?$/.test(base) ? 'kubectl auditstorm' : 'auditstorm';
 }
 
 /**
@@ -79,10 +96,11 @@ export function processIO(): CliIO {
       };
     },
     residentMemory: () => process.memoryUsage.rss(),
+    program: programName(process.argv[1]),
   };
 }
 
-const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'help'] as const;
+const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'completion', 'help'] as const;
 
 /** Edit distance (insertions, deletions, substitutions) of two short words. */
 function editDistance(a: string, b: string): number {
@@ -137,6 +155,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   z.config({ jitless: true });
   const out = guard(io.stdout);
   const err = guard(io.stderr);
+  const program = io.program ?? 'auditstorm';
   let progress: ProgressLine | undefined;
   try {
     if (argv[0] === 'diff') {
@@ -145,7 +164,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       return await runDiff(argv.slice(1), io, out, err);
     }
     const width = io.isTTY.stdout ? (io.columns?.stdout ?? 80) : 80;
-    const parsed = await parseArgs(argv, VERSION, width, helpDefaults());
+    const version = argv.includes('--version') ? versionText(await nativeInUse(io)) : VERSION;
+    const parsed = await parseArgs(argv, version, width, helpDefaults(), { program, ...(io.env.SHELL !== undefined ? { shell: io.env.SHELL } : {}) });
     if (parsed.kind === 'print') {
       await out.write(parsed.text);
       return 0;
@@ -154,8 +174,13 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (typo !== null && !(await exists(parsed.args.paths[0]!))) {
       throw new UsageError(
         `"${parsed.args.paths[0]}" is neither a file nor a command`,
-        `did you mean \`auditstorm ${typo}\`? (commands: analyze, the default, watch, serve, diff, help)`,
+        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, diff, completion, help)`,
       );
+    }
+    if (!parsed.args.quiet && !(await nativeInUse(io))) {
+      const { nativeNoteOnce } = await import('./native-note.js');
+      const note = await nativeNoteOnce(io.env, VERSION);
+      if (note !== null) await err.write(note);
     }
     if (parsed.args.command === 'watch' || parsed.args.command === 'serve') {
       const { runLive } = await import('./live.js');
@@ -189,12 +214,12 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     const report = await analyze(analyzeOptions, analyzeIO);
     progress?.done();
     for (const w of warningsFor(report)) await err.write(`auditstorm: warning: ${w}\n`);
-
-    await writeOutputs(report, output, out, err, io);
-    return exitCodeFor(report, output.failOn);
+    const shown = await withCodes(report, output, err);
+    await writeOutputs(shown, output, out, err, io);
+    return exitCodeFor(shown, output.failOn);
   } catch (e) {
     progress?.done();
-    await err.write(describeError(e));
+    await err.write(describeError(e, program));
     return 2;
   }
 }
@@ -256,13 +281,20 @@ export async function writeOutputs(report: Report, output: OutputOptions, out: G
     }
   }
   if (output.stdout) {
-    const renderOpts: { color: boolean; width?: number } = { color: output.color };
-    const width = io.isTTY.stdout ? io.columns?.stdout : undefined;
+    // A terminal: fit its width. A file or pipe: full identities, prose wrapped at $COLUMNS if set.
+    const renderOpts: { color: boolean; width?: number; fit: boolean } = { color: output.color, fit: io.isTTY.stdout };
+    const width = io.isTTY.stdout ? io.columns?.stdout : envColumns(io.env);
     if (width !== undefined) renderOpts.width = width;
     await out.write(withNewline(renderReport(report, output.format, renderOpts)));
   } else if (!output.quiet) {
     await err.write(summaryLine(report, output.outs.map((o) => o.path)));
   }
+}
+
+/** `$COLUMNS` as a positive integer, or `undefined` when unset or not a number. */
+export function envColumns(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const n = Number(env.COLUMNS);
+  return env.COLUMNS !== undefined && /^\d+$/.test(env.COLUMNS.trim()) && n > 0 ? n : undefined;
 }
 
 /** Fail before a long analysis when an `--out` file could not be written anyway. */
@@ -304,10 +336,39 @@ function helpDefaults(): HelpDefaults {
   return d;
 }
 
-/** `auditstorm: <message>` plus `hint: …` for user errors; the stack for bugs. */
-function describeError(e: unknown): string {
+/**
+ * The report as `--code` shows it (`src/report/codes.ts`), and a line on stderr when that hid
+ * findings (not with `--quiet`).
+ */
+export async function withCodes(report: Report, output: Pick<OutputOptions, 'codes' | 'quiet'>, err: Guarded): Promise<Report> {
+  if (output.codes.length === 0) return report;
+  const { filterByCodes } = await import('../report/codes.js');
+  const r = filterByCodes(report, output.codes);
+  if (r.hiddenFindings > 0 && !output.quiet) {
+    await err.write(`auditstorm: --code ${output.codes.join(',')}: ${r.hiddenFindings} of ${report.findings.length} findings are about other codes and not shown\n`);
+  }
+  return r.report;
+}
+
+/** `0.1.0 (native line scanner: in use)`, or that it was not built. */
+export function versionText(native: boolean): string {
+  return `${VERSION} (native line scanner: ${native ? 'in use' : 'not built; every line is read in JavaScript: same results, slower'})`;
+}
+
+/** Whether the native line scanner is in use: `io.nativeScanner`, else whether `src/parser/native.ts` loaded it. */
+async function nativeInUse(io: CliIO): Promise<boolean> {
+  if (io.nativeScanner !== undefined) return io.nativeScanner;
+  return (await import('../parser/native.js')).nativeScanner !== null;
+}
+
+/**
+ * `auditstorm: <message>` plus `hint: …` for user errors; the stack for bugs. As a kubectl
+ * plugin, the commands named in messages and hints read `kubectl auditstorm …`.
+ */
+function describeError(e: unknown, program = 'auditstorm'): string {
   if (e instanceof AuditstormError) {
-    return `auditstorm: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`;
+    const named = (t: string): string => (program === 'auditstorm' ? t : t.replace(/(?<!kubectl )`auditstorm(?=[ `])|(?<=(?:e\.g\.|\|) )auditstorm(?= )/g, (m) => m.replace('auditstorm', program)));
+    return `auditstorm: ${named(e.message)}\n${e.hint ? `hint: ${named(e.hint)}\n` : ''}`;
   }
   // A file system error that escaped the core still names a path the user gave: not a bug.
   const fsErr = e as { code?: unknown; path?: unknown } | null;

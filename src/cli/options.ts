@@ -11,6 +11,7 @@ import { ConfigError, describeFsError, UsageError } from '../errors.js';
 import type { AnalyzeOptionsInput } from '../options.js';
 import type { Detector } from '../detectors/types.js';
 import { formatFromPath, type Format } from '../report/formats.js';
+import { parseCodes, type CodeItem } from '../report/codes.js';
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { splitList, type ParsedArgs } from './args.js';
 import { durationProblem, formatDuration, timeBoundProblem, tryParseDuration } from '../duration.js';
@@ -38,6 +39,8 @@ export const ConfigFileSchema = z
     user: StringList.optional(),
     resource: StringList.optional(),
     verb: StringList.optional(),
+    /** `--code`: HTTP statuses or classes (`409`, `4xx`) whose findings are shown. */
+    code: z.union([StringList, z.number().int(), z.array(z.union([z.string(), z.number().int()]))]).optional(),
     failOn: SeveritySchema.optional(),
     top: z.number().int().positive().optional(),
     groupFindings: z.number().int().nonnegative().optional(),
@@ -81,8 +84,10 @@ export interface OutputOptions {
    * was not given (then `main` prints a one-line summary to stderr instead).
    */
   stdout: boolean;
-  /** `--out` files in the order given, format from the extension. */
+  /** `--out` files in the order given, format from the extension (else `--format`, else text). */
   outs: OutFile[];
+  /** `--code`: show only findings about these HTTP statuses or classes (`src/report/codes.ts`); empty: all. */
+  codes: CodeItem[];
   /** Colour on stdout (see {@link useColor}). Files never get colour. */
   color: boolean;
   /** Exit 1 when a finding is at or above this severity. */
@@ -162,8 +167,8 @@ export interface CreateOptionsContext {
  * @throws ConfigError when the config file cannot be read, is not valid YAML/JSON, has unknown
  *   keys or wrong values; the message starts with the file path and names the field, e.g.
  *   `config.yaml: detectors.conflict-storm.minConflicts: expected number, received string`
- * @throws UsageError for bad flag values (`--window abc`, `--since yesterday`, an `--out` file
- *   whose extension names no format, the same `--out` path twice)
+ * @throws UsageError for bad flag values (`--window abc`, `--since yesterday`, `--code 40x`, the
+ *   same `--out` path twice)
  */
 export async function createOptions(
   argv: ParsedArgs,
@@ -187,6 +192,7 @@ export async function createOptions(
   const maxLineLength = argv.maxLineLength ?? config.maxLineLength;
   const threads = argv.threads ?? config.threads;
   const inputFormat = argv.inputFormat ?? config.inputFormat;
+  const codes = pickCodes(argv.code, config.code, file);
 
   // --- detectors ----------------------------------------------------------------------------
   const detectors: Record<string, Record<string, unknown>> = {};
@@ -238,17 +244,17 @@ export async function createOptions(
   // --- outputs ------------------------------------------------------------------------------
   const outs: OutFile[] = [];
   const seen = new Set<string>();
+  /** `--format` went to an `--out` file with no known extension, not to stdout. */
+  let formatTaken = false;
   for (const path of argv.out) {
     if (path === '') throw new UsageError('--out: empty file name');
     if (seen.has(path)) throw new UsageError(`--out ${path}: given twice`);
     seen.add(path);
-    const format = formatFromPath(path);
-    if (format === undefined) {
-      throw new UsageError(
-        `--out ${path}: cannot tell the format from the file name`,
-        'end the name in .txt, .json, .md (or .markdown) or .html',
-      );
-    }
+    // A name with no known extension (/dev/null, `report`) is written in --format (ndjson: the
+    // final report as JSON), and that --format no longer asks for the report on stdout.
+    const named = formatFromPath(path);
+    const format: Format = named ?? (argv.format === undefined ? 'text' : argv.format === 'ndjson' ? 'json' : argv.format);
+    if (named === undefined && argv.format !== undefined && argv.format !== 'ndjson') formatTaken = true;
     outs.push({ path, format });
   }
 
@@ -281,8 +287,9 @@ export async function createOptions(
   const output: OutputOptions = {
     // watch/serve --format ndjson: alerts as JSON lines (src/cli/live.ts), the final report as JSON.
     format: argv.format === 'ndjson' ? 'json' : (argv.format ?? 'text'),
-    stdout: argv.format !== undefined || outs.length === 0,
+    stdout: (argv.format !== undefined && !formatTaken) || outs.length === 0,
     outs,
+    codes,
     color: useColor(term, argv.noColor),
     progress: useProgress(term, argv.quiet),
     quiet: argv.quiet,
@@ -456,6 +463,18 @@ function pickTimeBound(flag: string | undefined, cfg: string | undefined, name: 
     return cfg;
   }
   return undefined;
+}
+
+function pickCodes(flag: readonly string[], cfg: string | number | readonly (string | number)[] | undefined, file: string | undefined): CodeItem[] {
+  try {
+    if (flag.length > 0) return parseCodes(flag);
+    if (cfg === undefined) return [];
+    return parseCodes(splitList((Array.isArray(cfg) ? cfg : [cfg]).map(String)));
+  } catch (e) {
+    const reason = (e as Error).message;
+    if (flag.length > 0) throw new UsageError(`--code: ${reason}`, 'e.g. --code 409,429 or --code 4xx');
+    throw new ConfigError(`${file}: code: ${reason}`);
+  }
 }
 
 function pickList(flag: readonly string[], cfg: string | readonly string[] | undefined): string[] {

@@ -44,6 +44,7 @@ import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, Identities, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
 import { excessAttempts, trafficShare, writeShare } from './impact.js';
+import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
 import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
@@ -639,10 +640,13 @@ export const conflictStorm = defineDetector({
         });
       }
       if (status && okPerSec >= o.churnWritesPerSec) {
-        advice.push({
-          id: 'stable-transition-time',
-          text: "Only change a condition's lastTransitionTime when its status changes (meta.SetStatusCondition does this): a timestamp set to now on every reconcile makes every status write a real change that triggers the next reconcile.",
-        });
+        advice.push(
+          transitionTimeAdvice(
+            h.evidence.level,
+            p.object,
+            "Only change a condition's lastTransitionTime when its status changes (meta.SetStatusCondition does this): a timestamp set to now on every reconcile makes every status write a real change that triggers the next reconcile.",
+          ),
+        );
       }
       return advice;
     }

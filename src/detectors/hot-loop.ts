@@ -71,6 +71,7 @@ import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
+import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
 import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
@@ -422,10 +423,13 @@ export const hotLoop = defineDetector({
           id: 'ignore-own-status-updates',
           text: 'Every status write is a watch event that enqueues the object again: filter them with builder.WithPredicates(predicate.GenerationChangedPredicate{}) (status writes do not bump metadata.generation), so the controller reacts to spec changes, not to its own writes.',
         });
-        advice.push({
-          id: 'stable-transition-time',
-          text: "Set conditions with meta.SetStatusCondition, which changes lastTransitionTime only when the condition's status changes; never stamp time.Now() into status on every pass.",
-        });
+        advice.push(
+          transitionTimeAdvice(
+            h.evidence.level,
+            p.object,
+            "Set conditions with meta.SetStatusCondition, which changes lastTransitionTime only when the condition's status changes; never stamp time.Now() into status on every pass.",
+          ),
+        );
       }
       if (signals.includes('immediate-requeue')) {
         advice.push({

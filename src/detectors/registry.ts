@@ -3,6 +3,7 @@
  */
 import { conflictStorm } from './conflict-storm.js';
 import { createConflictStorm } from './create-conflict-storm.js';
+import { createStorm } from './create-storm.js';
 import { fleetStorm } from './fleet-storm.js';
 import { hotLoop } from './hot-loop.js';
 import { noOpWrites } from './no-op-writes.js';
@@ -14,6 +15,7 @@ import type { Detector } from './types.js';
 export const DETECTORS: readonly Detector[] = [
   conflictStorm as unknown as Detector,
   createConflictStorm as unknown as Detector,
+  createStorm as unknown as Detector,
   fleetStorm as unknown as Detector,
   hotLoop as unknown as Detector,
   noOpWrites as unknown as Detector,

@@ -16,7 +16,7 @@
  * Verdicts compare rates normalised by each run's duration (its input time range): the
  * finding's bad answers per second (409/s, 429/s, AlreadyExists/s, no-op writes/s, flips/s)
  * and its excess requests per hour (`excessRequests`, see `src/detectors/impact.ts`); kinds
- * without bad answers (hot loops) are judged on writes/s. A judged rate above
+ * without bad answers (hot loops, create storms) are judged on writes/s or creates/s. A judged rate above
  * `before × (1 + tolerance)` makes the finding `worse`, below `before × (1 − tolerance)` `better`
  * (`worse` wins when both happen); within tolerance a change of severity decides, else `same`.
  */
@@ -61,6 +61,7 @@ const KIND_RATES: Readonly<Record<string, KindRates>> = {
   'no-op-writes': { traffic: { key: 'writes', label: 'writes/s' }, bad: [{ key: 'noOpWrites', label: 'no-op writes/s' }] },
   'write-fight': { traffic: { key: 'writes', label: 'writes/s' }, bad: [{ key: 'alternations', label: 'flips/s' }] },
   'create-conflict-storm': { traffic: { key: 'creates', label: 'creates/s' }, bad: [{ key: 'alreadyExists', label: 'AlreadyExists/s' }], peak: { key: 'peakAlreadyExistsPerSec', label: 'peak AlreadyExists/s' } },
+  'create-storm': { traffic: { key: 'creates', label: 'creates/s' }, bad: [], peak: { key: 'peakCreatesPerSec', label: 'peak creates/s' } },
   throttling: { traffic: { key: 'requests', label: 'requests/s' }, bad: [{ key: 'throttled', label: '429/s' }], peak: { key: 'peak429PerSec', label: 'peak 429/s' } },
   'fleet-storm': { traffic: { key: 'requests', label: 'requests/s' }, bad: [{ key: 'conflicts', label: '409/s' }, { key: 'throttled', label: '429/s' }], peak: { key: 'peakPerSec', label: 'peak 409+429/s' } },
 };

@@ -72,31 +72,52 @@ export class TimeSeries {
 export const MAX_SERIES_POINTS = 720;
 
 /**
- * The cluster series as the report carries it: every bucket from the first step with traffic to
- * the last (empty ones as zeros), buckets widened by a whole factor of `stepMs` so that there are
- * at most `maxPoints`.
- * @returns `bucketMs` and the points (`t` = bucket start, epoch ms); no points for an empty series
+ * An empty stretch longer than this many buckets is left out of the cluster series, so a
+ * directory of rotated logs days apart spends its points on the busy stretches. A layout choice
+ * (1/20 of {@link MAX_SERIES_POINTS}), not a detection threshold.
+ */
+export const SERIES_GAP_BUCKETS = 36;
+
+/**
+ * The cluster series as the report carries it: the busy stretches of the log, buckets widened by
+ * a whole factor of `stepMs` (the smallest that fits) so that there are at most `maxPoints`. Within
+ * a stretch every bucket is listed (empty ones as zeros); a run of more than `gapBuckets` empty
+ * buckets between two stretches is left out, so consecutive points more than `bucketMs` apart mark
+ * a gap in the log.
+ * @returns `bucketMs` and the points (`t` = bucket start, epoch ms, ascending); no points for an empty series
  */
 export function bucketedSeries(
   series: TimeSeries,
   maxPoints = MAX_SERIES_POINTS,
+  gapBuckets = SERIES_GAP_BUCKETS,
 ): { bucketMs: number; points: Array<{ t: number } & StepTotals> } {
   const entries = series.entries();
-  const first = entries[0];
-  const last = entries[entries.length - 1];
-  if (first === undefined || last === undefined) return { bucketMs: series.stepMs, points: [] };
-  const steps = (last[0] - first[0]) / series.stepMs + 1;
+  if (entries.length === 0) return { bucketMs: series.stepMs, points: [] };
   const cap = Math.max(1, maxPoints);
-  let factor = Math.max(1, Math.ceil(steps / cap));
-  // Buckets start at multiples of their width, which can add one bucket: widen until it fits.
-  const count = (f: number): number => Math.floor((last[0] - Math.floor(first[0] / (series.stepMs * f)) * series.stepMs * f) / (series.stepMs * f)) + 1;
-  while (count(factor) > cap) factor++;
+  /** Start of every busy bucket at width `bucketMs`, ascending, with the gaps cut. */
+  const layout = (bucketMs: number): number[] => {
+    const out: number[] = [];
+    for (const [t] of entries) {
+      const b = Math.floor(t / bucketMs) * bucketMs;
+      const prev = out[out.length - 1];
+      if (prev === undefined || b - prev > gapBuckets * bucketMs) out.push(b);
+      else for (let x = prev + bucketMs; x <= b; x += bucketMs) out.push(x);
+      if (out.length > cap) return out;
+    }
+    return out;
+  };
+  // Each bucket holds at most `factor` steps, so no factor below entries/cap can fit.
+  let factor = Math.max(1, Math.ceil(entries.length / cap));
+  let starts = layout(series.stepMs * factor);
+  while (starts.length > cap) {
+    factor = factor < 64 ? factor + 1 : Math.ceil(factor * 1.05);
+    starts = layout(series.stepMs * factor);
+  }
   const bucketMs = series.stepMs * factor;
-  const origin = Math.floor(first[0] / bucketMs) * bucketMs;
-  const n = count(factor);
-  const points = Array.from({ length: n }, (_, i) => ({ t: origin + i * bucketMs, requests: 0, writes: 0, conflicts: 0, throttled: 0 }));
+  const index = new Map(starts.map((t, i) => [t, i]));
+  const points = starts.map((t) => ({ t, requests: 0, writes: 0, conflicts: 0, throttled: 0 }));
   for (const [t, s] of entries) {
-    const p = points[Math.floor((t - origin) / bucketMs)]!;
+    const p = points[index.get(Math.floor(t / bucketMs) * bucketMs)!]!;
     p.requests += s.requests;
     p.writes += s.writes;
     p.conflicts += s.conflicts;

@@ -98,9 +98,10 @@ export function defaultCases(): EvalCase[] {
     withBackground('transitionTimeReplay/RequestResponse', 'replay: lastTransitionTime set to now every reconcile, with bodies', [{ type: 'transitionTimeReplay', level: 'RequestResponse', ...W }]),
     withBackground('noOpWrites/Metadata', 'status PUTs that change nothing (same RV sent again)', [{ type: 'noOpWrites', level: 'Metadata', ...W }]),
     withBackground('noOpWrites/RequestResponse', 'status PUTs whose bodies differ only in lastTransitionTime', [{ type: 'noOpWrites', level: 'RequestResponse', change: 'timestamps', ...W }]),
-    // write-fight, create-conflict-storm, fleet-storm, throttling
+    // write-fight, create-conflict-storm, create-storm, fleet-storm, throttling
     withBackground('writeFight', 'HPA /scale against a GitOps applier on the Deployment', [{ type: 'writeFight', ...W }]),
     withBackground('createConflictStorm', 'creating an existing Secret again and again (409 AlreadyExists)', [{ type: 'createConflictStorm', ...W }]),
+    withBackground('createStorm', 'a new object on every pass, each create a 201 (cert-manager#6714)', [{ type: 'createStorm', ...W }]),
     withBackground('fleetStorm/daemonset', 'a DaemonSet family meeting 409s across many per-node objects', [{ type: 'fleetStorm', family: 'daemonset', ...W }]),
     withBackground('fleetStorm/kubelet', 'kubelets (system:node:*) meeting 409s on pod status across the fleet', [{ type: 'fleetStorm', family: 'kubelet', ...W }]),
     withBackground('throttling', 'a controller throttled with 429 while a heavy writer floods', [{ type: 'throttling', startOffsetMs: MINUTE, durationMs: 3 * MINUTE }]),
@@ -126,8 +127,9 @@ export function defaultCases(): EvalCase[] {
       { type: 'busyController', startOffsetMs: MINUTE },
       { type: 'kubeletStatus' },
     ], { nodes: 20 }),
-    withBackground('mixed/replays', 'the three public replays, a create storm and a backoff writer', [
+    withBackground('mixed/replays', 'the three public replays, an AlreadyExists storm, a creation storm and a backoff writer', [
       { type: 'createConflictStorm', ...W },
+      { type: 'createStorm', named: false, ...W },
       { type: 'policyEngineReplay', startOffsetMs: 2 * MINUTE, durationMs: 2 * MINUTE },
       { type: 'jobControllerReplay', startOffsetMs: 3 * MINUTE, durationMs: MINUTE },
       { type: 'transitionTimeReplay', ...W },

@@ -352,6 +352,56 @@ export const createConflictStorm: Scenario<CreateConflictParams> = (rng, params,
 };
 
 // ---------------------------------------------------------------------------------------------
+// createStorm
+
+/** Parameters of {@link createStorm}. */
+export interface CreateStormParams extends CommonParams {
+  operator?: OperatorParams;
+  /** The owner the loop makes objects for; each create is a new object named `<owner name>-<suffix>`. */
+  object?: Target;
+  /** Creates per second. Default 5. */
+  ratePerSec?: number;
+  /** Names sent by the client (true) or left to generateName (false: no name in objectRef). Default true. */
+  named?: boolean;
+}
+
+const CREATE_STORM_DEFAULTS: Defaults<CreateStormParams> = {
+  operator: { namespace: 'cert-manager', serviceAccount: 'cert-manager', deployment: 'cert-manager', userAgent: 'cert-manager-certificates-request-manager/v1.14.4 (linux/amd64) cert-manager/4a1a1b4' },
+  object: { apiGroup: 'cert-manager.io', apiVersion: 'v1', resource: 'certificaterequests', namespace: 'payments', name: 'api-tls', subresource: '' },
+  ratePerSec: 5,
+  named: true,
+};
+
+/** generateName's alphabet (`k8s.io/apimachinery/pkg/util/rand`). */
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/**
+ * A controller that lost track of what it made (cert-manager#6714: a new CertificateRequest on
+ * every pass for one Certificate): each create is a new object and succeeds (201), nothing is
+ * deleted, and the loop goes on at the rate of its requeues.
+ */
+export const createStorm: Scenario<CreateStormParams> = (rng, params, w) => {
+  const random = randomized<CreateStormParams>(rng, params, (n) => {
+    const { operator, object } = randomWriter(n);
+    const kind = n.pick([{ apiGroup: '', apiVersion: 'v1', resource: 'configmaps' }, { apiGroup: 'batch', apiVersion: 'v1', resource: 'jobs' }, object]);
+    return { operator, object: { ...object, ...kind, subresource: '' }, ratePerSec: Math.round(n.uniform(4, 20) * 10) / 10, named: n.chance(0.7) };
+  });
+  const p = resolve(CREATE_STORM_DEFAULTS, random, params);
+  const ctx = context(rng, w);
+  const [client] = podClients(rng, p.operator, 1);
+  if (!client) return [];
+  const label = p.name ?? 'createStorm';
+  const findings: FindingRef[] = [{ kind: 'create-storm', id: 'loop', object: null }];
+  for (const at of poisson(rng, 1000 / p.ratePerSec, w.startUs, w.endUs - 50 * MS)) {
+    let suffix = '';
+    for (let k = 0; k < 5; k++) suffix += NAME_ALPHABET[rng.int(0, NAME_ALPHABET.length - 1)];
+    const t = { ...p.object, name: p.named ? `${p.object.name}-${suffix}` : '' };
+    call(ctx, client, 'create', t, at, { latencyUs: rng.uniform(2, 6) * MS, subject: subjectOf(label, 'create-storm', client, t, findings) });
+  }
+  return ctx.requests;
+};
+
+// ---------------------------------------------------------------------------------------------
 // fleetStorm
 
 /** Parameters of {@link fleetStorm}. */

@@ -46,7 +46,7 @@ export interface Window {
 }
 
 /** Finding kinds (the report's `Finding.kind`) a scenario can plant. */
-export const FINDING_KINDS = ['conflict-storm', 'hot-loop', 'no-op-writes', 'write-fight', 'create-conflict-storm', 'fleet-storm', 'throttling'] as const;
+export const FINDING_KINDS = ['conflict-storm', 'hot-loop', 'no-op-writes', 'write-fight', 'create-conflict-storm', 'create-storm', 'fleet-storm', 'throttling'] as const;
 /** A finding kind detectors must report. */
 export type FindingKind = (typeof FINDING_KINDS)[number];
 /** Expected verdict for what a scenario planted: a finding kind, or `benign` (must not be reported). */

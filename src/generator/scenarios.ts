@@ -21,6 +21,7 @@ import { NAMESPACES, OBJECT_NAMES, randomContender, randomWriter } from './names
 import { busyController, kubeletStatus, rollout, type BusyControllerParams, type KubeletStatusParams, type RolloutParams } from './healthy.js';
 import {
   createConflictStorm,
+  createStorm,
   fleetStorm,
   hotLoop,
   noOpWrites,
@@ -28,6 +29,7 @@ import {
   transitionTimeReplay,
   writeFight,
   type CreateConflictParams,
+  type CreateStormParams,
   type FleetStormParams,
   type HotLoopParams,
   type NoOpWritesParams,
@@ -61,7 +63,7 @@ import type { Rng } from './random.js';
 export type { BackgroundParams } from './background.js';
 export type { CommonParams, FindingKind, FindingRef, OperatorParams, PlannedRequest, Scenario, Subject, TruthActor, TruthKind, TruthObject, Window } from './plan.js';
 export { FINDING_KINDS } from './plan.js';
-export { background, busyController, createConflictStorm, fleetStorm, hotLoop, kubeletStatus, noOpWrites, rollout, throttling, transitionTimeReplay, writeFight };
+export { background, busyController, createConflictStorm, createStorm, fleetStorm, hotLoop, kubeletStatus, noOpWrites, rollout, throttling, transitionTimeReplay, writeFight };
 
 // ---------------------------------------------------------------------------------------------
 // storm / incident
@@ -376,6 +378,7 @@ export type ScenarioSpec =
   | ({ type: 'noOpWrites' } & NoOpWritesParams)
   | ({ type: 'writeFight' } & WriteFightParams)
   | ({ type: 'createConflictStorm' } & CreateConflictParams)
+  | ({ type: 'createStorm' } & CreateStormParams)
   | ({ type: 'fleetStorm' } & FleetStormParams)
   | ({ type: 'throttling' } & ThrottlingParams)
   | ({ type: 'rollout' } & RolloutParams)
@@ -399,6 +402,7 @@ const SCENARIOS: { [T in ScenarioType]: Scenario<Omit<Extract<ScenarioSpec, { ty
   noOpWrites,
   writeFight,
   createConflictStorm,
+  createStorm,
   fleetStorm,
   throttling,
   rollout,

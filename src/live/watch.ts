@@ -152,6 +152,15 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
   const warnIfNothingRead = (): void => {
     if (warned || io.onWarning === undefined) return;
     const s = session.status();
+    const logLines = read.stats.reduce((n, x) => n + x.logLines, 0);
+    if (s.events === 0 && s.badLines === 0 && logLines > 0) {
+      warned = true;
+      io.onWarning(
+        `no audit event yet: ${logLines} line${logLines === 1 ? '' : 's'} of the API server's own log (klog) so far, skipped; ` +
+          'kubectl logs shows audit events only when the API server writes them to stdout (--audit-log-path=-)',
+      );
+      return;
+    }
     if (s.events > 0 || s.badLines === 0) return;
     warned = true;
     const first = session.bad.samples()[0];

@@ -34,6 +34,7 @@ import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, type WorkResul
 import { decodeTruncated } from './unwrap.js';
 import type { Normalizer } from './normalize.js';
 import type { RequestRecord } from './record.js';
+import { isJsonLogRecord, isKlogLine } from './server-log.js';
 import { describeInput } from './sniff.js';
 import type { SourceChain, SourceKind, SourceSpec } from './sources.js';
 
@@ -96,6 +97,11 @@ export interface SourceStats {
    * non-audit CloudWatch streams and control messages, non-Kubernetes OTLP records): not bad.
    */
   skippedRecords: number;
+  /**
+   * Lines of the API server's own log (klog text, or JSON logging) among the events, as
+   * `kubectl logs kube-apiserver-…` gives them (`server-log.ts`): not audit events, not bad.
+   */
+  logLines: number;
 }
 
 /**
@@ -248,6 +254,7 @@ export function emptyCounts(name: string, format: string, bytes = 0): Omit<Sourc
     truncated: 0,
     truncatedRead: 0,
     skippedRecords: 0,
+    logLines: 0,
   };
 }
 
@@ -427,16 +434,32 @@ async function* readMember(
     try {
       parsed = JSON.parse(text);
     } catch (err) {
+      if (isKlogLine(text)) {
+        stats.logLines++;
+        return;
+      }
       if (isLegacyLine(text)) {
         const d = legacy.decode(text);
         if (d !== null) take(line, legacyResult(d), text);
       } else take(line, notJsonLine(text, err), text);
       return;
     }
+    if (isJsonLogRecord(parsed)) {
+      stats.logLines++;
+      return;
+    }
     const d = decodeObject(parsed);
     // A bare event the fast path left to the full one, or what the value holds.
     if (d.ok) bareEvent(normalizer.normalize(d.event));
     else take(line, eventsOfValue(parsed, d), text);
+  };
+  /** A member of the API server's own log lines and no audit event: not an audit log. */
+  const onlyLogLines = (): void => {
+    if (stats.events > 0 || stats.logLines === 0 || stats.badLines > 0 || stats.truncated > 0 || stats.skippedRecords > 0) return;
+    throw new InputError(
+      `"${spec.name}" holds ${stats.logLines.toLocaleString('en-US')} lines of the API server's own log (klog) and no audit event`,
+      'kubectl logs shows audit events only when the API server writes them to stdout (--audit-log-path=-); else read the file given to --audit-log-path',
+    );
   };
   const overlongReason = `line longer than ${opts.maxLineLength} characters (--max-line-length): skipped`;
 
@@ -503,6 +526,7 @@ async function* readMember(
     setFormat();
     if (records.length > 0) yield flush();
     if (sniff !== null && (sniff as Sniff).lines + overlongLines > 0) throw (sniff as Sniff).reject(spec, overlongLines, forcedInfo);
+    onlyLogLines();
     return;
   }
 
@@ -553,6 +577,7 @@ async function* readMember(
   setFormat();
   if (records.length > 0) yield flush();
   if (sniff !== null && (sniff as Sniff).lines + counts.overlong > 0) throw (sniff as Sniff).reject(spec, counts.overlong, forcedInfo);
+  onlyLogLines();
 }
 
 function notEvents(reason: string): ValueResult {

@@ -349,7 +349,7 @@ export function summaryTables(s: Summaries, maxRows = MAX_SUMMARY_ROWS): Table[]
   const t = s.totals;
   const actorTable = (title: string, actors: Summaries['topActors']['byRequests']): Table => ({
     title,
-    columns: [left('User', 'start'), left('User agent', 'middle'), right('Requests'), right('Writes'), right('409 Conflict'), right('409 Exists'), right('429')],
+    columns: [left('User', 'start'), left('User agent', 'end'), right('Requests'), right('Writes'), right('409 Conflict'), right('409 Exists'), right('429')],
     rows: actors.map((a) => [
       a.username,
       a.userAgent,

@@ -10,9 +10,10 @@
  * `series` (cluster-wide) and each finding's `series`, the same numbers the JSON report carries.
  * The inline script only sorts tables and copies auditIDs; the page reads fine without it.
  */
+import { adviceSnippet } from './snippets.js';
 import { createHash } from 'node:crypto';
 import { escapeHtml, stripControlChars } from './escape.js';
-import { skippedRecordsNote, truncatedNote } from './input-notes.js';
+import { logLinesNote, readerNote, skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -128,6 +129,7 @@ const KIND_PHRASE: Readonly<Record<string, string>> = {
   'no-op-writes': 'no-op write loops',
   'write-fight': 'write fights',
   'create-conflict-storm': 'create retry loops',
+  'create-storm': 'object creation loops',
   'fleet-storm': 'fleet-wide retry storms',
   throttling: 'throttling',
 };
@@ -263,9 +265,34 @@ function findingCard(f: Finding, n: number): string {
       '</ul>',
     );
   }
-  if (f.advice.length > 0) out.push('<h4>Advice</h4>', '<ol class="advice">', ...f.advice.map((a) => `<li>${text(a.text)}</li>`), '</ol>');
+  if (f.advice.length > 0) {
+    // The same snippet (e.g. RetryOnConflict for two advices) is shown once, under the first.
+    const shown = new Set<string>();
+    const item = (a: Finding['advice'][number]): string => {
+      const go = adviceSnippet(a.id);
+      if (go === null || shown.has(go)) return `<li>${text(a.text)}</li>`;
+      shown.add(go);
+      // The snippet is the renderer's own multi-line constant: escaped, its line breaks kept.
+      return `<li>${text(a.text)}<pre class="go"><code>${go.split('\n').map(text).join('\n')}</code></pre></li>`;
+    };
+    out.push('<h4>Advice</h4>', '<ol class="advice">', ...f.advice.map(item), '</ol>');
+  }
   out.push('</article>');
   return out.join('\n');
+}
+
+/**
+ * A finding's one-second peaks (`peakWritesPerSec`, `peak409PerSec`, events/s) as chart peaks,
+ * when its metrics have them and its chart uses the default writes/409 lines.
+ */
+function onePeaks(f: Finding, writesName: string, conflictsName: string): NonNullable<TimeChartSpec['peaks']> {
+  if (f.series?.labels !== undefined || f.series === undefined || f.series.bucketMs <= 1000) return [];
+  const out: NonNullable<TimeChartSpec['peaks']> = [];
+  const w = f.metrics.peakWritesPerSec;
+  const c = f.metrics.peak409PerSec;
+  if (typeof w === 'number' && w > 0) out.push({ value: w, label: `peak ${formatInt(w)} ${writesName} (busiest second)`, cls: 'l-writes' });
+  if (typeof c === 'number' && c > 0) out.push({ value: c, label: `peak ${formatInt(c)} ${conflictsName} (busiest second)`, cls: 'l-conflicts' });
+  return out;
 }
 
 function findingCharts(f: Finding, n: number): string {
@@ -288,6 +315,7 @@ function findingCharts(f: Finding, n: number): string {
         { name: conflictsName, cls: 'l-conflicts', values: s.points.map((p) => p.conflicts * perSec) },
       ],
       shades: [],
+      peaks: onePeaks(f, writesName, conflictsName),
       height: 200,
       width: NARROW,
     }),
@@ -369,7 +397,7 @@ function inputDetails(report: Report): string {
   const lines = [
     `${plural(i.lines, 'line')}, ${plural(i.events, 'event')}, ${plural(i.requests, 'request')}, ${plural(i.badLines, 'bad line')}`,
     `Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
-    ...[truncatedNote(i), skippedRecordsNote(i)].filter((x): x is string => x !== null),
+    ...[truncatedNote(i), skippedRecordsNote(i), logLinesNote(i), readerNote(i) === null ? null : `Reader: ${readerNote(i)}`].filter((x): x is string => x !== null),
     `Late: ${plural(i.lateRequests, 'request')} came later than the reorder window`,
     `Non-resource: ${plural(i.nonResourceRequests, 'request')} without objectRef (in totals only)`,
     `Allowlisted (periodic by design): ${allowlistSummary(i)}`,
@@ -450,6 +478,11 @@ interface TimeChartSpec {
   bucketMs: number;
   lines: ChartLine[];
   shades: Array<{ from: number; to: number; label: string }>;
+  /**
+   * One-second peaks (events/s, from a finding's `peak…PerSec` metrics) drawn as dashed lines at
+   * their real height: buckets wider than 1 s average a burst down, these show how high it went.
+   */
+  peaks?: Array<{ value: number; label: string; cls: string }>;
   height?: number;
   width?: number;
 }
@@ -487,6 +520,46 @@ function rateLabel(v: number): string {
   return v >= 10 ? formatInt(v) : String(Math.round(v * 100) / 100);
 }
 
+/** Pixels between two busy stretches of a chart whose series leaves out an empty stretch. */
+const BREAK_PX = 14;
+
+/** A run of consecutive buckets: `[from, to)` in epoch ms, drawn from `x0` over `w` pixels. */
+interface Stretch {
+  from: number;
+  to: number;
+  x0: number;
+  w: number;
+}
+
+/**
+ * The chart's busy stretches: points more than one bucket apart start a new stretch; each gets
+ * width in proportion to its duration, with {@link BREAK_PX} between stretches.
+ */
+function stretches(ts: number[], bucketMs: number, left: number, pw: number): Stretch[] {
+  const runs: Array<{ from: number; to: number }> = [];
+  for (const t of ts) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && t - last.to < bucketMs) last.to = t + bucketMs;
+    else runs.push({ from: t, to: t + bucketMs });
+  }
+  const total = runs.reduce((a, r) => a + (r.to - r.from), 0);
+  const avail = pw - BREAK_PX * (runs.length - 1);
+  let x0 = left;
+  return runs.map((r) => {
+    const w = (avail * (r.to - r.from)) / total;
+    const out = { ...r, x0, w };
+    x0 += w + BREAK_PX;
+    return out;
+  });
+}
+
+/** `HH:MM` (or `HH:MM:SS`), preceded by the date `MM-DD` when `dated`. */
+function tickLabel(t: number, withSeconds: boolean, dated: boolean): string {
+  const iso = new Date(t).toISOString();
+  const time = iso.slice(11, withSeconds ? 19 : 16);
+  return dated ? `${iso.slice(5, 10)} ${time}` : time;
+}
+
 function timeChart(c: TimeChartSpec): string {
   const H = c.height ?? 220;
   const W = c.width ?? WIDE;
@@ -494,9 +567,22 @@ function timeChart(c: TimeChartSpec): string {
   const t1 = c.ts[c.ts.length - 1]! + c.bucketMs;
   const pw = W - M.l - M.r;
   const ph = H - M.t - M.b;
-  const x = (t: number): number => M.l + ((Math.min(Math.max(t, t0), t1) - t0) / (t1 - t0)) * pw;
-  const max = niceCeil(Math.max(0, ...c.lines.flatMap((l) => l.values)));
+  const parts_ = stretches(c.ts, c.bucketMs, M.l, pw);
+  /** x of time `t`: within its stretch, or the nearest stretch edge when `t` falls in a gap. */
+  const x = (t: number): number => {
+    let at = parts_[0]!;
+    for (const s of parts_) {
+      if (t < s.from) return at === s ? s.x0 : at.x0 + at.w;
+      at = s;
+      if (t <= s.to) return s.x0 + ((t - s.from) / (s.to - s.from)) * s.w;
+    }
+    return at.x0 + at.w;
+  };
+  const peaks = c.peaks ?? [];
+  const max = niceCeil(Math.max(0, ...c.lines.flatMap((l) => l.values), ...peaks.map((p) => p.value)));
   const y = (v: number): number => M.t + ph - (v / max) * ph;
+  // Date on the ticks when the chart spans more than one UTC day.
+  const dated = new Date(t0).toISOString().slice(0, 10) !== new Date(t1 - 1).toISOString().slice(0, 10);
   const parts: string[] = [];
   parts.push(`<svg id="${text(c.id)}" class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${text(c.label)}"><title>${text(c.label)}</title>`);
   for (const s of c.shades) {
@@ -507,26 +593,55 @@ function timeChart(c: TimeChartSpec): string {
   for (const v of [0, max / 2, max]) {
     parts.push(`<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${f1(y(v))}" y2="${f1(y(v))}"/><text class="ylab" x="${M.l - 6}" y="${f1(y(v) + 4)}">${text(rateLabel(v))}</text>`);
   }
-  const step = TICKS_MS.find((s) => (t1 - t0) / s <= (W < WIDE ? 5 : 8)) ?? 86_400_000 * Math.ceil((t1 - t0) / 86_400_000 / 8);
-  const withSeconds = step < 60_000;
-  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
-    const iso = new Date(t).toISOString();
-    parts.push(`<line class="tick" x1="${f1(x(t))}" x2="${f1(x(t))}" y1="${M.t + ph}" y2="${M.t + ph + 4}"/><text class="xlab" x="${f1(x(t))}" y="${H - 8}">${text(iso.slice(11, withSeconds ? 19 : 16))}</text>`);
+  // Ticks per stretch, about one per 110 px (dated labels are wider), never closer than 70 px.
+  const tickPx = dated ? 130 : 110;
+  let lastTickX = -Infinity;
+  let lastDay = '';
+  for (const s of parts_) {
+    const room = Math.max(1, Math.floor(s.w / tickPx));
+    const span = s.to - s.from;
+    const step = TICKS_MS.find((m) => span / m <= room) ?? 86_400_000 * Math.ceil(span / 86_400_000 / room);
+    const withSeconds = step < 60_000;
+    for (let t = Math.ceil(s.from / step) * step; t <= s.to; t += step) {
+      const xt = x(t);
+      if (xt - lastTickX < 70) continue;
+      const day = new Date(t).toISOString().slice(0, 10);
+      parts.push(`<line class="tick" x1="${f1(xt)}" x2="${f1(xt)}" y1="${M.t + ph}" y2="${M.t + ph + 4}"/><text class="xlab" x="${f1(xt)}" y="${H - 8}">${text(tickLabel(t, withSeconds, dated && day !== lastDay))}</text>`);
+      lastTickX = xt;
+      lastDay = day;
+    }
   }
   parts.push(`<line class="axis" x1="${M.l}" x2="${W - M.r}" y1="${M.t + ph}" y2="${M.t + ph}"/>`);
+  for (const s of parts_.slice(1)) {
+    const xb = s.x0 - BREAK_PX / 2;
+    parts.push(`<g class="break"><title>${text(`no requests from ${tickLabel(prevEnd(parts_, s), false, true)} to ${tickLabel(s.from, false, true)} UTC`)}</title><line x1="${f1(xb - 3)}" x2="${f1(xb + 1)}" y1="${M.t + ph + 5}" y2="${M.t + ph - 5}"/><line x1="${f1(xb - 1)}" x2="${f1(xb + 3)}" y1="${M.t + ph + 5}" y2="${M.t + ph - 5}"/></g>`);
+  }
   for (const l of c.lines) {
     let d = '';
     l.values.forEach((v, i) => {
       const xa = f1(x(c.ts[i]!));
       const xb = f1(x(c.ts[i]! + c.bucketMs));
       const yv = f1(y(v));
-      d += i === 0 ? `M${xa} ${yv}H${xb}` : `V${yv}H${xb}`;
+      const newRun = i === 0 || c.ts[i]! - c.ts[i - 1]! > c.bucketMs;
+      d += newRun ? `M${xa} ${yv}H${xb}` : `V${yv}H${xb}`;
     });
     parts.push(`<path class="line ${text(l.cls)}" d="${d}"><title>${text(l.name)}</title></path>`);
   }
+  // Labels alternate left and right so two close peaks don't overprint.
+  peaks.forEach((p, i) => {
+    const yp = f1(y(p.value));
+    const lx = i % 2 === 0 ? `x="${M.l + 4}" text-anchor="start"` : `x="${W - M.r - 4}" text-anchor="end"`;
+    parts.push(`<g class="peak ${text(p.cls)}"><line x1="${M.l}" x2="${W - M.r}" y1="${yp}" y2="${yp}"/><text ${lx} y="${f1(y(p.value) - 4)}">${text(p.label)}</text></g>`);
+  });
   parts.push('</svg>');
-  const legend = `<p class="legend">${c.lines.map((l) => `<span class="key ${text(l.cls)}"></span>${text(l.name)}`).join(' ')} <span class="muted">· times in UTC</span></p>`;
+  const gaps = parts_.length > 1 ? ` · ${parts_.length - 1} empty ${parts_.length === 2 ? 'stretch' : 'stretches'} left out (//)` : '';
+  const legend = `<p class="legend">${c.lines.map((l) => `<span class="key ${text(l.cls)}"></span>${text(l.name)}`).join(' ')} <span class="muted">· times in UTC${gaps}</span></p>`;
   return `<figure class="figure">${parts.join('')}${legend}</figure>`;
+}
+
+/** End of the stretch before `s`. */
+function prevEnd(all: Stretch[], s: Stretch): number {
+  return all[all.indexOf(s) - 1]!.to;
 }
 
 function gapLabel(upToMs: number | null, prev: number | null): string {
@@ -574,7 +689,7 @@ code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background
 .facts dt{color:var(--muted);font-size:12px}.facts dd{margin:0;overflow-wrap:anywhere}
 .figure{margin:4px 0}.chart{width:100%;height:auto;display:block}
 .chart text{font-size:11px;fill:var(--muted)}.chart .ylab{text-anchor:end}.chart .xlab,.chart .count{text-anchor:middle}
-.chart .grid{stroke:#eaeef2}.chart .axis,.chart .tick{stroke:#8c959f}
+.chart .grid{stroke:#eaeef2}.chart .axis,.chart .tick{stroke:#8c959f}.chart .break line{stroke:#57606a;stroke-width:1.5}.chart .peak line{stroke-dasharray:4 3;stroke-width:1}.chart .peak text{font-size:11px;stroke:none}.chart .peak.l-writes text{fill:var(--writes)}.chart .peak.l-conflicts text{fill:var(--conflicts)}
 .chart .line{fill:none;stroke-width:1.6}.l-writes{stroke:var(--writes)}.l-conflicts{stroke:var(--conflicts)}.l-throttled{stroke:var(--throttled)}
 .chart .episode rect{fill:var(--episode)}.chart .episode text{fill:var(--conflicts);font-weight:600}
 .chart .bar{fill:var(--writes)}
@@ -594,7 +709,7 @@ code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background
 .ids{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:4px 14px}
 button{font:inherit;font-size:12px;cursor:pointer}
 button.copy{border:1px solid var(--line);background:#fff;border-radius:4px;padding:0 6px}
-.advice li{margin:3px 0}
+.advice li{margin:3px 0}.advice pre.go{margin:6px 0 10px;padding:8px 10px;background:var(--card);border-radius:6px;overflow-x:auto}.advice pre.go code{padding:0;background:none;overflow-wrap:normal;white-space:pre}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%;margin:4px 0 8px}
 th,td{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}

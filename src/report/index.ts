@@ -22,13 +22,14 @@ export type RenderOptions = Partial<TextOptions>;
  * Render a report in a format. Pure: no I/O, the report is not modified.
  * @param report a valid report
  * @param format output format
- * @param opts text only: `color` (ANSI colours, default `false`), `width` (columns, default 100)
+ * @param opts text only: `color` (ANSI colours, default `false`), `width` (columns, default 100),
+ *   `fit` (cut to the width as on a terminal; default `false`: identities are never cut)
  * @returns the rendered document, ending with a newline
  */
 export function renderReport(report: Report, format: Format, opts: RenderOptions = {}): string {
   switch (format) {
     case 'text':
-      return renderText(report, { color: opts.color ?? false, ...(opts.width === undefined ? {} : { width: opts.width }) });
+      return renderText(report, { color: opts.color ?? false, fit: opts.fit ?? false, ...(opts.width === undefined ? {} : { width: opts.width }) });
     case 'json':
       return renderJson(report);
     case 'markdown':

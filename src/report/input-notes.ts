@@ -21,6 +21,22 @@ export function truncatedNote(input: InputSummary): string | null {
   );
 }
 
+/**
+ * The API server's own log lines among the events: `3 lines of the API server's own log (klog)
+ * among the events (kubectl logs): not audit events, skipped`.
+ */
+export function logLinesNote(input: InputSummary): string | null {
+  const n = input.skipped.logLines ?? 0;
+  if (n === 0) return null;
+  return `${plural(n, 'line')} of the API server's own log (klog) among the events (kubectl logs): not audit events, skipped`;
+}
+
+/** Which reader read the lines: `native line scanner` or `JavaScript (the native line scanner was not built)`; null when not said. */
+export function readerNote(input: InputSummary): string | null {
+  if (input.nativeScanner === undefined) return null;
+  return input.nativeScanner ? 'native line scanner (native/scan.cc)' : 'JavaScript only: the native line scanner was not built (same results, slower)';
+}
+
 /** Wrapper records that are not audit events: `12 records that are not audit events (…)`. */
 export function skippedRecordsNote(input: InputSummary): string | null {
   const n = input.skippedRecords ?? 0;

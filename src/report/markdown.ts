@@ -3,8 +3,9 @@
  * report is escaped (`escapeMarkdownInline` / `escapeMarkdownCell`) or put in a code span
  * (`markdownCodeSpan`), so audit data can't break a table, inject HTML or add links.
  */
+import { adviceSnippet } from './snippets.js';
 import { escapeMarkdownCell, escapeMarkdownInline, markdownCodeSpan } from './escape.js';
-import { skippedRecordsNote, truncatedNote } from './input-notes.js';
+import { logLinesNote, readerNote, skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -106,7 +107,20 @@ function finding(f: Finding, n: number): string[] {
   if (f.signals.length > 0) out.push(`- **Signals:** ${f.signals.map(code).join(', ')}`);
   out.push('');
   if (Object.keys(f.metrics).length > 0) out.push('**Impact**', '', ...table(metricsTable(f.metrics)));
-  if (f.advice.length > 0) out.push('**Fix**', '', ...f.advice.map((a) => `- ${text(a.text)}`), '');
+  if (f.advice.length > 0) {
+    out.push('**Fix**', '');
+    // The same snippet (e.g. RetryOnConflict for two advices) is shown once, under the first.
+    const shown = new Set<string>();
+    for (const a of f.advice) {
+      out.push(`- ${text(a.text)}`);
+      const go = adviceSnippet(a.id);
+      if (go !== null && !shown.has(go)) {
+        shown.add(go);
+        out.push('', '  ```go', ...go.split('\n').map((l) => `  ${l}`), '  ```', '');
+      }
+    }
+    out.push('');
+  }
   const ids = evidenceIDs(f);
   const level = `${f.evidence.level}, audit level ${code(f.evidence.auditLevel)}`;
   out.push(
@@ -136,7 +150,7 @@ function input(report: Report): string[] {
   out.push(
     `- ${plural(i.lines, 'line')}, ${plural(i.events, 'event')}, ${plural(i.requests, 'request')}, ${plural(i.badLines, 'bad line')}`,
     `- Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
-    ...([['Truncated', truncatedNote(i)], ['Not audit', skippedRecordsNote(i)]] as const)
+    ...([['Truncated', truncatedNote(i)], ['Not audit', skippedRecordsNote(i)], ['Server log', logLinesNote(i)], ['Reader', readerNote(i)]] as const)
       .filter(([, n]) => n !== null)
       .map(([label, n]) => `- ${label}: ${escapeMarkdownInline(n!)}`),
     `- Late: ${plural(i.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`,

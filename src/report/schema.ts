@@ -129,6 +129,7 @@ export const SourceSummarySchema = z.object({
    * What was read (detected per file, or `--input-format`): `jsonl`, `eventlist`, `json-array`,
    * `json-docs`, `json-wrapper`, `yaml`, `legacy`, `base64`, or the cloud wrapper most events came
    * out of (`gke`, `eks`, `aks`, `viaq`, `otlp`). One entry per file, rotated files included.
+   * `skipped`: the file was not an audit log and was left out (see `sourceErrors`; `badLines` 0).
    */
   format: z.string(),
   /** Size on disk (compressed for gzip); for stdin, the bytes read. */
@@ -163,6 +164,12 @@ export const InputSummarySchema = z.object({
     filtered: z.number().int(),
     /** Lines longer than the maximum line length. */
     overlongLines: z.number().int(),
+    /**
+     * Lines of the API server's own log (klog text or JSON logging) among the events, as
+     * `kubectl logs kube-apiserver-…` interleaves them: not audit events, not bad lines. Absent
+     * when there are none, and in older reports.
+     */
+    logLines: z.number().int().optional(),
   }),
   /** Events cut short by CloudWatch (`[Truncated...]`): counted apart from bad lines. */
   truncated: z.number().int(),
@@ -177,6 +184,11 @@ export const InputSummarySchema = z.object({
    * records. Absent in older reports.
    */
   skippedRecords: z.number().int().optional(),
+  /**
+   * Whether the native line scanner (`native/scan.cc`) read the JSON lines: false when it was
+   * not built and every line was read in JavaScript (same results, slower). Absent in older reports.
+   */
+  nativeScanner: z.boolean().optional(),
   /** Sources skipped because they could not be read as audit logs (the rest was analyzed). */
   sourceErrors: z.array(z.object({ source: z.string(), message: z.string() })),
   /** Requests that arrived later than the reordering window allows (fed at the current time). */
@@ -250,7 +262,8 @@ export type Summaries = z.infer<typeof SummariesSchema>;
 /**
  * Cluster-wide totals per bucket over the input's time range, before request filters: `t` is the
  * bucket start (epoch ms), buckets are `bucketMs` wide (a multiple of `settings.seriesStepMs`,
- * widened so there are at most 720 points) and every bucket from the first to the last is listed.
+ * widened so there are at most 720 points). Every bucket of a busy stretch is listed; long empty
+ * stretches between them are left out, so two points more than `bucketMs` apart mark a gap.
  */
 export const ClusterSeriesSchema = z.object({
   bucketMs: z.number().int().positive(),

@@ -5,7 +5,7 @@
  * colour is added only when asked for, after layout, so widths never count escape codes.
  */
 import { stripControlChars } from './escape.js';
-import { skippedRecordsNote, truncatedNote } from './input-notes.js';
+import { logLinesNote, readerNote, skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
   bySeverity,
@@ -26,6 +26,7 @@ import {
   windowMs,
   type Column,
   type Table,
+  type Truncate,
   objectsCovered,
 } from './format.js';
 import type { Finding, InputSummary, Report, ReportActor, Severity } from './schema.js';
@@ -36,6 +37,13 @@ export interface TextOptions {
   color: boolean;
   /** Line width in columns for tables and wrapping; default 100, at least 40. */
   width?: number;
+  /**
+   * `true` (a terminal): tables and identity lines are cut to the width, keeping the identifying
+   * ends (the namespace:name end of a username, the product/version start of a userAgent).
+   * `false` (default: a file or pipe): no username, service account, userAgent or object name is
+   * ever cut; tables widen to their widest cell and words longer than a line overflow it.
+   */
+  fit?: boolean;
 }
 
 /** Default line width in columns. */
@@ -75,7 +83,7 @@ function makeStyle(color: boolean): Style {
 export function renderText(report: Report, opts: TextOptions): string {
   const w = opts.width;
   const width = w !== undefined && Number.isFinite(w) ? Math.max(MIN_WIDTH, Math.floor(w)) : DEFAULT_TEXT_WIDTH;
-  const r = new TextWriter(width, makeStyle(opts.color));
+  const r = new TextWriter(width, makeStyle(opts.color), opts.fit === true);
   writeHeader(r, report);
   writeFindings(r, report);
   writeNotes(r, report.notes);
@@ -90,6 +98,8 @@ class TextWriter {
   constructor(
     readonly width: number,
     readonly style: Style,
+    /** Cut to the width (terminal); otherwise never cut identities. See {@link TextOptions.fit}. */
+    readonly fit: boolean,
   ) {}
 
   /** A line of already-clean text (renderer literals, styled pieces). */
@@ -106,7 +116,7 @@ class TextWriter {
 
   /** Wrapped prose at `indent` columns; continuation lines at `indent + hang`. */
   para(text: string, indent: number, hang = 0): void {
-    const [first = '', ...rest] = wrap(clean(text), this.width - indent, this.width - indent - hang);
+    const [first = '', ...rest] = wrap(clean(text), this.width - indent, this.width - indent - hang, this.fit);
     this.raw(' '.repeat(indent) + first);
     for (const l of rest) this.raw(' '.repeat(indent + hang) + l);
   }
@@ -114,9 +124,22 @@ class TextWriter {
   /** `label` padded to the label column, then the wrapped value. */
   field(indent: number, label: string, value: string): void {
     const avail = this.width - indent - LABEL;
-    const [first = '', ...rest] = wrap(clean(value), avail, avail);
+    const [first = '', ...rest] = wrap(clean(value), avail, avail, this.fit);
     this.raw(`${' '.repeat(indent)}${label.padEnd(LABEL - 1)} ${first}`.trimEnd());
     for (const l of rest) this.raw(' '.repeat(indent + LABEL) + l);
+  }
+
+  /**
+   * `label` then one identity (username, userAgent, object): never broken mid-word. On a
+   * terminal a value longer than the line is cut at `where` (keeping its identifying end);
+   * otherwise it is printed whole, past the width if need be.
+   */
+  identity(indent: number, label: string, value: string, where: Truncate): void {
+    const v = clean(value).split(' ').filter((w) => w !== '').join(' ');
+    const avail = this.width - indent - LABEL;
+    if (!this.fit && v.includes(' ')) return this.field(indent, label, v);
+    const shown = this.fit ? truncate(v, avail, where) : v;
+    this.raw(`${' '.repeat(indent)}${label.padEnd(LABEL - 1)} ${shown}`.trimEnd());
   }
 
   /** One line of report text, cleaned and cut to the width. */
@@ -125,7 +148,7 @@ class TextWriter {
   }
 
   table(t: Table, indent: number, header = true): void {
-    for (const l of layoutTable(t, this.width - indent, header)) this.raw(' '.repeat(indent) + l);
+    for (const l of layoutTable(t, this.fit ? this.width - indent : Infinity, header)) this.raw(' '.repeat(indent) + l);
   }
 
   toString(): string {
@@ -142,10 +165,11 @@ function clean(s: string): string {
 }
 
 /**
- * Greedy word wrap. Words longer than a line are cut hard.
+ * Greedy word wrap. Words longer than a line are cut hard when `cut`, else left whole on a line
+ * of their own (so a username or URL is never broken off a terminal).
  * @param first width of the first line; `rest` width of the others
  */
-function wrap(text: string, first: number, rest: number): string[] {
+function wrap(text: string, first: number, rest: number, cut: boolean): string[] {
   const out: string[] = [];
   let cur: string[] = [];
   const room = (): number => Math.max(1, out.length === 0 ? first : rest);
@@ -157,7 +181,7 @@ function wrap(text: string, first: number, rest: number): string[] {
       continue;
     }
     if (cur.length > 0) out.push(cur.join(''));
-    for (let n = room(); cps.length > n; n = room()) {
+    for (let n = room(); cut && cps.length > n; n = room()) {
       out.push(cps.slice(0, n).join(''));
       cps = cps.slice(n);
     }
@@ -264,6 +288,10 @@ function writeHeader(r: TextWriter, report: Report): void {
   if (truncated !== null) r.field(0, 'Truncated', truncated);
   const notAudit = skippedRecordsNote(input);
   if (notAudit !== null) r.field(0, 'Not audit', notAudit);
+  const serverLog = logLinesNote(input);
+  if (serverLog !== null) r.field(0, 'Server log', serverLog);
+  const reader = readerNote(input);
+  if (reader !== null) r.field(0, 'Reader', reader);
   r.field(0, 'Late', `${plural(input.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`);
   r.field(0, 'Non-resource', `${plural(input.nonResourceRequests, 'request')} without objectRef (in totals only)`);
   r.field(0, 'Allowlisted', allowlistSummary(input));
@@ -297,10 +325,10 @@ function writeFindings(r: TextWriter, report: Report): void {
 }
 
 function writeActor(r: TextWriter, a: ReportActor): void {
-  r.field(4, 'User', a.username || '(none)');
+  r.identity(4, 'User', a.username || '(none)', 'start');
   const sa = formatServiceAccount(a);
-  if (sa !== '') r.field(4, 'Service account', sa);
-  r.field(4, 'User agent', a.userAgent || '(none)');
+  if (sa !== '') r.identity(4, 'Service account', sa, 'start');
+  r.identity(4, 'User agent', a.userAgent || '(none)', 'end');
   if (a.controller !== '') r.field(4, 'Controller', a.controller);
   if (a.sourceIPs.length > 0) r.field(4, 'Source IPs', a.sourceIPs.join(', '));
   if (a.fieldManagers.length > 0) r.field(4, 'Field managers', a.fieldManagers.join(', '));
@@ -315,7 +343,8 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
     if (f.actors.length > 1) r.raw(`    Actor ${i + 1} of ${f.actors.length}`);
     writeActor(r, a);
   });
-  r.field(4, 'Object', f.object ? formatObject(f.object) : (objectsCovered(f.metrics) ?? '(none: cluster-wide)'));
+  if (f.object) r.identity(4, 'Object', formatObject(f.object), 'middle');
+  else r.field(4, 'Object', objectsCovered(f.metrics) ?? '(none: cluster-wide)');
   r.field(4, 'When', formatWindow(f.window.from, f.window.to));
   if (Object.keys(f.metrics).length > 0) {
     r.raw('    Metrics');
@@ -354,7 +383,7 @@ function writeMetrics(r: TextWriter, metrics: Finding['metrics'], indent: number
       r.raw(`${lead}${key}${pad(v, valueWidth, 'right')}`.trimEnd());
       continue;
     }
-    const [first = '', ...rest] = wrap(v, avail, avail);
+    const [first = '', ...rest] = wrap(v, avail, avail, r.fit);
     r.raw(`${lead}${key}${first}`.trimEnd());
     for (const l of rest) r.raw(`${lead}${' '.repeat(keyWidth + GAP)}${l}`.trimEnd());
   }

@@ -98,6 +98,33 @@ afterAll(async () => {
 });
 
 describe('HTML report in Chromium', () => {
+  it('multi-day input: dated ticks, the empty days left out, the 75,409/s storm at its height', async () => {
+    const two = await analyze({ inputs: [SAMPLE, 'fixtures/incident/payment-core.log'] }, { now: () => new Date('2026-03-14T12:00:00.000Z') });
+    const o = await open(two, 'two.html');
+    const { page } = o;
+    const ticks = await page.$$eval('#chart-cluster text.xlab', (ts) => ts.map((t) => t.textContent ?? ''));
+    // Each busy stretch opens with a dated tick (MM-DD HH:MM).
+    expect(ticks.filter((t) => /^\d\d-\d\d \d\d:\d\d/.test(t)).length).toBe(2);
+    expect(await page.locator('#chart-cluster g.break').count()).toBe(1);
+    // The series keeps its 10 s buckets across the two days (it was 29.67 min when the empty days counted).
+    expect(two.series!.bucketMs).toBe(10_000);
+    expect(await page.$$eval('#chart-cluster text.ylab', (ts) => ts.map((t) => t.textContent ?? ''))).toEqual(['0', '25', '50']);
+    // Each finding's chart marks its busiest second at its real height: 75 409/s for featureflag.
+    const n = two.findings.findIndex((f) => f.title.includes('featureflag-controller-manager')) + 1;
+    expect(n).toBeGreaterThan(0);
+    expect(await page.$$eval(`#chart-finding-${n} .peak text`, (ts) => ts.map((t) => t.textContent ?? ''))).toEqual([
+      'peak 79 writes/s (busiest second)',
+      'peak 75 409/s (busiest second)',
+    ]);
+    expect(await page.$$eval(`#chart-finding-${n} text.ylab`, (ts) => ts.map((t) => t.textContent ?? ''))).toEqual(['0', '50', '100']);
+    const y75 = Number(await page.locator(`#chart-finding-${n} .peak.l-conflicts line`).getAttribute('y1'));
+    // Plot from y=14 (100/s) to y=174 (0/s) in a 200 px chart: 75/s sits at 174 - 0.75 × 160 = 54.
+    expect(y75).toBe(54);
+    await page.screenshot({ path: resolve(OUT, 'two.png'), fullPage: false, clip: { x: 0, y: 0, width: 1280, height: 900 } });
+    expect(o.errors).toEqual([]);
+    await page.close();
+  });
+
   it('renders the sample: verdict, charts with content, no errors, no requests but the file', async () => {
     const o = await open(sample, 'report.html');
     const { page } = o;

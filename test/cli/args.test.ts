@@ -16,6 +16,7 @@ describe('parseArgs', () => {
       user: [],
       resource: [],
       verb: [],
+      code: [],
       out: [],
       noColor: false,
       quiet: false,
@@ -48,7 +49,7 @@ describe('parseArgs', () => {
     const a = await run([
       '--since', '15m', '--until', '2026-08-08T18:00:00Z', '--config', 'c.yaml', '--window', '2m', '--step', '20s',
       '--min-conflicts', '30', '--min-conflict-ratio', '0.5', '--format', 'json', '-o', 'r.json', '--out', 'r.md',
-      '--fail-on', 'high', '--top', '5', '--max-line-length', '1024', '--no-color', '-q',
+      '--fail-on', 'high', '--top', '5', '--max-line-length', '1024', '--no-color', '-q', '--code', '409,4xx', '--code', '2xx',
     ]);
     expect(a).toEqual({
       paths: [],
@@ -58,6 +59,7 @@ describe('parseArgs', () => {
       user: [],
       resource: [],
       verb: [],
+      code: ['409', '4xx', '2xx'],
       config: 'c.yaml',
       window: '2m',
       step: '20s',

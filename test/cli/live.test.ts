@@ -144,7 +144,7 @@ describe('auditstorm watch', () => {
     expect(top.out()).toContain('auditstorm serve --listen HOST:PORT');
     for (const [args, msg] of [
       [['watch', '--format', 'html'], /watch --format html: alerts are text or ndjson/],
-      [['analyze', '--listen', '127.0.0.1:1'], /--listen is an option of watch and serve/],
+      [['analyze', '--listen', '127.0.0.1:1'], /--listen is an option of serve, not of analyze/],
       [['analyze', '--format', 'ndjson', 'x.log'], /Invalid values: Argument: format, Given: "ndjson"/],
       [['watch', 'a.log', 'b.log'], /watch follows one input/],
       [['watch', '--since', '15m'], /no end to count back from/],
@@ -160,6 +160,16 @@ describe('auditstorm watch', () => {
 });
 
 describe('auditstorm serve', () => {
+  it('prints the address it bound also with -q (port 0: the only way to learn the port)', async () => {
+    const s = start(['serve', '--listen', '127.0.0.1:0', '-q']);
+    await until(() => /listening on http:\/\/127\.0\.0\.1:\d+ /.test(s.err()), 'the server to listen');
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(s.err())![1]);
+    expect(port).toBeGreaterThan(0);
+    s.child.kill('SIGTERM');
+    expect(await s.exit).toEqual({ code: 0, signal: null });
+    expect(s.err()).toBe(`auditstorm: listening on http://127.0.0.1:${port} (POST audit EventLists; GET /metrics /healthz /report /report.html)\n`);
+  }, 30_000);
+
   it('answers the webhook, shows /metrics, and prints the final report on SIGTERM', async () => {
     const s = start(['serve', '--listen', '127.0.0.1:0']);
     await until(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(s.err()), 'the server to listen');

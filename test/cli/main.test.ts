@@ -129,6 +129,24 @@ describe('main: stdout', () => {
     expect(io.stdout.text.endsWith('\n')).toBe(true);
   });
 
+  it('off a terminal prints identities whole, wrapping prose at $COLUMNS; on a terminal fits its width', async () => {
+    const report = fakeReport(['high']);
+    const ua = 'flag-controller-manager/v1.30.2-with-a-rather-long-build-suffix (linux/amd64) kubernetes/$Format';
+    report.findings[0]!.actors[0]!.username = 'system:serviceaccount:openshift-operator-lifecycle-manager:olm-operator-serviceaccount';
+    report.findings[0]!.actors[0]!.userAgent = ua;
+    report.summaries.topActors.byRequests = [{ username: report.findings[0]!.actors[0]!.username, userAgent: ua, requests: 9, writes: 1, conflicts: 0, alreadyExists: 0, throttled: 0 }];
+    const piped = fakeIO({ analyze: returning(report), env: { COLUMNS: '200' } });
+    expect(await main(['a.log'], piped)).toBe(0);
+    expect(piped.stdout.text).toContain('    User            system:serviceaccount:openshift-operator-lifecycle-manager:olm-operator-serviceaccount\n');
+    expect(piped.stdout.text).toContain(`    User agent      ${ua}\n`);
+    expect(piped.stdout.text).toContain(`  system:serviceaccount:openshift-operator-lifecycle-manager:olm-operator-serviceaccount  ${ua}`);
+    const tty = fakeIO({ analyze: returning(report), isTTY: { stdin: false, stdout: true, stderr: false }, columns: { stdout: 80 }, env: { NO_COLOR: '1' } });
+    expect(await main(['a.log'], tty)).toBe(0);
+    expect(tty.stdout.text).toContain('    User            …hift-operator-lifecycle-manager:olm-operator-serviceaccount\n');
+    expect(tty.stdout.text).toContain('    User agent      flag-controller-manager/v1.30.2-with-a-rather-long-build-su…\n');
+    expect(Math.max(...tty.stdout.text.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
+  });
+
   it('uses colour on a terminal unless NO_COLOR, FORCE_COLOR=0 or --no-color', async () => {
     const tty = { stdin: false, stdout: true, stderr: false };
     const run = async (argv: string[], env: Record<string, string> = {}) => {
@@ -241,7 +259,7 @@ describe('main: errors', () => {
       const io = fakeIO({ analyze });
       expect(await main([word, 'a.log'], io)).toBe(2);
       expect(io.stderr.text).toBe(
-        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, diff, help)\n`,
+        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, diff, completion, help)\n`,
       );
     }
     expect(analyze).not.toHaveBeenCalled();

@@ -32,7 +32,7 @@ describe('createOptions', () => {
     const o = await opts(['audit.log']);
     expect(o.analyze).toEqual({ inputs: ['audit.log'], namespaces: [], users: [], resources: [], verbs: [], detectors: {} });
     expect(AnalyzeOptionsSchema.safeParse(o.analyze).success).toBe(true);
-    expect(o.output).toEqual({ format: 'text', stdout: true, outs: [], color: false, progress: false, quiet: false });
+    expect(o.output).toEqual({ format: 'text', stdout: true, outs: [], codes: [], color: false, progress: false, quiet: false });
   });
 
   it('maps every flag', async () => {
@@ -150,7 +150,7 @@ describe('createOptions', () => {
       expect(e).toBeInstanceOf(ConfigError);
       expect(e.message).toBe('config.yaml: unknown key "namespaces"');
       expect((e as ConfigError).hint).toBe(
-        'known keys: since, until, namespace, user, resource, verb, failOn, top, groupFindings, maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, detectors, allowlist, defaultAllowlist',
+        'known keys: since, until, namespace, user, resource, verb, code, failOn, top, groupFindings, maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, detectors, allowlist, defaultAllowlist',
       );
     });
 
@@ -160,7 +160,7 @@ describe('createOptions', () => {
       const e2 = await failure(['--config', 'config.yaml'], { 'config.yaml': 'detectors:\n  conflict-storms: {}\n' });
       expect(e2.message).toBe('config.yaml: detectors.conflict-storms: unknown detector');
       expect((e2 as ConfigError).hint).toBe(
-        'known detectors: conflict-storm, create-conflict-storm, fleet-storm, hot-loop, no-op-writes, throttling, write-fight',
+        'known detectors: conflict-storm, create-conflict-storm, create-storm, fleet-storm, hot-loop, no-op-writes, throttling, write-fight',
       );
     });
 
@@ -204,7 +204,6 @@ describe('createOptions', () => {
       [['--since', 'yesterday'], '--since: "yesterday" is neither an RFC 3339 time (2026-08-08T18:00:00Z) nor a duration (15m, 2h)'],
       [['--min-conflicts', '2.5'], '--min-conflicts: expected a whole number > 0'],
       [['--window', '45s'], '--window 45s: --window must be a multiple of --step (10s)'],
-      [['-o', 'report.pdf'], '--out report.pdf: cannot tell the format from the file name'],
       [['-o', 'r.json', '-o', 'r.json'], '--out r.json: given twice'],
     ])('%j → UsageError', async (argv, message) => {
       const e = await failure(argv);

@@ -102,8 +102,10 @@ describe('conflict-storm: storms', () => {
       'patch-status',
       'requeue-with-backoff',
       'leader-election',
-      'stable-transition-time',
+      'confirm-with-request-level',
     ]);
+    // At Metadata level the log cannot show a churning lastTransitionTime: say how to confirm it.
+    expect(f.advice[4]!.text).toContain('level: Request, verbs: ["update", "patch"], resources: [{group: "example.com", resources: ["widgets/status"]}]');
     expect(f.evidence.firstAuditID).toBe(storm[0]!.auditID);
     expect(f.evidence.lastAuditID).toBe(storm[storm.length - 1]!.auditID);
     expect(f.evidence.auditIDs).toEqual([

@@ -73,4 +73,24 @@ describe('bucketedSeries', () => {
     expect(b.bucketMs).toBe(120_000);
     expect(b.points.reduce((a, p) => a + p.requests, 0)).toBe(8_640);
   });
+
+  it('leaves out long empty stretches between busy ones, keeping the busy ones at full resolution', () => {
+    const ts = new TimeSeries(10_000);
+    const day = 86_400_000;
+    for (const start of [0, day]) for (let t = start; t < start + 1_800_000; t += 10_000) ts.add(t, true, false, false);
+    for (let i = 0; i < 7_500; i++) ts.add(day + 600_000, true, true, false);
+    const b = bucketedSeries(ts, 720);
+    expect(b.bucketMs).toBe(10_000);
+    expect(b.points).toHaveLength(360);
+    expect(b.points[179]!.t).toBe(1_790_000);
+    expect(b.points[180]!.t).toBe(day);
+    expect(Math.max(...b.points.map((p) => p.conflicts))).toBe(7_500);
+    expect(b.points.reduce((a, p) => a + p.writes, 0)).toBe(360 + 7_500);
+    // A short empty stretch (under 36 buckets) stays in, as zeros.
+    const short = new TimeSeries(10_000);
+    short.add(0, true, false, false);
+    short.add(300_000, true, false, false);
+    expect(bucketedSeries(short, 720).points).toHaveLength(31);
+  });
 });
+

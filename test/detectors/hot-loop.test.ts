@@ -84,7 +84,8 @@ describe('hot-loop: loops', () => {
       shareOfRequests: 0.9901,
     });
     expect(f.signals).toEqual(['self-triggering', 'immediate-requeue']);
-    expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'ignore-own-status-updates', 'stable-transition-time', 'requeue-after']);
+    expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'ignore-own-status-updates', 'confirm-with-request-level', 'requeue-after']);
+    expect(f.advice[2]!.text).toMatch(/^This log is at Metadata level, so it does not show what each write changed\./);
     expect(f.evidence).toEqual({
       auditIDs: [records[0]!.auditID, records[1]!.auditID, records[2]!.auditID, records[1199]!.auditID],
       firstAuditID: records[0]!.auditID,

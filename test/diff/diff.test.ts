@@ -105,6 +105,13 @@ describe('verdicts', () => {
     );
   });
 
+  it('create storms (no bad answers) are judged on creates/s, keyed by their resource', () => {
+    const cs = (creates: number) => storm(0, creates, { kind: 'create-storm', object: null, metrics: { creates, resource: 'certificaterequests.cert-manager.io', excessRequests: creates - 3600, peakCreatesPerSec: 4 } });
+    expect(matchKey(cs(1)).key).toBe('create-storm · shop/ctrl · certificaterequests.cert-manager.io');
+    const d = one([cs(36_000)], [cs(7200)]);
+    expect(d.findings.map((f) => [f.verdict, f.text])).toEqual([['better', 'creates/s 10 → 2, excess requests 32,400/h → 3,600/h, peak creates/s 4 → 4']]);
+  });
+
   it('within tolerance, a change of severity decides', () => {
     const d = one([storm(1000, 1000)], [{ ...storm(1000, 1000), severity: 'critical' }]);
     expect(d.findings[0]!.verdict).toBe('worse');

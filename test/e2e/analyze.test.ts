@@ -40,7 +40,9 @@ describe('unreadable sources are skipped, not fatal', () => {
     expect(r.input.sourceErrors[1]!.message).toMatch(
       new RegExp(`Read up to there: ${cut.lines.toLocaleString('en-US')} lines, ${cut.events.toLocaleString('en-US')} events counted\\.$`),
     );
-    expect(r.input.sources.find((x) => x.name.endsWith('NOTES.txt'))!.badLines).toBe(1);
+    // Listed as skipped: no format, no bad lines (it was never read as audit events).
+    const notes = r.input.sources.find((x) => x.name.endsWith('NOTES.txt'))!;
+    expect([notes.format, notes.badLines, notes.events]).toEqual(['skipped', 0, 0]);
     expect(r.input.badLines).toBe(cut.badLines);
     expect(r.input.badLineSamples.filter((b) => b.source.endsWith('NOTES.txt'))).toEqual([]);
     expect(warningsFor(r).map((w) => w.split(' ').slice(0, 2).join(' '))).toEqual(['skipped ' + path.join(d, 'NOTES.txt') + ':', 'stopped reading']);

@@ -441,6 +441,7 @@ describe('Allowlist', () => {
     expect(table).toEqual([
       ['conflict-storm', 'errors', 0],
       ['create-conflict-storm', 'errors', 0],
+      ['create-storm', 'write-rate', everyRule & ~scoped],
       ['fleet-storm', 'errors', 0],
       ['hot-loop', 'write-rate', everyRule & ~scoped],
       ['no-op-writes', 'write-rate', everyRule & ~scoped],

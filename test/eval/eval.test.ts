@@ -18,6 +18,7 @@ const PER_SEED: Record<string, number> = {
   'no-op-writes': 6,
   'write-fight': 2,
   'create-conflict-storm': 2,
+  'create-storm': 2,
   'fleet-storm': 3,
   throttling: 2,
 };

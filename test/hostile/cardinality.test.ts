@@ -126,6 +126,7 @@ describe('a write to a new object every 0.4 ms', () => {
     expect(sizes).toEqual({
       'conflict-storm': 20_003,
       'create-conflict-storm': 0,
+      'create-storm': 0,
       'fleet-storm': 49_000,
       'hot-loop': 20_003,
       'no-op-writes': 20_001,

@@ -68,6 +68,7 @@ describe('readChain: chunking does not change the result', () => {
         truncated: 0,
         truncatedRead: 0,
         skippedRecords: 0,
+        logLines: 0,
       },
     ]);
     expect(one.bad).toEqual([

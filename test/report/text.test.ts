@@ -4,7 +4,7 @@ import { displayWidth } from '../../src/report/format.js';
 import type { Report } from '../../src/report/schema.js';
 import { cleanReport, copy, deepFreeze, hostileReport, report, storm } from './fixture.js';
 
-const plain = (r: Report, width?: number): string => renderText(r, width === undefined ? { color: false } : { color: false, width });
+const plain = (r: Report, width?: number): string => renderText(r, width === undefined ? { color: false, fit: true } : { color: false, fit: true, width });
 const lines = (s: string): string[] => s.split('\n');
 
 describe('renderText', () => {
@@ -100,8 +100,8 @@ describe('renderText', () => {
         'Top actors by requests',
         '  User                      User agent               Requests  Writes  409 Conflict  409 Exists  429',
         '  ------------------------  -----------------------  --------  ------  ------------  ----------  ---',
-        '  …ount:shop:cart-operator  manager/v0.…tes/$Format   258,420   4,210         3,912           0    0',
-        '  …m:deployment-controller  kube-contro…-controller    90,311   1,240            12           0    0',
+        '  …ount:shop:cart-operator  manager/v0.0.0 (linux/…   258,420   4,210         3,912           0    0',
+        '  …m:deployment-controller  kube-controller-manage…    90,311   1,240            12           0    0',
       ].join('\n'),
     );
     expect(out).toContain('Top actors by 429 Throttled\n  (none)\n');
@@ -162,7 +162,7 @@ describe('renderText', () => {
   it('emits no ANSI codes without color, and coloured severities with it', () => {
     expect(out).not.toContain('\u001b');
     expect(plain(hostileReport())).not.toContain('\u001b');
-    const coloured = renderText(report, { color: true });
+    const coloured = renderText(report, { color: true, fit: true });
     expect(coloured).toContain('#1  \u001b[1;31mHIGH\u001b[0m  conflict-storm');
     expect(coloured).toContain('\u001b[2mINFO\u001b[0m');
     expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).toBe(out);
@@ -175,7 +175,7 @@ describe('renderText', () => {
     expect(text).toContain('  /var/log/kubernetes/audit/audit.log.gz:88213 bad [2J[31mred]0;pwned1m  end\n');
     // eslint-disable-next-line no-control-regex
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    const coloured = renderText(hostileReport(), { color: true }).replace(/\u001b\[[0-9;]*m/g, '');
+    const coloured = renderText(hostileReport(), { color: true, fit: true }).replace(/\u001b\[[0-9;]*m/g, '');
     expect(coloured).not.toContain('\u001b');
   });
 
@@ -249,5 +249,26 @@ describe('renderText', () => {
     const frozen = deepFreeze(copy(report));
     expect(plain(frozen)).toBe(out);
     expect(frozen).toEqual(report);
+  });
+
+  it('off a terminal (fit false) prints usernames, userAgents and sources whole, even past the width', () => {
+    const full = renderText(report, { color: false, width: 60 });
+    expect(full).toContain(
+      '  system:serviceaccount:kube-system:deployment-controller  kube-controller-manager/v1.29.4 (linux/amd64) kubernetes/55019c8/system:serviceaccount:kube-system:deployment-controller    90,311',
+    );
+    expect(full).toContain('  /var/log/kubernetes/audit/audit.log.gz  jsonl');
+    expect(full).toContain('    User            system:serviceaccount:shop:cart-operator\n');
+    expect(full).toContain('    User agent      manager/v0.0.0 (linux/amd64)\n                    kubernetes/$Format\n');
+  });
+
+  it('never breaks the User line mid-word: long usernames stay whole off a terminal and keep their end on one', () => {
+    const r = copy(report);
+    const long = `system:serviceaccount:${'very-long-namespace-'.repeat(3)}x:olm-operator-serviceaccount`;
+    r.findings[0]!.actors[0]!.username = long;
+    const userLines = (t: string): string[] => lines(t).filter((l) => l.startsWith('    User '));
+    expect(userLines(renderText(r, { color: false, width: 60 }))[0]).toBe(`    User            ${long}`);
+    const onTerminal = userLines(renderText(r, { color: false, width: 60, fit: true }))[0]!;
+    expect(onTerminal).toBe('    User            …namespace-x:olm-operator-serviceaccount');
+    expect(displayWidth(onTerminal)).toBe(60);
   });
 });

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { createStorm, namePrefix } from '../../src/detectors/create-storm.js';
+import type { Detector } from '../../src/detectors/types.js';
+import type { RequestRecord } from '../../src/parser/record.js';
+import { actor, object, rec, runDetector } from '../helpers/records.js';
+
+const T0 = Date.parse('2026-08-08T18:00:00Z');
+const detector = createStorm as unknown as Detector;
+const CM_SA = 'system:serviceaccount:cert-manager:cert-manager';
+const ua = (controller: string): string => `cert-manager-${controller}/v1.14.4 (linux/amd64) cert-manager/4a1a1b4`;
+const certificates = actor(CM_SA, ua('certificates-issuing'));
+const requestManager = actor(CM_SA, ua('certificates-request-manager'));
+const readiness = actor(CM_SA, ua('certificates-readiness'));
+const kyverno = actor('system:serviceaccount:kyverno:kyverno-background-controller', 'kyverno/v1.11.4 (linux/amd64) kyverno/f4ad6b9');
+const cronJobs = actor('system:serviceaccount:kube-system:cronjob-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:cronjob-controller');
+const rsController = actor('system:serviceaccount:kube-system:replicaset-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller');
+const restorer = actor('system:serviceaccount:velero:velero', 'velero-server/v1.13.0 (linux/amd64) 76670e9');
+const proxy = actor('system:serviceaccount:monitoring:kube-rbac-proxy', 'kube-rbac-proxy/v0.16.0');
+
+/** `generateName`'s alphabet (k8s.io/apimachinery/pkg/util/rand), to make suffixes as the API server does. */
+const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+function suffix(i: number): string {
+  let s = '';
+  let v = i * 7919 + 104_729;
+  for (let k = 0; k < 5; k++) {
+    s += ALPHABET[v % ALPHABET.length];
+    v = Math.floor(v / ALPHABET.length);
+  }
+  return s;
+}
+
+const CREATE = { verb: 'create', code: 201 } as const;
+const certRequest = (name: string) => object('certificaterequests', 'shop', name, '', 'cert-manager.io');
+
+/**
+ * cert-manager#6714: the issuing, request-manager and readiness controllers (one service account,
+ * three userAgents) each create a new CertificateRequest for Certificate `web-tls` every 625 ms
+ * (1.6/s each, 4.8/s together) for 4 minutes: 384 each, 1,152 in all.
+ */
+function certManagerLoop(): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let k = 0; k < 384; k++) {
+    [certificates, requestManager, readiness].forEach((a, j) => {
+      const i = k * 3 + j;
+      out.push(rec(T0 + k * 625 + j * 208, a, certRequest(`web-tls-${suffix(i)}`), CREATE));
+    });
+  }
+  return out;
+}
+
+describe('create-storm: storms', () => {
+  it('cert-manager#6714: three controllers of one service account creating CertificateRequests for one Certificate', () => {
+    const creates = certManagerLoop();
+    const { findings, notes, alerts } = runDetector(detector, {}, creates);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.kind).toBe('create-storm');
+    // Excess 912 (< severityExcess.high 1,000): capped at medium although it is all of the log's writes.
+    expect(f.severity).toBe('medium');
+    expect(f.actors.map((a) => [a.username, a.userAgent])).toEqual([[CM_SA, ua('certificates-issuing')]]);
+    expect(f.object).toBeNull();
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:03:59.794Z' });
+    expect(f.metrics).toEqual({
+      creates: 1152,
+      namedCreates: 1152,
+      namePrefixes: 'web-tls(1152)',
+      deletes: 0,
+      resource: 'certificaterequests.cert-manager.io',
+      durationMs: 239_791,
+      meanCreatesPerSec: 4.8,
+      // Creates are 208–209 ms apart: at most 5 in any 1 s bucket.
+      peakCreatesPerSec: 5,
+      // 1,152 − (⌊239.791⌋ + 1).
+      excessRequests: 912,
+      // 1 + 1,151 creates less the 239.791 s of budget between them.
+      excessCreates: 912,
+      shareOfWrites: 1,
+      shareOfRequests: 1,
+      userAgents: `${ua('certificates-issuing')}(384), ${ua('certificates-readiness')}(384), ${ua('certificates-request-manager')}(384)`,
+    });
+    expect(f.signals).toEqual(['new-object-per-pass', 'piling-up', 'one-owner']);
+    expect(f.advice.map((a) => a.id)).toEqual(['find-existing-first', 'deterministic-name', 'check-owner', 'clean-up']);
+    expect(f.advice[2]!.text).toContain('named web-tls-…');
+    expect(f.evidence).toEqual({
+      auditIDs: [creates[0]!.auditID, creates[1]!.auditID, creates[2]!.auditID, creates[3]!.auditID, creates[1151]!.auditID],
+      firstAuditID: creates[0]!.auditID,
+      lastAuditID: creates[1151]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'proven',
+    });
+    expect(f.title).toBe('cert-manager created 1,152 new certificaterequests.cert-manager.io in namespace shop in 4m 00s (4.8/s, peak 5/s)');
+    expect(f.series?.points.reduce((n, p) => n + p.writes, 0)).toBe(1152);
+    expect(alerts).toEqual(['open create-storm ', 'close create-storm ']);
+  });
+
+  it('kyverno#10049: UpdateRequests created with generateName and deleted again (churn)', () => {
+    const ur = object('updaterequests', 'kyverno', '', '', 'kyverno.io', 'v1beta1');
+    const records: RequestRecord[] = [];
+    for (let i = 0; i < 1800; i++) {
+      records.push(rec(T0 + i * 100, kyverno, ur, CREATE));
+      records.push(rec(T0 + i * 100 + 50, kyverno, object('updaterequests', 'kyverno', `ur-${suffix(i)}`, '', 'kyverno.io', 'v1beta1'), { verb: 'delete', code: 200 }));
+    }
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    // 10/s for 3 min: 1 + 1,799 × 0.9 = 1,620 excess creates.
+    expect([f.severity, f.metrics.creates, f.metrics.namedCreates, f.metrics.namePrefixes, f.metrics.excessCreates, f.metrics.meanCreatesPerSec]).toEqual(['high', 1800, 0, '', 1620, 10]);
+    // Deletes of updaterequests in the namespace from the episode's first create to its close: all 1,800.
+    expect(f.metrics.deletes).toBe(1800);
+    expect(f.signals).toEqual(['new-object-per-pass', 'churn']);
+    expect(f.advice.map((a) => a.id)).toEqual(['find-existing-first', 'deterministic-name']);
+  });
+
+  it('a storm that stops and starts again is two episodes', () => {
+    const burst = (from: number): RequestRecord[] =>
+      Array.from({ length: 1200 }, (_, i) => rec(from + i * 100, kyverno, object('updaterequests', 'kyverno', '', '', 'kyverno.io'), CREATE));
+    const { findings } = runDetector(detector, {}, [...burst(T0), ...burst(T0 + 600_000)]);
+    expect(findings.map((f) => [f.window.from, f.metrics.creates])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 1200],
+      ['2026-08-08T18:10:00.003Z', 1200],
+    ]);
+  });
+
+  it('options: a higher budget (createsPerSec 5) leaves the 4.8/s cert-manager loop alone', () => {
+    expect(runDetector(detector, { createsPerSec: 5 }, certManagerLoop()).findings).toEqual([]);
+  });
+});
+
+describe('create-storm: not a storm', () => {
+  const quiet: Array<[string, () => RequestRecord[]]> = [
+    [
+      'a Helm install of 300 objects in 10 s (one burst, 290 excess)',
+      () => Array.from({ length: 300 }, (_, i) => rec(T0 + i * 33, restorer, object('configmaps', 'shop', `cfg-${i}`), CREATE)),
+    ],
+    [
+      '40 CronJobs in one namespace, each creating a Job every minute for an hour (0.67/s)',
+      () => Array.from({ length: 2400 }, (_, i) => rec(T0 + Math.floor(i / 40) * 60_000 + (i % 40) * 25, cronJobs, object('jobs', 'batch', `report-${i % 40}-${29_000_000 + Math.floor(i / 40)}`, '', 'batch'), CREATE)),
+    ],
+    [
+      'a steady creator at 0.9/s for an hour',
+      () => Array.from({ length: 3240 }, (_, i) => rec(T0 + Math.round(i * 1111.2), certificates, certRequest(`c-${i}`), CREATE)),
+    ],
+    [
+      'a ReplicaSet scale-up: 3,000 Pods in 2 min (Pods are the workload: ignoreResources)',
+      () => Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 40, rsController, object('pods', 'shop', ''), CREATE)),
+    ],
+    [
+      'TokenReviews by an authenticating proxy at 50/s (never stored)',
+      () => Array.from({ length: 15_000 }, (_, i) => rec(T0 + i * 20, proxy, object('tokenreviews', '', '', '', 'authentication.k8s.io'), CREATE)),
+    ],
+    [
+      'a node drain: pods/eviction creates at 20/s for 5 min (a subresource: an action)',
+      () => Array.from({ length: 6000 }, (_, i) => rec(T0 + i * 50, rsController, object('pods', 'shop', `web-${i}`, 'eviction'), CREATE)),
+    ],
+    [
+      'dry-run creates at 10/s (nothing stored)',
+      () => Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 100, certificates, certRequest(`d-${i}`), { ...CREATE, dryRun: true })),
+    ],
+    [
+      'creates answered 409 AlreadyExists at 10/s (create-conflict-storm judges those)',
+      () => Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 100, certificates, certRequest('web-tls'), { verb: 'create', code: 409, reason: 'AlreadyExists' })),
+    ],
+    [
+      'one identity at 0.5/s in each of 20 namespaces (10/s in all; judged per namespace)',
+      () => Array.from({ length: 6000 }, (_, i) => rec(T0 + i * 100, certificates, object('certificaterequests', `team-${i % 20}`, `c-${i}`, '', 'cert-manager.io'), CREATE)),
+    ],
+  ];
+  it.each(quiet)('%s', (_, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([findings.map((f) => f.title), notes]).toEqual([[], []]);
+  });
+});
+
+describe('create-storm: namePrefix', () => {
+  it.each([
+    ['web-tls-x2k4p', 'web-tls'],
+    ['web-7d9f8c6b5-x2k4p', 'web-7d9f8c6b5'],
+    ['report-29000001', 'report'],
+    ['web-tls-1', 'web-tls'],
+    ['web-tls', 'web-tls'],
+    // Vowels are not in generateName's alphabet: a word stays.
+    ['cluster-admin', 'cluster-admin'],
+    ['x2k4p', 'x2k4p'],
+  ])('%s → %s', (name, prefix) => {
+    expect(namePrefix(name)).toBe(prefix);
+  });
+});
