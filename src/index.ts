@@ -15,3 +15,6 @@ export { LiveSession, LIVE_REORDER_WINDOW_MS, type LiveStatus } from './live/ses
 export { formatAlertJson, formatAlertText, type LiveAlert } from './live/alerts.js';
 export { buildReport, compareFindings, createEngine } from './build-report.js';
 export type { ReportParts, SourceCounts } from './build-report.js';
+export { diffReports, diffFails, DEFAULT_TOLERANCE, type DiffInput, type DiffOptions } from './diff/diff.js';
+export { DiffReportSchema, DIFF_SCHEMA_VERSION, diffJsonSchema, type DiffReport, type DiffFinding, type Verdict } from './diff/schema.js';
+export { renderDiff } from './diff/render.js';

@@ -100,7 +100,7 @@ export function processIO(): CliIO {
   };
 }
 
-const COMMANDS = ['analyze', 'watch', 'serve', 'completion', 'help'] as const;
+const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'completion', 'help'] as const;
 
 /** Edit distance (insertions, deletions, substitutions) of two short words. */
 function editDistance(a: string, b: string): number {
@@ -158,6 +158,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   const program = io.program ?? 'auditstorm';
   let progress: ProgressLine | undefined;
   try {
+    if (argv[0] === 'diff') {
+      // `diff` has a grammar of its own (two inputs, --tolerance) over the analysis flags.
+      const { runDiff } = await import('./diff.js');
+      return await runDiff(argv.slice(1), io, out, err);
+    }
     const width = io.isTTY.stdout ? (io.columns?.stdout ?? 80) : 80;
     const version = argv.includes('--version') ? versionText(await nativeInUse(io)) : VERSION;
     const parsed = await parseArgs(argv, version, width, helpDefaults(), { program, ...(io.env.SHELL !== undefined ? { shell: io.env.SHELL } : {}) });
@@ -169,7 +174,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (typo !== null && !(await exists(parsed.args.paths[0]!))) {
       throw new UsageError(
         `"${parsed.args.paths[0]}" is neither a file nor a command`,
-        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, completion, help)`,
+        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, diff, completion, help)`,
       );
     }
     if (!parsed.args.quiet && !(await nativeInUse(io))) {

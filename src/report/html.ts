@@ -41,7 +41,7 @@ const MAX_CELL = 300;
 const MAX_ROWS = 200;
 
 /** Escape report text for HTML content or a quoted attribute (control characters removed). */
-function text(s: string): string {
+export function text(s: string): string {
   return escapeHtml(stripControlChars(s));
 }
 
@@ -434,13 +434,15 @@ function inputDetails(report: Report): string {
 // ---------------------------------------------------------------------------------------------
 // Tables
 
-interface Cell {
+/** A table cell: its text and, in numeric columns, its sort value. */
+export interface Cell {
   text: string;
   /** Sort key for numeric columns (`null`: sorts first). */
   v?: number | null;
 }
 
-function table(columns: Array<{ header: string; num?: boolean }>, rows: Cell[][], id: string): string {
+/** A sortable table (the page script sorts it by a header click); cells escaped and shortened. */
+export function table(columns: Array<{ header: string; num?: boolean }>, rows: Cell[][], id: string): string {
   if (rows.length === 0) return '<p class="muted">None.</p>';
   const head = columns
     .map((c) => `<th scope="col"${c.num ? ' class="num" data-type="num"' : ''}><button type="button" class="sort">${text(c.header)}</button></th>`)
@@ -672,7 +674,8 @@ function gapChart(buckets: NonNullable<FindingSeries['retryGaps']>, id: string):
 // ---------------------------------------------------------------------------------------------
 // Inline CSS and script (allowed by hash in the Content-Security-Policy)
 
-const CSS = `
+/** The report page's stylesheet (the diff page extends it). */
+export const CSS = `
 :root{--fg:#1f2328;--muted:#59636e;--bg:#fff;--card:#f6f8fa;--line:#d1d9e0;--writes:#1f6feb;--conflicts:#cf222e;--throttled:#8250df;--episode:rgba(207,34,46,.12)}
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
@@ -717,7 +720,8 @@ details summary{cursor:pointer;color:var(--muted);margin:8px 0 2px}
 footer{margin-top:30px;color:var(--muted);font-size:12px}
 `;
 
-const SCRIPT = `
+/** The page script: sorts tables, copies auditIDs. */
+export const SCRIPT = `
 (function () {
   'use strict';
   function key(td, num) {

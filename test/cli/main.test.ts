@@ -255,11 +255,11 @@ describe('main: errors', () => {
 
   it('says a mistyped command is neither a file nor a command, before reading anything', async () => {
     const analyze = vi.fn<AnalyzeFn>(async () => fakeReport());
-    for (const [word, command] of [['analz', 'analyze'], ['wach', 'watch'], ['servve', 'serve'], ['hepl', 'help']] as const) {
+    for (const [word, command] of [['analz', 'analyze'], ['wach', 'watch'], ['servve', 'serve'], ['dif', 'diff'], ['hepl', 'help']] as const) {
       const io = fakeIO({ analyze });
       expect(await main([word, 'a.log'], io)).toBe(2);
       expect(io.stderr.text).toBe(
-        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, completion, help)\n`,
+        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, diff, completion, help)\n`,
       );
     }
     expect(analyze).not.toHaveBeenCalled();
