@@ -123,11 +123,13 @@ class Pool {
     this.posted = new Int32Array(new SharedArrayBuffer(4));
     // A worker's live heap is its dictionaries and the run at hand (a few MB): a small old
     // generation keeps V8 from letting garbage pile up (measured: 256 MB let RSS reach 430 MB).
+    // What it allocates is short-lived (a run's lines and answers): a 4 MB young generation holds
+    // it as well as a larger one and keeps the thread's whole heap under 20 MB (docs/performance.md).
     const oldMb = 64 + Math.ceil((4 * maxLength) / (1024 * 1024));
     for (let i = 0; i < n; i++) {
       const { port1, port2 } = new MessageChannel();
       const w = new Worker(workerPath(), {
-        resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: oldMb },
+        resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: oldMb },
         workerData: { answers: port2, claims: this.claims, posted: this.posted },
         transferList: [port2],
       });
