@@ -321,6 +321,7 @@ export const createStorm = defineDetector({
         namePrefixes: topList(h.prefixes, (p) => p, o.topNamePrefixes),
         deletes: h.deletes,
         resource: resourceOf(g),
+        namespace: g.namespace,
         durationMs: Math.round(durationMs),
         meanCreatesPerSec: durationMs > 0 ? round2(meanRate(h)) : null,
         peakCreatesPerSec: h.peak.peak,

@@ -106,7 +106,9 @@ export function matchKey(f: Finding): { kind: string; actor: string; subject: st
       const o = f.object;
       subject = `${resourceLabel(o)} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`.trim();
     } else if (typeof resources === 'string') {
-      subject = setText(listNames(resources));
+      // create-storm is per namespace: its `namespace` metric tells two namespaces' storms apart.
+      const ns = f.metrics['namespace'];
+      subject = setText(listNames(resources)) + (typeof ns === 'string' && ns !== '' ? ` in ${ns}` : '');
     } else if (f.object !== null) {
       subject = resourceLabel(f.object);
     } else {

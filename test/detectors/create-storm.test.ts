@@ -67,6 +67,7 @@ describe('create-storm: storms', () => {
       namePrefixes: 'web-tls(1152)',
       deletes: 0,
       resource: 'certificaterequests.cert-manager.io',
+      namespace: 'shop',
       durationMs: 239_791,
       meanCreatesPerSec: 4.8,
       // Creates are 208–209 ms apart: at most 5 in any 1 s bucket.

@@ -211,7 +211,7 @@ describe('renderers', () => {
     expect(schema.properties.findings.items.properties.verdict.enum).toEqual(['fixed', 'new', 'better', 'same', 'worse']);
   });
 
-  it('docs/diff.schema.json is the schema (regenerate with diffJsonSchema() when the model changes)', () => {
+  it('docs/diff.schema.json is the schema (regenerate with npm run schema when the model changes)', () => {
     expect(JSON.parse(readFileSync('docs/diff.schema.json', 'utf8'))).toEqual(diffJsonSchema());
   });
 
