@@ -1,6 +1,7 @@
 /** Every simulated scenario: incidents first, then the benign look-alikes. */
 import { BENIGN_SCENARIOS } from './benign.js';
 import { INCIDENT_SCENARIOS, type SimScenario } from './scenarios.js';
+import { INCIDENT_SCENARIOS_2 } from './scenarios2.js';
 
 /** All scenarios, in report order. */
-export const ALL_SCENARIOS: SimScenario[] = [...INCIDENT_SCENARIOS, ...BENIGN_SCENARIOS];
+export const ALL_SCENARIOS: SimScenario[] = [...INCIDENT_SCENARIOS, ...INCIDENT_SCENARIOS_2, ...BENIGN_SCENARIOS];
