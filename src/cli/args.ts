@@ -367,7 +367,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .epilog(
       'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, failOn, top, '
         + 'maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
-        + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minWritesPerSec).\n'
+        + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minExcessWrites).\n'
         + 'Exit codes: 0 success (watch and serve also on SIGINT/SIGTERM, after the final report), 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
         + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
     )

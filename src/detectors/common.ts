@@ -541,3 +541,78 @@ export class GapHistogram {
     return this.counts.map((count, i) => ({ upToMs: RETRY_GAP_BOUNDS_MS[i] ?? null, count }));
   }
 }
+
+/**
+ * One identity (username) per actor: controllers of one binary that share a service account and
+ * each set their own userAgent are one writer (cert-manager#6714: three controllers at about
+ * 1.6 writes/s each, 4.8/s together). The first actor seen with a username stands for it, so a
+ * detector keyed by the returned actor judges per identity. At most `max` usernames are
+ * remembered; beyond, the map starts over.
+ */
+export class Identities {
+  private byUser = new Map<string, Actor>();
+  constructor(private readonly max = 20_000) {}
+
+  /** The actor that stands for `a.username` (the first seen with it). */
+  of(a: Actor): Actor {
+    let id = this.byUser.get(a.username);
+    if (id === undefined) {
+      if (this.byUser.size >= this.max) this.byUser = new Map();
+      id = a;
+      this.byUser.set(a.username, a);
+    }
+    return id;
+  }
+
+  clear(): void {
+    this.byUser.clear();
+  }
+}
+
+/**
+ * Requests per actor (userAgent) of one identity in one episode: the finding's `userAgents`
+ * breakdown, and the actor it names (the userAgent with most requests). At most `max` actors are
+ * told apart; the rest are counted under `(other)`. `mark()` freezes the counts a finding reports
+ * (`report(true)`), for episodes whose totals stop at their last telling request (`toAttempts`).
+ */
+export class UserAgentCounts {
+  /** Per actor: [requests, requests as of the last `mark()`]. */
+  private readonly counts = new Map<Actor, [number, number]>();
+  private readonly other: [number, number] = [0, 0];
+  constructor(private readonly max = 8) {}
+
+  add(a: Actor): void {
+    const c = this.counts.get(a);
+    if (c !== undefined) c[0]++;
+    else if (this.counts.size < this.max) this.counts.set(a, [1, 0]);
+    else this.other[0]++;
+  }
+
+  /** The counts so far become the ones `report(true)` and `top(…, true)` give. */
+  mark(): void {
+    for (const c of this.counts.values()) c[1] = c[0];
+    this.other[1] = this.other[0];
+  }
+
+  /** The actor with most requests (ties: the userAgent first in code-unit order), or `fallback`. */
+  top(fallback: Actor, marked = false): Actor {
+    const k = marked ? 1 : 0;
+    let best: Actor | null = null;
+    let bestN = 0;
+    for (const [a, c] of this.counts) if (c[k] > bestN || (c[k] === bestN && best !== null && a.userAgent < best.userAgent)) [best, bestN] = [a, c[k]];
+    return best ?? fallback;
+  }
+
+  /**
+   * `{ userAgents: 'UA(requests), …' }` (most first, ties by userAgent) when the identity used
+   * more than one userAgent, else `{}`: the metric `hot-loop` reports too. The counts sum to the
+   * finding's requests.
+   */
+  report(marked = false): { userAgents?: string } {
+    const k = marked ? 1 : 0;
+    const list: Array<[string, number]> = [];
+    for (const [a, c] of this.counts) if (c[k] > 0) list.push([a.userAgent, c[k]]);
+    if (this.other[k] > 0) list.push(['(other)', this.other[k]]);
+    return list.length > 1 ? { userAgents: topList(list, (ua) => ua, list.length) } : {};
+  }
+}

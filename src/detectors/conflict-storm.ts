@@ -22,6 +22,16 @@
  * An episode with `exponential` backoff, or `retry-on-conflict` chains that end in success at
  * least `rocMinSuccess` of the time, is handled well: it becomes a note, not a finding.
  *
+ * **Per identity, per client.** The window's counts, the episode and the finding belong to one
+ * identity (username) and object: controllers of one binary that share a service account and each
+ * set their own userAgent are one writer (cert-manager#6714: three at about 1.6 writes/s each), and
+ * the finding breaks its attempts down by userAgent (`userAgents`) and names the busiest. Retry
+ * chains, and so retry gaps, gap growth, stale resends and the backoff verdict, stay per client
+ * (source IP + userAgent): a chain is one client's retry loop, and a gap measured from one
+ * client's 409 to another client's write says nothing about either one's backoff. Two programs
+ * under one username (a human's kubectl and a script as `system:admin`) are thus one finding whose
+ * breakdown tells them apart, each judged on its own chains.
+ *
  * Severity: the higher of the rank of the episode's share of all writes in its window and the
  * rank of its peak 409/s, against the `severity` thresholds.
  */
@@ -32,7 +42,7 @@ import { severityRank, type Advice, type Finding, type Severity } from '../repor
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, Identities, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
 import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -120,7 +130,7 @@ function formatGap(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`;
 }
 
-/** Retry chain of one client (source IP) on one object. */
+/** Retry chain of one client (source IP + userAgent) on one object. */
 interface Chain {
   /** `stageTimestamp` of the first and the last write, ms. */
   startTs: number;
@@ -167,6 +177,8 @@ interface Hot {
   ips: Set<string>;
   ipCount: number;
   fieldManagers: Set<string>;
+  /** Attempts per userAgent of the identity, marked as of `to`. */
+  userAgents: UserAgentCounts;
   peakWrites: PeakPerSecond;
   peakConflicts: PeakPerSecond;
   /** The first Conflicts and the last write tied to a Conflict. */
@@ -179,11 +191,13 @@ interface Hot {
 }
 
 interface Pair {
+  /** The actor standing for the identity (see `Identities`). */
   actor: Actor;
   object: ObjectRef;
   /** Per step: 0 writes, 1 409 Conflicts. */
   ring: StepRing;
   lastWriteTs: number;
+  /** Retry chains per client: by source IP, plus `\u0000` userAgent for the identity's other actors. */
   chains: Map<string, Chain>;
   hot: Hot | null;
   open: boolean;
@@ -214,6 +228,8 @@ export const conflictStorm = defineDetector({
     const n = o.windowMs / o.stepMs;
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** Pairs are keyed by identity (username), not by username + userAgent. */
+    const identities = new Identities();
     /**
      * First writes of objects no pair holds, while a pair with one write cannot open an episode.
      * A pair with one write and no Conflict in its window is dropped once `chainBreakMs` passed.
@@ -282,6 +298,7 @@ export const conflictStorm = defineDetector({
         ips: new Set(),
         ipCount: 0,
         fieldManagers: new Set(),
+        userAgents: new UserAgentCounts(),
         peakWrites: new PeakPerSecond(),
         peakConflicts: new PeakPerSecond(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
@@ -310,17 +327,18 @@ export const conflictStorm = defineDetector({
       if (first === undefined) return;
       if (first === null) return onWrite(r);
       onWrite(first);
-      const p = pairs.get(first.object as ObjectRef, first.actor) as Pair;
+      const p = pairs.get(first.object as ObjectRef, identities.of(first.actor)) as Pair;
       if (!catchUp(o, first.ts, r.ts, (b) => evaluate(p, b))) pairs.delete(p);
       onWrite(r);
     }
 
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
+      const who = identities.of(r.actor);
       const p =
-        pairs.get(obj, r.actor) ??
+        pairs.get(obj, who) ??
         pairs.add({
-          actor: r.actor,
+          actor: who,
           object: obj,
           ring: new StepRing(n, 2),
           lastWriteTs: r.ts,
@@ -341,7 +359,8 @@ export const conflictStorm = defineDetector({
       const h = p.hot;
 
       // Retry chain of this client on this object.
-      let c = p.chains.get(r.sourceIP);
+      const client = r.actor === p.actor ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`;
+      let c = p.chains.get(client);
       let retryGap = -1;
       if (c !== undefined && c.lastConflict && r.ts - c.lastTs <= o.chainBreakMs) {
         retryGap = Math.max(0, r.receivedTs - c.lastTs);
@@ -349,7 +368,7 @@ export const conflictStorm = defineDetector({
       } else {
         if (c !== undefined && c.lastConflict) endChain(h, c, false);
         c = { startTs: r.ts, lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1, grew: 0, shrank: false };
-        p.chains.set(r.sourceIP, c);
+        p.chains.set(client, c);
       }
       const tiedToConflict = conflict || retryGap >= 0;
 
@@ -359,6 +378,7 @@ export const conflictStorm = defineDetector({
         else if (ok) h.successes++;
         else h.otherErrors++;
         h.verbs.add(r.verb);
+        h.userAgents.add(r.actor);
         if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
         if (!h.ips.has(r.sourceIP)) {
           h.ipCount++;
@@ -387,6 +407,7 @@ export const conflictStorm = defineDetector({
           h.toConflicts = h.conflicts;
           h.toSuccesses = h.successes;
           h.toOtherErrors = h.otherErrors;
+          h.userAgents.mark();
         }
       }
 
@@ -553,9 +574,12 @@ export const conflictStorm = defineDetector({
         excessRequests: h.excess,
         foreignWrites: h.foreignWrites,
         ...share,
+        // Several clients of one identity (its userAgents), with their attempts.
+        ...h.userAgents.report(true),
       };
 
-      const who = actorName(p.actor);
+      const named = h.userAgents.top(p.actor, true);
+      const who = actorName(named);
       const what = objectLabel(p.object);
       const pct = Math.round((h.toConflicts / Math.max(1, h.toAttempts)) * 100);
       const how =
@@ -569,7 +593,7 @@ export const conflictStorm = defineDetector({
         kind: 'conflict-storm',
         severity: h.severity ?? severityOf(h),
         title: `${who} retries 409 Conflict on ${what} ${how}: ${int(h.toConflicts)} of ${int(h.toAttempts)} writes conflicted (${pct}%), peak ${int(h.peakConflicts.peak)} 409/s`,
-        actors: [reportActor(p.actor, h.ips, h.fieldManagers)],
+        actors: [reportActor(named, h.ips, h.fieldManagers)],
         object: reportObject(p.object),
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
@@ -639,12 +663,13 @@ export const conflictStorm = defineDetector({
         // A periodic writer's 409s are judged; its writes only once a Conflict gave them a pair.
         if (hotByObject.size > 0 && r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) countForeign(r);
         if (!isObjectWrite(r)) return;
-        if (isConflict(r) || pairs.get(r.object as ObjectRef, r.actor) !== undefined) onWrite(r);
+        if (isConflict(r) || pairs.get(r.object as ObjectRef, identities.of(r.actor)) !== undefined) onWrite(r);
       },
       finish(): void {
         // The last, partial step was judged as if it were complete: close what is still open.
         for (const p of pairs) if (p.open) close(p);
         pairs.clear();
+        identities.clear();
         hotByObject.clear();
         firstWrites?.clear();
       },

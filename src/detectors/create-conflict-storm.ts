@@ -22,6 +22,18 @@
  * would have told the actor the object exists (and a cached Get, none). Shares of all writes
  * and requests use the actor's creates in the episode (`trafficShare`).
  *
+ * **Per identity.** The actor here is an identity (username): controllers of one binary that
+ * share a service account and each set their own userAgent are one creator, and a name probed by
+ * two of them is probed twice by the identity. The finding breaks its creates down by userAgent
+ * (`userAgents`) and names the busiest. Nothing here is a property of one client's loop (no gaps,
+ * no chains), so nothing stays per userAgent; two programs under one username (`system:admin`)
+ * are one finding whose breakdown tells them apart. Distinct service accounts sharing a userAgent
+ * (kubebuilder's `manager/v0.0.0`) stay distinct identities.
+ *
+ * This kind counts creates answered AlreadyExists only: a loop that creates a *new* object each
+ * time (cert-manager#6714: a new CertificateRequest per pass, 15K and 48K in two clusters) gets
+ * 201s and is not reported here.
+ *
  * Severity: the higher of the rank of the episode's share of all writes and the rank of its peak
  * AlreadyExists per second, against the `severity` thresholds; `low` below them.
  */
@@ -30,7 +42,7 @@ import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { resourceLabel } from '../labels.js';
-import { actorName, EpisodeSeries, EvidenceIDs, int, iso, median, PeakPerSecond, reportActor, shortHash, StepRing, topList } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, Identities, int, iso, median, PeakPerSecond, reportActor, shortHash, StepRing, topList, UserAgentCounts } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -88,6 +100,8 @@ interface Hot {
   peak: PeakPerSecond;
   ips: Set<string>;
   fieldManagers: Set<string>;
+  /** Creates per userAgent of the identity. */
+  userAgents: UserAgentCounts;
   evidence: EvidenceIDs;
   severity: Severity | null;
   /** The actor's creates and 409 AlreadyExists per bucket, for the report. */
@@ -95,6 +109,7 @@ interface Hot {
 }
 
 interface ActorState {
+  /** The actor standing for the identity (see `Identities`). */
   actor: Actor;
   /** Per step: 0 creates, 1 AlreadyExists. */
   ring: StepRing;
@@ -122,13 +137,15 @@ export const createConflictStorm = defineDetector({
   create(ctx: DetectorContext<CreateConflictStormOptions>) {
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
+    /** States by identity (the actor `identities` gives), not by username + userAgent. */
     const actors = new Map<Actor, ActorState>();
+    const identities = new Identities();
 
-    function stateOf(r: RequestRecord): ActorState {
-      let s = actors.get(r.actor);
+    function stateOf(who: Actor, r: RequestRecord): ActorState {
+      let s = actors.get(who);
       if (s === undefined) {
-        s = { actor: r.actor, ring: new StepRing(n, 2), names: new Map(), lastTs: r.ts, hot: null, open: false };
-        actors.set(r.actor, s);
+        s = { actor: who, ring: new StepRing(n, 2), names: new Map(), lastTs: r.ts, hot: null, open: false };
+        actors.set(who, s);
       }
       return s;
     }
@@ -145,6 +162,7 @@ export const createConflictStorm = defineDetector({
         peak: new PeakPerSecond(),
         ips: new Set(),
         fieldManagers: new Set(),
+        userAgents: new UserAgentCounts(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
         series: new EpisodeSeries(o.stepMs),
@@ -153,10 +171,11 @@ export const createConflictStorm = defineDetector({
 
     function onCreate(r: RequestRecord): void {
       const exists = isAlreadyExists(r);
-      let s = actors.get(r.actor);
+      const who = identities.of(r.actor);
+      let s = actors.get(who);
       // Actors are tracked from their first AlreadyExists: plain creates alone never matter.
       if (s === undefined && !exists) return;
-      s ??= stateOf(r);
+      s ??= stateOf(who, r);
       const b = Math.floor(r.ts / o.stepMs);
       s.lastTs = r.ts;
       s.ring.add(b, C_CREATE);
@@ -178,6 +197,7 @@ export const createConflictStorm = defineDetector({
       }
       if (h === null) return;
       h.creates++;
+      h.userAgents.add(r.actor);
       h.series.add(r.ts, exists);
       if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
@@ -276,14 +296,17 @@ export const createConflictStorm = defineDetector({
         peakAlreadyExistsPerSec: h.peak.peak,
         excessRequests: excess,
         ...trafficShare(ctx.series, h.from, h.to, h.creates),
+        // Several clients of one identity (its userAgents), with their creates.
+        ...h.userAgents.report(),
       };
-      const who = actorName(s.actor);
+      const named = h.userAgents.top(s.actor);
+      const who = actorName(named);
       return {
         id: `create-conflict-storm:${shortHash(`${s.actor.key}\u0001${h.from}`)}`,
         kind: 'create-conflict-storm',
         severity: h.severity ?? severityOf(h),
         title: `${who} creates objects that already exist: ${int(h.alreadyExists)} × 409 AlreadyExists on ${int(distinct)} ${distinct === 1 ? 'name' : 'names'} (median ${repeats ?? 0} each), peak ${int(h.peak.peak)}/s`,
-        actors: [reportActor(s.actor, h.ips, h.fieldManagers)],
+        actors: [reportActor(named, h.ips, h.fieldManagers)],
         object: top === null ? null : reportObject(top),
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
@@ -328,11 +351,12 @@ export const createConflictStorm = defineDetector({
       onAllowlisted(r: RequestRecord): void {
         // Periodic creates (Events) are judged by their AlreadyExists answers and, once those made
         // the actor a state, its other creates.
-        if (r.verb === 'create' && !r.dryRun && r.object !== null && (r.code === 409 || actors.has(r.actor))) onCreate(r);
+        if (r.verb === 'create' && !r.dryRun && r.object !== null && (r.code === 409 || actors.has(identities.of(r.actor)))) onCreate(r);
       },
       finish(): void {
         for (const s of actors.values()) if (s.open) close(s);
         actors.clear();
+        identities.clear();
       },
       stateSize: () => actors.size,
     });

@@ -10,35 +10,42 @@
  * the desired state changes, and periodic writers by design (leases, node status, Events) are
  * allowlisted before detectors see them (`src/engine/allowlist.ts`).
  *
- * Per (actor, object incl. subresource) it counts update/patch attempts and 2xx answers per
- * `stepMs` step in a ring covering `windowMs`, and judges the window ending at each step boundary:
- * - **sustained**: the window holds at least `minRunWritesPerSec × windowMs` writes and at least
- *   `minSuccessRatio` of them succeeded (mostly-409 traffic is `conflict-storm`'s business);
- * - an **episode opens** when, sustained, every window of an unbroken run covering at least
- *   `minLoopMs` of writes held `minWritesPerSec × windowMs` writes (a fast loop that keeps its
- *   rate), or the writes gathered since the pair became busy reach `minWritesInRun` over at
- *   least `minRunMs` (a slower loop that goes on; by default `/status` writes only, see
- *   `runRuleStatusOnly`);
- * - it **closes** at the first boundary that is not sustained, and is emitted then.
+ * Per (identity, object incl. subresource) it counts update/patch attempts and 2xx answers per
+ * `stepMs` step in a ring covering `windowMs`, and keeps a score: the **excess writes**, writes
+ * beyond what a healthy controller of the object could have made, accumulated over the episode.
+ * - Each successful write adds 1 and takes off the budget earned since the previous write (the
+ *   score never goes below 0): `changeWritesPerSec` × the gap for a write that may carry a change,
+ *   or only one per `healthyPeriodMs` (a timer's budget) for a write the log proves changed
+ *   nothing or only timestamps (RequestResponse level: the response's resourceVersion equals the
+ *   precondition's; Request level and above: the body equals the previous write's once timestamp
+ *   fields are removed). At a steady rate r (writes/s) for T s the score is therefore about
+ *   (r − changeWritesPerSec) × T: continuous and increasing in both rate and duration, with no
+ *   hold time and no rate step. Failed writes add nothing (409s are `conflict-storm`'s).
+ * - The pair is **sustained** while its window holds at least `minRunWritesPerSec × windowMs`
+ *   writes and at least `minSuccessRatio` of them succeeded; the score lives while it is.
+ * - An **episode opens** when a sustained pair's score reaches `minExcessWrites`, and **closes**
+ *   at the first boundary that is not sustained; it is emitted then.
  *
- * Why these defaults (rates are the highest count of one (actor, object) pair in any 60 s window):
- * a healthy Deployment rollout writes the Deployment's and ReplicaSets' `/status` and the
- * EndpointSlice once per pod transition, every write a real change; a 300-replica rollout kept
- * deployment-controller, replicaset-controller and endpointslice-controller at 1.0–1.2 writes/s
- * per object for 10 minutes, the busiest benign status writers of the evaluation's background
- * reach 1.4/s, and a smaller rollout writes in bursts of a few seconds. The self-triggering
- * loops of the evaluation (`hotLoop`, `transitionTimeReplay`) run at 5–13/s for 4 minutes and a
- * 200 ms status loop at 5/s. So the fast rule needs 2 writes/s (above any rollout seen, below
- * every loop) held over 90 s (more than one window, so one busy minute is not a loop; less than
- * any loop worth finding). The slow rule, which a long rollout reaches by count (600 status
- * writes in 10 minutes), needs the run to last 15 minutes: half as long again as that rollout,
- * and about the 17 minutes that 200 writes at the 0.2/s floor take anyway. Rate and duration
- * cannot tell a self-triggering controller from a rollout held at ≥ 2/s for minutes, or at
- * ≥ 0.2/s for over 15: those are reported (they are as much load).
+ * Why this shape (real rates from `real-incidents.md`): self-triggering loops run at 60/s
+ * (kubernetes#16134), ~5/s (kubewarden, prometheus-operator#5610's 200 ms), ~4.6/s
+ * (console-operator) and ~2/s for hours (crossplane#2449: 178,554 CRD updates in 24 h). Benign
+ * writers of one object stay at or below about 1 write/s: a Deployment rollout writes each owner's
+ * status once per pod transition, and a 300-replica rollout kept its status and EndpointSlice
+ * writers at 1.0–1.2/s per object for 10 minutes; periodic writers are slower still (kubelet node
+ * status and leases every 2–10 s, HPA every 15 s). So a write at up to 1/s gets the benefit of
+ * the doubt, and only what goes beyond accumulates. 500 excess writes is 2.5 times what the
+ * busiest short rollout seen leaves (2.8 status writes/s for 105 s, 189 beyond 1/s), and is
+ * reached in about 10 min at 1.85/s, 2 min at 5/s, 26 s at 20/s and 9 s at 60/s.
  *
- * Stats are gathered from the first write after the pair was last idle (a pair stops being busy
- * when a whole window has passed without being sustained), so the episode starts where the loop
- * started, not where it crossed the threshold.
+ * What Metadata level cannot tell: whether a write changed anything. There a rollout held at
+ * 2.8/s for several minutes, or any writer well above 1/s for long, scores like a loop and is
+ * reported (it is as much load); what keeps a rollout out is that it is bounded, so its excess
+ * stays small. At RequestResponse or Request level, writes proven to change nothing (or only
+ * timestamps) lose the change budget, so a slow no-op loop is found sooner than at Metadata level.
+ *
+ * Stats and the score are gathered from the first write after the pair was last idle (a pair
+ * stops being busy when a whole window has passed without being sustained), so the episode starts
+ * where the loop started, not where it crossed the threshold.
  *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
@@ -49,12 +56,15 @@
  * apply: these writes succeed, and success resets the backoff.)
  *
  * Severity: the higher of the rank of the episode's share of all writes and the rank of its mean
- * writes per second, against the `severity` thresholds.
+ * writes per second, against the `severity` thresholds, capped by its excess writes
+ * (`severityExcess`): a loop that cost the API server little stays `medium` at most, however
+ * large its share of a quiet cluster.
  */
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
+import { severityRank } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
@@ -68,33 +78,29 @@ import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOpti
 export const hotLoopOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
   /**
-   * Writes per second over one window that make it fast: 120 a minute. A large Deployment
-   * rollout keeps its status writers at 1–1.2/s per object (every write a real change); the
-   * self-triggering loops found run at 5/s and more (see the file header).
+   * Writes per second (per object) a healthy controller may make when each write carries a real
+   * change: the budget taken off the score for each second between writes. 1/s: a Deployment
+   * rollout writes each owner's status once per pod transition, and a 300-replica rollout held
+   * its status writers at 1.0–1.2/s; the slowest real loop (crossplane#2449) runs at ~2/s.
    */
-  minWritesPerSec: z.number().positive().default(2),
+  changeWritesPerSec: z.number().nonnegative().default(1),
   /**
-   * How long, ms, the fast rate must be held before an episode opens: every window of an
-   * unbroken run of fast windows, from the run's first write (or the pair's first write after
-   * being idle) to its last write, at least this long. 90 s, half as long again as a window:
-   * one busy minute (a rollout's burst as a batch of pods turns ready, a bulk relabel) never
-   * opens an episode; a loop keeps going.
+   * Excess writes (beyond the budget, see the file header) at which an episode opens. 500: 2.5 times
+   * the 189 a 2.8/s, 105 s rollout leaves; reached in ~10 min at 1.85/s, 2 min at 5/s, 26 s at 20/s.
    */
-  minLoopMs: z.number().int().nonnegative().default(90_000),
-  /** Writes to one object, gathered while busy, that open an episode (slower loops that last). */
-  minWritesInRun: z.number().int().positive().default(200),
+  minExcessWrites: z.number().positive().default(500),
   /**
-   * How long, ms, the run of `minWritesInRun` must have lasted (first to last write): 15 min.
-   * A rollout writes hundreds of status updates in minutes but ends; without it a 10-minute
-   * rollout at 1 write/s would pass by count alone.
+   * Excess writes below which severity is capped: under `high`, at most `medium`; under
+   * `critical`, at most `high`. 2 and 6 times `minExcessWrites`: severity grows with what the loop
+   * cost, not with its share of a quiet cluster alone.
    */
-  minRunMs: z.number().int().nonnegative().default(900_000),
-  /**
-   * Apply `minWritesInRun` to `/status` writes only. Below `minWritesPerSec`, a writer of the
-   * main object is usually a periodic reporter or autoscaler by design; a status writer has no
-   * reason to write on a timer (it reports observed change), so a slow steady one is a loop.
-   */
-  runRuleStatusOnly: z.boolean().default(true),
+  severityExcess: z
+    .object({
+      high: z.number().nonnegative().default(1_000),
+      critical: z.number().nonnegative().default(3_000),
+    })
+    .strict()
+    .default({ high: 1_000, critical: 3_000 }),
   /**
    * Writes per second over one window below which a pair is not busy (and an episode closes):
    * twice the healthy cadence, so a 10 s writer (leases, heartbeats) never qualifies.
@@ -102,7 +108,10 @@ export const hotLoopOptions = windowedOptions({
   minRunWritesPerSec: z.number().positive().default(0.2),
   /** Share of writes answered 2xx for the window to count (0..1): 409-dominated loops are conflict storms. */
   minSuccessRatio: z.number().min(0).max(1).default(0.8),
-  /** Write period a timer-driven writer may legitimately have, ms: writes beyond one per period are excess. */
+  /**
+   * Write period a timer-driven writer may legitimately have, ms: writes beyond one per period are
+   * `excessRequests` (the report's impact), and the budget of writes proven to change nothing.
+   */
   healthyPeriodMs: z.number().int().positive().default(10_000),
   /** A pair with an empty window and no write for this long is forgotten, ms. */
   idleMs: z.number().int().positive().default(120_000),
@@ -150,6 +159,12 @@ interface Hot {
   /** The first `evidenceSamples` writes and the last. */
   evidence: EvidenceIDs;
   severity: Severity | null;
+  /** Excess writes beyond the budget (see the file header), unrounded. */
+  score: number;
+  /** `ts` of the previous successful write, ms; -1 before the first. */
+  lastOkTs: number;
+  /** Content digest of the previous write's body (Request level and above); '' when none. */
+  lastContent: string;
   /** Writes and 409s per bucket, for the report. */
   series: EpisodeSeries;
 }
@@ -162,8 +177,6 @@ interface Pair {
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
-  /** Start (ms) of the current unbroken run of fast windows; -1 when the last window was not fast. */
-  fastFrom: number;
 }
 
 const H_WRITE = 0;
@@ -229,6 +242,9 @@ export const hotLoop = defineDetector({
         peakWrites: new PeakPerSecond(),
         evidence: new EvidenceIDs(o.evidenceSamples),
         severity: null,
+        score: 0,
+        lastOkTs: -1,
+        lastContent: '',
         series: new EpisodeSeries(o.stepMs),
       };
     }
@@ -247,7 +263,7 @@ export const hotLoop = defineDetector({
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
       const who = identityOf(r.actor);
-      const p = pairs.get(obj, who) ?? pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, fastFrom: -1 });
+      const p = pairs.get(obj, who) ?? pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);
@@ -274,6 +290,23 @@ export const hotLoop = defineDetector({
       }
       h.peakWrites.add(r.ts);
       h.series.add(r.ts, isConflict(r));
+      if (ok) addToScore(h, r);
+    }
+
+    /**
+     * A successful write adds 1 to the score, less the budget earned since the previous successful
+     * write: `changeWritesPerSec` per second, or one per `healthyPeriodMs` when the log proves the
+     * write changed nothing (same resourceVersion back) or only timestamps (same body content).
+     */
+    function addToScore(h: Hot, r: RequestRecord): void {
+      const noChange =
+        (r.responseResourceVersion !== '' && r.resourceVersion !== '' && r.responseResourceVersion === r.resourceVersion) ||
+        (r.body !== null && h.lastContent !== '' && r.body.content === h.lastContent);
+      if (r.body !== null) h.lastContent = r.body.content;
+      const gapMs = h.lastOkTs < 0 ? 0 : Math.max(0, r.ts - h.lastOkTs);
+      h.lastOkTs = r.ts;
+      const budget = noChange ? gapMs / o.healthyPeriodMs : (gapMs / 1000) * o.changeWritesPerSec;
+      h.score = Math.max(0, h.score + 1 - budget);
     }
 
     /** Judge the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
@@ -283,10 +316,6 @@ export const hotLoop = defineDetector({
       const end = boundary * o.stepMs;
       const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
       const h = p.hot;
-      // The run of fast windows (each at ≥ minWritesPerSec) that the fast rule needs to last minLoopMs.
-      const fastWindow = h !== null && sustained && w >= o.minWritesPerSec * windowSec;
-      if (!fastWindow) p.fastFrom = -1;
-      else if (p.fastFrom < 0) p.fastFrom = Math.max((h as Hot).from, end - o.windowMs);
       if (p.open) {
         if (sustained) {
           if (raiseSeverity(h as Hot, severityOf(h as Hot))) ctx.alert('update', build(p));
@@ -294,13 +323,7 @@ export const hotLoop = defineDetector({
         }
         close(p);
       } else if (h !== null && sustained) {
-        const fast = fastWindow && h.to - p.fastFrom >= o.minLoopMs;
-        const long =
-          h.writes >= o.minWritesInRun &&
-          h.to - h.from >= o.minRunMs &&
-          h.successes >= o.minSuccessRatio * h.writes &&
-          (!o.runRuleStatusOnly || p.object.subresource === 'status');
-        if (fast || long) {
+        if (h.score >= o.minExcessWrites) {
           p.open = true;
           h.severity = severityOf(h);
           ctx.alert('open', build(p));
@@ -315,7 +338,6 @@ export const hotLoop = defineDetector({
 
     function close(p: Pair): void {
       p.open = false;
-      p.fastFrom = -1;
       p.ring.clear();
       const f = build(p);
       ctx.alert('close', f);
@@ -329,7 +351,9 @@ export const hotLoop = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      return severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.writes), writesPerSec: meanRate(h) });
+      const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.writes), writesPerSec: meanRate(h) });
+      const cap: Severity = h.score >= o.severityExcess.critical ? 'critical' : h.score >= o.severityExcess.high ? 'high' : 'medium';
+      return severityRank(by) > severityRank(cap) ? cap : by;
     }
 
     function build(p: Pair): Finding {
@@ -360,6 +384,8 @@ export const hotLoop = defineDetector({
         peakWritesPerSec: h.peakWrites.peak,
         sourceIPCount: h.ipCount,
         excessRequests: excess,
+        // The score: writes beyond what real changes (≤ changeWritesPerSec) could explain.
+        excessWrites: Math.round(h.score),
         ...trafficShare(ctx.series, h.from, h.to, h.writes),
         // Several controllers of one identity (its userAgents), with their writes.
         ...(h.userAgents.size > 1 ? { userAgents: topList(h.userAgents, (ua) => ua, MAX_USER_AGENTS) } : {}),

@@ -51,6 +51,18 @@
  * later passes. Objects in `ignoreResources`
  * (Leases: renewing `renewTime` is their purpose) are skipped.
  *
+ * **Per identity, per client.** Pairs, windows, episodes and findings belong to one identity
+ * (username) and object: controllers of one binary that share a service account and each set
+ * their own userAgent are one writer (cert-manager#6714), and the finding breaks its writes down by
+ * userAgent (`userAgents`) and names the busiest. The proofs compare a write with the identity's
+ * previous write to the object, whichever of its clients sent it: with no other identity's write in
+ * between, only that write can have moved the resourceVersion or set the stored body, so the
+ * proofs hold across clients as they do within one. Steadiness stays per client (userAgent): a
+ * period is one client's timer, and a gap from one client's write to another's measures nothing;
+ * any write to the object since the client's own previous write, its identity's other clients'
+ * included, clears it as above. Two programs under one username (`system:admin`) are one finding
+ * whose breakdown tells them apart.
+ *
  * Impact: `excessRequests` = the no-op writes (each could have been skipped), shares of all writes
  * and requests in the episode's steps. Severity: the higher of the rank of the no-op writes'
  * share of all writes and the rank of their rate, against `severity`.
@@ -66,7 +78,7 @@ import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { KindMasks } from '../engine/filters.js';
-import { EpisodeSeries, FirstWrites, firstWritesFor, actorName, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing } from './common.js';
+import { EpisodeSeries, FirstWrites, firstWritesFor, actorName, Identities, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -143,6 +155,8 @@ interface Hot {
   ips: Set<string>;
   ipCount: number;
   fieldManagers: Set<string>;
+  /** Writes per userAgent of the identity, marked as of `toWrites`. */
+  userAgents: UserAgentCounts;
   proven: boolean;
   severity: Severity | null;
   /**
@@ -152,7 +166,18 @@ interface Hot {
   series: EpisodeSeries;
 }
 
+/** Timing of one client (userAgent) of an identity on one object, for steadiness. */
+interface Clock {
+  /** `requestReceivedTimestamp` of the client's previous successful write, ms, or -1. */
+  prevReceived: number;
+  /** Gap before that write, ms, or -1. */
+  prevGap: number;
+  /** `obj.okWrites` right after that write (-1 after a 409 for the client). */
+  objSeq: number;
+}
+
 interface Pair {
+  /** The actor standing for the identity (see `Identities`). */
   actor: Actor;
   object: ObjectRef;
   obj: ObjState;
@@ -160,10 +185,9 @@ interface Pair {
   /** Per step: 0 successful writes, 1 proven no-ops, 2 steady writes, 3 writes proven to have changed the object. */
   ring: StepRing;
   lastWriteTs: number;
-  /** The previous successful write. */
+  /** The identity's previous successful write, by any of its clients. */
   prevTs: number;
-  prevReceived: number;
-  prevGap: number;
+  prevActor: Actor;
   prevBody: BodyDigest | null;
   prevAuditID: string;
   prevLevel: string;
@@ -173,6 +197,9 @@ interface Pair {
   prevMarked: boolean;
   /** `obj.okWrites` right after the previous write. */
   objSeq: number;
+  /** Timing of the client `actor`, and of the identity's other clients (made on first need). */
+  clock: Clock;
+  clocks: Map<Actor, Clock> | null;
   hot: Hot | null;
   open: boolean;
 }
@@ -206,6 +233,8 @@ export const noOpWrites = defineDetector({
     const ignoredKinds = new KindMasks<boolean>();
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** Pairs are keyed by identity (username), not by username + userAgent. */
+    const identities = new Identities();
     const objects = new Map<string, ObjState>();
     /**
      * First successful writes of objects (across subresources, by `objKey`) no pair holds, while
@@ -224,7 +253,7 @@ export const noOpWrites = defineDetector({
     function promote(first: RequestRecord | undefined, nowTs: number): void {
       if (first === undefined) return;
       onWrite(first);
-      const p = pairs.get(first.object as ObjectRef, first.actor) as Pair;
+      const p = pairs.get(first.object as ObjectRef, identities.of(first.actor)) as Pair;
       if (!catchUp(o, first.ts, nowTs, (b) => evaluate(p, b))) pairs.delete(p);
     }
 
@@ -241,9 +270,22 @@ export const noOpWrites = defineDetector({
       return !no;
     }
 
+    /** The timing of `r`'s client in its pair. */
+    function clockOf(p: Pair, a: Actor): Clock {
+      if (a === p.actor) return p.clock;
+      p.clocks ??= new Map();
+      let c = p.clocks.get(a);
+      if (c === undefined) {
+        c = { prevReceived: -1, prevGap: -1, objSeq: p.obj.okWrites };
+        p.clocks.set(a, c);
+      }
+      return c;
+    }
+
     function pairOf(r: RequestRecord): Pair {
       const ob = r.object as ObjectRef;
-      const known = pairs.get(ob, r.actor);
+      const who = identities.of(r.actor);
+      const known = pairs.get(ob, who);
       if (known !== undefined) return known;
       const objKey = objKeyOf(ob);
       let obj = objects.get(objKey);
@@ -253,21 +295,22 @@ export const noOpWrites = defineDetector({
       }
       obj.refs++;
       return pairs.add({
-        actor: r.actor,
+        actor: who,
         object: ob,
         obj,
         objKey,
         ring: new StepRing(n, 4),
         lastWriteTs: r.ts,
         prevTs: -1,
-        prevReceived: -1,
-        prevGap: -1,
+        prevActor: who,
         prevBody: null,
         prevAuditID: '',
         prevLevel: '',
         prevUpdateRV: '',
         prevMarked: false,
         objSeq: obj.okWrites,
+        clock: { prevReceived: -1, prevGap: -1, objSeq: obj.okWrites },
+        clocks: null,
         hot: null,
         open: false,
       });
@@ -292,6 +335,7 @@ export const noOpWrites = defineDetector({
         ips: new Set(),
         ipCount: 0,
         fieldManagers: new Set(),
+        userAgents: new UserAgentCounts(),
         proven: false,
         severity: null,
         series: new EpisodeSeries(o.stepMs, undefined, 4),
@@ -306,6 +350,8 @@ export const noOpWrites = defineDetector({
         if (auditID !== r.auditID) {
           p.hot.writes = 1;
           p.hot.toWrites = 1;
+          p.hot.userAgents.add(p.prevActor);
+          p.hot.userAgents.mark();
           p.hot.series.bump(ts, S_WRITE);
         }
       }
@@ -329,7 +375,8 @@ export const noOpWrites = defineDetector({
       p.ring.add(b, N_WRITE);
 
       const intervening = obj.okWrites !== p.objSeq;
-      const gap = p.prevReceived >= 0 ? Math.max(0, r.receivedTs - p.prevReceived) : -1;
+      const clock = clockOf(p, r.actor);
+      const gap = clock.prevReceived >= 0 ? Math.max(0, r.receivedTs - clock.prevReceived) : -1;
       let found = 0;
 
       // Metadata level: this update succeeded with the RV the previous one sent.
@@ -360,11 +407,11 @@ export const noOpWrites = defineDetector({
         mark === null &&
         r.body === null &&
         p.object.subresource === 'status' &&
-        !intervening &&
+        obj.okWrites === clock.objSeq &&
         gap >= 0 &&
         gap >= o.suspectedMinPeriodMs &&
-        p.prevGap >= 0 &&
-        Math.abs(gap - p.prevGap) <= o.steadyTolerance * p.prevGap;
+        clock.prevGap >= 0 &&
+        Math.abs(gap - clock.prevGap) <= o.steadyTolerance * clock.prevGap;
       if (steady) {
         p.ring.add(b, N_STEADY);
         if (p.hot === null) p.hot = newHot(r);
@@ -382,9 +429,11 @@ export const noOpWrites = defineDetector({
       const h = p.hot;
       if (h !== null) {
         h.writes++;
+        h.userAgents.add(r.actor);
         h.series.bump(r.ts, S_PENDING);
         if (found > 0 || steady) {
           h.toWrites = h.writes;
+          h.userAgents.mark();
           h.series.move(S_PENDING, S_WRITE);
         }
         if (gap >= 0) h.gaps.add(gap);
@@ -398,9 +447,11 @@ export const noOpWrites = defineDetector({
       obj.okWrites++;
       obj.knownRV = rrv;
       p.objSeq = obj.okWrites;
+      clock.objSeq = obj.okWrites;
+      clock.prevReceived = r.receivedTs;
+      clock.prevGap = gap;
       p.prevTs = r.ts;
-      p.prevReceived = r.receivedTs;
-      p.prevGap = gap;
+      p.prevActor = r.actor;
       p.prevBody = r.body;
       p.prevAuditID = r.auditID;
       p.prevLevel = r.level;
@@ -496,11 +547,14 @@ export const noOpWrites = defineDetector({
         noOpWritesPerSec: durationMs > 0 ? round2(count / (durationMs / 1000)) : null,
         excessRequests: count,
         ...trafficShare(ctx.series, h.from, h.to, count),
+        // Several clients of one identity (its userAgents), with their writes.
+        ...h.userAgents.report(true),
       };
 
       const auditIDs = [...h.auditIDs];
       if (!auditIDs.includes(h.lastAuditID)) auditIDs.push(h.lastAuditID);
-      const who = actorName(p.actor);
+      const named = h.userAgents.top(p.actor, true);
+      const who = actorName(named);
       const what = objectLabel(p.object);
       const span = formatDuration(Math.round(durationMs));
       let title: string;
@@ -519,7 +573,7 @@ export const noOpWrites = defineDetector({
         kind: 'no-op-writes',
         severity: h.severity ?? severityOf(h),
         title,
-        actors: [reportActor(p.actor, h.ips, h.fieldManagers)],
+        actors: [reportActor(named, h.ips, h.fieldManagers)],
         object: reportObject(p.object),
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
@@ -578,7 +632,8 @@ export const noOpWrites = defineDetector({
         const ok = r.code >= 200 && r.code < 300;
         if (!ok && !isConflict(r)) return;
         const ob = r.object as ObjectRef;
-        if (firstWrites !== null && pairs.get(ob, r.actor) === undefined) {
+        const who = identities.of(r.actor);
+        if (firstWrites !== null && pairs.get(ob, who) === undefined) {
           const objKey = objKeyOf(ob);
           if (!objects.has(objKey)) {
             // A successful write of an object without pairs is held until the object's next one.
@@ -590,13 +645,17 @@ export const noOpWrites = defineDetector({
         if (ok) onWrite(r);
         else {
           // Someone changed the object under this writer: its next write is not comparable.
-          const p = pairs.get(ob, r.actor);
-          if (p !== undefined) p.objSeq = -1;
+          const p = pairs.get(ob, who);
+          if (p !== undefined) {
+            p.objSeq = -1;
+            clockOf(p, r.actor).objSeq = -1;
+          }
         }
       },
       finish(): void {
         for (const p of pairs) if (p.open) close(p);
         pairs.clear();
+        identities.clear();
         objects.clear();
         firstWrites?.clear();
       },

@@ -45,7 +45,29 @@
  * - **reverts**: request bodies are logged (Request level or above) and at least two actors
  *   re-send a body equal to their own previous one after the other side wrote in between: level
  *   `proven`.
+ * - a **resourceVersion ping-pong** (`rvPingPong`): each side PUTs right after the other, carrying
+ *   the resourceVersion the other's write produced, nearly every time: level `suspected`, and the
+ *   finding says that Metadata level cannot show which fields each write set (below).
  * Everything else alternating stays unreported unless `requireEvidence: false`.
+ *
+ * **resourceVersion ping-pong.** An `update` carries in `objectRef.resourceVersion` the RV its
+ * client read (filled at Metadata level; `patch` never carries it: `kubernetes/apiserver`
+ * `pkg/audit/request.go`). A *hand-off* is a flip where both the overturned write and the new one
+ * are updates and the new one was based on what the overturned one produced: its RV equals the
+ * overturned write's response RV when the response is logged (RequestResponse), else differs from
+ * the overturned write's own request RV (the object changed since, i.e. the overturned write was
+ * no no-op and the new writer read its result), and it was received within `maxReactionMs` of
+ * the overturned write's completion. The RV chain alone does not tell a fight from co-owners
+ * that each GET-then-PUT their own fields: their PUTs carry each other's RVs just the same. What a
+ * fight adds is that *each* side writes *because* the other wrote: every write of both sides
+ * follows the other's within watch-and-reconcile latency, in strict A, B, A, B order. Co-owners
+ * write when their own inputs change: on their own schedules, so most of their writes come long
+ * after the other's; a copier that reacts to a periodic writer reacts on one side only; leader
+ * election candidates take over only after a lease expired and then renew many times in a row.
+ * So the evidence is that each of the two busiest actors made at least `minHandoffShare` of its
+ * writes in the episode as hand-offs. Two co-owners both on timers shorter than `maxReactionMs`
+ * and in phase would still pass: the finding says what it rests on and which audit level for the
+ * resource would confirm it.
  *
  * Severity: the higher of the rank of the episode's share of all writes and the rank of its
  * peak flips per minute (busiest window), against the `severity` thresholds; `low` below them.
@@ -82,6 +104,27 @@ export const writeFightOptions = windowedOptions({
    * too, as `suspected`.
    */
   requireEvidence: z.boolean().default(true),
+  /**
+   * Count a resourceVersion ping-pong (both sides PUT in turn, each right after the other and on
+   * the RV the other produced) as evidence. It is the only evidence Metadata level gives for
+   * resources whose bodies are not logged, e.g. Secrets under the usual audit policies.
+   */
+  rvPingPong: z.boolean().default(true),
+  /**
+   * Longest time (ms) from the end of one side's write to the receipt of the other side's next
+   * write for the latter to count as triggered by it: watch delivery plus one reconcile (read
+   * from the informer cache, PUT). 1 s is the Kubernetes p99 latency SLO for a mutating
+   * single-object API call (`kubernetes/community` `sig-scalability/slos/api_call_latency.md`);
+   * a writer on its own timer lands this close after the other only by chance.
+   */
+  maxReactionMs: z.number().int().positive().default(1000),
+  /**
+   * Share (0..1) of each of the two busiest actors' successful writes in the episode that must be
+   * hand-offs for a resourceVersion ping-pong. 0.8: nearly every write of both sides is a reaction
+   * to the other's; co-owners on their own schedules, one-sided copiers and leader-election
+   * renewals stay far below it.
+   */
+  minHandoffShare: z.number().min(0).max(1).default(0.8),
   /** Actors tracked per (object, domain); writes by further actors count but are not itemised. */
   maxActorsPerObject: z.number().int().min(2).default(8),
   /** Actors listed in a finding (most writes first). */
@@ -115,6 +158,11 @@ interface LastWrite {
   fieldManager: string;
   sourceIP: string;
   content: string;
+  verb: string;
+  /** `objectRef.resourceVersion` the client sent (update), `''` if none. */
+  rv: string;
+  /** The response's resourceVersion when logged (RequestResponse), else `''`. */
+  responseRv: string;
 }
 
 /** What one actor did during an episode. */
@@ -131,6 +179,8 @@ interface MemberStats {
   ips: Set<string>;
   lastContent: string;
   reverts: number;
+  /** Flips that were resourceVersion hand-offs (see `rvPingPong`). */
+  handoffs: number;
 }
 
 interface Hot {
@@ -142,6 +192,9 @@ interface Hot {
   conflicts: number;
   lastFlipTs: number;
   flipGaps: BoundedSample;
+  /** Reaction times (ms) of the hand-offs: overturned write's completion to the next write's receipt. */
+  reactions: BoundedSample;
+  handoffs: number;
   peakWindowFlips: number;
   members: Map<Actor, MemberStats>;
   evidence: EvidenceIDs;
@@ -242,6 +295,7 @@ export const writeFight = defineDetector({
           ips: new Set(),
           lastContent: '',
           reverts: 0,
+          handoffs: 0,
         };
         h.members.set(a, m);
       }
@@ -259,6 +313,8 @@ export const writeFight = defineDetector({
         conflicts: 0,
         lastFlipTs: -1,
         flipGaps: new BoundedSample(),
+        reactions: new BoundedSample(),
+        handoffs: 0,
         peakWindowFlips: 0,
         members: new Map(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
@@ -277,6 +333,19 @@ export const writeFight = defineDetector({
       return h;
     }
 
+    /**
+     * Reaction time (ms) when `r` is a resourceVersion hand-off from `prev` (see `rvPingPong`),
+     * else -1.
+     */
+    function handoffOf(prev: LastWrite, r: RequestRecord): number {
+      if (r.verb !== 'update' || prev.verb !== 'update' || r.resourceVersion === '' || prev.rv === '') return -1;
+      const reaction = r.receivedTs - prev.ts;
+      if (reaction > o.maxReactionMs) return -1;
+      if (prev.responseRv !== '') return r.resourceVersion === prev.responseRv ? Math.max(0, reaction) : -1;
+      // Without the response RV a write received before the other completed cannot have read its result.
+      return reaction >= 0 && r.resourceVersion !== prev.rv ? reaction : -1;
+    }
+
     function onWrite(r: RequestRecord): void {
       const f = fightOf(r);
       const ok = r.code >= 200 && r.code < 300;
@@ -285,6 +354,7 @@ export const writeFight = defineDetector({
       f.lastWriteTs = r.ts;
       const prev = f.last;
       const flip = ok && prev !== null && prev.actor !== r.actor;
+      const reaction = flip ? handoffOf(prev, r) : -1;
       if (ok) {
         f.ring.add(b, W_OK);
         let wr = f.writers.get(r.actor);
@@ -319,6 +389,11 @@ export const writeFight = defineDetector({
             m.lastContent = r.body.content;
           }
           if (flip) m.flips++;
+          if (reaction >= 0) m.handoffs++;
+        }
+        if (reaction >= 0) {
+          h.handoffs++;
+          h.reactions.add(reaction);
         }
         if (flip) {
           h.flips++;
@@ -338,6 +413,9 @@ export const writeFight = defineDetector({
           fieldManager: r.fieldManager,
           sourceIP: r.sourceIP,
           content: r.body?.content ?? '',
+          verb: r.verb,
+          rv: r.resourceVersion,
+          responseRv: r.responseResourceVersion,
         };
       }
     }
@@ -405,10 +483,19 @@ export const writeFight = defineDetector({
       return { split: true, which: subs.length > 0 ? subs.join(',') : null };
     }
 
+    /** True when the two busiest actors ping-pong the resourceVersion (see `rvPingPong`). */
+    function pingPong(members: MemberStats[]): boolean {
+      if (!o.rvPingPong) return false;
+      const [a, b] = members;
+      if (a === undefined || b === undefined) return false;
+      return [a, b].every((m) => m.handoffs > 0 && m.handoffs >= o.minHandoffShare * m.writes);
+    }
+
     /** True when the episode shows that the writes undo each other (see `requireEvidence`). */
     function evidenced(h: Hot): boolean {
       const members = ranked(h);
       if (members.filter((m) => m.reverts > 0).length >= 2) return true;
+      if (pingPong(members)) return true;
       const { split, which } = splitOf(members);
       if (!split || which === null) return false;
       return o.includeStatusVsMain || which.split(',').some((x) => x !== 'status');
@@ -425,13 +512,16 @@ export const writeFight = defineDetector({
       let excess = 0;
       for (const m of members) excess += Math.max(0, m.attempts - 1);
       const reverters = members.filter((m) => m.reverts > 0).length;
+      const rvPing = pingPong(members);
       const name = (m: MemberStats): string => actorName(m.actor);
+      const reaction50 = h.reactions.percentile(50);
 
       const signals = ['alternating-writers'];
       if (split) signals.push('subresource-split');
       if (split && which === 'scale') signals.push('scale-vs-spec');
       if (f.domain === 1) signals.push('status-fight');
       if (reverters >= 2) signals.push('reverts');
+      if (rvPing) signals.push('rv-ping-pong');
       if (h.conflicts > 0) signals.push('conflicts');
 
       const metrics: Finding['metrics'] = {
@@ -451,6 +541,11 @@ export const writeFight = defineDetector({
         splitSubresource: which,
         domain: f.domain === 1 ? 'status' : 'spec',
         reverts: members.reduce((s, m) => s + m.reverts, 0),
+        rvHandoffs: h.handoffs,
+        handoffsPerActor: members.map((m) => `${name(m)}(${m.handoffs}/${m.writes})`).join(', '),
+        handoffReactionP50Ms: reaction50 === null ? null : round2(reaction50),
+        // What the episode was judged a fight on (`requireEvidence`), strongest first.
+        evidenceBasis: reverters >= 2 ? 'reverts' : split && which !== null ? 'subresource-split' : rvPing ? 'rv-ping-pong' : 'none',
         excessRequests: excess,
         ...share,
       };
@@ -459,7 +554,8 @@ export const writeFight = defineDetector({
       const period = p50 === null ? '' : `, one flip every ${round2(p50 / 1000)} s`;
       const who = shown.slice(0, 2).map(name).join(' and ') + (members.length > 2 ? ` (+${members.length - 2})` : '');
       const what = objectLabel(f.object);
-      const splitText = split && which !== null ? ` (${which} vs main)` : '';
+      const evidence = h.evidence.evidence(reverters >= 2 ? 'proven' : 'suspected');
+      const splitText = split && which !== null ? ` (${which} vs main)` : rvPing ? ' (resourceVersion ping-pong)' : '';
       return {
         id: `write-fight:${shortHash(`${f.key}\u0001${h.from}`)}`,
         kind: 'write-fight',
@@ -470,16 +566,37 @@ export const writeFight = defineDetector({
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
         signals,
-        evidence: h.evidence.evidence(reverters >= 2 ? 'proven' : 'suspected'),
-        advice: adviceFor(f, members, split, which),
+        evidence,
+        advice: adviceFor(f, members, split, which, rvPing && reverters < 2 && !(split && which !== null), reaction50, evidence.auditLevel),
         series: { ...h.series.toReport(), labels: { title: 'Writes of all fighting actors and 409s on this object', writes: 'writes/s', conflicts: '409/s' } },
       };
     }
 
-    function adviceFor(f: Fight, members: MemberStats[], split: boolean, which: string | null): Advice[] {
+    /**
+     * `rvOnly`: the episode rests on the resourceVersion ping-pong alone, so the advice says what
+     * that shows, what Metadata level cannot show, and what would confirm it.
+     */
+    function adviceFor(f: Fight, members: MemberStats[], split: boolean, which: string | null, rvOnly: boolean, reaction50: number | null, auditLevel: string): Advice[] {
       const advice: Advice[] = [];
       const what = objectLabel(f.object);
       const [a, b] = members.map((m) => actorName(m.actor));
+      if (rvOnly) {
+        const [ma, mb] = members as [MemberStats, MemberStats];
+        const resource = f.object.apiGroup === '' ? f.object.resource : `${f.object.resource}.${f.object.apiGroup}`;
+        const secret = f.object.apiGroup === '' && f.object.resource === 'secrets';
+        const latency = reaction50 === null ? '' : ` a median ${round2(reaction50)} ms`;
+        advice.push({
+          id: 'confirm-rv-ping-pong',
+          text:
+            `This rests on the resourceVersion ping-pong alone: ${int(ma.handoffs)} of ${a}'s ${int(ma.writes)} writes and ${int(mb.handoffs)} of ${b}'s ${int(mb.writes)} were PUTs sent${latency} after the other's write, each on the resourceVersion that write produced. ` +
+            (auditLevel === 'Metadata'
+              ? 'Metadata level does not show which fields each write set, so co-owners of disjoint fields writing on fast timers would look the same. '
+              : `The ${auditLevel}-level bodies show no side re-sending its own earlier body, so the sides may write disjoint fields. `) +
+            (secret
+              ? `To confirm, compare metadata.managedFields of the Secret between writes (kubectl get secret ${f.object.name} -n ${f.object.namespace} -o yaml --show-managed-fields): the two field managers taking the same keys from each other is the fight. A Request-level audit rule for secrets would prove it from the bodies but writes the Secret's data into the audit log.`
+              : `To confirm, log writes to ${resource} at Request level (an audit policy rule with level: Request for that resource, verbs update and patch): bodies each side re-sends after the other wrote are then reported as proven reverts.`),
+        });
+      }
       if (split && which === 'scale') {
         const scaler = members.find((m) => m.subresources.has('scale'));
         const other = members.find((m) => m !== scaler);

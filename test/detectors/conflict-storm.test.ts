@@ -350,3 +350,93 @@ describe('conflict-storm: handled well or below thresholds', () => {
     expect(r.success).toBe(false);
   });
 });
+
+describe('conflict-storm: one identity, several userAgents (issue 25, class 3)', () => {
+  // cert-manager#6714 shape: controllers of one binary share a service account, each with its own
+  // userAgent. Each loses the race 15 times a minute (under minConflicts 20), 45 together.
+  const sa = 'system:serviceaccount:cert-manager:cert-manager';
+  const ua = (c: string): string => `cert-manager-certificates-${c}/v1.13.3 (linux/amd64) cert-manager/abc`;
+  const controllers = ['issuing', 'readiness', 'requestmanager'].map((c) => actor(sa, ua(c)));
+  const cert = object('certificates', 'web', 'web-tls', 'status', 'cert-manager.io', 'v1');
+
+  /**
+   * Every 4 s for `seconds`, writer i sends a 409 at +20·i ms and its retry, a success, 50 ms
+   * later: chains of 2 per client, interleaved with the other writers' (all from one pod IP).
+   */
+  function loops(writers: ReadonlyArray<ReturnType<typeof actor>>, seconds: number, obj = cert): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < seconds / 4; k++) {
+      writers.forEach((w, i) => {
+        out.push(rec(T0 + k * 4000 + 20 * i, w, obj, { code: 409 }));
+        out.push(rec(T0 + k * 4000 + 20 * i + 50, w, obj));
+      });
+    }
+    return out;
+  }
+
+  it('three controllers of one service account: one finding, attempts broken down by userAgent, chains per client', () => {
+    const records = loops(controllers, 300);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings.map((f) => [f.actors[0]!.username, f.actors[0]!.userAgent, f.window])).toEqual([
+      // Ties between userAgents name the first in code-unit order.
+      [sa, ua('issuing'), { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:04:56.093Z' }],
+    ]);
+    expect(findings[0]!.metrics).toMatchObject({
+      attempts: 450,
+      conflicts: 225,
+      successes: 225,
+      // Each client's 409 is retried by the same client 47 ms later (50 ms minus 3 ms latency),
+      // not by the next controller 17 ms later: chains are per client.
+      retries: 225,
+      retryChains: 225,
+      retryChainsSucceeded: 225,
+      retryChainP90Attempts: 2,
+      retryGapP50Ms: 47,
+      retryGapP90Ms: 47,
+      // The identity loses to itself: no one else writes the Certificate.
+      foreignWrites: 0,
+      backoff: 'none',
+      userAgents: `${ua('issuing')}(150), ${ua('readiness')}(150), ${ua('requestmanager')}(150)`,
+    });
+    expect(findings[0]!.signals).toEqual(['no-backoff']);
+    // Evidence: the first Conflicts (issuing's, readiness's, …, of every client) and the last retry.
+    const first409s = records.filter((r) => r.code === 409).slice(0, 4).map((r) => r.auditID);
+    expect(findings[0]!.evidence.auditIDs).toEqual([...first409s, records.at(-1)!.auditID]);
+  });
+
+  it('one controller alone at 15 Conflicts a minute is no storm', () => {
+    expect(runDetector(detector, {}, loops(controllers.slice(0, 1), 300)).findings).toEqual([]);
+  });
+
+  it('look-alike: three kubebuilder operators with one userAgent (manager/v0.0.0) but their own service accounts stay apart', () => {
+    const operators = ['a', 'b', 'c'].map((n) => actor(`system:serviceaccount:${n}-system:${n}-operator`));
+    expect(new Set(operators.map((a) => a.userAgent)).size).toBe(1);
+    // Together 45 Conflicts a minute on one object, each 15: no storm of any one identity.
+    expect(runDetector(detector, {}, loops(operators, 300)).findings).toEqual([]);
+    // Each storming on its own (three loops each, one client: its 409s at +0, +20, +40 ms are one
+    // chain, the first success ends it and the next two are not tied to a Conflict, so the episode
+    // stops 2 attempts short of the 450): one finding per service account, no breakdown.
+    const storms = operators.slice(0, 2).flatMap((op, i) => loops([op, op, op], 300, object('widgets', 'shop', `w${i}`, 'status', 'example.com', 'v1alpha1')));
+    const { findings } = runDetector(detector, {}, storms);
+    expect(findings.map((f) => [f.actors[0]!.username, f.object?.name, f.metrics.attempts, f.metrics.userAgents])).toEqual([
+      ['system:serviceaccount:a-system:a-operator', 'w0', 448, undefined],
+      ['system:serviceaccount:b-system:b-operator', 'w1', 448, undefined],
+    ]);
+  });
+
+  it('look-alike: one username, two programs, only one storms: the finding names the stormer and the breakdown tells them apart', () => {
+    const script = actor('system:admin', 'python-requests/2.31.0');
+    const kubectl = actor('system:admin', 'kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    const cm = object('configmaps', 'ops', 'settings');
+    // The human's kubectl writes first, then every 30 s; the script loses 45 races a minute.
+    const human = [0, 30, 60, 90, 120, 150, 180, 210, 240, 270].map((s) => rec(T0 + s * 1000 - 1000, kubectl, cm));
+    const storm = loops([script, script, script], 300, cm);
+    const { findings } = runDetector(detector, {}, [...human, ...storm]);
+    expect(findings.map((f) => [f.actors[0]!.userAgent, f.metrics.attempts, f.metrics.conflicts, f.metrics.retries, f.metrics.userAgents])).toEqual([
+      // kubectl's 9 writes after the first 409 are attempts of the identity, never a retry of the
+      // script's 409s (same IP, another client); the script's last 2 successes end no chain (as above).
+      ['python-requests/2.31.0', 457, 225, 225, 'python-requests/2.31.0(448), kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f(9)'],
+    ]);
+  });
+});

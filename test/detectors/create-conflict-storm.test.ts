@@ -142,3 +142,67 @@ describe('create-conflict-storm: not a storm', () => {
     expect(detector.meta.optionsSchema.safeParse({ windowMs: 60_000, stepMs: 7000 }).success).toBe(false);
   });
 });
+
+describe('create-conflict-storm: one identity, several userAgents (issue 25, class 3)', () => {
+  // Controllers of one binary share a service account, each with its own userAgent; each
+  // "ensures" the same 5 Secrets every 30 s (2 AlreadyExists per name a minute: under the 3 that
+  // make a repeated name), 6 per name a minute together.
+  const sa = 'system:serviceaccount:cert-manager:cert-manager';
+  const ua = (c: string): string => `cert-manager-certificates-${c}/v1.13.3 (linux/amd64) cert-manager/abc`;
+  const controllers = ['issuing', 'readiness', 'requestmanager'].map((c) => actor(sa, ua(c)));
+
+  /** Every 30 s for `seconds`, writer i creates `secret-0..4` at +100·i ms, each answered AlreadyExists. */
+  function ensures(writers: ReadonlyArray<ReturnType<typeof actor>>, seconds: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < seconds / 30; k++) {
+      writers.forEach((w, i) => {
+        for (let j = 0; j < 5; j++) out.push(rec(T0 + k * 30_000 + 100 * i + j, w, object('secrets', 'web', `secret-${j}`), AE));
+      });
+    }
+    return out;
+  }
+
+  it('three controllers of one service account: one finding, creates broken down by userAgent', () => {
+    const records = ensures(controllers, 300);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings.map((f) => [f.actors[0]!.username, f.actors[0]!.userAgent, f.window])).toEqual([
+      // Ties between userAgents name the first in code-unit order.
+      [sa, ua('issuing'), { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:04:30.207Z' }],
+    ]);
+    expect(findings[0]!.metrics).toMatchObject({
+      creates: 150,
+      alreadyExists: 150,
+      created: 0,
+      distinctNames: 5,
+      topNames: 'web/secret-0(30), web/secret-1(30), web/secret-2(30), web/secret-3(30), web/secret-4(30)',
+      repeatsPerNameP50: 30,
+      excessRequests: 145,
+      userAgents: `${ua('issuing')}(50), ${ua('readiness')}(50), ${ua('requestmanager')}(50)`,
+    });
+    // Evidence: the first AlreadyExists (issuing's first four) and the last (requestmanager's).
+    expect(findings[0]!.evidence.auditIDs).toEqual([...records.slice(0, 4).map((r) => r.auditID), records.at(-1)!.auditID]);
+  });
+
+  it('one controller alone is no storm', () => {
+    expect(runDetector(detector, {}, ensures(controllers.slice(0, 1), 300)).findings).toEqual([]);
+  });
+
+  it('look-alike: three kubebuilder operators with one userAgent (manager/v0.0.0) but their own service accounts stay apart', () => {
+    const operators = ['a', 'b', 'c'].map((n) => actor(`system:serviceaccount:${n}-system:${n}-operator`));
+    expect(new Set(operators.map((a) => a.userAgent)).size).toBe(1);
+    expect(runDetector(detector, {}, ensures(operators, 300)).findings).toEqual([]);
+  });
+
+  it('look-alike: one username, two programs, only one probes: the finding names the prober and the breakdown tells them apart', () => {
+    const script = actor('system:admin', 'python-requests/2.31.0');
+    const kubectl = actor('system:admin', 'kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    // The human creates a new ConfigMap every 20 s (201); the script probes 5 names every 500 ms.
+    const human = Array.from({ length: 4 }, (_, i) => rec(T0 + i * 20_000 + 7, kubectl, object('configmaps', 'shop', `notes-${i}`), { verb: 'create', code: 201 }));
+    const { findings } = runDetector(detector, {}, [...human, ...probeLoop(T0).map((r) => ({ ...r, actor: script }))]);
+    expect(findings.map((f) => [f.actors[0]!.userAgent, f.metrics.creates, f.metrics.alreadyExists, f.metrics.created, f.metrics.userAgents])).toEqual([
+      // kubectl's first create (at +7 ms, after the script's first AlreadyExists) and the three after it.
+      ['python-requests/2.31.0', 604, 600, 4, 'python-requests/2.31.0(600), kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f(4)'],
+    ]);
+  });
+});

@@ -60,7 +60,8 @@ describe('hot-loop: loops', () => {
     const f = findings[0]!;
     expect(f.kind).toBe('hot-loop');
     expect(f.id).toMatch(/^hot-loop:[0-9a-f]{8}$/);
-    expect(f.severity).toBe('critical');
+    // 99 % of the writes would be critical; 1,080 excess writes (under severityExcess.critical) cap it at high.
+    expect(f.severity).toBe('high');
     expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:01:59.903Z' });
     expect(f.metrics).toEqual({
       writes: 1200,
@@ -76,6 +77,8 @@ describe('hot-loop: loops', () => {
       sourceIPCount: 1,
       // One write per 10 s over 119.9 s is 12 writes.
       excessRequests: 1188,
+      // 1 + 1,199 × (1 − 0.1 s × 1/s): writes beyond what one change a second could explain.
+      excessWrites: 1080,
       // The 12 lease renewals in steps 0..11 are the only other writes.
       shareOfWrites: 0.9901,
       shareOfRequests: 0.9901,
@@ -90,25 +93,33 @@ describe('hot-loop: loops', () => {
       level: 'proven',
     });
     expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 1,200 times in 2m 00s, every 100 ms (median), 100% succeeded');
-    expect(alerts).toEqual(['open hot-loop w1', 'close hot-loop w1']);
+    // Opened at 500 excess writes (medium), raised to high at 1,000.
+    expect(alerts).toEqual(['open hot-loop w1', 'update hot-loop w1', 'close hot-loop w1']);
   });
 
-  it('a slow status loop (every 2 s for 20 min) opens on minWritesInRun once it has lasted minRunMs; severity from its small share', () => {
-    const records = loop(T0, 600, 2000);
-    const { findings } = runDetector(detector, {}, [...records, ...busy(T0, 24_000, 50)]);
+  it('a slow status loop (every 2 s for 25 min) proven no-op at RequestResponse level: found on its excess over the timer budget; severity from its small share', () => {
+    // The response's resourceVersion equals the precondition's: nothing changed, so each write
+    // earns only one per healthyPeriodMs (0.2 per 2 s gap) of budget, 0.8 excess each.
+    const noop = { level: 'RequestResponse', resourceVersion: '5', responseResourceVersion: '5' };
+    const records = loop(T0, 750, 2000, operator, widget, noop);
+    // The same writes at Metadata level may all be changes: 0.5/s is within the change budget.
+    expect(runDetector(detector, {}, loop(T0, 750, 2000)).findings).toEqual([]);
+    const { findings } = runDetector(detector, {}, [...records, ...busy(T0, 24_000, 62.5)]);
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
     expect(f.metrics).toMatchObject({
-      writes: 600,
-      durationMs: 1_198_000,
+      writes: 750,
+      durationMs: 1_498_000,
       writePeriodP50Ms: 2000,
       writePeriodP90Ms: 2000,
       meanWritesPerSec: 0.5,
       peakWritesPerSec: 1,
-      // 120 writes in 1,198 s would have been one per 10 s.
-      excessRequests: 480,
-      // 600 of 600 + 24,000 writes.
-      shareOfWrites: 0.0244,
+      // 150 writes in 1,498 s would have been one per 10 s.
+      excessRequests: 600,
+      // 1 + 749 × 0.8.
+      excessWrites: 600,
+      // 750 of 750 + 24,000 writes.
+      shareOfWrites: 0.0303,
     });
     expect(f.severity).toBe('low');
     expect(f.signals).toEqual(['self-triggering', 'timer-driven']);
@@ -122,8 +133,9 @@ describe('hot-loop: loops', () => {
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
     expect(f.window).toEqual({ from: '2026-08-08T18:01:00.003Z', to: '2026-08-08T18:03:59.803Z' });
-    expect(f.metrics).toMatchObject({ writes: 900, durationMs: 179_800, writePeriodP50Ms: 200, meanWritesPerSec: 5, peakWritesPerSec: 5, excessRequests: 882 });
-    expect(f.severity).toBe('critical');
+    expect(f.metrics).toMatchObject({ writes: 900, durationMs: 179_800, writePeriodP50Ms: 200, meanWritesPerSec: 5, peakWritesPerSec: 5, excessRequests: 882, excessWrites: 720 });
+    // 5 writes/s would be high and its share critical; 720 excess writes cap it at medium.
+    expect(f.severity).toBe('medium');
     expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 900 times in 3m 00s, every 200 ms (median), 100% succeeded');
     expect(alerts).toEqual(['open hot-loop w1', 'close hot-loop w1']);
   });
@@ -144,7 +156,7 @@ describe('hot-loop: loops', () => {
       ['2026-08-08T18:00:00.003Z', 1200],
       ['2026-08-08T18:05:00.003Z', 1200],
     ]);
-    expect(alerts).toEqual(['open hot-loop w1', 'close hot-loop w1', 'open hot-loop w1', 'close hot-loop w1']);
+    expect(alerts).toEqual(['open hot-loop w1', 'update hot-loop w1', 'close hot-loop w1', 'open hot-loop w1', 'update hot-loop w1', 'close hot-loop w1']);
   });
 
   it('counts patches and failed writes, keeps the loop while ≥ minSuccessRatio succeed', () => {
@@ -155,20 +167,23 @@ describe('hot-loop: loops', () => {
   });
 
   it('thresholds come from options', () => {
-    // 1,500 writes in 150 s: a fast loop by default, below 20/s when told.
+    // 1,500 writes in 150 s at 10/s: 1,351 excess writes by default; none when 10/s is the change budget.
     expect(runDetector(detector, {}, loop(T0, 1500, 100)).findings).toHaveLength(1);
-    expect(runDetector(detector, { minWritesPerSec: 20 }, loop(T0, 1500, 100)).findings).toEqual([]);
-    // 150 writes in 15 s: too short by default (minLoopMs), a loop when told.
+    expect(runDetector(detector, { changeWritesPerSec: 10 }, loop(T0, 1500, 100)).findings).toEqual([]);
+    // 150 writes in 15 s: 136 excess writes, under minExcessWrites by default, a loop when told.
     expect(runDetector(detector, {}, loop(T0, 150, 100)).findings).toEqual([]);
-    expect(runDetector(detector, { minLoopMs: 10_000 }, loop(T0, 150, 100)).findings).toHaveLength(1);
-    // 1 write/s for 5 min: below minWritesPerSec by default.
-    expect(runDetector(detector, { minWritesPerSec: 1 }, loop(T0, 300, 1000)).findings).toHaveLength(1);
-    expect(runDetector(detector, { minWritesInRun: 100, minRunMs: 60_000 }, loop(T0, 150, 2000)).findings).toHaveLength(1);
-    expect(runDetector(detector, { minWritesInRun: 100 }, loop(T0, 150, 2000)).findings).toEqual([]);
-    // The run rule is for /status writers unless told otherwise.
-    expect(runDetector(detector, {}, loop(T0, 600, 2000, operator, widgetMain)).findings).toEqual([]);
-    expect(runDetector(detector, { runRuleStatusOnly: false }, loop(T0, 600, 2000, operator, widgetMain)).findings).toHaveLength(1);
-    expect(runDetector(detector, { severity: { medium: { share: 1, writesPerSec: 0.1 } } }, [...loop(T0, 600, 2000), ...busy(T0, 24_000, 50)]).findings[0]!.severity).toBe('medium');
+    expect(runDetector(detector, { minExcessWrites: 100 }, loop(T0, 150, 100)).findings).toHaveLength(1);
+    // 1 write/s for 10 min: within the change budget by default, 540 excess writes at 0.1/s.
+    expect(runDetector(detector, {}, loop(T0, 600, 1000)).findings).toEqual([]);
+    expect(runDetector(detector, { changeWritesPerSec: 0.1 }, loop(T0, 600, 1000)).findings).toHaveLength(1);
+    // Proven no-op writes earn one per healthyPeriodMs: every 2 s is 0.8 excess each, every 5 s 0.5 at a 10 s period.
+    const noop = { level: 'RequestResponse', resourceVersion: '5', responseResourceVersion: '5' };
+    expect(runDetector(detector, {}, loop(T0, 750, 2000, operator, widget, noop)).findings).toHaveLength(1);
+    expect(runDetector(detector, { healthyPeriodMs: 4_000 }, loop(T0, 750, 2000, operator, widget, noop)).findings).toEqual([]);
+    // Severity caps by excess writes: the 100 ms loop for 2 min (1,080) is critical when 1,000 is enough.
+    expect(runDetector(detector, { severityExcess: { critical: 1_000 } }, loop(T0, 1200, 100)).findings[0]!.severity).toBe('critical');
+    expect(runDetector(detector, { severityExcess: { high: 2_000 } }, loop(T0, 1200, 100)).findings[0]!.severity).toBe('medium');
+    expect(runDetector(detector, { severity: { medium: { share: 1, writesPerSec: 0.1 } } }, [...loop(T0, 750, 2000, operator, widget, noop), ...busy(T0, 24_000, 62.5)]).findings[0]!.severity).toBe('medium');
     expect(() => hotLoop.meta.optionsSchema.parse({ windowMs: 60_000, stepMs: 7_000 })).toThrow(/multiple of stepMs/);
   });
 });
@@ -185,9 +200,9 @@ describe('hot-loop: not loops', () => {
       ),
     ],
     ['a 300-replica Deployment rollout: status and EndpointSlice writers at ~1 write/s for 10 min, every write a change', bigRollout],
-    ['one busy minute: 10 writes/s for 60 s, then quiet (shorter than minLoopMs)', () => loop(T0, 600, 100)],
+    ['a busy half-minute: 10 writes/s for 30 s, then quiet (270 writes beyond 1/s, under minExcessWrites)', () => loop(T0, 300, 100)],
     ['a conflict storm: 50 writes/s, 90 % answered 409', () => Array.from({ length: 6000 }, (_, k) => rec(T0 + k * 20, operator, widget, { code: k % 10 === 0 ? 200 : 409 }))],
-    ['a status writer every 2 s for 5 minutes (150 < minWritesInRun)', () => loop(T0, 150, 2000)],
+    ['a status writer every 2 s for an hour (0.5/s, within the change budget at Metadata level)', () => loop(T0, 1800, 2000)],
     ['dry-run updates', () => loop(T0, 1200, 100, operator, widget, { dryRun: true })],
     ['gets and lists', () => loop(T0, 1200, 100, operator, widget, { verb: 'get' })],
   ];
@@ -223,8 +238,106 @@ describe('hot-loop: one identity, several userAgents (issue 25, class 3)', () =>
     ]);
   });
 
-  it('one of them alone, at 1.6 writes/s for 10 minutes, is no loop (below 2/s, and not the 15 minutes of the slow rule)', () => {
+  it('one of them alone, at 1.6 writes/s for 10 minutes, is no loop (about 360 writes beyond 1/s, under minExcessWrites)', () => {
     const { findings } = runDetector(detector, {}, records(controllers.slice(0, 1)));
     expect(findings).toEqual([]);
+  });
+});
+
+describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)', () => {
+  const sev = (records: RequestRecord[], opts = {}): string => {
+    const { findings } = runDetector(detector, opts, records);
+    expect(findings.length).toBeLessThanOrEqual(1);
+    return findings[0]?.severity ?? '-';
+  };
+  /** `count` writes at `perSec` writes/s: the operator rewriting the widget's status. */
+  const at = (perSec: number, count: number, over: Partial<RequestRecord> = {}): RequestRecord[] => loop(T0, count, 1000 / perSec, operator, widget, over);
+
+  it('the three replays of the issue: crossplane#2449 at 1.85/s for 16 min and a 20/s loop for 76 s are found, a 2.8/s rollout for 105 s is not', () => {
+    // 1,771 CRD updates in 16 min: 1 + 1,770 × (1 − 1/1.85) = 814 writes beyond one per second.
+    const crossplane = runDetector(detector, {}, at(1.85, 1771)).findings;
+    expect(crossplane.map((f) => [f.severity, f.metrics.writes, f.metrics.excessWrites])).toEqual([['medium', 1771, 814]]);
+    // The same CRD at 2.07/s: no jump from nothing to high, one rank up as its excess passes 1,000.
+    expect(runDetector(detector, {}, at(2.07, 1987)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['high', 1028]]);
+    // 1,520 status writes in 76 s, shorter than any hold time the old rule had.
+    expect(runDetector(detector, {}, at(20, 1520)).findings.map((f) => [f.severity, f.metrics.writes, f.metrics.excessWrites])).toEqual([['high', 1520, 1444]]);
+    // A Deployment rollout: kubectl changes the spec, then deployment-controller writes its status
+    // 294 times in 105 s while replicaset-controller scales the ReplicaSets; every write moves the
+    // resourceVersion. 189 writes beyond one a second.
+    const deploy = object('deployments', 'shop', 'web', '', 'apps');
+    const kubectl = actor('kubernetes-admin', 'kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    const rollout: RequestRecord[] = [rec(T0 - 500, kubectl, deploy, { verb: 'patch' })];
+    for (let k = 0; k < 294; k++) {
+      const rv = String(2000 + 2 * k);
+      rollout.push(rec(T0 + k * (1000 / 2.8), deployCtl, object('deployments', 'shop', 'web', 'status', 'apps'), { level: 'RequestResponse', resourceVersion: rv, responseResourceVersion: String(2000 + 2 * k + 1) }));
+      if (k % 3 === 0) rollout.push(rec(T0 + k * (1000 / 2.8) + 40, rsCtl, object('replicasets', 'shop', k % 2 ? 'web-new' : 'web-old', 'status', 'apps')));
+    }
+    expect(runDetector(detector, {}, rollout.sort((a, b) => a.ts - b.ts)).findings).toEqual([]);
+    // At Metadata level the same rollout is judged on rate and duration alone, and stays out too.
+    expect(runDetector(detector, {}, at(2.8, 294)).findings).toEqual([]);
+  });
+
+  // Rows: writes/s; columns: 30 s, 76 s, 5 min, 16 min. Severity ('-' for no finding).
+  const rates = [0.5, 1, 1.5, 1.85, 2.07, 3, 5, 20, 60];
+  const durationsSec = [30, 76, 300, 960];
+  const expected: Record<number, string[]> = {
+    0.5: ['-', '-', '-', '-'],
+    1: ['-', '-', '-', '-'],
+    1.5: ['-', '-', '-', '-'],
+    1.85: ['-', '-', '-', 'medium'],
+    2.07: ['-', '-', '-', 'high'],
+    3: ['-', '-', 'medium', 'high'],
+    5: ['-', '-', 'high', 'critical'],
+    20: ['medium', 'high', 'critical', 'critical'],
+    60: ['high', 'critical', 'critical', 'critical'],
+  };
+  it('rate × duration grid: exact severities, never lower for a faster or longer loop', () => {
+    const got: Record<number, string[]> = {};
+    for (const r of rates) got[r] = durationsSec.map((d) => sev(at(r, Math.round(r * d))));
+    expect(got).toEqual(expected);
+    const rank = (s: string) => ['-', 'low', 'medium', 'high', 'critical'].indexOf(s);
+    for (let i = 0; i < rates.length; i++) {
+      for (let j = 0; j < durationsSec.length; j++) {
+        if (i > 0) expect(rank(got[rates[i]!]![j]!)).toBeGreaterThanOrEqual(rank(got[rates[i - 1]!]![j]!));
+        if (j > 0) expect(rank(got[rates[i]!]![j]!)).toBeGreaterThanOrEqual(rank(got[rates[i]!]![j - 1]!));
+      }
+    }
+  });
+
+  it('either side of minExcessWrites (500): by duration at 2/s, by rate over 5 min', () => {
+    // At 2/s the score is 1 + (n − 1) / 2: 490.5 after 490 s (980 writes), 510.5 after 510 s (1,020).
+    expect(runDetector(detector, {}, at(2, 980)).findings).toEqual([]);
+    expect(runDetector(detector, {}, at(2, 1020)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 511]]);
+    // Over 5 min: 780 writes at 2.6/s leave 480, 825 at 2.75/s leave 525.
+    expect(runDetector(detector, {}, at(2.6, 780)).findings).toEqual([]);
+    expect(runDetector(detector, {}, at(2.75, 825)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 525]]);
+  });
+
+  it('periodic writers by design are never found, however long: kubelet node status (10 s), leases (2 s and 10 s), HPA (15 s)', () => {
+    const hour = 3_600_000;
+    const node = object('nodes', '', 'node-1', 'status', '');
+    const hpaCtl = actor('system:serviceaccount:kube-system:horizontal-pod-autoscaler', `${kcm}/system:serviceaccount:kube-system:horizontal-pod-autoscaler`);
+    const hpa = object('horizontalpodautoscalers', 'shop', 'web', 'status', 'autoscaling', 'v2');
+    const records = [
+      ...loop(T0, hour / 10_000, 10_000, kubelet, node, { verb: 'patch' }),
+      ...loop(T0 + 1, hour / 10_000, 10_000, kubelet, lease),
+      ...loop(T0 + 2, hour / 2_000, 2_000, operator, object('leases', 'shop', 'shop-lock', '', 'coordination.k8s.io')),
+      ...loop(T0 + 3, hour / 15_000, 15_000, hpaCtl, hpa),
+    ].sort((a, b) => a.ts - b.ts);
+    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    // Even when the log proves each renewal changed only timestamps, one write per healthyPeriodMs
+    // (10 s) is within the timer budget.
+    const digest = (k: number) => ({ content: 'spec', timestamps: `t${k}`, timestampFields: ['renewTime'] });
+    const renewals = Array.from({ length: 360 }, (_, k) => rec(T0 + k * 10_000, kubelet, lease, { level: 'Request', body: digest(k) }));
+    expect(runDetector(detector, {}, renewals).findings).toEqual([]);
+  });
+
+  it('change signals: writes proven to change only timestamps lose the change budget', () => {
+    // 1.5/s for 10 min: 300 excess writes if each may be a change (under 500)...
+    const changes = Array.from({ length: 900 }, (_, k) => rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: `c${k}`, timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }));
+    expect(runDetector(detector, {}, changes).findings).toEqual([]);
+    // ...but the same body each time with a fresh lastTransitionTime earns one per 10 s: 1 + 899 × (1 − 1/15) = 840.
+    const stamps = Array.from({ length: 900 }, (_, k) => rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: 'same', timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }));
+    expect(runDetector(detector, {}, stamps).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 840]]);
   });
 });

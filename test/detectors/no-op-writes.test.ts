@@ -222,3 +222,86 @@ describe('no-op-writes: not no-ops', () => {
     expect([findings, notes, alerts]).toEqual([[], [], []]);
   });
 });
+
+describe('no-op-writes: one identity, several userAgents (issue 25, class 3)', () => {
+  // Controllers of one binary share a service account, each with its own userAgent; each updates
+  // one Certificate's status every 40 s at Metadata level, always sending resourceVersion 4711 and
+  // always succeeding: none stores anything. Alone, 7.5 no-ops in 5 min (under minNoOpWrites 10).
+  const sa = 'system:serviceaccount:cert-manager:cert-manager';
+  const ua = (c: string): string => `cert-manager-certificates-${c}/v1.13.3 (linux/amd64) cert-manager/abc`;
+  const controllers = ['issuing', 'readiness', 'requestmanager'].map((c) => actor(sa, ua(c)));
+  const cert = object('certificates', 'web', 'web-tls', 'status', 'cert-manager.io', 'v1');
+
+  /** Writer i updates `cert` at +13 s·i every 40 s for 10 minutes, with resourceVersion 4711. */
+  function updates(writers: ReadonlyArray<ReturnType<typeof actor>>): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 15; k++) writers.forEach((w, i) => out.push(rec(T0 + k * 40_000 + i * 13_000, w, cert, { resourceVersion: '4711' })));
+    return out.sort((a, b) => a.ts - b.ts);
+  }
+
+  it('three controllers of one service account: one finding, proven across clients, writes broken down by userAgent', () => {
+    const records = updates(controllers);
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.actors[0]!.username, f.actors[0]!.userAgent, f.evidence.level, f.window])).toEqual([
+      // From the first write (credited when the second, readiness's, sent the same resourceVersion)
+      // to the last credited one, the 44th (readiness's 15th, at 14 · 40 s + 13 s).
+      [sa, ua('issuing'), 'proven', { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:09:33.003Z' }],
+    ]);
+    expect(findings[0]!.metrics).toMatchObject({
+      writes: 45,
+      noOpWrites: 44,
+      unchangedRVWrites: 44,
+      // One client's period, not the 13 s between controllers.
+      writePeriodP50Ms: 40_000,
+      userAgents: `${ua('issuing')}(15), ${ua('readiness')}(15), ${ua('requestmanager')}(15)`,
+    });
+    expect(findings[0]!.evidence.lastAuditID).toBe(records[43]!.auditID);
+    expect(findings[0]!.evidence.auditIDs.slice(0, 3)).toEqual(records.slice(0, 3).map((r) => r.auditID));
+  });
+
+  it('one controller alone is no finding', () => {
+    expect(runDetector(detector, {}, updates(controllers.slice(0, 1))).findings).toEqual([]);
+  });
+
+  it('look-alike: three kubebuilder operators with one userAgent (manager/v0.0.0) but their own service accounts stay apart', () => {
+    const operators = ['a', 'b', 'c'].map((n) => actor(`system:serviceaccount:${n}-system:${n}-operator`));
+    expect(new Set(operators.map((a) => a.userAgent)).size).toBe(1);
+    expect(runDetector(detector, {}, updates(operators)).findings).toEqual([]);
+  });
+
+  it('look-alike: one username, two programs, only one writes for nothing: the finding names it and the breakdown tells them apart', () => {
+    const script = actor('system:admin', 'python-requests/2.31.0');
+    const kubectl = actor('system:admin', 'kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    const cm = object('configmaps', 'ops', 'settings');
+    // The human patches the ConfigMap at 10 s, 130 s, … (moving its resourceVersion); the script
+    // updates it every 20 s with the resourceVersion it last read, changing nothing.
+    const records: RequestRecord[] = [];
+    let patches = 0;
+    for (let s = 0; s < 600; s += 10) {
+      if (s % 120 === 10) {
+        records.push(rec(T0 + s * 1000, kubectl, cm, { verb: 'patch' }));
+        patches++;
+      } else if (s % 20 === 0) records.push(rec(T0 + s * 1000, script, cm, { resourceVersion: String(900 + patches) }));
+    }
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.actors[0]!.userAgent, f.metrics.writes, f.metrics.noOpWrites, f.metrics.userAgents])).toEqual([
+      // 30 updates, 5 patches: 29 pairs of successive updates, 5 of them with a patch between.
+      // From the script's second update (the first credited) on: 29 updates and 4 patches.
+      ['python-requests/2.31.0', 33, 24, 'python-requests/2.31.0(29), kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f(4)'],
+    ]);
+  });
+
+  it('steadiness stays per client: a timer is judged by its own gaps, not by gaps to another userAgent of its identity', () => {
+    const timer = actor(sa, ua('readiness'));
+    const once = actor(sa, ua('issuing'));
+    // readiness patches the status (no body logged) every 30 s for 10 minutes; issuing once, at 100 s.
+    const records = [...Array.from({ length: 20 }, (_, k) => rec(T0 + k * 30_000, timer, cert, { verb: 'patch' })), rec(T0 + 100_000, once, cert, { verb: 'patch' })];
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.actors[0]!.userAgent, f.evidence.level, f.metrics.steadyWrites, f.metrics.writePeriodP50Ms, f.metrics.userAgents])).toEqual([
+      // Writes 2..19 of the timer are steady but for the one right after issuing's (the object
+      // changed under it): 17. Gaps measured from issuing's write (10 s, then 20 s) would make two
+      // unsteady, not one.
+      [ua('readiness'), 'suspected', 17, 30_000, `${ua('readiness')}(18), ${ua('issuing')}(1)`],
+    ]);
+  });
+});

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { writeFight } from '../../src/detectors/write-fight.js';
 import type { Detector } from '../../src/detectors/types.js';
-import type { RequestRecord } from '../../src/parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../../src/parser/record.js';
+import { iso } from '../../src/detectors/common.js';
 import { actor, object, rec, runDetector } from '../helpers/records.js';
 
 const T0 = Date.parse('2026-08-08T18:00:00Z');
@@ -213,5 +214,205 @@ describe('write-fight: not a fight', () => {
 
   it('rejects a window that is not a multiple of the step', () => {
     expect(detector.meta.optionsSchema.safeParse({ windowMs: 60_000, stepMs: 7000 }).success).toBe(false);
+  });
+});
+
+/**
+ * resourceVersion ping-pong at Metadata level (issue 25, class 7). Every writer below PUTs (update)
+ * on the RV it read, as a store with one RV counter hands them out, so the RV chain holds in every
+ * case: what separates the fight is that both sides write *because* the other just wrote.
+ */
+describe('write-fight: resourceVersion ping-pong at Metadata level', () => {
+  const eso = actor('system:serviceaccount:external-secrets:external-secrets', 'external-secrets/v0.10.4 (linux/amd64) kubernetes/$Format');
+  const pgop = actor('system:serviceaccount:postgres-operator:postgres-operator', 'postgres-operator/v1.13.0 (linux/amd64) kubernetes/$Format');
+  const certs = actor('system:serviceaccount:cert-manager:cert-manager', 'cert-manager-certificates-issuing/v1.15.1 (linux/amd64) kubernetes/$Format');
+  const reflector = actor('system:serviceaccount:reflector:reflector', 'reflector/v7.1.288 (linux/amd64) kubernetes/$Format');
+  const rotator = actor('system:serviceaccount:vault:vault-secrets-operator', 'vault-secrets-operator/v0.8.1 (linux/amd64) kubernetes/$Format');
+  const human = actor('alice@example.com', 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc');
+  const kcmA = actor('system:kube-controller-manager', 'kube-controller-manager/v1.31.0 (linux/amd64) kubernetes/9edcffc/leader-election');
+  const kcmB = actor('system:kube-controller-manager', 'kube-controller-manager/v1.31.1 (linux/amd64) kubernetes/9edcffc/leader-election');
+  const dbSecret = object('secrets', 'shop', 'db-credentials');
+  const tlsSecret = object('secrets', 'shop', 'web-tls');
+  const appConfig = object('configmaps', 'shop', 'app-config');
+  const kcmLease = object('leases', 'kube-system', 'kube-controller-manager', '', 'coordination.k8s.io');
+
+  /** One object's resourceVersion, raised by every successful write (and by other objects' writes in between). */
+  class Store {
+    rv = 481_200;
+    /** A successful PUT on what the writer read: carries the current RV, produces the next. */
+    put(t: number, a: Actor, o: ObjectRef, bump = 1): RequestRecord {
+      const r = rec(t, a, o, { resourceVersion: String(this.rv) });
+      this.rv += bump;
+      return r;
+    }
+  }
+
+  /**
+   * external-secrets#3817 shape: ESO and a postgres operator each rewrite the Secret as soon as the
+   * other's write reaches them (150–449 ms), 400 writes in turn. Every 25th write is preceded by a
+   * PUT of the same side from before the other's last write (its periodic refresh racing the
+   * watch event): 409 Conflict, on both sides in turn.
+   */
+  function secretFight(): { records: RequestRecord[]; writes: RequestRecord[] } {
+    const s = new Store();
+    const records: RequestRecord[] = [];
+    const writes: RequestRecord[] = [];
+    let t = T0;
+    let staleRv = '';
+    for (let k = 0; k < 400; k++) {
+      const who = k % 2 === 0 ? eso : pgop;
+      if (k % 25 === 12) records.push(rec(t - 100, who, dbSecret, { code: 409, resourceVersion: staleRv }));
+      staleRv = String(s.rv);
+      const w = s.put(t, who, dbSecret, 1 + ((k * 7) % 13));
+      records.push(w);
+      writes.push(w);
+      t = w.ts + 150 + ((k * 53) % 300);
+    }
+    return { records, writes };
+  }
+
+  /** Two co-owners of one Secret, each GET-then-PUT on its own timer (every 5 s and every 7 s) for 10 minutes. */
+  function coOwnersOnTimers(): RequestRecord[] {
+    const s = new Store();
+    const times = [
+      ...Array.from({ length: 120 }, (_, i) => [T0 + i * 5000, 0] as const),
+      ...Array.from({ length: 86 }, (_, i) => [T0 + 2300 + i * 7000, 1] as const),
+    ].sort((x, y) => x[0] - y[0]);
+    return times.map(([t, w]) => s.put(t, w === 0 ? rotator : eso, dbSecret));
+  }
+
+  /** A cert controller rewrites a Secret every `periodMs`; a reflector annotates it 150 ms after each write. */
+  function renewalAndReflector(periodMs: number, renewals: number): RequestRecord[] {
+    const s = new Store();
+    return Array.from({ length: renewals }, (_, i) => [s.put(T0 + i * periodMs, certs, tlsSecret), s.put(T0 + i * periodMs + 153, reflector, tlsSecret)]).flat();
+  }
+
+  /** An operator reverts a human's `kubectl edit` of its ConfigMap 200 ms later; the human tries again 4 minutes on, 8 times. */
+  function humanVsController(): RequestRecord[] {
+    const s = new Store();
+    return Array.from({ length: 8 }, (_, i) => [s.put(T0 + i * 240_000, human, appConfig), s.put(T0 + i * 240_000 + 203, operator, appConfig)]).flat();
+  }
+
+  /**
+   * Leader election with two candidates: the leader renews every 2 s (leaseDuration 15 s); it
+   * stops after 45 s (crash or rollout) and the other acquires once the lease expired, 5 times.
+   */
+  function leaseFailovers(): RequestRecord[] {
+    const s = new Store();
+    const out: RequestRecord[] = [];
+    let t = T0;
+    for (let term = 0; term < 5; term++) {
+      const who = term % 2 === 0 ? kcmA : kcmB;
+      for (let i = 0; i < 23; i++) out.push(s.put(t + i * 2000, who, kcmLease));
+      t += 22 * 2000 + 15_000;
+    }
+    return out;
+  }
+
+  /** Argo CD applies the Deployment every 3 minutes (patch); the HPA updates /scale every 15 s. */
+  function gitopsAndHpa(): RequestRecord[] {
+    const s = new Store();
+    const out: RequestRecord[] = [];
+    for (let i = 0; i < 40; i++) out.push(s.put(T0 + 7000 + i * 15_000, hpa, webScale));
+    for (let i = 0; i < 4; i++) out.push(rec(T0 + i * 180_000, argo, web, { verb: 'patch', fieldManager: 'argocd-controller' }));
+    return out;
+  }
+
+  it('two writers each PUTting on the resourceVersion the other just produced: one finding resting on the ping-pong', () => {
+    const { records, writes } = secretFight();
+    const { findings, notes, alerts } = runDetector(detector, {}, [...records, ...background(140)]);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object).toEqual({ apiGroup: '', apiVersion: 'v1', resource: 'secrets', namespace: 'shop', name: 'db-credentials', subresource: '' });
+    expect(f.window).toEqual({ from: iso(writes[0]!.ts), to: iso(writes[399]!.ts) });
+    expect(f.metrics).toMatchObject({
+      alternations: 399,
+      actorCount: 2,
+      writes: 400,
+      // 16 stale PUTs (k = 12, 37, …, 387), 8 by each side.
+      attempts: 416,
+      conflicts: 16,
+      subresourceSplit: false,
+      reverts: 0,
+      // Every write but the first was a hand-off; ESO's first write opened the episode.
+      rvHandoffs: 399,
+      handoffsPerActor: 'external-secrets(199/200), postgres-operator(200/200)',
+      // Received 150 + (k·53 mod 300) ms after the other's write completed; a flip period adds its 3 ms latency.
+      handoffReactionP50Ms: 296,
+      flipPeriodP50Ms: 299,
+      durationMs: 120_000,
+      peakFlipsPerMin: 200,
+      evidenceBasis: 'rv-ping-pong',
+      excessRequests: 414,
+    });
+    expect(f.signals).toEqual(['alternating-writers', 'rv-ping-pong', 'conflicts']);
+    // Metadata level shows no bodies: suspected, and the advice says what would confirm it.
+    expect(f.evidence).toEqual({
+      auditIDs: [writes[0]!.auditID, writes[1]!.auditID, writes[2]!.auditID, writes[3]!.auditID, writes[399]!.auditID],
+      firstAuditID: writes[0]!.auditID,
+      lastAuditID: writes[399]!.auditID,
+      auditLevel: 'Metadata',
+      level: 'suspected',
+    });
+    expect(f.advice.map((a) => a.id)).toEqual(['confirm-rv-ping-pong', 'one-owner-per-field', 'server-side-apply-without-force']);
+    expect(f.advice[0]!.text).toContain("199 of external-secrets's 200 writes and 200 of postgres-operator's 200 were PUTs sent");
+    expect(f.advice[0]!.text).toContain('Metadata level does not show which fields each write set');
+    expect(f.advice[0]!.text).toContain('kubectl get secret db-credentials -n shop -o yaml --show-managed-fields');
+    expect(f.title).toBe('external-secrets and postgres-operator take turns overwriting secrets shop/db-credentials (resourceVersion ping-pong): 399 flips in 120 s, one flip every 0.3 s');
+    // 416 of 3,016 writes in the window (share 0.138: medium), 200 flips a minute (high).
+    expect([f.metrics.shareOfWrites, f.severity]).toEqual([0.1379, 'high']);
+    expect(alerts).toEqual(['open write-fight db-credentials', 'update write-fight db-credentials', 'close write-fight db-credentials']);
+    // Without the option the same log gives nothing: Metadata level has no other evidence.
+    expect(runDetector(detector, { rvPingPong: false }, records).findings).toEqual([]);
+  });
+
+  it('at RequestResponse level a hand-off needs the exact RV the other write produced', () => {
+    const { records } = secretFight();
+    // Each write's response RV is what the next write carries: all 399 hand-offs stand.
+    const exact = records.map((r) => ({ ...r, level: 'RequestResponse', responseResourceVersion: '' }));
+    const next = new Map(records.filter((r) => r.code === 200).map((r, i, all) => [r.auditID, all[i + 1]?.resourceVersion ?? ''] as const));
+    for (const r of exact) if (r.code === 200) r.responseResourceVersion = next.get(r.auditID) ?? '';
+    expect(runDetector(detector, {}, exact).findings.map((f) => [f.metrics.rvHandoffs, f.evidence.auditLevel])).toEqual([[399, 'RequestResponse']]);
+    // A response RV that no later write carries (someone else wrote in between): no hand-offs, no finding.
+    const broken = exact.map((r) => (r.code === 200 ? { ...r, responseResourceVersion: `x${r.resourceVersion}` } : r));
+    expect(runDetector(detector, {}, broken).findings).toEqual([]);
+  });
+
+  it('on a resource other than Secrets the advice names the Request-level audit rule that would prove it', () => {
+    const { records } = secretFight();
+    const f = runDetector(detector, {}, records.map((r) => ({ ...r, object: appConfig }))).findings;
+    expect(f.map((x) => [x.object?.resource, x.metrics.evidenceBasis])).toEqual([['configmaps', 'rv-ping-pong']]);
+    expect(f[0]!.advice[0]!.text).toContain('To confirm, log writes to configmaps at Request level (an audit policy rule with level: Request for that resource, verbs update and patch)');
+  });
+
+  const lookAlikes: Array<[string, () => RequestRecord[]]> = [
+    ['two co-owners GET-then-PUT one Secret on their own timers (5 s and 7 s)', coOwnersOnTimers],
+    ['a cert controller renewing a Secret daily and a reflector copying it', () => renewalAndReflector(86_400_000, 3)],
+    ['short-lived certificates renewed every 20 s, the reflector annotating each 150 ms later', () => renewalAndReflector(20_000, 30)],
+    ['a controller reverting a human edit, minutes apart', humanVsController],
+    ['leader-election candidates taking over a Lease after it expired', leaseFailovers],
+  ];
+  it.each(lookAlikes)('%s: nothing, even with the rate gates lowered', (_name, make) => {
+    const records = make();
+    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    // With 1 flip and 1 write per actor enough, only the ping-pong test stands between them and a finding.
+    const lowered = { minAlternations: 1, minWritesPerActor: 1 };
+    expect(runDetector(detector, lowered, records).findings).toEqual([]);
+    expect(runDetector(detector, { ...lowered, requireEvidence: false }, records).findings.length).toBeGreaterThan(0);
+  });
+
+  it('a Deployment applied by GitOps every 3 min and scaled by the HPA every 15 s: nothing', () => {
+    const { findings, notes } = runDetector(detector, {}, gitopsAndHpa());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('the ping-pong thresholds come from options', () => {
+    const { records } = secretFight();
+    // Reactions are 150–449 ms after the other's write completed.
+    expect(runDetector(detector, { maxReactionMs: 449 }, records).findings.map((f) => f.metrics.rvHandoffs)).toEqual([399]);
+    expect(runDetector(detector, { maxReactionMs: 148 }, records).findings).toEqual([]);
+    // The co-owners' chance hand-offs pass only when nearly no share is asked for.
+    expect(runDetector(detector, { minHandoffShare: 0.05 }, coOwnersOnTimers()).findings.map((f) => f.signals.includes('rv-ping-pong'))).toEqual([true]);
   });
 });
