@@ -1,14 +1,12 @@
 /**
  * Evaluation on simulated logs: for each scenario and seed, draw the parameters (tuning: pool A,
  * middle of the ranges; held-out: pool B, outer parts, other seeds), run the simulator over
- * background traffic, write the audit log to a temporary file, run `analyze()` on it, and match
+ * background traffic, stream the audit log into `analyze()` in-process (no file), and match
  * findings with src/eval/evaluate.ts's rule (`score`, `tally`) and check every finding with
  * src/eval/consistency.ts. Findings matching an `acceptable` entry are set aside first (neither
  * found nor false positives).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { ExpectedFinding } from '../generator/generate.js';
 import { analyze, type Finding } from '../index.js';
 import { inconsistencies } from '../eval/consistency.js';
@@ -41,6 +39,8 @@ export interface SimCaseResult extends CaseResult {
   params: Record<string, number | string>;
   acceptableFindings: Finding[];
   lines: number;
+  /** Scenario is a benign look-alike (every finding on it is a false positive). */
+  benign: boolean;
 }
 
 function toExpected(scenario: string, e: SimExpected): ExpectedFinding {
@@ -75,11 +75,20 @@ function fillCounts(w: World, e: ExpectedFinding): void {
   e.objects = objs.size;
 }
 
-/** Simulate one scenario for one seed of a set; returns the log text, expected and acceptable findings, parameters. */
-export function simulate(sc: SimScenario, set: SimSet, seed: number): { log: string; expected: ExpectedFinding[]; acceptable: ExpectedFinding[]; params: Record<string, number | string>; lines: number } {
+/** One simulated log: its text in chunks of whole lines, expected and acceptable findings, the parameters drawn. */
+export interface SimulatedLog {
+  chunks: string[];
+  expected: ExpectedFinding[];
+  acceptable: ExpectedFinding[];
+  params: Record<string, number | string>;
+  lines: number;
+}
+
+/** Simulate one scenario for one seed of a set (deterministic for a scenario, set and seed). */
+export function simulate(sc: SimScenario, set: SimSet, seed: number): SimulatedLog {
   const p = new Sampler(seed * 1009 + hash(sc.name), set.part, set.pool);
   const plan = sc.plan(p);
-  const w = new World({ seed: seed * 31 + hash(sc.name), startMs: START_MS, durationUs: SIM_MINUTES * 60_000_000, requestResponse: plan.requestResponse, legacyApplyTimestamps: plan.legacyApplyTimestamps ?? false });
+  const w = new World({ seed: seed * 31 + hash(sc.name), startMs: START_MS, durationUs: (plan.minutes ?? SIM_MINUTES) * 60_000_000, requestResponse: plan.requestResponse, legacyApplyTimestamps: plan.legacyApplyTimestamps ?? false });
   const nsCount = 4;
   const namespaces: string[] = [];
   while (namespaces.length < nsCount) {
@@ -92,7 +101,7 @@ export function simulate(sc: SimScenario, set: SimSet, seed: number): { log: str
   const expected = planted.expected.map((e) => toExpected(sc.name, e));
   for (const e of expected) fillCounts(w, e);
   const acceptable = (planted.acceptable ?? []).map((e) => toExpected(sc.name, e));
-  return { log: w.auditLog(), expected, acceptable, params: p.drawn, lines: w.lineCount };
+  return { chunks: w.auditChunks(), expected, acceptable, params: p.drawn, lines: w.lineCount };
 }
 
 function hash(s: string): number {
@@ -101,42 +110,64 @@ function hash(s: string): number {
   return h % 100_000;
 }
 
+/**
+ * Simulate one scenario for one seed, analyze the log in-process with default options and a fixed
+ * clock, and score it: findings matching an `acceptable` entry (and no expected one) are set
+ * aside; every finding's metrics are checked for consistency.
+ */
+export async function runSimCase(sc: SimScenario, set: SimSet, seed: number): Promise<SimCaseResult> {
+  const t0 = performance.now();
+  const sim = simulate(sc, set, seed);
+  const report = await analyze({ inputs: ['-'] }, { stdin: Readable.from(sim.chunks), now: () => new Date('2026-01-01T00:00:00Z') });
+  const acceptableFindings = report.findings.filter((f) => !sim.expected.some((e) => matches(f, e)) && sim.acceptable.some((a) => matches(f, a)));
+  const judged = report.findings.filter((f) => !acceptableFindings.includes(f));
+  const inconsistent = report.findings.map((finding) => ({ finding, problems: inconsistencies(finding) })).filter((x) => x.problems.length > 0);
+  return { case: sc.name, seed, expected: sim.expected, findings: report.findings, ...score(sim.expected, judged), inconsistent, ms: performance.now() - t0, params: sim.params, acceptableFindings, lines: sim.lines, benign: sc.benign };
+}
+
 /** Options of {@link evaluateSim}. */
 export interface SimEvaluateOptions {
   onResult?: (r: SimCaseResult) => void;
-  now?: () => Date;
+  /**
+   * Run one case (scenario name, set, seed) elsewhere (a worker thread); default: in this thread
+   * with {@link runSimCase}. Results are put back in scenario and seed order, so the evaluation
+   * does not depend on which case finishes first.
+   */
+  run?: (scenario: string, set: SimSet['name'], seed: number) => Promise<SimCaseResult>;
+  /** Cases run at once (with `run`). Default 1. */
+  concurrency?: number;
 }
 
+/** A set by name. */
+export function simSet(name: SimSet['name']): SimSet {
+  return name === 'tuning' ? TUNING : HELD_OUT;
+}
+
+/** The whole simulated evaluation of one set. */
+export type SimEvaluation = Evaluation & { cases: SimCaseResult[]; set: SimSet['name'] };
+
 /** Run `scenarios` for every seed of `set`; matching as in src/eval/evaluate.ts. */
-export async function evaluateSim(set: SimSet, scenarios: SimScenario[] = ALL_SCENARIOS, opts: SimEvaluateOptions = {}): Promise<Evaluation & { cases: SimCaseResult[] }> {
+export async function evaluateSim(set: SimSet, scenarios: SimScenario[] = ALL_SCENARIOS, opts: SimEvaluateOptions = {}): Promise<SimEvaluation> {
   const started = performance.now();
-  const dir = await mkdtemp(path.join(tmpdir(), 'auditstorm-sim-'));
-  const now = opts.now ?? (() => new Date('2026-01-01T00:00:00Z'));
-  const results: SimCaseResult[] = [];
-  try {
-    for (const sc of scenarios) {
-      for (const seed of set.seeds) {
-        const t0 = performance.now();
-        const sim = simulate(sc, set, seed);
-        const file = path.join(dir, `${sc.name}-${seed}.log`);
-        await writeFile(file, sim.log);
-        const report = await analyze({ inputs: [file] }, { now });
-        await rm(file, { force: true });
-        const acceptableFindings = report.findings.filter((f) => !sim.expected.some((e) => matches(f, e)) && sim.acceptable.some((a) => matches(f, a)));
-        const judged = report.findings.filter((f) => !acceptableFindings.includes(f));
-        const inconsistent = report.findings.map((finding) => ({ finding, problems: inconsistencies(finding) })).filter((x) => x.problems.length > 0);
-        const r: SimCaseResult = { case: sc.name, seed, expected: sim.expected, findings: report.findings, ...score(sim.expected, judged), inconsistent, ms: performance.now() - t0, params: sim.params, acceptableFindings, lines: sim.lines };
-        results.push(r);
-        opts.onResult?.(r);
-      }
+  const jobs = scenarios.flatMap((sc) => set.seeds.map((seed) => ({ sc, seed })));
+  const results: SimCaseResult[] = new Array(jobs.length);
+  const run = opts.run ?? ((name: string, _set: SimSet['name'], seed: number) => runSimCase(scenarios.find((x) => x.name === name) as SimScenario, set, seed));
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      const j = jobs[i] as { sc: SimScenario; seed: number };
+      const r = await run(j.sc.name, set.name, j.seed);
+      results[i] = r;
+      opts.onResult?.(r);
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 1) }, worker));
   return {
+    set: set.name,
     seeds: set.seeds,
     kinds: tally(results),
-    benign: { entries: scenarios.filter((x) => x.benign).length * set.seeds.length, falsePositives: results.filter((r) => ALL_SCENARIOS.find((x) => x.name === r.case)?.benign).reduce((n, r) => n + r.falsePositives.length, 0) },
+    benign: { entries: results.filter((r) => r.benign).length, falsePositives: results.filter((r) => r.benign).reduce((n, r) => n + r.falsePositives.length, 0) },
     inconsistent: results.reduce((n, r) => n + r.inconsistent.length, 0),
     cases: results,
     ms: performance.now() - started,

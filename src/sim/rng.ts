@@ -39,11 +39,14 @@ export class SimRng {
     for (let i = 0; i < n; i++) out += abc[Math.floor(this.next() * abc.length)];
     return out;
   }
-  /** A random RFC 4122 version-4 UUID (auditIDs, uids). */
+  /** A random RFC 4122 version-4 UUID (auditIDs, uids), from four 32-bit draws. */
   uuid(): string {
-    const h = () => Math.floor(this.next() * 16).toString(16);
-    let s = '';
-    for (let i = 0; i < 32; i++) s += i === 12 ? '4' : i === 16 ? '89ab'[Math.floor(this.next() * 4)] : h();
-    return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+    const h = (x: number) => x.toString(16).padStart(8, '0');
+    const a = h((this.next() * 4294967296) >>> 0);
+    const b = h((this.next() * 4294967296) >>> 0);
+    const c = h((this.next() * 4294967296) >>> 0);
+    const d = h((this.next() * 4294967296) >>> 0);
+    const variant = '89ab'[parseInt(c[0] as string, 16) & 3] as string;
+    return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4, 8)}${d}`;
   }
 }

@@ -36,6 +36,8 @@ export interface ScenarioPlan {
   legacyApplyTimestamps?: boolean;
   /** Kubelets in the background. */
   nodes: number;
+  /** Simulated minutes of the log. Default {@link SIM_MINUTES} (src/sim/evaluate.ts). */
+  minutes?: number;
   run(w: World, bg: { namespaces: string[]; nodes: Array<{ name: string; user: SimUser }> }): Planted;
 }
 

@@ -23,7 +23,11 @@ export interface SimRef {
   name: string;
 }
 
-/** A stored object: content is plain JSON, compared as canonical JSON. */
+/**
+ * A stored object: content is plain JSON, compared as canonical JSON. The store never mutates an
+ * object it has handed out: every change stores a new object, so callers may keep what `get`,
+ * `list` and write results return, and must not mutate it.
+ */
 export interface SimObject {
   ref: SimRef;
   uid: string;
@@ -38,7 +42,7 @@ export interface SimObject {
 /** What a write did: HTTP code, reason for 409s, and the object after it (absent on failure). */
 export interface WriteResult {
   code: number;
-  reason: '' | 'Conflict' | 'AlreadyExists' | 'NotFound';
+  reason: '' | 'Conflict' | 'AlreadyExists' | 'NotFound' | 'Invalid';
   object?: SimObject;
   /** True when the write changed the object (a new resourceVersion and a watch event). */
   changed: boolean;
@@ -65,24 +69,48 @@ export function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function clone(o: SimObject): SimObject {
-  return { ...o, ref: { ...o.ref }, spec: structuredClone(o.spec), status: structuredClone(o.status) };
+/** Deep copy of plain JSON data (cheaper than structuredClone for the small bodies used here). */
+export function copyJson<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(copyJson) as T;
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = copyJson(x);
+    return out as T;
+  }
+  return v;
+}
+
+/** A stored object with the canonical JSON of its parts, kept to compare writes cheaply. */
+interface Entry {
+  o: SimObject;
+  specJson: string;
+  statusJson: string;
 }
 
 function mergePatch(target: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = structuredClone(target);
+  const out: Record<string, unknown> = { ...target };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else if (v && typeof v === 'object' && !Array.isArray(v) && out[k] && typeof out[k] === 'object' && !Array.isArray(out[k])) {
       out[k] = mergePatch(out[k] as Record<string, unknown>, v as Record<string, unknown>);
-    } else out[k] = structuredClone(v);
+    } else out[k] = copyJson(v);
   }
   return out;
 }
 
+/**
+ * Whether a resource is a custom resource: `AllowUnconditionalUpdate()` is false for them
+ * (apiextensions-apiserver `pkg/registry/customresource/strategy.go`), so an update without
+ * resourceVersion gets 422 (audit-formats.md §4a). Built-in groups: core, `*.k8s.io`, apps,
+ * batch, autoscaling, policy.
+ */
+export function isCustomResource(group: string): boolean {
+  return !(group === '' || group === 'apps' || group === 'batch' || group === 'autoscaling' || group === 'policy' || group.endsWith('.k8s.io'));
+}
+
 /** The store. Not thread-safe; the simulator is single-threaded and time-ordered. */
 export class SimStore {
-  private readonly objects = new Map<string, SimObject>();
+  private readonly objects = new Map<string, Entry>();
   private rvCounter: number;
   private readonly listeners: Array<(e: ChangeEvent) => void> = [];
   private uidCounter = 0;
@@ -106,39 +134,47 @@ export class SimStore {
     for (const l of this.listeners) l(e);
   }
 
-  /** A copy of the stored object, or undefined. */
+  /** The stored object (not to be mutated), or undefined. */
   get(ref: SimRef): SimObject | undefined {
-    const o = this.objects.get(refKey(ref));
-    return o ? clone(o) : undefined;
+    return this.objects.get(refKey(ref))?.o;
   }
 
-  /** Copies of all objects of a resource (in a namespace, or all when `namespace` is undefined). */
+  /** All objects of a resource (in a namespace, or all when `namespace` is undefined), not to be mutated. */
   list(group: string, resource: string, namespace?: string): SimObject[] {
     const out: SimObject[] = [];
-    for (const o of this.objects.values()) {
-      if (o.ref.group === group && o.ref.resource === resource && (namespace === undefined || o.ref.namespace === namespace)) out.push(clone(o));
+    for (const { o } of this.objects.values()) {
+      if (o.ref.group === group && o.ref.resource === resource && (namespace === undefined || o.ref.namespace === namespace)) out.push(o);
     }
     return out;
+  }
+
+  /** Number of stored objects. */
+  get size(): number {
+    return this.objects.size;
   }
 
   /** Create: 201, or 409 AlreadyExists when the name is taken. */
   create(ref: SimRef, spec: Record<string, unknown>, status: Record<string, unknown> = {}): WriteResult {
     const key = refKey(ref);
     if (this.objects.has(key)) return { code: 409, reason: 'AlreadyExists', changed: false };
-    const o: SimObject = { ref: { ...ref }, uid: `uid-${++this.uidCounter}`, rv: ++this.rvCounter, generation: 1, spec: structuredClone(spec), status: structuredClone(status) };
-    this.objects.set(key, o);
-    this.emit({ type: 'ADDED', object: clone(o) });
-    return { code: 201, reason: '', object: clone(o), changed: true };
+    const o: SimObject = { ref: { ...ref }, uid: `uid-${++this.uidCounter}`, rv: ++this.rvCounter, generation: 1, spec: copyJson(spec), status: copyJson(status) };
+    this.objects.set(key, { o, specJson: canonical(o.spec), statusJson: canonical(o.status) });
+    this.emit({ type: 'ADDED', object: o });
+    return { code: 201, reason: '', object: o, changed: true };
   }
 
   /**
    * Update (PUT) of the main resource (`subresource` '') or `status`: replaces that part with
-   * `body`. `rv` is the resourceVersion the client sends; `''` makes it unconditional.
+   * `body`. `rv` is the resourceVersion the client sends. The precondition is checked before the
+   * no-op comparison, so an identical update with a stale resourceVersion still gets 409. `''`
+   * makes it unconditional for built-in types; a custom resource then gets 422 Invalid
+   * (audit-formats.md §4a).
    */
   update(ref: SimRef, subresource: '' | 'status', rv: string, body: Record<string, unknown>): WriteResult {
     const cur = this.objects.get(refKey(ref));
     if (!cur) return { code: 404, reason: 'NotFound', changed: false };
-    if (rv !== '' && rv !== String(cur.rv)) return { code: 409, reason: 'Conflict', changed: false };
+    if (rv === '' && isCustomResource(ref.group)) return { code: 422, reason: 'Invalid', changed: false };
+    if (rv !== '' && rv !== String(cur.o.rv)) return { code: 409, reason: 'Conflict', changed: false };
     return this.commit(cur, subresource, body);
   }
 
@@ -149,8 +185,8 @@ export class SimStore {
   patch(ref: SimRef, subresource: '' | 'status', rv: string, patch: Record<string, unknown>): WriteResult {
     const cur = this.objects.get(refKey(ref));
     if (!cur) return { code: 404, reason: 'NotFound', changed: false };
-    if (rv !== '' && rv !== String(cur.rv)) return { code: 409, reason: 'Conflict', changed: false };
-    const part = subresource === 'status' ? cur.status : cur.spec;
+    if (rv !== '' && rv !== String(cur.o.rv)) return { code: 409, reason: 'Conflict', changed: false };
+    const part = subresource === 'status' ? cur.o.status : cur.o.spec;
     return this.commit(cur, subresource, mergePatch(part, patch));
   }
 
@@ -165,15 +201,12 @@ export class SimStore {
     if (!cur) return this.create(ref, patch);
     // Before the fix of kubernetes/kubernetes#121404 an identical apply in a new second still
     // rewrote managedFields' time, a real write with a new resourceVersion.
-    if (legacySecond !== undefined && cur.appliedSecond !== legacySecond) {
-      cur.appliedSecond = legacySecond;
-      const r = this.commit(cur, '', mergePatch(cur.spec, patch));
+    if (legacySecond !== undefined && cur.o.appliedSecond !== legacySecond) {
+      const r = this.commit(cur, '', mergePatch(cur.o.spec, patch), legacySecond);
       if (r.changed) return r;
-      cur.rv = ++this.rvCounter;
-      this.emit({ type: 'MODIFIED', object: clone(cur) });
-      return { code: 200, reason: '', object: clone(cur), changed: true };
+      return this.replace(cur, { ...cur.o, appliedSecond: legacySecond }, cur.specJson, cur.statusJson);
     }
-    return this.commit(cur, '', mergePatch(cur.spec, patch));
+    return this.commit(cur, '', mergePatch(cur.o.spec, patch));
   }
 
   /** Delete: 200, or 404. */
@@ -183,20 +216,22 @@ export class SimStore {
     if (!cur) return { code: 404, reason: 'NotFound', changed: false };
     this.objects.delete(key);
     this.rvCounter++;
-    this.emit({ type: 'DELETED', object: clone(cur) });
-    return { code: 200, reason: '', object: clone(cur), changed: true };
+    this.emit({ type: 'DELETED', object: cur.o });
+    return { code: 200, reason: '', object: cur.o, changed: true };
   }
 
-  private commit(cur: SimObject, subresource: '' | 'status', body: Record<string, unknown>): WriteResult {
-    const before = subresource === 'status' ? cur.status : cur.spec;
-    if (canonical(before) === canonical(body)) return { code: 200, reason: '', object: clone(cur), changed: false };
-    if (subresource === 'status') cur.status = structuredClone(body);
-    else {
-      cur.spec = structuredClone(body);
-      cur.generation++;
-    }
-    cur.rv = ++this.rvCounter;
-    this.emit({ type: 'MODIFIED', object: clone(cur) });
-    return { code: 200, reason: '', object: clone(cur), changed: true };
+  private commit(cur: Entry, subresource: '' | 'status', body: Record<string, unknown>, appliedSecond?: number): WriteResult {
+    const json = canonical(body);
+    if (json === (subresource === 'status' ? cur.statusJson : cur.specJson)) return { code: 200, reason: '', object: cur.o, changed: false };
+    const next: SimObject = subresource === 'status' ? { ...cur.o, status: copyJson(body) } : { ...cur.o, spec: copyJson(body), generation: cur.o.generation + 1 };
+    if (appliedSecond !== undefined) next.appliedSecond = appliedSecond;
+    return subresource === 'status' ? this.replace(cur, next, cur.specJson, json) : this.replace(cur, next, json, cur.statusJson);
+  }
+
+  private replace(cur: Entry, next: SimObject, specJson: string, statusJson: string): WriteResult {
+    next.rv = ++this.rvCounter;
+    this.objects.set(refKey(cur.o.ref), { o: next, specJson, statusJson });
+    this.emit({ type: 'MODIFIED', object: next });
+    return { code: 200, reason: '', object: next, changed: true };
   }
 }

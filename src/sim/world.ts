@@ -89,14 +89,13 @@ export class Informer {
   on(fn: (e: ChangeEvent) => void): void {
     this.handlers.push(fn);
   }
-  /** A copy of the cached object, or undefined. */
+  /** The cached object (shared with the store, not to be mutated), or undefined. */
   get(ref: SimRef): SimObject | undefined {
-    const o = this.cache.get(refKey(ref));
-    return o ? structuredClone(o) : undefined;
+    return this.cache.get(refKey(ref));
   }
   /** Overwrite the cached object (what argo-rollouts' `writeBackToInformer` did). */
   writeBack(o: SimObject): void {
-    this.cache.set(refKey(o.ref), structuredClone(o));
+    this.cache.set(refKey(o.ref), o);
   }
 }
 
@@ -317,10 +316,28 @@ export class World {
     return p;
   }
 
+  private timeSecond = NaN;
+  private timePrefix = '';
+  /** RFC 3339 with microseconds of simulated time `us` (the second's prefix is cached: most calls share it). */
   private time(us: number): string {
-    const ms = this.opts.startMs + Math.floor(us / 1000);
-    const iso = new Date(ms).toISOString();
-    return `${iso.slice(0, 19)}.${String(Math.floor(((this.opts.startMs * 1000 + us) % 1_000_000 + 1_000_000) % 1_000_000)).padStart(6, '0')}Z`;
+    const total = this.opts.startMs * 1000 + us;
+    const sec = Math.floor(total / 1_000_000);
+    if (sec !== this.timeSecond) {
+      this.timeSecond = sec;
+      this.timePrefix = new Date(sec * 1000).toISOString().slice(0, 19);
+    }
+    return `${this.timePrefix}.${String(Math.floor(total - sec * 1_000_000)).padStart(6, '0')}Z`;
+  }
+
+  private readonly userJson = new WeakMap<SimUser, string>();
+  /** The `user`, `sourceIPs` and `userAgent` members of a user's events, serialized once per user object. */
+  private userPart(user: SimUser): string {
+    let j = this.userJson.get(user);
+    if (j === undefined) {
+      j = `"user":${JSON.stringify({ username: user.username, groups: user.groups })},"sourceIPs":${JSON.stringify([user.sourceIP])},"userAgent":${JSON.stringify(user.userAgent)}`;
+      this.userJson.set(user, j);
+    }
+    return j;
   }
 
   private audit(user: SimUser, req: SimRequest, res: SimResponse, received: number, completed: number): void {
@@ -346,41 +363,60 @@ export class World {
       if (res.reason === 'Conflict') status.message = `Operation cannot be fulfilled on ${what} "${r.name}": the object has been modified; please apply your changes to the latest version and try again`;
       else if (res.reason === 'AlreadyExists') status.message = `${what} "${r.name}" already exists`;
       else if (res.code === 429) status.message = 'Too many requests, please try again later.';
+      else if (res.reason === 'Invalid') status.message = `${kindOf(r.resource)}.${r.group} "${r.name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`;
       else status.message = `${what} "${r.name}" not found`;
     }
-    const auditID = this.rng.uuid();
-    const ev: Record<string, unknown> = {
-      kind: 'Event', apiVersion: 'audit.k8s.io/v1', level, auditID, stage: 'ResponseComplete', requestURI: this.uri(req), verb: req.verb,
-      user: { username: user.username, groups: user.groups }, sourceIPs: [user.sourceIP], userAgent: user.userAgent, objectRef, responseStatus: status,
-    };
+    let bodies = '';
     if (level === 'RequestResponse' && req.body) {
       const meta: Record<string, unknown> = { name: r.name };
       if (r.namespace) meta.namespace = r.namespace;
       if (req.rv) meta.resourceVersion = req.rv;
       const body = req.verb === 'patch' ? { metadata: req.rv ? { resourceVersion: req.rv } : undefined, ...(sub === 'status' ? { status: req.body } : { spec: req.body }) } : { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: meta, ...(sub === 'status' ? { status: req.body } : { spec: req.body }) };
-      ev.requestObject = JSON.parse(canonical(body));
+      let response: unknown;
       if (res.object) {
         const o = res.object;
-        ev.responseObject = { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { name: r.name, namespace: r.namespace || undefined, uid: o.uid, resourceVersion: String(o.rv), generation: o.generation }, spec: o.spec, status: o.status };
-      } else ev.responseObject = { kind: 'Status', apiVersion: 'v1', ...status };
+        response = { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { name: r.name, namespace: r.namespace || undefined, uid: o.uid, resourceVersion: String(o.rv), generation: o.generation }, spec: o.spec, status: o.status };
+      } else response = { kind: 'Status', apiVersion: 'v1', ...status };
+      bodies = `,"requestObject":${canonical(body)},"responseObject":${JSON.stringify(response)}`;
     }
-    ev.requestReceivedTimestamp = this.time(received);
-    ev.stageTimestamp = this.time(completed);
-    ev.annotations = { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' };
+    const auditID = this.rng.uuid();
+    const head = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":"${auditID}",`;
+    const tail = `"requestURI":${JSON.stringify(this.uri(req))},"verb":"${req.verb}",${this.userPart(user)},"objectRef":${JSON.stringify(objectRef)}`;
+    const receivedAt = this.time(received);
     if (this.rng.next() < this.rrShare) {
-      const rcv = { ...ev, stage: 'RequestReceived', stageTimestamp: ev.requestReceivedTimestamp };
-      delete (rcv as Record<string, unknown>).responseStatus;
-      delete (rcv as Record<string, unknown>).responseObject;
-      delete (rcv as Record<string, unknown>).annotations;
-      this.lines.push({ t: received, line: JSON.stringify(rcv) });
+      this.lines.push({ t: received, line: `${head}"stage":"RequestReceived",${tail},"requestReceivedTimestamp":"${receivedAt}","stageTimestamp":"${receivedAt}"}` });
     }
-    this.lines.push({ t: completed, line: JSON.stringify(ev) });
+    this.lines.push({
+      t: completed,
+      line: `${head}"stage":"ResponseComplete",${tail},"responseStatus":${JSON.stringify(status)}${bodies},"requestReceivedTimestamp":"${receivedAt}","stageTimestamp":"${this.time(completed)}","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}}`,
+    });
   }
 
   /** The audit log: JSON lines sorted by stageTimestamp, each ending in a newline. */
   auditLog(): string {
+    return this.auditChunks(Infinity).join('');
+  }
+
+  /**
+   * The audit log as chunks of whole lines of about `chunkChars` characters each (sorted by
+   * stageTimestamp, each line ending in a newline), to stream into `analyze` without one large string.
+   */
+  auditChunks(chunkChars = 1 << 20): string[] {
     const sorted = this.lines.slice().sort((a, b) => a.t - b.t);
-    return sorted.map((x) => `${x.line}\n`).join('');
+    const out: string[] = [];
+    let buf: string[] = [];
+    let size = 0;
+    for (const x of sorted) {
+      buf.push(x.line, '\n');
+      size += x.line.length + 1;
+      if (size >= chunkChars) {
+        out.push(buf.join(''));
+        buf = [];
+        size = 0;
+      }
+    }
+    if (buf.length > 0) out.push(buf.join(''));
+    return out;
   }
 
   /** Number of audit lines so far. */
