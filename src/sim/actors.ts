@@ -164,6 +164,8 @@ export interface OperatorSpec {
   spreadStartUs?: number;
   /** Start reconciling at this time (µs). Default 0. */
   startUs?: number;
+  /** Time a reconcile spends before its write (calls to an external API), µs, drawn per reconcile. Default none. */
+  reconcileWorkUs?: () => number;
 }
 
 /** A reconciling controller (see the module comment). Returns its informer and queue. */
@@ -190,6 +192,15 @@ export function operator(w: World, s: OperatorSpec): { informer: Informer; queue
     const current = s.target === 'status' ? o.status : o.spec;
     const want = { ...current, ...s.desired(o, w) };
     if (s.skipUnchanged && JSON.stringify(want) === JSON.stringify(current)) return done(okResult);
+    if (s.reconcileWorkUs) {
+      const o2 = o;
+      const work = s.reconcileWorkUs();
+      w.at(w.now + work, () => writeAll(o2, want, key, done, okResult));
+      return;
+    }
+    writeAll(o, want, key, done, okResult);
+  };
+  const writeAll = (o: SimObject, want: Record<string, unknown>, key: string, done: (r: ReconcileResult) => void, okResult: ReconcileResult) => {
     const n = s.writesPerReconcile ?? 1;
     let i = 0;
     const next = () => {

@@ -10,24 +10,30 @@ import { human, serviceAccount } from './users.js';
 import { MS, SECOND, type SimUser, type World } from './world.js';
 
 const s = (x: number) => x * SECOND;
-const nowMs = (w: World) => new Date(w.opts.startMs + w.now / 1000).toISOString();
-const obj = (r: SimRef, subresource = ''): SimExpected['object'] => ({ ref: r, subresource });
+/** The simulated time as an ISO string with milliseconds. */
+export const nowMs = (w: World) => new Date(w.opts.startMs + w.now / 1000).toISOString();
+/** An expected object with its subresource. */
+export const obj = (r: SimRef, subresource = ''): SimExpected['object'] => ({ ref: r, subresource });
 
-function mk(w: World, group: string, version: string, resource: string, namespace: string, names: string[], spec: Record<string, unknown> = { replicas: 1 }, status: Record<string, unknown> = {}): SimRef[] {
+/** Create objects on the store before the log starts (not logged). */
+export function mk(w: World, group: string, version: string, resource: string, namespace: string, names: string[], spec: Record<string, unknown> = { replicas: 1 }, status: Record<string, unknown> = {}): SimRef[] {
   return names.map((n) => {
     const r = ref(group, version, resource, namespace, n);
     w.store.create(r, spec, status);
     return r;
   });
 }
-function many(p: Sampler, label: string, n: number): string[] {
+/** `n` names from one stem of the app pool (`stem-0`…), or the stem alone when `n` is 1. */
+export function many(p: Sampler, label: string, n: number): string[] {
   const stem = p.name('apps', label);
   return Array.from({ length: n }, (_, i) => (n === 1 ? stem : `${stem}-${i}`));
 }
-function spec(base: Partial<OperatorSpec> & Pick<OperatorSpec, 'user' | 'group' | 'version' | 'resource' | 'objects' | 'desired'>): OperatorSpec {
+/** An {@link OperatorSpec} with the defaults of a controller-runtime status writer. */
+export function spec(base: Partial<OperatorSpec> & Pick<OperatorSpec, 'user' | 'group' | 'version' | 'resource' | 'objects' | 'desired'>): OperatorSpec {
   return { workers: 2, watchDelayUs: 20 * MS, watchOwn: true, target: 'status', verb: 'update', sendRv: true, skipUnchanged: true, onConflict: 'rateLimited', ...base };
 }
-function sa(p: Sampler, ns: string, name?: string, product = 'manager', version = 'v0.0.0'): SimUser {
+/** An operator's service account (name from the pool unless given) with a pod IP. */
+export function sa(p: Sampler, ns: string, name?: string, product = 'manager', version = 'v0.0.0'): SimUser {
   const n = name ?? p.name('operators', 'operator');
   return serviceAccount(ns, n, product, version, `10.244.${p.rng.int(1, 60)}.${p.rng.int(2, 250)}`);
 }
@@ -35,7 +41,7 @@ const ltt = (_o: SimObject, w: World) => ({ conditions: [{ type: 'Ready', status
 const nodesDefault = (p: Sampler) => p.int('nodes', 8, 30);
 
 /** One-operator scenario helper: builds the plan from a run function. */
-function plan(p: Sampler, rr: string[], run: ScenarioPlan['run'], extra: Partial<ScenarioPlan> = {}): ScenarioPlan {
+export function plan(p: Sampler, rr: string[], run: ScenarioPlan['run'], extra: Partial<ScenarioPlan> = {}): ScenarioPlan {
   return { requestResponse: rr, nodes: nodesDefault(p), run, ...extra };
 }
 
