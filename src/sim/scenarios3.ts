@@ -236,15 +236,17 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
   },
   {
     name: 'keycloak-ltt-hot-loop', source: 'Hostzero-GmbH/keycloak-operator#121, #122', benign: false,
-    description: 'each of the operator\'s controllers calls the Keycloak admin API (0.2–0.8 s) and then writes its status with lastTransitionTime = now unconditionally; its own status event re-queues the object, so every object is written several times a minute instead of once per 5-minute sync',
+    description: 'each of the operator\'s controllers calls the Keycloak admin API (1–3 s) and then writes its status with lastTransitionTime = now unconditionally; its own status event re-queues the object, so every object is written several times a minute instead of once per 5-minute sync',
     plan: (p) => plan(p, p.chance('requestResponse', 0.5) ? ['keycloakrealms', 'keycloakclients', 'keycloakusers'] : [], (w, bg) => {
       const ns = bg.namespaces[0] as string;
       const user = sa(p, ns, 'keycloak-operator', 'keycloak-operator', 'v0.4.0');
       const per = p.int('objectsPerKind', 2, 10);
-      const adminMs = p.num('adminApiMs', 200, 800);
+      // Admin API calls (token, realm GET, PUT) of 1–3 s: each write then lands in a new second, so the
+      // second-precision lastTransitionTime changes every time and the loop never stops by itself.
+      const adminMs = p.num('adminApiMs', 1100, 3000);
       for (const res of ['keycloakrealms', 'keycloakclients', 'keycloakusers']) {
         const os = mk(w, 'keycloak.hostzero.com', 'v1beta1', res, ns, many(p, res, per), { realm: 'main' }, {});
-        operator(w, spec({ user, group: 'keycloak.hostzero.com', version: 'v1beta1', resource: res, objects: os, workers: 1, skipUnchanged: false, reconcileWorkUs: () => adminMs * w.rng.uniform(0.6, 1.4) * MS, requeueAfterUs: s(300), spreadStartUs: s(5), desired: () => ({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowIso(w) }] }) }));
+        operator(w, spec({ user, group: 'keycloak.hostzero.com', version: 'v1beta1', resource: res, objects: os, workers: 1, skipUnchanged: false, reconcileWorkUs: () => adminMs * w.rng.uniform(0.9, 1.1) * MS, requeueAfterUs: s(300), spreadStartUs: s(5), desired: () => ({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowIso(w) }] }) }));
       }
       return { expected: [{ kind: 'hot-loop', actors: [user], object: null }], acceptable: [{ kind: 'no-op-writes', actors: [user], object: null }] };
     }),
