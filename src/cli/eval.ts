@@ -1,16 +1,35 @@
 /**
- * Evaluation CLI (`npm run eval`): runs every case for seeds 1, 2, 3 (names randomized from
- * seed 2 on), prints the per-kind table and every miss and false positive.
+ * Evaluation CLI (`npm run eval`). Two parts:
+ * - the generator cases (src/eval/evaluate.ts) for seeds 1, 2, 3 (names randomized from seed 2 on);
+ * - the simulated incidents and benign look-alikes (src/sim/), scored separately on the TUNING set
+ *   (seeds 1–2, name pool A, middle of every parameter range) and the HELD-OUT set (seeds 101–102,
+ *   pool B, outer parts of the ranges). HELD-OUT is the figure the README reports.
+ * It prints each part's per-kind table (precision and recall), a summary line (benign cases and
+ * findings on them, inconsistent findings), then every miss and false positive (case, seed, kind,
+ * actors, object). Runtimes go to stderr, so stdout is the same on every run.
  *
- *   node dist/cli/eval.js [--seeds 1,2,3] [--case NAME]... [--format text|markdown] [--quiet]
+ *   node dist/cli/eval.js [--seeds 1,2,3] [--case NAME]... [--sim-only] [--generator-only]
+ *                         [--scenario NAME]... [--set tuning|held-out|both] [--jobs N]
+ *                         [--format text|markdown|json] [--quiet]
  *
- * Exit codes: 0 no miss and no false positive, 1 otherwise, 2 bad usage.
+ * `--case` alone runs only those generator cases; `--scenario` alone only those simulated
+ * scenarios (give both to run both). Exit codes: 0 no miss, no false positive and no inconsistent
+ * finding, 1 otherwise, 2 bad usage.
  */
+import { availableParallelism } from 'node:os';
 import { HELP, isMain, parseToolArgs } from './dev-tool.js';
-import { defaultCases, evaluate } from '../eval/evaluate.js';
-import { details, markdownTable, summary, textTable } from '../eval/format.js';
+import { defaultCases, evaluate, type Evaluation } from '../eval/evaluate.js';
+import { details, markdownTable, problemRecords, stableSummary, textTable } from '../eval/format.js';
+import { ALL_SCENARIOS } from '../sim/all.js';
+import { evaluateSim, HELD_OUT, TUNING, type SimEvaluation, type SimSet } from '../sim/evaluate.js';
+import { SimPool } from '../sim/pool.js';
 
-const USAGE = 'Usage: node dist/cli/eval.js [--seeds 1,2,3] [--case NAME]... [--format text|markdown] [--quiet]';
+const USAGE =
+  'Usage: node dist/cli/eval.js [--seeds 1,2,3] [--case NAME]... [--sim-only] [--generator-only] [--scenario NAME]... [--set tuning|held-out|both] [--jobs N] [--format text|markdown|json] [--quiet]';
+
+function describeSet(s: SimSet): string {
+  return `seeds ${s.seeds.join(', ')}; name pool ${s.name === 'tuning' ? 'A' : 'B'}; ${s.part === 'middle' ? 'middle half' : 'outer quarters'} of every parameter range`;
+}
 
 /** Run the CLI with `argv`; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -19,34 +38,79 @@ export async function main(argv: string[]): Promise<number> {
     {
       seeds: { type: 'string', default: '1,2,3' },
       case: { type: 'string', multiple: true },
+      scenario: { type: 'string', multiple: true },
+      'sim-only': { type: 'boolean' },
+      'generator-only': { type: 'boolean' },
+      set: { type: 'string', default: 'both' },
+      jobs: { type: 'string' },
       format: { type: 'string', default: 'text' },
       quiet: { type: 'boolean', short: 'q' },
       ...HELP,
     },
     USAGE,
-    () => `${USAGE}\nCases: ${defaultCases().map((c) => c.name).join(', ')}`,
+    () => `${USAGE}\nCases: ${defaultCases().map((c) => c.name).join(', ')}\nScenarios: ${ALL_SCENARIOS.map((s) => s.name).join(', ')}`,
   );
   if (typeof args === 'number') return args;
   const seeds = args.seeds.split(',').map(Number);
   if (seeds.some((s) => !Number.isSafeInteger(s))) return usage(`--seeds must be integers, got ${args.seeds}`);
-  if (args.format !== 'text' && args.format !== 'markdown') return usage(`--format must be text or markdown, got ${args.format}`);
+  if (!['text', 'markdown', 'json'].includes(args.format)) return usage(`--format must be text, markdown or json, got ${args.format}`);
+  if (!['tuning', 'held-out', 'both'].includes(args.set)) return usage(`--set must be tuning, held-out or both, got ${args.set}`);
+  if (args['sim-only'] && args['generator-only']) return usage('--sim-only and --generator-only exclude each other');
+  const jobs = args.jobs === undefined ? Math.min(2, availableParallelism()) : Number(args.jobs);
+  if (!Number.isSafeInteger(jobs) || jobs < 1) return usage(`--jobs must be a positive integer, got ${args.jobs}`);
+
   let cases = defaultCases();
   if (args.case) {
     const unknown = args.case.filter((n) => !cases.some((c) => c.name === n));
     if (unknown.length > 0) return usage(`unknown case ${unknown.join(', ')}; known: ${cases.map((c) => c.name).join(', ')}`);
     cases = cases.filter((c) => args.case?.includes(c.name));
   }
+  let scenarios = ALL_SCENARIOS;
+  if (args.scenario) {
+    const unknown = args.scenario.filter((n) => !scenarios.some((c) => c.name === n));
+    if (unknown.length > 0) return usage(`unknown scenario ${unknown.join(', ')}; known: ${scenarios.map((c) => c.name).join(', ')}`);
+    scenarios = scenarios.filter((c) => args.scenario?.includes(c.name));
+  }
+  const runGenerator = !args['sim-only'] && (args.case !== undefined || args.scenario === undefined);
+  const runSim = !args['generator-only'] && (args.scenario !== undefined || args.case === undefined);
+  const sets = args.set === 'both' ? [TUNING, HELD_OUT] : args.set === 'tuning' ? [TUNING] : [HELD_OUT];
+
   const progress = !args.quiet && process.stderr.isTTY;
-  const e = await evaluate(cases, seeds, {
-    onResult: (r) => {
-      if (progress) process.stderr.write(`\r\x1b[K${r.case} seed ${r.seed}: ${r.findings.length} findings, ${(r.ms / 1000).toFixed(1)} s`);
-    },
-  });
+  const tick = (r: { case: string; seed: number; findings: unknown[]; ms: number }) => {
+    if (progress) process.stderr.write(`\r\x1b[K${r.case} seed ${r.seed}: ${r.findings.length} findings, ${(r.ms / 1000).toFixed(1)} s`);
+  };
+  const parts: Array<{ title: string; e: Evaluation | SimEvaluation }> = [];
+  if (runGenerator) {
+    const e = await evaluate(cases, seeds, { onResult: tick });
+    parts.push({ title: `Generator cases (seeds ${seeds.join(', ')})`, e });
+  }
+  if (runSim) {
+    const pool = jobs > 1 ? new SimPool(jobs) : undefined;
+    try {
+      for (const set of sets) {
+        const e = await evaluateSim(set, scenarios, { onResult: tick, concurrency: jobs, ...(pool ? { run: (n, s, seed) => pool.run(n, s, seed) } : {}) });
+        parts.push({ title: `Simulated incidents, ${set.name === 'tuning' ? 'TUNING' : 'HELD-OUT (the figure the README reports)'}: ${describeSet(set)}`, e });
+      }
+    } finally {
+      await pool?.close();
+    }
+  }
   if (progress) process.stderr.write('\r\x1b[K');
-  const table = args.format === 'markdown' ? markdownTable(e) : textTable(e);
-  const problems = details(e);
-  process.stdout.write(`${table}\n\n${summary(e)}\n${problems ? `\n${problems}\n` : ''}`);
-  return e.inconsistent > 0 || e.kinds.some((k) => k.missed > 0 || k.falsePositives > 0) ? 1 : 0;
+  if (!args.quiet) for (const p of parts) process.stderr.write(`${p.title.split(':')[0]}: ${(p.e.ms / 1000).toFixed(1)} s\n`);
+
+  if (args.format === 'json') {
+    const out = parts.map(({ title, e }) => ({ title, seeds: e.seeds, kinds: e.kinds, benign: e.benign, inconsistent: e.inconsistent, problems: problemRecords(e) }));
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  } else {
+    const blocks: string[] = [];
+    for (const { title, e } of parts) {
+      const table = args.format === 'markdown' ? markdownTable(e) : textTable(e);
+      const problems = details(e);
+      blocks.push(`== ${title} ==\n${table}\n\n${stableSummary(e)}\n${problems ? `\nMisses and false positives:\n${problems}\n` : ''}`);
+    }
+    process.stdout.write(`${blocks.join('\n')}`);
+  }
+  return parts.some(({ e }) => e.inconsistent > 0 || e.kinds.some((k) => k.missed > 0 || k.falsePositives > 0)) ? 1 : 0;
 }
 
 function usage(message: string): number {

@@ -51,17 +51,56 @@ function findingText(f: Finding): string {
   return `${f.kind} by ${who(f.actors)} on ${objectText(f.object)}: ${f.title}`;
 }
 
-/** One line per miss and false positive, grouped by case and seed; empty when there are none. */
+/** False positives of one kind by one first actor in one case beyond which the rest are counted, not listed. */
+const LISTED_PER_GROUP = 3;
+
+/**
+ * One line per miss and false positive, grouped by case and seed; empty when there are none.
+ * More than {@link LISTED_PER_GROUP} false positives of one kind by the same first actor in one
+ * case (one controller reported once per object) are listed up to that many, then counted.
+ */
 export function details(e: Evaluation): string {
   const out: string[] = [];
   for (const r of e.cases) {
     if (r.missed.length === 0 && r.falsePositives.length === 0 && r.inconsistent.length === 0) continue;
     out.push(`${r.case} (seed ${r.seed}):`);
     for (const m of r.missed) out.push(`  missed          ${expectedText(m)}`);
-    for (const { finding, benign } of r.falsePositives) out.push(`  false positive  ${findingText(finding)}${benign ? ` [on benign ${benign.scenario}]` : ''}`);
+    const groups = new Map<string, Array<{ finding: Finding; benign: ExpectedFinding | null }>>();
+    for (const x of r.falsePositives) {
+      const k = `${x.finding.kind}\u0000${x.finding.actors[0]?.username ?? ''}`;
+      const g = groups.get(k);
+      if (g) g.push(x);
+      else groups.set(k, [x]);
+    }
+    for (const g of groups.values()) {
+      for (const { finding, benign } of g.slice(0, LISTED_PER_GROUP)) out.push(`  false positive  ${findingText(finding)}${benign ? ` [on benign ${benign.scenario}]` : ''}`);
+      if (g.length > LISTED_PER_GROUP) out.push(`  false positive  … ${g.length - LISTED_PER_GROUP} more ${g[0]?.finding.kind} by ${who(g[0]?.finding.actors ?? [])}`);
+    }
     for (const { finding, problems } of r.inconsistent) out.push(`  inconsistent    ${findingText(finding)}: ${problems.join('; ')}`);
   }
   return out.join('\n');
+}
+
+/**
+ * Misses, false positives and inconsistent findings as plain records (case, seed, what, kind,
+ * actors' usernames, object as `resource[.group][/subresource] [namespace/]name` or null), for
+ * JSON output.
+ */
+export function problemRecords(e: Evaluation): Array<{ case: string; seed: number; what: 'missed' | 'false positive' | 'inconsistent'; kind: string; actors: string[]; object: string | null; note?: string }> {
+  const out: ReturnType<typeof problemRecords> = [];
+  const objectOf = (o: Parameters<typeof objectText>[0]) => (o ? objectText(o) : null);
+  for (const r of e.cases) {
+    for (const m of r.missed) out.push({ case: r.case, seed: r.seed, what: 'missed', kind: m.kind, actors: [...new Set(m.actors.map((a) => a.username))], object: objectOf(m.object) });
+    for (const { finding } of r.falsePositives) out.push({ case: r.case, seed: r.seed, what: 'false positive', kind: finding.kind, actors: finding.actors.map((a) => a.username), object: objectOf(finding.object) });
+    for (const { finding, problems } of r.inconsistent) out.push({ case: r.case, seed: r.seed, what: 'inconsistent', kind: finding.kind, actors: finding.actors.map((a) => a.username), object: objectOf(finding.object), note: problems.join('; ') });
+  }
+  return out;
+}
+
+/** Summary line without the runtime (deterministic): cases, seeds, logs, benign cases and findings on them, inconsistent findings. */
+export function stableSummary(e: Evaluation): string {
+  const caseCount = new Set(e.cases.map((c) => c.case)).size;
+  return `${caseCount} cases × seeds ${e.seeds.join(', ')} = ${e.cases.length} logs; ${e.benign.entries} benign entries, ${e.benign.falsePositives} findings on them; ${e.inconsistent} findings with inconsistent metrics`;
 }
 
 /** Summary line: cases, seeds, benign entries, runtime. */

@@ -1,0 +1,8 @@
+/** Every simulated scenario: incidents first, then the benign look-alikes. */
+import { BENIGN_SCENARIOS } from './benign.js';
+import { INCIDENT_SCENARIOS, type SimScenario } from './scenarios.js';
+import { INCIDENT_SCENARIOS_2 } from './scenarios2.js';
+import { INCIDENT_SCENARIOS_3 } from './scenarios3.js';
+
+/** All scenarios, in report order. */
+export const ALL_SCENARIOS: SimScenario[] = [...INCIDENT_SCENARIOS, ...INCIDENT_SCENARIOS_2, ...INCIDENT_SCENARIOS_3, ...BENIGN_SCENARIOS];

@@ -1,0 +1,90 @@
+/**
+ * The simulated evaluation: a log is a function of scenario, set and seed; the held-out set draws
+ * other names and other parameter values than the tuning set; and small scenarios run end to end
+ * through `analyze` with exact findings.
+ */
+import { describe, expect, it } from 'vitest';
+import { ALL_SCENARIOS } from '../../src/sim/all.js';
+import { HELD_OUT, runSimCase, simulate, TUNING } from '../../src/sim/evaluate.js';
+import { POOL_A, POOL_B, Sampler } from '../../src/sim/names.js';
+import type { SimScenario } from '../../src/sim/scenarios.js';
+
+const scenario = (name: string): SimScenario => {
+  const sc = ALL_SCENARIOS.find((s) => s.name === name);
+  if (!sc) throw new Error(`no scenario ${name}`);
+  return sc;
+};
+
+describe('simulated logs', () => {
+  it('are the same for the same scenario, set and seed, and differ for another seed', () => {
+    const a = simulate(scenario('node-stale-watch-cache'), TUNING, 1);
+    const b = simulate(scenario('node-stale-watch-cache'), TUNING, 1);
+    const c = simulate(scenario('node-stale-watch-cache'), TUNING, 2);
+    expect(a.chunks.join('')).toBe(b.chunks.join(''));
+    expect(a.lines).toBe(b.lines);
+    expect(a.expected).toEqual(b.expected);
+    expect(c.chunks.join('')).not.toBe(a.chunks.join(''));
+  });
+
+  it('are sorted by stageTimestamp, one audit event per line', () => {
+    const { chunks, lines } = simulate(scenario('node-stale-watch-cache'), TUNING, 1);
+    const ls = chunks.join('').split('\n').filter(Boolean);
+    expect(ls.length).toBe(lines);
+    const times = ls.map((l) => (JSON.parse(l) as { stageTimestamp: string }).stageTimestamp);
+    expect(times.every((t, i) => i === 0 || (times[i - 1] as string) <= t)).toBe(true);
+  });
+});
+
+describe('tuning and held-out sets', () => {
+  it('share no seed and no name', () => {
+    expect(TUNING.seeds.filter((s) => HELD_OUT.seeds.includes(s))).toEqual([]);
+    for (const k of Object.keys(POOL_A) as Array<keyof typeof POOL_A>) expect(POOL_A[k].filter((n) => POOL_B[k].includes(n))).toEqual([]);
+  });
+
+  it('draw parameters from the middle half (tuning) or the outer quarters (held-out) of each range', () => {
+    const mid = new Sampler(5, 'middle', POOL_A);
+    const out = new Sampler(5, 'outer', POOL_B);
+    for (let i = 0; i < 200; i++) {
+      const m = mid.num('x', 100, 200);
+      const o = out.num('x', 100, 200);
+      expect(m >= 125 && m <= 175).toBe(true);
+      expect(o <= 125 || o >= 175).toBe(true);
+    }
+  });
+
+  it('give a held-out log none of the tuning pool\'s names', () => {
+    const { chunks, params } = simulate(scenario('prometheus-status-409-loop'), HELD_OUT, 101);
+    const log = chunks.join('');
+    for (const n of [...POOL_A.namespaces, ...POOL_A.nodePrefix]) expect(log.includes(`"${n}`), n).toBe(false);
+    expect(POOL_B.namespaces.some((n) => log.includes(`"namespace":"${n}"`))).toBe(true);
+    const tuning = simulate(scenario('prometheus-status-409-loop'), TUNING, 1).params;
+    // watchDelayMs is drawn from [100, 300]: the middle half is [150, 250].
+    expect(Number(params.watchDelayMs) < 150 || Number(params.watchDelayMs) > 250).toBe(true);
+    expect(Number(tuning.watchDelayMs) >= 150 && Number(tuning.watchDelayMs) <= 250).toBe(true);
+  });
+});
+
+describe('end to end through analyze', () => {
+  it('finds the stuck kubelet\'s conflict storm on its node status and nothing else', async () => {
+    const r = await runSimCase(scenario('node-stale-watch-cache'), TUNING, 1);
+    expect(r.findings.map((f) => [f.kind, f.actors.map((a) => a.username), f.object?.resource, f.object?.subresource, f.object?.name, f.metrics.conflicts])).toEqual([
+      ['conflict-storm', ['system:node:worker-a-10-1'], 'nodes', 'status', 'worker-a-10-1', 88],
+    ]);
+    expect([r.found.length, r.missed.length, r.falsePositives.length, r.inconsistent.length]).toEqual([1, 0, 0, 0]);
+  });
+
+  it('reports nothing for an operator whose status write races its own previous write a few times an hour', async () => {
+    const r = await runSimCase(scenario('kas-operator-occasional-409'), TUNING, 1);
+    expect(r.findings).toEqual([]);
+    expect(r.expected).toEqual([]);
+  });
+
+  it('finds one write fight per HTTPRoute between the two istiod revisions', async () => {
+    const r = await runSimCase(scenario('istio-two-revisions-fight'), TUNING, 1);
+    expect(r.findings.map((f) => [f.kind, f.actors.map((a) => a.username).sort(), f.object?.namespace, f.object?.name])).toEqual([
+      ['write-fight', ['system:serviceaccount:istio-system:istiod', 'system:serviceaccount:istio-system:istiod-canary'], 'catalog', 'reporter-0'],
+      ['write-fight', ['system:serviceaccount:istio-system:istiod', 'system:serviceaccount:istio-system:istiod-canary'], 'catalog', 'reporter-1'],
+    ]);
+    expect([r.found.length, r.missed.length, r.falsePositives.length]).toEqual([2, 0, 0]);
+  });
+});
