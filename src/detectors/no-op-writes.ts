@@ -96,8 +96,10 @@ export const noOpWritesOptions = windowedOptions({
   /** A gap within this fraction of the previous gap is "steady" (0..1). */
   steadyTolerance: z.number().min(0).max(1).default(0.1),
   /**
-   * Steady writes closer together than this (ms) are not suspected: 500 ms is `hot-loop`'s
-   * default `minWritesPerSec` (2/s), at which it reports the pair with proof. Keep the two in step.
+   * Steady writes closer together than this (ms) are not suspected: at 2/s or faster a pair
+   * gains at least one excess write per second on `hot-loop`'s score (its `changeWritesPerSec`
+   * budget is 1/s), so `hot-loop` reports it with proof, the writes themselves, once that score
+   * reaches its `minExcessWrites`.
    */
   suspectedMinPeriodMs: z.number().nonnegative().default(500),
   /** Highest severity a suspected finding may get. */
