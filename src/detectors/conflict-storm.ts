@@ -74,7 +74,12 @@ export const conflictStormOptions = windowedOptions({
    * verdict to stay `retry-on-conflict` (else `none`). Such a writer GETs before
    * each retry, so it only loses the race when someone else wrote in between: conflicts beyond the
    * others' writes are its own (a second status write in one reconcile, replicas of one service
-   * account racing each other) and do not stop (http-add-on#1402, dra-driver#1101).
+   * account racing each other) and do not stop (http-add-on#1402, dra-driver#1101). The same bound
+   * applies to an `exponential` verdict whose median chain is too short to show a growing delay
+   * (under 3 attempts): per-item backoff restarts at every success, so a writer that loses only to
+   * itself in one-retry chains never stops conflicting, whatever a few long chains show
+   * (prometheus-operator#5610: two status updates per sync from one cached copy, the second 409s,
+   * about every 200 ms); its episode is then a finding with signal `self-conflict`, not a note.
    */
   rocMaxConflictsPerForeignWrite: z.number().nonnegative().default(1),
   /** Median growth of successive retry gaps that means exponential backoff. */
@@ -212,6 +217,8 @@ interface Pair {
 
 /** Attempts from which a chain's delays can show a backoff (three growths among its retries). */
 const LONG_CHAIN = 5;
+/** Attempts from which a chain's delay can grow at all (two retry gaps to compare). */
+const GROWTH_CHAIN = 3;
 
 const C_WRITE = 0;
 const C_CONFLICT = 1;
@@ -509,8 +516,16 @@ export const conflictStorm = defineDetector({
         // Short chains are RetryOnConflict only while others' writes explain the Conflicts (the
         // causes of the first chain's may come before the episode does: a chain's worth of
         // slack); beyond, the writer loses to itself reconcile after reconcile, unbacked-off.
-        backoff = h.toConflicts <= o.rocMaxConflictsPerForeignWrite * h.foreignWrites + o.rocMaxAttempts ? 'retry-on-conflict' : 'none';
+        backoff = selfConflicts(h) ? 'none' : 'retry-on-conflict';
       return { backoff, growth, chainP90 };
+    }
+
+    /**
+     * More 409s than others' writes to the object explain (`rocMaxConflictsPerForeignWrite` per
+     * foreign write, plus a chain's worth, `rocMaxAttempts`): the writer loses to itself.
+     */
+    function selfConflicts(h: Hot): boolean {
+      return h.toConflicts > o.rocMaxConflictsPerForeignWrite * h.foreignWrites + o.rocMaxAttempts;
     }
 
     function severityOf(h: Hot): Severity {
@@ -528,7 +543,7 @@ export const conflictStorm = defineDetector({
     function isHandledWell(f: Finding): boolean {
       const m = f.metrics;
       // Backing off never mends a stale cache: retries that resend the conflicting resourceVersion fail for ever.
-      if (m.backoff === 'exponential') return !f.signals.includes('stale-cache');
+      if (m.backoff === 'exponential') return !f.signals.includes('stale-cache') && !f.signals.includes('self-conflict');
       const chains = Number(m.retryChains);
       return m.backoff === 'retry-on-conflict' && chains > 0 && Number(m.retryChainsSucceeded) / chains >= o.rocMinSuccess;
     }
@@ -549,6 +564,8 @@ export const conflictStorm = defineDetector({
       if (backoff === 'none') signals.push('no-backoff');
       if (sa !== null && h.ipCount > 1) signals.push('duplicate-replicas');
       if (h.toConflicts > 1 && h.staleRetries * 2 >= h.toConflicts) signals.push('stale-cache');
+      const chainP50 = h.chainLengths.percentile(50);
+      if (backoff === 'exponential' && selfConflicts(h) && chainP50 !== null && chainP50 < GROWTH_CHAIN) signals.push('self-conflict');
 
       const metrics: Finding['metrics'] = {
         attempts: h.toAttempts,

@@ -96,10 +96,19 @@ export const noOpWritesOptions = windowedOptions({
   /** A gap within this fraction of the previous gap is "steady" (0..1). */
   steadyTolerance: z.number().min(0).max(1).default(0.1),
   /**
-   * Steady writes closer together than this (ms) are not suspected: 500 ms is `hot-loop`'s
-   * default `minWritesPerSec` (2/s), at which it reports the pair with proof. Keep the two in step.
+   * Steady writes closer together than this (ms) are not suspected: at 2/s or faster a pair
+   * gains at least one excess write per second on `hot-loop`'s score (its `changeWritesPerSec`
+   * budget is 1/s), so `hot-loop` reports it with proof, the writes themselves, once that score
+   * reaches its `minExcessWrites`.
    */
   suspectedMinPeriodMs: z.number().nonnegative().default(500),
+  /**
+   * Resources (`resource[.group]`) whose steady `/status` writes are never suspected: a Node's
+   * conditions carry `lastHeartbeatTime`, which the kubelet and node-problem-detector refresh on
+   * a timer by API design (core/v1 NodeCondition), so a steady node-status writer is a heartbeat,
+   * not a sign of no-op writes. Proven no-ops are still judged.
+   */
+  suspectedIgnoreResources: z.array(z.string()).default(['nodes']),
   /** Highest severity a suspected finding may get. */
   suspectedMaxSeverity: SeveritySchema.default('low'),
   /** Resources never judged (`resource[.group]`): writers for whom a timestamp is the point. */
@@ -231,6 +240,18 @@ export const noOpWrites = defineDetector({
     const ignored = new Set(o.ignoreResources);
     /** Whether a kind is in `ignoreResources`, cached per kind (the name built per write was this detector's largest cost). */
     const ignoredKinds = new KindMasks<boolean>();
+    const unsuspected = new Set(o.suspectedIgnoreResources);
+    /** Whether a kind is in `suspectedIgnoreResources`, cached per kind. */
+    const unsuspectedKinds = new KindMasks<boolean>();
+    function isUnsuspected(ob: ObjectRef): boolean {
+      if (unsuspected.size === 0) return false;
+      let no = unsuspectedKinds.kind(ob);
+      if (no === undefined) {
+        no = unsuspected.has(ob.apiGroup ? `${ob.resource}.${ob.apiGroup}` : ob.resource);
+        unsuspectedKinds.setKind(ob, no);
+      }
+      return no;
+    }
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
     /** Pairs are keyed by identity (username), not by username + userAgent. */
@@ -407,6 +428,7 @@ export const noOpWrites = defineDetector({
         mark === null &&
         r.body === null &&
         p.object.subresource === 'status' &&
+        !isUnsuspected(p.object) &&
         obj.okWrites === clock.objSeq &&
         gap >= 0 &&
         gap >= o.suspectedMinPeriodMs &&

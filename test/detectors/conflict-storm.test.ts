@@ -442,3 +442,42 @@ describe('conflict-storm: one identity, several userAgents (issue 25, class 3)',
     ]);
   });
 });
+
+describe('conflict-storm: backing off but losing to itself (prometheus-operator#5610)', () => {
+  /**
+   * Every 220 ms the operator writes its status twice from one cached copy: the first succeeds,
+   * the second (3 ms later) 409s, and the next sync's write succeeds (chains of 2 attempts). Every
+   * 100th sync the cache lags and a chain backs off 5, 10, 20, 40 ms before it succeeds. With
+   * `foreign`, another actor patches the main resource 1 ms before each 409 (its cause).
+   */
+  function twoWritesPerSync(foreign: boolean): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 600; k++) {
+      const t = T0 + k * 220;
+      if (k % 100 === 50) {
+        let at = t;
+        for (const gap of [5, 10, 20, 40]) {
+          if (foreign) out.push(rec(at - 1, labeler, widgetMain, { verb: 'patch' }));
+          out.push(rec(at, operator, widget, { code: 409 }));
+          at += 3 + gap;
+        }
+        out.push(rec(at, operator, widget));
+        continue;
+      }
+      out.push(rec(t, operator, widget));
+      if (foreign) out.push(rec(t + 2, labeler, widgetMain, { verb: 'patch' }));
+      out.push(rec(t + 3, operator, widget, { code: 409 }));
+    }
+    return out;
+  }
+
+  it.each([
+    ['no other writer: a finding with self-conflict', false, 1, 0, ['self-conflict']],
+    ['another writer causing each 409: a note', true, 0, 1, []],
+  ])('%s', (_name, foreign, nFindings, nNotes, signals) => {
+    const { findings, notes } = runDetector(detector, {}, twoWritesPerSync(foreign as boolean));
+    expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
+    const f = (findings[0] ?? notes[0])!;
+    expect([f.metrics.backoff, f.metrics.conflicts, f.metrics.retryChains, f.metrics.retryChainP90Attempts, f.signals]).toEqual(['exponential', 618, 594, 2, signals]);
+  });
+});

@@ -305,3 +305,19 @@ describe('no-op-writes: one identity, several userAgents (issue 25, class 3)', (
     ]);
   });
 });
+
+describe('no-op-writes: node heartbeats are not suspected (kubernetes#46851)', () => {
+  // node-problem-detector patches each node's conditions (lastHeartbeatTime) every 5 s without
+  // bodies logged: a heartbeat by API design. The same timer on a custom resource stays suspected.
+  const npd = actor('system:serviceaccount:kube-system:node-problem-detector', 'node-problem-detector/v0.8.19');
+  const node = object('nodes', '', 'worker-1', 'status', '');
+  it.each([
+    ['nodes/status (default suspectedIgnoreResources)', node, {}, 0],
+    ['nodes/status with suspectedIgnoreResources []', node, { suspectedIgnoreResources: [] }, 1],
+    ['widgets/status', widget, {}, 1],
+  ])('%s', (_name, target, options, n) => {
+    const records = Array.from({ length: 120 }, (_, k) => rec(T0 + k * 5_000, npd, target, { verb: 'patch' }));
+    const { findings } = runDetector(detector, options, records);
+    expect(findings.map((f) => [f.evidence.level, f.metrics.steadyWrites])).toEqual(n === 0 ? [] : [['suspected', 118]]);
+  });
+});

@@ -83,7 +83,7 @@ describe('groupFindings', () => {
     const records: RequestRecord[] = [];
     for (let s = 0; s < 300; s++) for (let n = 0; n < 320; n++) records.push(rec(T0 + s * 1000 + n * 2, npd, object('nodes', '', `node-${n}`, 'status'), { auditID: `p${s}-${n}`, verb: 'patch' }));
     const engine = new Engine({
-      detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse({}) })),
+      detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse(detector.meta.id === 'no-op-writes' ? { suspectedIgnoreResources: [] } : {}) })),
       filter: null,
       allowlist: new Allowlist(DEFAULT_ALLOWLIST),
       reorderWindowMs: 0,
@@ -122,7 +122,7 @@ describe('a grouped finding in every format', () => {
     }
     const file = join(tempDir(), 'npd.log');
     writeFileSync(file, lines.join('\n') + '\n');
-    const report = await analyze({ inputs: [file], threads: 0 }, { now: () => new Date('2026-08-08T19:00:00Z') });
+    const report = await analyze({ inputs: [file], threads: 0, detectors: { 'no-op-writes': { suspectedIgnoreResources: [] } } }, { now: () => new Date('2026-08-08T19:00:00Z') });
     removeTempDirs();
     expect(report.findings.map((f) => [f.kind, f.metrics.findings])).toEqual([['no-op-writes', 6]]);
     const covered = `6 objects: ${report.findings[0]!.metrics.topObjects as string}`;
