@@ -38,7 +38,7 @@ describe('benign look-alikes', () => {
     const sc = byName('benign-create-existing-once');
     const sim = simulate(sc, TUNING, 1);
     expect(sim.params.objects).toBe(17);
-    expect(answers(sim.log)).toEqual({ conflict: 0, alreadyExists: 34 });
+    expect(answers(sim.chunks.join(''))).toEqual({ conflict: 0, alreadyExists: 34 });
     const ev = await evaluateSim(ONE_SEED, [sc]);
     expect(ev.cases[0]?.findings).toEqual([]);
     expect(ev.benign).toEqual({ entries: 1, falsePositives: 0 });
@@ -47,7 +47,7 @@ describe('benign look-alikes', () => {
   it('two-writers-minutes-apart: alternating writers minutes apart, no 409, no finding', async () => {
     const sc = byName('benign-two-writers-minutes-apart');
     const sim = simulate(sc, TUNING, 1);
-    expect(answers(sim.log)).toEqual({ conflict: 0, alreadyExists: 0 });
+    expect(answers(sim.chunks.join(''))).toEqual({ conflict: 0, alreadyExists: 0 });
     const ev = await evaluateSim(ONE_SEED, [sc]);
     expect(ev.cases[0]?.findings).toEqual([]);
   });
@@ -57,7 +57,7 @@ describe('benign look-alikes', () => {
     const sim = simulate(sc, TUNING, 1);
     // Each Database's reconciles GET its Secret (404) until it appears ~105 s in: with 5 ms·2^n
     // backoff that is 15 GETs each (5 ms … 81.92 s), not thousands; then one status update each.
-    const complete = sim.log.split('\n').filter((l) => l.includes('"stage":"ResponseComplete"'));
+    const complete = sim.chunks.join('').split('\n').filter((l) => l.includes('"stage":"ResponseComplete"'));
     const gets404 = complete.filter((l) => l.includes('"verb":"get"') && l.includes('-creds"') && l.includes('"code":404')).length;
     const statusUpdates = complete.filter((l) => l.includes('/databases/') && l.includes('"verb":"update"')).length;
     expect(sim.params.objects).toBe(6);
