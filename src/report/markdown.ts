@@ -105,6 +105,7 @@ function finding(f: Finding, n: number): string[] {
   else out.push('- **Who:**', ...f.actors.map((a) => `  - ${who(a)}`));
   out.push(`- **When:** ${text(formatWindow(f.window.from, f.window.to))}`);
   if (f.signals.length > 0) out.push(`- **Signals:** ${f.signals.map(code).join(', ')}`);
+  if (f.docs !== undefined && /^https:\/\/[!-~]+$/.test(f.docs) && !/[()<>[\]]/.test(f.docs)) out.push(`- **Docs:** <${f.docs}>`);
   out.push('');
   if (Object.keys(f.metrics).length > 0) out.push('**Impact**', '', ...table(metricsTable(f.metrics)));
   if (f.advice.length > 0) {

@@ -31,6 +31,9 @@ import {
 } from './format.js';
 import type { Finding, InputSummary, Report, ReportActor, Severity } from './schema.js';
 
+/** A `docs` link shown as is: https, no whitespace or control characters. */
+const SAFE_URL = /^https:\/\/[!-~]+$/;
+
 /** Options of {@link renderText}. */
 export interface TextOptions {
   /** Emit ANSI SGR colour codes (severity labels, headings). With `false`, no ESC at all. */
@@ -351,6 +354,7 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
     writeMetrics(r, f.metrics, 6);
   }
   if (f.signals.length > 0) r.field(4, 'Signals', f.signals.join(', '));
+  if (f.docs !== undefined && SAFE_URL.test(f.docs)) r.field(4, 'Docs', f.docs);
   const ids = evidenceIDs(f);
   if (ids.length === 0) r.field(4, 'Evidence', `${f.evidence.level}, audit level ${f.evidence.auditLevel}; no auditIDs recorded`);
   else r.field(4, 'Evidence', `${f.evidence.level}, audit level ${f.evidence.auditLevel}; grep the audit log for these auditIDs:`);
