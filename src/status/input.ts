@@ -73,16 +73,17 @@ export function readObjects(text: string, source: string): ReadObjects {
   const first = /\S/.exec(body);
   if (first === null) throw new InputError(`${source}: empty input: expected the output of kubectl get -o json or -o yaml`);
   const objects: InputObject[] = [];
-  if (first[0] === '{' || first[0] === '[') {
+  // JSON documents separated by `---` are YAML (JSON is YAML's flow style).
+  if ((first[0] === '{' || first[0] === '[') && !/^---\s*$/m.test(body)) {
     let value: unknown;
     try {
       value = JSON.parse(body);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       const m = /position (\d+)/.exec(msg);
-      const where = m ? lineColumn(body, Number(m[1])) : null;
+      const at = lineColumn(body, m ? Number(m[1]) : body.trimEnd().length);
       throw new InputError(
-        `${source}${where ? `:${where.line}:${where.column}` : ''}: not valid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '')}`,
+        `${source}:${at.line}:${at.column}: not valid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '')}`,
         'give the output of kubectl get -o json (one JSON document) or -o yaml',
       );
     }
