@@ -55,6 +55,29 @@ export const conflictStormOptions = windowedOptions({
   minConflicts: z.number().int().positive().default(20),
   /** Conflicts / attempts in one window needed to open an episode (0..1). */
   minConflictRatio: z.number().min(0).max(1).default(0.3),
+  /**
+   * A second, longer look for conflicts that never stop but stay under the window's rule (either
+   * rule opens and holds an episode). Over `windowMs` (rounded up to whole steps, at least the
+   * main window), with 409 Conflicts in at least `minActiveStepShare` of its steps, it passes when
+   * - `minConflicts` Conflicts make at least `minConflictRatio` of the attempts: contention at
+   *   the main rule's rate that has gone on for minutes at a lower share (per-node daemons
+   *   patching one object from their caches, dra-driver#1101), or
+   * - `stuckMinConflicts` Conflicts make at least `stuckMinConflictRatio` of the attempts: a
+   *   writer that almost never gets a write through, however slowly it retries (a kubelet whose
+   *   watch cache is stuck resends one stale resourceVersion every sync, kubernetes#58002).
+   * A writer that converges (each 409 followed by a success) at a low rate passes neither.
+   */
+  sustained: z
+    .object({
+      windowMs: z.number().int().positive().default(180_000),
+      minActiveStepShare: z.number().min(0).max(1).default(0.75),
+      minConflicts: z.number().int().positive().default(60),
+      minConflictRatio: z.number().min(0).max(1).default(0.1),
+      stuckMinConflicts: z.number().int().positive().default(30),
+      stuckMinConflictRatio: z.number().min(0).max(1).default(0.8),
+    })
+    .strict()
+    .default({ windowMs: 180_000, minActiveStepShare: 0.75, minConflicts: 60, minConflictRatio: 0.1, stuckMinConflicts: 30, stuckMinConflictRatio: 0.8 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -220,6 +243,13 @@ const LONG_CHAIN = 5;
 /** Attempts from which a chain's delay can grow at all (two retry gaps to compare). */
 const GROWTH_CHAIN = 3;
 
+/** Sum of counter `i` over the `steps` buckets ending at `boundary` (the ring may hold more). */
+function sumSteps(ring: StepRing, boundary: number, i: number, steps: number): number {
+  let t = 0;
+  for (let b = boundary - steps; b < boundary; b++) t += ring.at(b, i);
+  return t;
+}
+
 const C_WRITE = 0;
 const C_CONFLICT = 1;
 
@@ -234,6 +264,8 @@ export const conflictStorm = defineDetector({
   create(ctx: DetectorContext<ConflictStormOptions>) {
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
+    /** Steps of the sustained look; the pairs' rings hold this many (at least `n`). */
+    const longSteps = Math.max(n, Math.ceil(o.sustained.windowMs / o.stepMs));
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
     /** Pairs are keyed by identity (username), not by username + userAgent. */
@@ -348,7 +380,7 @@ export const conflictStorm = defineDetector({
         pairs.add({
           actor: who,
           object: obj,
-          ring: new StepRing(n, 2),
+          ring: new StepRing(longSteps, 2),
           lastWriteTs: r.ts,
           chains: new Map(),
           hot: null,
@@ -438,9 +470,9 @@ export const conflictStorm = defineDetector({
 
     /** Evaluate the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
     function evaluate(p: Pair, boundary: number): boolean {
-      const w = p.ring.sum(boundary, C_WRITE);
-      const cf = p.ring.sum(boundary, C_CONFLICT);
-      const passes = cf >= o.minConflicts && cf >= o.minConflictRatio * w;
+      const w = sumSteps(p.ring, boundary, C_WRITE, n);
+      const cf = sumSteps(p.ring, boundary, C_CONFLICT, n);
+      const passes = (cf >= o.minConflicts && cf >= o.minConflictRatio * w) || (cf > 0 && sustains(p.ring, boundary));
       if (p.open) {
         if (passes) {
           const h = p.hot as Hot;
@@ -461,6 +493,22 @@ export const conflictStorm = defineDetector({
       }
       const end = boundary * o.stepMs;
       return !(w === 0 && p.hot === null && end - p.lastWriteTs > o.chainBreakMs);
+    }
+
+    /** The sustained look (see the `sustained` option) over the `longSteps` ending at `boundary`. */
+    function sustains(ring: StepRing, boundary: number): boolean {
+      const s = o.sustained;
+      let w = 0;
+      let cf = 0;
+      let active = 0;
+      for (let b = boundary - longSteps; b < boundary; b++) {
+        const c = ring.at(b, C_CONFLICT);
+        w += ring.at(b, C_WRITE);
+        cf += c;
+        if (c > 0) active++;
+      }
+      if (active < s.minActiveStepShare * longSteps) return false;
+      return (cf >= s.minConflicts && cf >= s.minConflictRatio * w) || (cf >= s.stuckMinConflicts && cf >= s.stuckMinConflictRatio * w);
     }
 
     /** Live `open` alert, unless the episode looks handled well so far (see {@link Pair.alerted}). */

@@ -310,8 +310,12 @@ describe('conflict-storm: handled well or below thresholds', () => {
 
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [
-      'fewer than minConflicts per window (10 a minute)',
-      () => Array.from({ length: 50 }, (_, i) => rec(T0 + i * 6000, operator, widget, { code: 409 })),
+      'fewer than minConflicts per window (10 a minute), each 409 followed by a success',
+      () => Array.from({ length: 100 }, (_, i) => rec(T0 + i * 3000, operator, widget, { code: i % 2 === 0 ? 409 : 200 })),
+    ],
+    [
+      'low Conflict ratio (5 % of 100 writes/s) for 4 minutes: under the sustained look\'s share too',
+      () => Array.from({ length: 24_000 }, (_, i) => rec(T0 + i * 10, operator, widget, { code: i % 20 === 0 ? 409 : 200 })),
     ],
     [
       'low Conflict ratio (5 % of 100 writes/s)',
@@ -479,5 +483,88 @@ describe('conflict-storm: backing off but losing to itself (prometheus-operator#
     expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
     const f = (findings[0] ?? notes[0])!;
     expect([f.metrics.backoff, f.metrics.conflicts, f.metrics.retryChains, f.metrics.retryChainP90Attempts, f.signals]).toEqual(['exponential', 618, 594, 2, signals]);
+  });
+});
+
+describe('conflict-storm: conflicts that never stop under the window\'s rule (issue 25, sustained look)', () => {
+  const node = actor('system:node:node-7', 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7');
+  const nodeStatus = object('nodes', '', 'node-7', 'status');
+  const nodeLease = object('leases', 'kube-node-lease', 'node-7', '', 'coordination.k8s.io');
+  const daemon = actor('system:serviceaccount:dra:compute-domain-daemon', 'compute-domain-daemon/v25.3.0 (linux/amd64) kubernetes/$Format');
+  const clique = object('computedomaincliques', 'dra', 'clique-a', '', 'resource.nvidia.com', 'v1beta1');
+
+  /**
+   * kubernetes#58002: a kubelet whose watch cache is stuck patches node status every 10 s for
+   * `seconds` with one stale resourceVersion, `tries` times 5 ms apart, all 409 (18 a minute with
+   * 3 tries, under minConflicts 20), and renews its Lease (another object) every 10 s.
+   */
+  function stuckKubelet(seconds: number, tries: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let t = 0; t < seconds * 1000; t += 10_000) {
+      out.push(rec(T0 + t + 500, node, nodeLease));
+      for (let k = 0; k < tries; k++) out.push(rec(T0 + t + 5 * k, node, nodeStatus, { verb: 'patch', code: 409, resourceVersion: '4711' }));
+    }
+    return out;
+  }
+
+  /**
+   * dra-driver#1101: 8 daemons (8 IPs) of one service account patch one object every second for
+   * `seconds`; each second 2 of them lose the race and retry 2 ms after the 409 with success:
+   * 10 writes/s, 2 409s/s (20 %, under minConflictRatio 0.3).
+   */
+  function daemons(seconds: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let s = 0; s < seconds; s++) {
+      for (let d = 0; d < 8; d++) {
+        const t = T0 + s * 1000 + d * 50;
+        const ip = `10.2.0.${d + 1}`;
+        const loses = (s + d) % 4 === 0;
+        out.push(rec(t, daemon, clique, { verb: 'patch', sourceIP: ip, code: loses ? 409 : 200 }));
+        if (loses) out.push(rec(t + 5, daemon, clique, { verb: 'patch', sourceIP: ip }));
+      }
+    }
+    return out;
+  }
+
+  it('a stuck kubelet at 18 409s a minute, every write answered 409: one finding with stale-cache', () => {
+    const records = stuckKubelet(240, 3);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    const storm = records.filter((r) => r.object === nodeStatus);
+    expect([f.actors[0]!.username, f.object?.name, f.object?.subresource, f.window]).toEqual([
+      'system:node:node-7',
+      'node-7',
+      'status',
+      { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:03:50.013Z' },
+    ]);
+    expect(f.metrics).toMatchObject({ attempts: 72, conflicts: 72, successes: 0, retries: 71, staleRetries: 71, backoff: 'none' });
+    expect(f.signals).toEqual(['no-backoff', 'stale-cache']);
+    expect(f.evidence.auditIDs).toEqual([...storm.slice(0, 4).map((r) => r.auditID), storm.at(-1)!.auditID]);
+  });
+
+  it('daemons of one service account losing 20 % of their patches for 4 minutes: one finding', () => {
+    const records = daemons(240);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings.map((f) => [f.object?.name, f.metrics.attempts, f.metrics.conflicts, f.metrics.successes, f.metrics.sourceIPCount, f.signals])).toEqual([
+      // All 2,400 writes but the last two successes, which follow no 409.
+      ['clique-a', 2398, 480, 1918, 8, ['no-backoff', 'duplicate-replicas']],
+    ]);
+  });
+
+  it.each([
+    ['the stuck kubelet for 2 minutes only (409s in too few of the 3-minute look\'s steps)', () => stuckKubelet(120, 3)],
+    ['the daemons for 1 minute only', () => daemons(60)],
+    ['one 409 per sync, a success after it (6 a minute, converging)', () => stuckKubelet(300, 1).flatMap((r) => (r.object === nodeStatus ? [r, rec(r.receivedTs + 20, node, nodeStatus, { verb: 'patch' })] : [r]))],
+  ])('look-alike: %s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('the sustained look comes from options', () => {
+    expect(runDetector(detector, { sustained: { stuckMinConflicts: 80 } }, stuckKubelet(240, 3)).findings).toEqual([]);
+    expect(runDetector(detector, { sustained: { minConflictRatio: 0.25 } }, daemons(240)).findings).toEqual([]);
   });
 });
