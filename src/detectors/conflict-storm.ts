@@ -32,6 +32,17 @@
  * under one username (a human's kubectl and a script as `system:admin`) are thus one finding whose
  * breakdown tells them apart, each judged on its own chains.
  *
+ * **Roll-up per identity and resource.** A controller that writes many short-lived objects of one
+ * resource and meets 409s on each (kyverno#4265: every UpdateRequest's second status update is
+ * written from the cached copy the first one made stale, so it 409s until the watch catches up,
+ * and the object is deleted soon after) never gives one object enough Conflicts for an episode.
+ * So the writes of an identity to a resource (and subresource), from its first Conflict there,
+ * are also counted together: when that window passes the same rule (`minConflicts`,
+ * `minConflictRatio`) with Conflicts on at least `rollup.minObjects` objects, and no object of
+ * the resource has an episode of this identity open, an episode opens for the resource, with
+ * `object` null and the objects counted (`objects`, `topObjects`). Retry chains stay per client
+ * and object.
+ *
  * Severity: the higher of the rank of the episode's share of all writes in its window and the
  * rank of its peak 409/s, against the `severity` thresholds.
  */
@@ -42,7 +53,7 @@ import { severityRank, type Advice, type Finding, type Severity } from '../repor
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, Identities, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, Identities, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList, UserAgentCounts } from './common.js';
 import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
@@ -78,6 +89,18 @@ export const conflictStormOptions = windowedOptions({
     })
     .strict()
     .default({ windowMs: 180_000, minActiveStepShare: 0.75, minConflicts: 60, minConflictRatio: 0.1, stuckMinConflicts: 30, stuckMinConflictRatio: 0.8 }),
+  /** The roll-up per identity and resource (see the file header). */
+  rollup: z
+    .object({
+      /** Objects with 409 Conflicts in the window needed to open a roll-up episode. */
+      minObjects: z.number().int().min(2).default(2),
+      /** Objects counted by name per episode; further ones are summed under `(other)`. */
+      maxObjects: z.number().int().positive().default(1000),
+      /** Objects listed in `topObjects`. */
+      topObjects: z.number().int().positive().default(5),
+    })
+    .strict()
+    .default({ minObjects: 2, maxObjects: 1000, topObjects: 5 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -213,6 +236,10 @@ interface Hot {
   /** The first Conflicts and the last write tied to a Conflict. */
   evidence: EvidenceIDs;
   verbs: Set<string>;
+  /** Roll-up only: 409 Conflicts per object label (beyond `rollup.maxObjects`, `(other)`), objects written, marked as of `to`. */
+  objects: Map<string, number>;
+  objectsWritten: Set<string>;
+  toObjects: number;
   severity: Severity | null;
   /** Writes and 409s per bucket, and the retry-gap histogram, for the report. */
   series: EpisodeSeries;
@@ -226,16 +253,29 @@ interface Pair {
   /** Per step: 0 writes, 1 409 Conflicts. */
   ring: StepRing;
   lastWriteTs: number;
-  /** Retry chains per client: by source IP, plus `\u0000` userAgent for the identity's other actors. */
+  /**
+   * Retry chains per client: by source IP, plus `\u0000` userAgent for the identity's other
+   * actors (a roll-up adds `\u0003` and the object's key: chains stay per object).
+   */
   chains: Map<string, Chain>;
   hot: Hot | null;
   open: boolean;
+  /** Roll-up of an identity's writes to one resource (see the file header); null for an object's pair. */
+  rollup: Rollup | null;
   /**
    * An `open` alert went out for the current episode. Episodes that look handled well so far
    * (exponential backoff, RetryOnConflict chains that succeed) raise none, as they become notes,
    * not findings; one that stops looking so raises its `open` then.
    */
   alerted: boolean;
+}
+
+/** What a roll-up pair keeps besides a pair's state. */
+interface Rollup {
+  /** Key in the roll-up map: identity key + `\u0001` + resource label. */
+  key: string;
+  /** Objects (by key) with a 409 Conflict, and the step of their last one. */
+  conflictSteps: Map<string, number>;
 }
 
 /** Attempts from which a chain's delays can show a backoff (three growths among its retries). */
@@ -268,6 +308,10 @@ export const conflictStorm = defineDetector({
     const longSteps = Math.max(n, Math.ceil(o.sustained.windowMs / o.stepMs));
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** Roll-up pairs by identity key + `\u0001` + resource label, made at an identity's first 409 on a resource. */
+    const rollups = new Map<string, Pair>();
+    /** Open episodes of objects' pairs per roll-up key: a roll-up does not open beside them. */
+    const openObjects = new Map<string, number>();
     /** Pairs are keyed by identity (username), not by username + userAgent. */
     const identities = new Identities();
     /**
@@ -291,6 +335,7 @@ export const conflictStorm = defineDetector({
 
     function heat(p: Pair, r: RequestRecord): void {
       p.hot = newHot(r);
+      if (p.rollup !== null) return;
       const list = hotByObject.get(p.object.name);
       if (list === undefined) hotByObject.set(p.object.name, [p]);
       else list.push(p);
@@ -298,6 +343,7 @@ export const conflictStorm = defineDetector({
 
     function cool(p: Pair): void {
       p.hot = null;
+      if (p.rollup !== null) return;
       const list = hotByObject.get(p.object.name);
       if (list === undefined) return;
       const i = list.indexOf(p);
@@ -343,6 +389,9 @@ export const conflictStorm = defineDetector({
         peakConflicts: new PeakPerSecond(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         verbs: new Set(),
+        objects: new Map(),
+        objectsWritten: new Set(),
+        toObjects: 0,
         severity: null,
         series: new EpisodeSeries(o.stepMs),
         gapHistogram: new GapHistogram(),
@@ -372,21 +421,35 @@ export const conflictStorm = defineDetector({
       onWrite(r);
     }
 
+    function newPair(who: Actor, obj: ObjectRef, ts: number, rollup: Rollup | null): Pair {
+      return { actor: who, object: obj, ring: new StepRing(rollup === null ? longSteps : n, 2), lastWriteTs: ts, chains: new Map(), hot: null, open: false, rollup, alerted: false };
+    }
+
+    function rollupKey(who: Actor, obj: ObjectRef): string {
+      return `${who.key}\u0001${obj.label}`;
+    }
+
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
       const who = identities.of(r.actor);
-      const p =
-        pairs.get(obj, who) ??
-        pairs.add({
-          actor: who,
-          object: obj,
-          ring: new StepRing(longSteps, 2),
-          lastWriteTs: r.ts,
-          chains: new Map(),
-          hot: null,
-          open: false,
-          alerted: false,
-        });
+      const p = pairs.get(obj, who) ?? pairs.add(newPair(who, obj, r.ts, null));
+      const client = r.actor === p.actor ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`;
+      feed(p, r, client);
+      const conflict = isConflict(r);
+      if (rollups.size === 0 && !conflict) return;
+      const key = rollupKey(who, obj);
+      let u = rollups.get(key);
+      if (u === undefined) {
+        if (!conflict) return;
+        u = newPair(who, obj, r.ts, { key, conflictSteps: new Map() });
+        rollups.set(key, u);
+      }
+      if (conflict) (u.rollup as Rollup).conflictSteps.set(obj.key, Math.floor(r.ts / o.stepMs));
+      feed(u, r, `${client}\u0003${obj.key}`);
+    }
+
+    /** One write `r` of pair `p` (an object's or a roll-up) by client `client`. */
+    function feed(p: Pair, r: RequestRecord, client: string): void {
       const conflict = isConflict(r);
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
@@ -399,7 +462,6 @@ export const conflictStorm = defineDetector({
       const h = p.hot;
 
       // Retry chain of this client on this object.
-      const client = r.actor === p.actor ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`;
       let c = p.chains.get(client);
       let retryGap = -1;
       if (c !== undefined && c.lastConflict && r.ts - c.lastTs <= o.chainBreakMs) {
@@ -418,6 +480,14 @@ export const conflictStorm = defineDetector({
         else if (ok) h.successes++;
         else h.otherErrors++;
         h.verbs.add(r.verb);
+        if (p.rollup !== null) {
+          const ob = r.object as ObjectRef;
+          if (h.objectsWritten.size < o.rollup.maxObjects) h.objectsWritten.add(ob.key);
+          if (conflict) {
+            const label = h.objects.has(ob.key) || h.objects.size < o.rollup.maxObjects ? ob.key : '(other)';
+            h.objects.set(label, (h.objects.get(label) ?? 0) + 1);
+          }
+        }
         h.userAgents.add(r.actor);
         if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
         if (!h.ips.has(r.sourceIP)) {
@@ -448,6 +518,7 @@ export const conflictStorm = defineDetector({
           h.toSuccesses = h.successes;
           h.toOtherErrors = h.otherErrors;
           h.userAgents.mark();
+          h.toObjects = h.objectsWritten.size;
         }
       }
 
@@ -465,14 +536,32 @@ export const conflictStorm = defineDetector({
         c.prevGap = -1;
         c.grew = 0;
         c.shrank = false;
+        // A roll-up's chains are per object: one that ended holds nothing the next write needs.
+        if (p.rollup !== null) p.chains.delete(client);
       }
+    }
+
+    /** Objects of roll-up `u` with a 409 Conflict in the window ending at `boundary`; older ones are forgotten. */
+    function conflictObjects(u: Rollup, boundary: number): number {
+      let k = 0;
+      for (const [key, step] of u.conflictSteps) {
+        if (step >= boundary - n) k++;
+        else u.conflictSteps.delete(key);
+      }
+      return k;
     }
 
     /** Evaluate the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
     function evaluate(p: Pair, boundary: number): boolean {
       const w = sumSteps(p.ring, boundary, C_WRITE, n);
       const cf = sumSteps(p.ring, boundary, C_CONFLICT, n);
-      const passes = (cf >= o.minConflicts && cf >= o.minConflictRatio * w) || (cf > 0 && sustains(p.ring, boundary));
+      const passes =
+        p.rollup === null
+          ? (cf >= o.minConflicts && cf >= o.minConflictRatio * w) || (cf > 0 && sustains(p.ring, boundary))
+          : cf >= o.minConflicts &&
+            cf >= o.minConflictRatio * w &&
+            conflictObjects(p.rollup, boundary) >= o.rollup.minObjects &&
+            (p.open || (openObjects.get(p.rollup.key) ?? 0) === 0);
       if (p.open) {
         if (passes) {
           const h = p.hot as Hot;
@@ -485,6 +574,7 @@ export const conflictStorm = defineDetector({
         close(p);
       } else if (passes && p.hot !== null) {
         p.open = true;
+        if (p.rollup === null) countOpen(p, 1);
         p.hot.severity = severityOf(p.hot);
         alertOpen(p);
         return true;
@@ -521,8 +611,19 @@ export const conflictStorm = defineDetector({
       ctx.alert('open', f);
     }
 
+    /** An object's pair opened (`by` 1) or closed (−1) an episode: counted for its roll-up. */
+    function countOpen(p: Pair, by: number): void {
+      const key = rollupKey(p.actor, p.object);
+      const k = (openObjects.get(key) ?? 0) + by;
+      if (k > 0) openObjects.set(key, k);
+      else openObjects.delete(key);
+      // That episode's Conflicts were reported: a roll-up must earn its own with new ones.
+      if (by < 0) rollups.get(key)?.ring.clear();
+    }
+
     function close(p: Pair): void {
       p.open = false;
+      if (p.rollup === null) countOpen(p, -1);
       // The next episode must be earned by new Conflicts, not by this one's tail still in the window.
       p.ring.clear();
       const h = p.hot as Hot;
@@ -639,6 +740,13 @@ export const conflictStorm = defineDetector({
         sourceIPCount: h.ipCount,
         excessRequests: h.excess,
         foreignWrites: h.foreignWrites,
+        ...(p.rollup === null
+          ? {}
+          : {
+              objects: h.toObjects,
+              objectsWithConflicts: h.objects.size,
+              topObjects: topList(h.objects, (k) => k.split('/').slice(2, 4).filter((x) => x !== '').join('/'), o.rollup.topObjects),
+            }),
         ...share,
         // Several clients of one identity (its userAgents), with their attempts.
         ...h.userAgents.report(true),
@@ -646,7 +754,7 @@ export const conflictStorm = defineDetector({
 
       const named = h.userAgents.top(p.actor, true);
       const who = actorName(named);
-      const what = objectLabel(p.object);
+      const what = p.rollup === null ? objectLabel(p.object) : `${int(h.toObjects)} ${p.object.label} objects`;
       const pct = Math.round((h.toConflicts / Math.max(1, h.toAttempts)) * 100);
       const how =
         backoff !== 'none'
@@ -655,12 +763,12 @@ export const conflictStorm = defineDetector({
             ? `retrying every ~${formatGap(gapP50)} without growing the delay`
             : 'without backoff';
       return {
-        id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.object.key}\u0001${h.from}`)}`,
+        id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.rollup === null ? p.object.key : p.rollup.key}\u0001${h.from}`)}`,
         kind: 'conflict-storm',
         severity: h.severity ?? severityOf(h),
         title: `${who} retries 409 Conflict on ${what} ${how}: ${int(h.toConflicts)} of ${int(h.toAttempts)} writes conflicted (${pct}%), peak ${int(h.peakConflicts.peak)} 409/s`,
         actors: [reportActor(named, h.ips, h.fieldManagers)],
-        object: reportObject(p.object),
+        object: p.rollup === null ? reportObject(p.object) : null,
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
         signals,
@@ -719,6 +827,7 @@ export const conflictStorm = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+        for (const [k, u] of rollups) if (!evaluate(u, at)) rollups.delete(k);
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
@@ -737,12 +846,15 @@ export const conflictStorm = defineDetector({
       finish(): void {
         // The last, partial step was judged as if it were complete: close what is still open.
         for (const p of pairs) if (p.open) close(p);
+        for (const u of rollups.values()) if (u.open) close(u);
         pairs.clear();
+        rollups.clear();
+        openObjects.clear();
         identities.clear();
         hotByObject.clear();
         firstWrites?.clear();
       },
-      stateSize: () => pairs.size + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + rollups.size + (firstWrites?.size ?? 0),
     });
   },
 });

@@ -568,3 +568,77 @@ describe('conflict-storm: conflicts that never stop under the window\'s rule (is
     expect(runDetector(detector, { sustained: { minConflictRatio: 0.25 } }, daemons(240)).findings).toEqual([]);
   });
 });
+
+describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () => {
+  const bg = actor('system:serviceaccount:kyverno:kyverno-background-controller', 'kyverno/v1.11.4 (linux/amd64) kubernetes/');
+  const ur = (i: number) => object('updaterequests', 'kyverno', `ur-${i}`, 'status', 'kyverno.io', 'v1beta1');
+
+  /**
+   * Every 500 ms for `seconds` a new UpdateRequest: its status is updated to Pending (200), then
+   * 20 ms later to Completed from the same cached copy (409), requeued 5, 10, 20 ms after each
+   * 409 until the watch catches up (a 200 38 ms after the fourth 409): 4 409s on each object, 8 a
+   * second in all, none of them enough for an object's own episode.
+   */
+  function updateRequests(seconds: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let i = 0; i < seconds * 2; i++) {
+      const t = T0 + i * 500;
+      out.push(rec(t, bg, ur(i), { resourceVersion: String(100 + i) }));
+      let at = t + 20;
+      for (const gap of [5, 10, 20, 38]) {
+        out.push(rec(at, bg, ur(i), { code: 409, resourceVersion: String(100 + i) }));
+        at += 3 + gap;
+      }
+      out.push(rec(at, bg, ur(i), { resourceVersion: String(101 + i) }));
+    }
+    return out;
+  }
+
+  it('409s spread over 480 short-lived objects of one resource: one finding for the resource, object null', () => {
+    const records = updateRequests(240);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object).toBeNull();
+    expect(f.title).toBe('kyverno-background-controller retries 409 Conflict on 480 updaterequests.kyverno.io/status objects with exponential backoff: 1,920 of 2,879 writes conflicted (67%), peak 8 409/s');
+    // From the first 409 (the first object's Pending write came before it): 5 + 479 × 6 writes.
+    expect(f.metrics).toMatchObject({
+      attempts: 2879,
+      conflicts: 1920,
+      successes: 959,
+      objects: 480,
+      objectsWithConflicts: 480,
+      topObjects: 'kyverno/ur-0(4), kyverno/ur-1(4), kyverno/ur-10(4), kyverno/ur-100(4), kyverno/ur-101(4)',
+      retryChains: 480,
+      retryChainsSucceeded: 480,
+      backoff: 'exponential',
+      staleRetries: 1440,
+    });
+    expect(f.signals).toEqual(['stale-cache']);
+    const conflicts = records.filter((r) => r.code === 409);
+    expect(f.evidence.auditIDs).toEqual([...conflicts.slice(0, 4).map((r) => r.auditID), records.at(-1)!.auditID]);
+  });
+
+  it('rollup.minObjects comes from options', () => {
+    // 120 objects get their 409s in any one window.
+    expect(runDetector(detector, { rollup: { minObjects: 121 } }, updateRequests(240)).findings).toEqual([]);
+    expect(runDetector(detector, { rollup: { minObjects: 120 } }, updateRequests(240)).findings).toHaveLength(1);
+  });
+
+  it.each([
+    ['one 409 on every tenth of 600 objects (ratio under minConflictRatio)', () =>
+      Array.from({ length: 2400 }, (_, i) => rec(T0 + i * 100, bg, ur(i % 600), { code: i % 40 === 0 ? 409 : 200 }))],
+    ['the same pattern from 480 kubelets, each on its own node (one object per identity)', () =>
+      updateRequests(240).map((r) => ({ ...r, actor: actor(`system:node:${r.object!.name}`, 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7') }))],
+  ])('look-alike: %s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('an object with its own episode is reported alone: no roll-up beside it or on its tail', () => {
+    const others = Array.from({ length: 100 }, (_, i) => rec(T0 + i * 1500, operator, object('widgets', 'shop', `x${i}`, 'status', 'example.com', 'v1alpha1'), { code: 409 }));
+    const { findings } = runDetector(detector, {}, [...twoReplicaStorm(T0, 120), ...others]);
+    expect(findings.map((f) => [f.object?.name ?? null, f.metrics.conflicts])).toEqual([['w1', 11_000]]);
+  });
+});
