@@ -38,7 +38,9 @@
  * and the object is deleted soon after) never gives one object enough Conflicts for an episode.
  * So the writes of an identity to a resource (and subresource), from its first Conflict there,
  * are also counted together: when that window passes the same rule (`minConflicts`,
- * `minConflictRatio`) with Conflicts on at least `rollup.minObjects` objects, and no object of
+ * `minConflictRatio`) with Conflicts on at least `rollup.minObjects` objects, on at least
+ * `rollup.minObjectsPerClient` objects per source IP (one client working through many objects;
+ * many clients each on its own object are `fleet-storm`'s), and no object of
  * the resource has an episode of this identity open, an episode opens for the resource, with
  * `object` null and the objects counted (`objects`, `topObjects`). Retry chains stay per client
  * and object.
@@ -94,13 +96,19 @@ export const conflictStormOptions = windowedOptions({
     .object({
       /** Objects with 409 Conflicts in the window needed to open a roll-up episode. */
       minObjects: z.number().int().min(2).default(2),
+      /**
+       * Objects with 409 Conflicts per source IP with 409 Conflicts, in the window, needed to open
+       * a roll-up episode: one client working through many objects. Many clients each on its own
+       * object (a DaemonSet's pods, one per node) are a fleet: `fleet-storm`'s.
+       */
+      minObjectsPerClient: z.number().positive().default(2),
       /** Objects counted by name per episode; further ones are summed under `(other)`. */
       maxObjects: z.number().int().positive().default(1000),
       /** Objects listed in `topObjects`. */
       topObjects: z.number().int().positive().default(5),
     })
     .strict()
-    .default({ minObjects: 2, maxObjects: 1000, topObjects: 5 }),
+    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -276,6 +284,8 @@ interface Rollup {
   key: string;
   /** Objects (by key) with a 409 Conflict, and the step of their last one. */
   conflictSteps: Map<string, number>;
+  /** Source IPs with a 409 Conflict, and the step of their last one. */
+  clientSteps: Map<string, number>;
 }
 
 /** Attempts from which a chain's delays can show a backoff (three growths among its retries). */
@@ -441,10 +451,14 @@ export const conflictStorm = defineDetector({
       let u = rollups.get(key);
       if (u === undefined) {
         if (!conflict) return;
-        u = newPair(who, obj, r.ts, { key, conflictSteps: new Map() });
+        u = newPair(who, obj, r.ts, { key, conflictSteps: new Map(), clientSteps: new Map() });
         rollups.set(key, u);
       }
-      if (conflict) (u.rollup as Rollup).conflictSteps.set(obj.key, Math.floor(r.ts / o.stepMs));
+      if (conflict) {
+        const step = Math.floor(r.ts / o.stepMs);
+        (u.rollup as Rollup).conflictSteps.set(obj.key, step);
+        (u.rollup as Rollup).clientSteps.set(r.sourceIP, step);
+      }
       feed(u, r, `${client}\u0003${obj.key}`);
     }
 
@@ -541,14 +555,20 @@ export const conflictStorm = defineDetector({
       }
     }
 
-    /** Objects of roll-up `u` with a 409 Conflict in the window ending at `boundary`; older ones are forgotten. */
-    function conflictObjects(u: Rollup, boundary: number): number {
+    /** Keys of `steps` whose last 409 Conflict is in the window ending at `boundary`; older ones are forgotten. */
+    function inWindow(steps: Map<string, number>, boundary: number): number {
       let k = 0;
-      for (const [key, step] of u.conflictSteps) {
+      for (const [key, step] of steps) {
         if (step >= boundary - n) k++;
-        else u.conflictSteps.delete(key);
+        else steps.delete(key);
       }
       return k;
+    }
+
+    /** Roll-up `u` has 409 Conflicts on enough objects, and enough per client, in the window ending at `boundary`. */
+    function spread(u: Rollup, boundary: number): boolean {
+      const objects = inWindow(u.conflictSteps, boundary);
+      return objects >= o.rollup.minObjects && objects >= o.rollup.minObjectsPerClient * inWindow(u.clientSteps, boundary);
     }
 
     /** Evaluate the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
@@ -560,7 +580,7 @@ export const conflictStorm = defineDetector({
           ? (cf >= o.minConflicts && cf >= o.minConflictRatio * w) || (cf > 0 && sustains(p.ring, boundary))
           : cf >= o.minConflicts &&
             cf >= o.minConflictRatio * w &&
-            conflictObjects(p.rollup, boundary) >= o.rollup.minObjects &&
+            spread(p.rollup, boundary) &&
             (p.open || (openObjects.get(p.rollup.key) ?? 0) === 0);
       if (p.open) {
         if (passes) {

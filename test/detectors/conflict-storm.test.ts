@@ -629,6 +629,8 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
   it.each([
     ['one 409 on every tenth of 600 objects (ratio under minConflictRatio)', () =>
       Array.from({ length: 2400 }, (_, i) => rec(T0 + i * 100, bg, ur(i % 600), { code: i % 40 === 0 ? 409 : 200 }))],
+    ['the same pattern from one DaemonSet\'s 480 pods (one service account, one IP and one object each: a fleet)', () =>
+      updateRequests(240).map((r) => ({ ...r, sourceIP: `10.3.${Math.floor(Number(r.object!.name.slice(3)) / 250)}.${Number(r.object!.name.slice(3)) % 250}` }))],
     ['the same pattern from 480 kubelets, each on its own node (one object per identity)', () =>
       updateRequests(240).map((r) => ({ ...r, actor: actor(`system:node:${r.object!.name}`, 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7') }))],
   ])('look-alike: %s: nothing', (_name, make) => {
