@@ -46,7 +46,9 @@
  * and object.
  *
  * Severity: the higher of the rank of the episode's share of all writes in its window and the
- * rank of its peak 409/s, against the `severity` thresholds.
+ * rank of its peak 409/s, against the `severity` thresholds; for a writer whose writes mostly go
+ * through, capped by its excess requests (`severityExcess`); for a short episode, capped by its
+ * duration unless its excess requests are many (`brief`).
  */
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
@@ -60,7 +62,7 @@ import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { capByExcess, catchUp, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const conflictStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -162,6 +164,16 @@ export const conflictStormOptions = windowedOptions({
     })
     .strict()
     .default({ lowMs: 10_000, mediumMs: 60_000, excess: 200 }),
+  /**
+   * For an episode whose writes mostly go through (at least as many successes as 409s: each
+   * Conflict costs a retry that then succeeds, a writer converging after every race), excess
+   * requests below which its severity is capped: under `medium` at most `low`, under `high` at
+   * most `medium`, under `critical` at most `high`. A controller that re-reads and retries its
+   * own status write once after its cache lags its last write (the daemonset controller in a
+   * rollout) costs the API server little however steady. A writer that rarely gets through (a
+   * stale cache resent for ever) is rated by its shares alone.
+   */
+  severityExcess: severityExcessOption({ medium: 200, high: 1_000, critical: 3_000 }),
   severity: severityOption(
     {
       /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
@@ -701,7 +713,8 @@ export const conflictStorm = defineDetector({
       // Retries that cost almost nothing stay low, unless the conflicts themselves come fast.
       if (h.excess < o.lowImpactExcessShare * h.toAttempts && h.peakConflicts.peak < o.severity.high.peak409PerSec) return 'low';
       const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
-      const by = severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
+      const rated = severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
+      const by = h.toSuccesses >= h.toConflicts ? capByExcess(rated, h.excess, o.severityExcess) : rated;
       const lasted = h.to - h.from;
       if (h.excess >= o.brief.excess) return by;
       if (lasted < o.brief.lowMs) return severityRank(by) > severityRank('low') ? 'low' : by;

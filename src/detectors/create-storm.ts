@@ -59,13 +59,12 @@
 import { z } from 'zod';
 import type { Actor, RequestRecord } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { severityRank } from '../report/schema.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { actorName, EpisodeSeries, EvidenceIDs, Identities, int, iso, PeakPerSecond, reportActor, round2, shortHash, StepRing, topList, UserAgentCounts } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { capByExcess, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const createStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -88,13 +87,7 @@ export const createStormOptions = windowedOptions({
     .strict()
     .default({ createsPerSec: 0.1, minExcessCreates: 100 }),
   /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
-  severityExcess: z
-    .object({
-      high: z.number().nonnegative().default(1_000),
-      critical: z.number().nonnegative().default(3_000),
-    })
-    .strict()
-    .default({ high: 1_000, critical: 3_000 }),
+  severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
    * Resources (`resource` or `resource.apiGroup`) whose creates are not judged: never stored
    * (reviews created per request) or created as the workload itself (Pods).
@@ -367,8 +360,7 @@ export const createStorm = defineDetector({
 
     function severityOf(h: Hot): Severity {
       const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.creates), meanPerSec: meanRate(h) });
-      const cap: Severity = h.score >= o.severityExcess.critical ? 'critical' : h.score >= o.severityExcess.high ? 'high' : 'medium';
-      return severityRank(by) > severityRank(cap) ? cap : by;
+      return capByExcess(by, h.score, o.severityExcess);
     }
 
     function resourceOf(g: Group): string {

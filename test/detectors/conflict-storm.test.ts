@@ -644,3 +644,39 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
     expect(findings.map((f) => [f.object?.name ?? null, f.metrics.conflicts])).toEqual([['w1', 11_000]]);
   });
 });
+
+describe('conflict-storm: severity weighs excess requests for a writer that converges (issue 25)', () => {
+  const dsController = actor('system:serviceaccount:kube-system:daemon-set-controller', 'kube-controller-manager/v1.30.4 (linux/amd64) kubernetes/a51b3b7/system:serviceaccount:kube-system:daemon-set-controller');
+  const dsStatus = object('daemonsets', 'kube-system', 'agent', 'status', 'apps');
+
+  /**
+   * A DaemonSet rollout for `seconds`: `perSec` times a second the controller's status update
+   * from a cache behind its own last write gets 409, the re-read retry 2 ms later succeeds (1 ms
+   * latency: 1 request beyond per-item backoff per chain), and an update 300 ms later succeeds. No
+   * one else writes the DaemonSet: the 409s are its own (`none`, as for self-conflicts).
+   */
+  function rollout(seconds: number, perSec: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < seconds * perSec; k++) {
+      const t = T0 + Math.round((k * 1000) / perSec);
+      out.push(rec(t, dsController, dsStatus, { code: 409, latencyMs: 1 }));
+      out.push(rec(t + 2, dsController, dsStatus, { latencyMs: 1 }));
+      out.push(rec(t + Math.round(300 / perSec), dsController, dsStatus, { latencyMs: 1 }));
+    }
+    return out;
+  }
+
+  it.each([
+    // All the log's writes (share 1: critical by share) but 150 excess requests: low.
+    ['one lost race a second for 150 s', 150, 1, 'low', 150],
+    ['four a second for 150 s (600 excess requests)', 150, 4, 'medium', 600],
+    ['four a second for 5 min (1,200 excess requests)', 300, 4, 'high', 1200],
+  ])('%s: %s', (_name, seconds, perSec, severity, excess) => {
+    const { findings } = runDetector(detector, {}, rollout(seconds as number, perSec as number));
+    expect(findings.map((f) => [f.severity, f.metrics.excessRequests, f.metrics.retryChainsSucceeded, f.metrics.backoff])).toEqual([[severity, excess, (seconds as number) * (perSec as number), 'none']]);
+  });
+
+  it('severityExcess comes from options', () => {
+    expect(runDetector(detector, { severityExcess: { medium: 100 } }, rollout(150, 1)).findings.map((f) => f.severity)).toEqual(['medium']);
+  });
+});
