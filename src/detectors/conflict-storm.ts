@@ -6,7 +6,8 @@
  * Per (actor, object) it counts update/patch attempts and 409 Conflict answers in a sliding
  * window (`windowMs`, evaluated every `stepMs`). An **episode** opens when a window holds at
  * least `minConflicts` Conflicts and a Conflict ratio of at least `minConflictRatio`, and closes
- * at the first step where that no longer holds. While an actor is hot (from its first Conflict
+ * at the first step where that no longer holds; a longer look (`sustained`, see its fields) also
+ * opens and holds one for conflicts that never stop under that rule. While an actor is hot (from its first Conflict
  * after a quiet window) every write feeds the episode's totals, per-second peaks, the retry gap
  * (time from a 409's `stageTimestamp` to the same client's next `requestReceivedTimestamp` on
  * the same object), and its retry chains (per source IP: attempts from a first 409 to a success
@@ -72,27 +73,34 @@ export const conflictStormOptions = windowedOptions({
   minConflictRatio: z.number().min(0).max(1).default(0.3),
   /**
    * A second, longer look for conflicts that never stop but stay under the window's rule (either
-   * rule opens and holds an episode). Over `windowMs` (rounded up to whole steps, at least the
-   * main window), with 409 Conflicts in at least `minActiveStepShare` of its steps, it passes when
-   * - `minConflicts` Conflicts make at least `minConflictRatio` of the attempts: contention at
-   *   the main rule's rate that has gone on for minutes at a lower share (per-node daemons
-   *   patching one object from their caches, dra-driver#1101), or
-   * - `stuckMinConflicts` Conflicts make at least `stuckMinConflictRatio` of the attempts: a
-   *   writer that almost never gets a write through, however slowly it retries (a kubelet whose
-   *   watch cache is stuck resends one stale resourceVersion every sync, kubernetes#58002).
-   * A writer that converges (each 409 followed by a success) at a low rate passes neither.
+   * rule opens and holds an episode); see the fields.  A writer that converges (each 409 followed
+   * by a success) at a low rate passes neither of its rules.
    */
   sustained: z
     .object({
-      windowMs: z.number().int().positive().default(180_000),
+      /** Length of the longer look, ms, rounded up to whole steps (at least `windowMs`). */
+      lookMs: z.number().int().positive().default(180_000),
+      /** Share (0..1) of the look's steps that must hold a 409 Conflict: conflicts that never stop, not a burst. */
       minActiveStepShare: z.number().min(0).max(1).default(0.75),
-      minConflicts: z.number().int().positive().default(60),
-      minConflictRatio: z.number().min(0).max(1).default(0.1),
+      /**
+       * Contention: Conflicts in the look (60 in 3 min: the main rule's 20 a minute) that make at
+       * least `contentionMinRatio` of the attempts: races that have gone on for minutes at a lower
+       * share (per-node daemons patching one object from their caches, dra-driver#1101).
+       */
+      contentionMinConflicts: z.number().int().positive().default(60),
+      /** Conflicts / attempts in the look (0..1) for the contention rule. */
+      contentionMinRatio: z.number().min(0).max(1).default(0.1),
+      /**
+       * Stuck: Conflicts in the look that make at least `stuckMinRatio` of the attempts: a writer
+       * that almost never gets a write through, however slowly it retries (a kubelet whose watch
+       * cache is stuck resends one stale resourceVersion every sync, kubernetes#58002).
+       */
       stuckMinConflicts: z.number().int().positive().default(30),
-      stuckMinConflictRatio: z.number().min(0).max(1).default(0.8),
+      /** Conflicts / attempts in the look (0..1) for the stuck rule. */
+      stuckMinRatio: z.number().min(0).max(1).default(0.8),
     })
     .strict()
-    .default({ windowMs: 180_000, minActiveStepShare: 0.75, minConflicts: 60, minConflictRatio: 0.1, stuckMinConflicts: 30, stuckMinConflictRatio: 0.8 }),
+    .default({ lookMs: 180_000, minActiveStepShare: 0.75, contentionMinConflicts: 60, contentionMinRatio: 0.1, stuckMinConflicts: 30, stuckMinRatio: 0.8 }),
   /** The roll-up per identity and resource (see the file header). */
   rollup: z
     .object({
@@ -327,7 +335,7 @@ export const conflictStorm = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     /** Steps of the sustained look; the pairs' rings hold this many (at least `n`). */
-    const longSteps = Math.max(n, Math.ceil(o.sustained.windowMs / o.stepMs));
+    const longSteps = Math.max(n, Math.ceil(o.sustained.lookMs / o.stepMs));
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
     /** Roll-up pairs by identity key + `\u0001` + resource label, made at an identity's first 409 on a resource. */
@@ -630,7 +638,7 @@ export const conflictStorm = defineDetector({
         if (c > 0) active++;
       }
       if (active < s.minActiveStepShare * longSteps) return false;
-      return (cf >= s.minConflicts && cf >= s.minConflictRatio * w) || (cf >= s.stuckMinConflicts && cf >= s.stuckMinConflictRatio * w);
+      return (cf >= s.contentionMinConflicts && cf >= s.contentionMinRatio * w) || (cf >= s.stuckMinConflicts && cf >= s.stuckMinRatio * w);
     }
 
     /** Live `open` alert, unless the episode looks handled well so far (see {@link Pair.alerted}). */

@@ -75,17 +75,16 @@ export const createStormOptions = windowedOptions({
   createsPerSec: z.number().nonnegative().default(1),
   /** Excess creates (beyond the `createsPerSec` budget) at which an episode opens. */
   minExcessCreates: z.number().positive().default(500),
-  /**
-   * The per-owner look (see the file header): budget (creates per second one owner may get, the
-   * rate of a change every 10 s) and excess creates at which its episode opens.
-   */
+  /** The per-owner look (see the file header). */
   perOwner: z
     .object({
-      createsPerSec: z.number().nonnegative().default(0.1),
-      minExcessCreates: z.number().positive().default(100),
+      /** Creates per second one owner (a `generateName` prefix) may get: a change every 10 s; the budget of its score. */
+      ownerCreatesPerSec: z.number().nonnegative().default(0.1),
+      /** Excess creates for one owner (beyond `ownerCreatesPerSec`) at which its episode opens. */
+      ownerMinExcessCreates: z.number().positive().default(100),
     })
     .strict()
-    .default({ createsPerSec: 0.1, minExcessCreates: 100 }),
+    .default({ ownerCreatesPerSec: 0.1, ownerMinExcessCreates: 100 }),
   /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
   severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
@@ -247,11 +246,11 @@ export const createStorm = defineDetector({
 
     /** Budget (creates/s) and excess creates to open, of a namespace or an owner group. */
     function budgetOf(g: Group): number {
-      return g.owner === null ? o.createsPerSec : o.perOwner.createsPerSec;
+      return g.owner === null ? o.createsPerSec : o.perOwner.ownerCreatesPerSec;
     }
 
     function minExcessOf(g: Group): number {
-      return g.owner === null ? o.minExcessCreates : o.perOwner.minExcessCreates;
+      return g.owner === null ? o.minExcessCreates : o.perOwner.ownerMinExcessCreates;
     }
 
     /** Count create `r` in group `key` (made if new and room is left). */

@@ -565,7 +565,7 @@ describe('conflict-storm: conflicts that never stop under the window\'s rule (is
 
   it('the sustained look comes from options', () => {
     expect(runDetector(detector, { sustained: { stuckMinConflicts: 80 } }, stuckKubelet(240, 3)).findings).toEqual([]);
-    expect(runDetector(detector, { sustained: { minConflictRatio: 0.25 } }, daemons(240)).findings).toEqual([]);
+    expect(runDetector(detector, { sustained: { contentionMinRatio: 0.25 } }, daemons(240)).findings).toEqual([]);
   });
 });
 

@@ -128,7 +128,7 @@ describe('create-storm: storms', () => {
   });
 
   it('options: a higher budget (createsPerSec 5, perOwner 5/s) leaves the 4.8/s cert-manager loop alone', () => {
-    expect(runDetector(detector, { createsPerSec: 5, perOwner: { createsPerSec: 5 } }, certManagerLoop()).findings).toEqual([]);
+    expect(runDetector(detector, { createsPerSec: 5, perOwner: { ownerCreatesPerSec: 5 } }, certManagerLoop()).findings).toEqual([]);
   });
 
   /**
@@ -167,8 +167,8 @@ describe('create-storm: storms', () => {
   });
 
   it('the per-owner look comes from options', () => {
-    expect(runDetector(detector, { perOwner: { minExcessCreates: 200 } }, slowOwnerLoop()).findings).toEqual([]);
-    expect(runDetector(detector, { perOwner: { createsPerSec: 1 } }, slowOwnerLoop()).findings).toEqual([]);
+    expect(runDetector(detector, { perOwner: { ownerMinExcessCreates: 200 } }, slowOwnerLoop()).findings).toEqual([]);
+    expect(runDetector(detector, { perOwner: { ownerCreatesPerSec: 1 } }, slowOwnerLoop()).findings).toEqual([]);
   });
 
   it('the namespace group reports a fast loop once: its owner group does not open beside it', () => {
