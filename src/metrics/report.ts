@@ -300,7 +300,12 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
     const writesStandOut = writesPerSec !== null && writesPerSec >= options.minWritesPerSec && writeShare >= options.minWriteShare;
     if (!conflictsStandOut && !writesStandOut) continue;
     const name = resourceName(p.group, p.resource, p.subresource);
-    const severity = severityFor(options.severity, { conflictShare, conflictsPerSec: conflictsPerSec ?? 0, writesPerSec: writesPerSec ?? 0 });
+    // Judged on what stood out: 409s below the finding thresholds do not raise a write-rate finding.
+    const severity = severityFor(options.severity, {
+      conflictShare: conflictsStandOut ? conflictShare : 0,
+      conflictsPerSec: conflictsStandOut ? (conflictsPerSec ?? 0) : 0,
+      writesPerSec: writesStandOut ? (writesPerSec ?? 0) : 0,
+    });
     const id = `${RESOURCE_CONFLICTS}-${shortHash(key)}`;
     const over = spanSeconds === null ? 'since the API server started' : single ? `in ${round(spanSeconds, 0)} s since the API server started` : `in ${round(spanSeconds, 3)} s between scrapes`;
     const title = conflictsStandOut
