@@ -15,7 +15,7 @@ import { formatFromPath, isFormat, FORMATS, type Format } from '../report/format
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { VERSION } from '../version.js';
 import { checkOutDirs, exitCodeFor, writeOutputs, type CliIO, type Guarded } from './main.js';
-import { loadConfig, useColor, type OutputOptions } from './options.js';
+import { formatIssue, loadConfig, useColor, type OutputOptions } from './options.js';
 
 /** `auditstorm metrics --help`. */
 export const METRICS_HELP = `auditstorm metrics SCRAPE [SCRAPE2 ...] [options]
@@ -153,10 +153,7 @@ export async function runMetrics(argv: readonly string[], io: CliIO, out: Guarde
     const raw = config.detectors?.[RESOURCE_CONFLICTS];
     if (raw !== undefined) {
       const r = resourceConflictsOptions.safeParse(raw);
-      if (!r.success) {
-        const issue = r.error.issues[0]!;
-        throw new ConfigError(`${args.config}: detectors.${RESOURCE_CONFLICTS}.${issue.path.join('.')}: ${issue.message}`);
-      }
+      if (!r.success) throw new ConfigError(`${args.config}: ${formatIssue(r.error.issues[0]!, ['detectors', RESOURCE_CONFLICTS])}`);
       resourceConflicts = raw;
     }
   }

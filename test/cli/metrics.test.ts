@@ -96,6 +96,21 @@ describe('auditstorm metrics', () => {
     expect(bad.stderr).toMatch(/^auditstorm: .*bad-config\.yaml: detectors\.resource-conflicts\.minConflictShare: /);
   });
 
+  it('analyze accepts the same config file: detectors.resource-conflicts is checked, not an unknown detector', async () => {
+    const sample = join(import.meta.dirname, '../../fixtures/sample/audit.log.gz');
+    const ok = fakeIO();
+    expect(await main([sample, '--config', p('config.yaml'), '--format', 'json'], ok)).toBe(0);
+    expect(ok.stderr.text).toBe('');
+    const plain = fakeIO();
+    await main([sample, '--format', 'json'], plain);
+    // The same findings as without the config (the metrics thresholds do not touch analyze).
+    expect(JSON.parse(ok.stdout.text).findings).toEqual(JSON.parse(plain.stdout.text).findings);
+    expect(JSON.parse(ok.stdout.text).findings.length).toBe(1);
+    const bad = fakeIO();
+    expect(await main([sample, '--config', p('bad-config.yaml')], bad)).toBe(2);
+    expect(bad.stderr.text).toBe(`auditstorm: ${p('bad-config.yaml')}: detectors.resource-conflicts.minConflictShare: expected number to be <=1\n`);
+  });
+
   it('bad input: exit 2 with file and line', async () => {
     const time = await run([p('bad-time.txt')]);
     expect(time.code).toBe(2);
