@@ -470,13 +470,13 @@ function metricsSection(report: Report, m: ApiserverMetrics): string {
     return s === '–' || !Number.isFinite(v) ? null : v;
   };
   const out = ['<section class="summary">', '<h2>kube-apiserver metrics</h2>', '<ul>'];
-  for (const [label, value] of metricsHeader(report, m)) out.push(`<li><strong>${text(label)}:</strong> ${text(value)}</li>`);
+  for (const [label, value] of metricsHeader(report, m)) if (label !== 'Generated') out.push(`<li><strong>${text(label)}:</strong> ${text(value)}</li>`);
   for (const w of m.warnings) out.push(`<li><strong>Note:</strong> ${text(w)}</li>`);
   out.push('</ul>');
   const policies = metricsPolicies(report, m);
   if (policies.length > 0) {
     out.push('<h3>Audit policy rules that would name the writers</h3>');
-    for (const [title, yaml] of policies) out.push(`<p>${text(`For: ${title}`)}</p>`, `<pre><code>${text(yaml)}</code></pre>`);
+    for (const [title, yaml] of policies) out.push(`<p>${text(`For: ${title}`)}</p>`, `<pre><code>${yaml.split('\n').map(text).join('\n')}</code></pre>`);
   }
   metricsTables(m).forEach((t, i) => {
     out.push(`<h3>${text(t.title)}</h3>`);

@@ -24,7 +24,7 @@ import {
   type Table,
   objectsCovered,
 } from './format.js';
-import { metricsBasis, metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
+import { metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
 import type { ApiserverMetrics, Finding, Report, ReportActor } from './schema.js';
 
 /** Longest user string (code points) put in a cell or code span; longer ones are cut with `…`. */
@@ -190,8 +190,8 @@ function metricsMarkdown(report: Report, m: ApiserverMetrics): string {
   const findings = bySeverity(report.findings);
   const n = findings.length;
   const out: string[] = [n === 0 ? '# auditstorm metrics: no resource stands out' : `# auditstorm metrics: ${plural(n, 'finding')} (${severityBreakdown(findings)})`, ''];
-  out.push(text(`Numbers: ${metricsBasis(m)}.`), '', `_${text(`${report.tool.name} ${report.tool.version}, generated ${formatTime(report.generatedAt)}`)}_`, '');
-  for (const [label, value] of metricsHeader(report, m)) out.push(`- ${text(label)}: ${text(value)}`);
+  out.push(`_${text(`${report.tool.name} ${report.tool.version}, generated ${formatTime(report.generatedAt)}`)}_`, '');
+  for (const [label, value] of metricsHeader(report, m)) if (label !== 'Generated') out.push(`- ${text(label)}: ${text(value)}`);
   for (const w of m.warnings) out.push(`- **Note:** ${text(w)}`);
   out.push('');
   findings.forEach((f, i) => out.push(...finding(f, i + 1)));

@@ -110,7 +110,8 @@ describe('two scrapes 30 s apart with a 409 storm on appdeployments.example.com/
     expect(md).toContain('| workload-low | service-accounts | 60 | queue-full 55, time-out 5 | 12 | 12 | 0 | – |');
     const html = renderReport(report, 'html');
     expect(html).toContain('<title>auditstorm metrics: 1 finding (1 critical)</title>');
-    expect(html).toContain('resources: [&quot;appdeployments/status&quot;]');
+    expect(html).toContain('<pre><code>apiVersion: audit.k8s.io/v1\nkind: Policy\n');
+    expect(html).toContain('        resources: [&quot;appdeployments/status&quot;]\n');
     expect(JSON.parse(renderReport(report, 'json')).apiserverMetrics.totals.conflicts).toBe(2403);
   });
 });
