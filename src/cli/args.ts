@@ -447,6 +447,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     )
     .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) => serveBuilder(y, shown, defaults))
     .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `$0 diff --help`')
+    .command('metrics <scrapes..>', 'Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see `$0 metrics --help`')
     .command('completion [shell]', 'Print a shell completion script: bash or zsh', (y) =>
       y
         .positional('shell', { type: 'string', choices: ['bash', 'zsh'], describe: 'The shell (default: bash, or zsh when $SHELL is zsh)' })

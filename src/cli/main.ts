@@ -100,7 +100,7 @@ export function processIO(): CliIO {
   };
 }
 
-const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'completion', 'help'] as const;
+const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'metrics', 'completion', 'help'] as const;
 
 /** Edit distance (insertions, deletions, substitutions) of two short words. */
 function editDistance(a: string, b: string): number {
@@ -163,6 +163,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       const { runDiff } = await import('./diff.js');
       return await runDiff(argv.slice(1), io, out, err);
     }
+    if (argv[0] === 'metrics') {
+      // `metrics` reads Prometheus scrapes, not audit logs: its own flags (`src/cli/metrics.ts`).
+      const { runMetrics } = await import('./metrics.js');
+      return await runMetrics(argv.slice(1), io, out, err);
+    }
     const width = io.isTTY.stdout ? (io.columns?.stdout ?? 80) : 80;
     const version = argv.includes('--version') ? versionText(await nativeInUse(io)) : VERSION;
     const parsed = await parseArgs(argv, version, width, helpDefaults(), { program, ...(io.env.SHELL !== undefined ? { shell: io.env.SHELL } : {}) });
@@ -174,7 +179,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (typo !== null && !(await exists(parsed.args.paths[0]!))) {
       throw new UsageError(
         `"${parsed.args.paths[0]}" is neither a file nor a command`,
-        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, diff, completion, help)`,
+        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, diff, metrics, completion, help)`,
       );
     }
     if (!parsed.args.quiet && !(await nativeInUse(io))) {

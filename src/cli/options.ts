@@ -14,6 +14,7 @@ import { formatFromPath, type Format } from '../report/formats.js';
 import { parseCodes, type CodeItem } from '../report/codes.js';
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { splitList, type ParsedArgs } from './args.js';
+import { RESOURCE_CONFLICTS, resourceConflictsOptions } from '../metrics/options.js';
 import { durationProblem, formatDuration, timeBoundProblem, tryParseDuration } from '../duration.js';
 
 /** Id of the detector that `--window`, `--step`, `--min-conflicts`, `--min-conflict-ratio` tune. */
@@ -196,7 +197,14 @@ export async function createOptions(
 
   // --- detectors ----------------------------------------------------------------------------
   const detectors: Record<string, Record<string, unknown>> = {};
-  for (const [id, opts] of Object.entries(config.detectors ?? {})) detectors[id] = { ...opts };
+  // `detectors.resource-conflicts` is read by `auditstorm metrics` (src/cli/metrics.ts), so one
+  // config file serves both commands: checked here against its schema, not passed to the detectors.
+  const { [RESOURCE_CONFLICTS]: metricsOptions, ...configDetectors } = config.detectors ?? {};
+  if (metricsOptions !== undefined) {
+    const r = resourceConflictsOptions.safeParse(metricsOptions);
+    if (!r.success) throw new ConfigError(`${file}: ${formatIssue(r.error.issues[0] as z.core.$ZodIssue, ['detectors', RESOURCE_CONFLICTS])}`);
+  }
+  for (const [id, opts] of Object.entries(configDetectors)) detectors[id] = { ...opts };
   const cs: Record<string, unknown> = { ...(detectors[CONFLICT_STORM] ?? {}) };
   /** Which option of conflict-storm came from which flag, for error messages. */
   const fromFlag = new Map<string, string>();
@@ -238,7 +246,7 @@ export async function createOptions(
 
   if (Object.keys(detectors).length > 0) {
     const known = ctx.detectors ?? (await import('../detectors/registry.js')).DETECTORS;
-    validateDetectors(config.detectors ?? {}, detectors, known, file, fromFlag);
+    validateDetectors(configDetectors, detectors, known, file, fromFlag);
   }
 
   // --- outputs ------------------------------------------------------------------------------
