@@ -35,7 +35,7 @@
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdir, rename, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -370,9 +370,8 @@ export async function main(argv: string[]): Promise<number> {
     });
     if (args.json === true) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else {
-      const cores = (await import('node:os')).availableParallelism();
       process.stdout.write(
-        `${matrixTable(rows)}\n\nnode ${process.version}, ${cores} cores, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${runs} run(s) per tool, in turns; DuckDB (@duckdb/node-api) with ${DUCKDB_THREADS} threads; logs in ${dir}\n`,
+        `${matrixTable(rows)}\n\nnode ${process.version}, ${availableParallelism()} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${runs} run(s) per tool, in turns; DuckDB (@duckdb/node-api) with ${DUCKDB_THREADS} threads; logs in ${dir}\n`,
       );
     }
     return rows.every((r) => Object.values(r.pass).every(Boolean)) ? 0 : 1;
