@@ -443,10 +443,10 @@ function validateDetectors(
     const key = issue.path[0];
     const flag = id === CONFLICT_STORM && typeof key === 'string' ? fromFlag.get(key) : undefined;
     const flags = id === CONFLICT_STORM ? [...fromFlag.values()] : [];
-    let reason = formatIssue({ ...issue, path: issue.path.slice(1) } as z.core.$ZodIssue);
+    let reason = formatIssue({ ...issue, path: issue.path.slice(1) });
     if (id === CONFLICT_STORM) {
       // Speak in flags: "--window must be a multiple of --step (10s)", not the option names.
-      const given = opts as Record<string, unknown>;
+      const given = opts;
       const defaults = det.meta.optionsSchema.safeParse({});
       const step = typeof given['stepMs'] === 'number' ? given['stepMs'] : defaults.success ? (defaults.data as Record<string, unknown>)['stepMs'] : undefined;
       reason = reason

@@ -260,6 +260,6 @@ export function windowedInstance(o: WindowOptions, handlers: WindowedHandlers): 
       clock.finish();
       handlers.finish();
     },
-    ...(handlers.stateSize ? { stateSize: handlers.stateSize } : {}),
+    ...(handlers.stateSize ? { stateSize: handlers.stateSize.bind(handlers) } : {}),
   };
 }

@@ -76,12 +76,11 @@ describe('help per command', () => {
 
   it('kubectl runs the plugin as kubectl-auditstorm: help says kubectl auditstorm', async () => {
     const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
     const { symlink } = await import('node:fs/promises');
     const plugin = join(dir, 'kubectl-auditstorm');
     await symlink(join(process.cwd(), 'bin', 'auditstorm.js'), plugin);
-    const stdout = await new Promise<string>((res, rej) =>
-      execFile(process.execPath, [plugin, 'watch', '--help'], (e, out) => (e ? rej(e) : res(out))),
-    );
+    const { stdout } = await promisify(execFile)(process.execPath, [plugin, 'watch', '--help']);
     expect(stdout.split('\n')[0]).toBe('kubectl auditstorm watch [paths..]');
   });
 

@@ -479,7 +479,7 @@ describe('conflict-storm: backing off but losing to itself (prometheus-operator#
     ['no other writer: a finding with self-conflict', false, 1, 0, ['self-conflict']],
     ['another writer causing each 409: a note', true, 0, 1, []],
   ])('%s', (_name, foreign, nFindings, nNotes, signals) => {
-    const { findings, notes } = runDetector(detector, {}, twoWritesPerSync(foreign as boolean));
+    const { findings, notes } = runDetector(detector, {}, twoWritesPerSync(foreign));
     expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
     const f = (findings[0] ?? notes[0])!;
     expect([f.metrics.backoff, f.metrics.conflicts, f.metrics.retryChains, f.metrics.retryChainP90Attempts, f.signals]).toEqual(['exponential', 618, 594, 2, signals]);
