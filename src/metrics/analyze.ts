@@ -120,7 +120,7 @@ export function collect(source: string, time: number | null, samples: readonly S
         const v = l['version'];
         if (v !== undefined && v !== '') {
           let m = d.versions.get(r);
-          if (m === undefined) d.versions.set(r, (m = new Map()));
+          if (m === undefined) d.versions.set(r, (m = new Map<string, number>()));
           add(m, v, s.value);
         }
         break;

@@ -375,7 +375,7 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
       source: s.source,
       time: times[i] === null ? null : iso(times[i]!),
       offsetSeconds: offsets[i] ?? null,
-      processStart: data[i]!.processStart === null ? null : iso(data[i]!.processStart!),
+      processStart: data[i]!.processStart === null ? null : iso(data[i]!.processStart),
       kubernetesVersion: data[i]!.kubernetesVersion,
       samples: s.exposition.sampleLines,
       badLines: s.exposition.badLines,

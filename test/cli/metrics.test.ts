@@ -10,9 +10,12 @@ import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { METRICS_HELP } from '../../src/cli/metrics.js';
-import { ReportSchema } from '../../src/report/schema.js';
+import { ReportSchema, type Report } from '../../src/report/schema.js';
 import { scrapeText, stormScrapes } from '../metrics/scrape.js';
 import { fakeIO } from './helpers.js';
+
+/** A JSON report read back, typed for the assertions (the schema test validates the shape). */
+const asReport = (text: string) => JSON.parse(text) as Report;
 
 let dir: string;
 const p = (name: string): string => join(dir, name);
@@ -60,7 +63,7 @@ describe('auditstorm metrics', () => {
   it('--interval for scrapes without time lines; without it, exit 2 with the shell line to add them', async () => {
     const ok = await run([p('n1.txt'), p('n2.txt'), '--interval', '30s', '--format', 'json']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout).findings[0].metrics.conflictsPerSec).toBe(80);
+    expect(asReport(ok.stdout).findings[0]!.metrics.conflictsPerSec).toBe(80);
     const bad = await run([p('n1.txt'), p('n2.txt')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
@@ -72,10 +75,10 @@ describe('auditstorm metrics', () => {
   it('reads stdin for -', async () => {
     const r = await run(['-', '--format', 'json'], scrapeText(stormScrapes()[1]));
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout);
-    expect(report.apiserverMetrics.basis).toBe('totals');
-    expect(report.input.sources[0].kind).toBe('stdin');
-    expect(report.findings[0].metrics.conflicts).toBe(2600);
+    const report = asReport(r.stdout);
+    expect(report.apiserverMetrics!.basis).toBe('totals');
+    expect(report.input.sources[0]!.kind).toBe('stdin');
+    expect(report.findings[0]!.metrics.conflicts).toBe(2600);
   });
 
   it('-o writes each file in its format and prints a summary on stderr', async () => {
@@ -90,7 +93,7 @@ describe('auditstorm metrics', () => {
 
   it('--config sets the thresholds; a bad value is exit 2 naming the key', async () => {
     const r = await run([p('m1.txt'), p('m2.txt.gz'), '--config', p('config.yaml'), '--format', 'json']);
-    expect(JSON.parse(r.stdout).findings).toEqual([]);
+    expect(asReport(r.stdout).findings).toEqual([]);
     const bad = await run([p('m1.txt'), '--config', p('bad-config.yaml')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^auditstorm: .*bad-config\.yaml: detectors\.resource-conflicts\.minConflictShare: /);
@@ -104,8 +107,8 @@ describe('auditstorm metrics', () => {
     const plain = fakeIO();
     await main([sample, '--format', 'json'], plain);
     // The same findings as without the config (the metrics thresholds do not touch analyze).
-    expect(JSON.parse(ok.stdout.text).findings).toEqual(JSON.parse(plain.stdout.text).findings);
-    expect(JSON.parse(ok.stdout.text).findings.length).toBe(1);
+    expect(asReport(ok.stdout.text).findings).toEqual(asReport(plain.stdout.text).findings);
+    expect(asReport(ok.stdout.text).findings.length).toBe(1);
     const bad = fakeIO();
     expect(await main([sample, '--config', p('bad-config.yaml')], bad)).toBe(2);
     expect(bad.stderr.text).toBe(`auditstorm: ${p('bad-config.yaml')}: detectors.resource-conflicts.minConflictShare: expected number to be <=1\n`);
@@ -129,7 +132,7 @@ describe('auditstorm metrics', () => {
     const r = await run([p('m1.txt'), p('m2-bad.txt'), '--format', 'json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`auditstorm: warning: ${p('m2-bad.txt')}: 1 malformed line skipped (see Bad lines in the report)\n`);
-    expect(JSON.parse(r.stdout).input.badLines).toBe(1);
+    expect(asReport(r.stdout).input.badLines).toBe(1);
   });
 
   it('usage errors exit 2; --help prints the command help; the main help lists the command', async () => {

@@ -672,8 +672,8 @@ describe('conflict-storm: severity weighs excess requests for a writer that conv
     ['four a second for 150 s (600 excess requests)', 150, 4, 'medium', 600],
     ['four a second for 5 min (1,200 excess requests)', 300, 4, 'high', 1200],
   ])('%s: %s', (_name, seconds, perSec, severity, excess) => {
-    const { findings } = runDetector(detector, {}, rollout(seconds as number, perSec as number));
-    expect(findings.map((f) => [f.severity, f.metrics.excessRequests, f.metrics.retryChainsSucceeded, f.metrics.backoff])).toEqual([[severity, excess, (seconds as number) * (perSec as number), 'none']]);
+    const { findings } = runDetector(detector, {}, rollout(seconds, perSec));
+    expect(findings.map((f) => [f.severity, f.metrics.excessRequests, f.metrics.retryChainsSucceeded, f.metrics.backoff])).toEqual([[severity, excess, (seconds) * (perSec), 'none']]);
   });
 
   it('severityExcess comes from options', () => {

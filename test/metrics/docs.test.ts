@@ -20,7 +20,7 @@ describe('docs/detectors/resource-conflicts.md', () => {
   it('lists every option with its default, and no other', () => {
     const expected = leaves(resourceConflictsOptions.parse({}));
     expect(expected.length).toBe(14);
-    const rows = [...PAGE.matchAll(/^\| `([a-zA-Z.]+)` \| [^|]+ \| `([^`]+)` \|/gm)].map((m) => [m[1]!, JSON.parse(m[2]!)]);
+    const rows = [...PAGE.matchAll(/^\| `([a-zA-Z.]+)` \| [^|]+ \| `([^`]+)` \|/gm)].map((m) => [m[1]!, JSON.parse(m[2]!) as unknown]);
     expect(rows).toEqual(expected);
   });
 });

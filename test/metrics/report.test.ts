@@ -112,7 +112,7 @@ describe('two scrapes 30 s apart with a 409 storm on appdeployments.example.com/
     expect(html).toContain('<title>auditstorm metrics: 1 finding (1 critical)</title>');
     expect(html).toContain('<pre><code>apiVersion: audit.k8s.io/v1\nkind: Policy\n');
     expect(html).toContain('        resources: [&quot;appdeployments/status&quot;]\n');
-    expect(JSON.parse(renderReport(report, 'json')).apiserverMetrics.totals.conflicts).toBe(2403);
+    expect((JSON.parse(renderReport(report, 'json')) as Report).apiserverMetrics!.totals.conflicts).toBe(2403);
   });
 });
 
