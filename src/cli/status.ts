@@ -10,7 +10,8 @@ import { parseDuration } from '../duration.js';
 import { formatFromPath, isFormat, renderReport, type Format } from '../report/index.js';
 import { SEVERITIES, type Severity } from '../report/schema.js';
 import type { StatusInput } from '../status/report.js';
-import { checkOutDirs, exitCodeFor, type CliIO, type Guarded } from './main.js';
+import type { CliIO } from './main.js';
+import { checkOutDirs, exitCodeFor, type Guarded } from './output.js';
 
 /** `auditstorm objects --help`. */
 export const OBJECTS_HELP = `auditstorm objects FILE|- [options]
@@ -133,7 +134,7 @@ async function readInput(path: string, io: CliIO): Promise<StatusInput> {
   if (path === '-') {
     if (io.isTTY.stdin) throw new UsageError('stdin ("-") is a terminal', 'pipe kubectl get … -o json into it, or give a file');
     const chunks: Buffer[] = [];
-    for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+    for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
     const buf = Buffer.concat(chunks);
     return { name: '-', text: buf.toString('utf8'), bytes: buf.length, kind: 'stdin' };
   }

@@ -206,7 +206,7 @@ describe('analyze --objects join', () => {
     expect(renderReport(report, 'text')).toContain(`Object status   ${line.slice(0, 40)}`);
     expect(renderReport(report, 'markdown')).toContain('**Object status:** generation 4, observedGeneration 4, Ready True (Reconciled)');
     expect(renderReport(report, 'html')).toContain('<h4>Object status</h4>');
-    expect(JSON.parse(renderReport(report, 'json')).findings[0].objectStatus.generation).toBe(4);
+    expect((JSON.parse(renderReport(report, 'json')) as Report).findings[0]!.objectStatus?.generation).toBe(4);
   });
 });
 
