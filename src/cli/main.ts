@@ -249,7 +249,8 @@ async function withObjects(report: Report, path: string, err: Guarded, quiet: bo
     throw new InputError(`--objects ${path}: cannot read: ${describeFsError(e)}`);
   }
   const { joinObjects } = await import('../status/report.js');
-  const r = joinObjects(report, { name: path, text: buf.toString('utf8'), bytes: buf.length, kind: 'file' });
+  const { decodeInput } = await import('../status/input.js');
+  const r = joinObjects(report, { name: path, text: decodeInput(buf, `--objects ${path}`), bytes: buf.length, kind: 'file' });
   if (r.joined === 0 && !quiet) await err.write(`auditstorm: warning: --objects ${path}: no storm finding is about an object in it\n`);
   return r.report;
 }

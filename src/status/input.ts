@@ -3,6 +3,7 @@
  * `kubectl get … -o json` or `-o yaml` (a `List` with `items`, one object, a JSON array) or a
  * multi-document YAML manifest (`---`). Pure over the text it is given; the CLI reads the file.
  */
+import { gunzipSync } from 'node:zlib';
 import { isMap, LineCounter, parseAllDocuments } from 'yaml';
 import { InputError } from '../errors.js';
 
@@ -42,6 +43,23 @@ export function lineColumn(text: string, pos: number): { line: number; column: n
     start = i + 1;
   }
   return { line, column: pos - start + 1 };
+}
+
+/**
+ * The text of a file or stdin: gunzipped when it starts with gzip's magic bytes (1f 8b), whatever
+ * its name, as `metrics` reads scrapes, so `kubectl get … -o yaml | gzip` archives read as they are.
+ * @param raw the bytes read
+ * @param source the path or `-`, for messages
+ * @returns the UTF-8 text
+ * @throws InputError naming `source` when the gzip stream is broken or cut short
+ */
+export function decodeInput(raw: Buffer, source: string): string {
+  if (raw.length < 2 || raw[0] !== 0x1f || raw[1] !== 0x8b) return raw.toString('utf8');
+  try {
+    return gunzipSync(raw).toString('utf8');
+  } catch (e) {
+    throw new InputError(`${source}: not a readable gzip file: ${(e as Error).message}`);
+  }
 }
 
 /** A `kind: …List` with an `items` array, an object, or something else. */

@@ -2,7 +2,13 @@
  * Problems found by trying `auditstorm objects`, `crd` and `metrics` as a new user would, on
  * hand-written inputs: each test failed before its fix.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { main, type CliIO } from '../../src/cli/main.js';
 import { renderReport } from '../../src/report/index.js';
 import { crdReport, objectsReport, type StatusInput } from '../../src/status/report.js';
 
@@ -41,4 +47,66 @@ describe('control characters from the input never reach the output', () => {
       expect(out).toContain(format === 'markdown' ? 'w\\[31m.acme.io' : 'w[31m.acme.io');
     });
   }
+});
+
+function io(stdin: Buffer | string = ''): { io: CliIO; out: () => string; err: () => string } {
+  const o = new PassThrough();
+  const e = new PassThrough();
+  let so = '';
+  let se = '';
+  o.on('data', (d) => (so += String(d)));
+  e.on('data', (d) => (se += String(d)));
+  return {
+    io: { stdin: Readable.from([stdin]), stdout: o, stderr: e, env: {}, isTTY: { stdin: false, stdout: false, stderr: false }, now: () => new Date(NOW), nativeScanner: true },
+    out: () => so,
+    err: () => se,
+  };
+}
+
+const lagging = JSON.stringify({
+  kind: 'List',
+  items: [{ apiVersion: 'apps.acme.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'a', generation: 9 }, status: { observedGeneration: 7, conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', lastTransitionTime: '2026-12-06T00:00:00Z' }] } }],
+});
+
+const condition = {
+  type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'],
+  items: { type: 'object', required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'], properties: { type: { type: 'string' }, status: { type: 'string', enum: ['True', 'False', 'Unknown'] }, reason: { type: 'string' }, message: { type: 'string' }, lastTransitionTime: { type: 'string', format: 'date-time' }, observedGeneration: { type: 'integer', minimum: 0 } } },
+};
+const goodCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.apps.acme.io' },
+  spec: {
+    group: 'apps.acme.io', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Namespaced',
+    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } }, status: { type: 'object', properties: { observedGeneration: { type: 'integer', format: 'int64', minimum: 0 }, conditions: condition } } } } } }],
+  },
+};
+
+describe('objects and crd CLI, as the README shows them', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'auditstorm-tryout-'));
+  it('-o with a name without a known extension is written in --format (text if none), as for analyze', async () => {
+    const file = path.join(dir, 'w.json');
+    writeFileSync(file, lagging);
+    const a = io();
+    expect(await main(['objects', file, '-o', path.join(dir, 'report'), '--format', 'json', '--fail-on', 'low'], a.io)).toBe(1);
+    expect((JSON.parse(readFileSync(path.join(dir, 'report'), 'utf8')) as { findings: { kind: string }[] }).findings.map((f) => f.kind)).toEqual(['status-lag']);
+    expect(await main(['objects', file, '-o', '/dev/null', '--fail-on', 'high'], io().io)).toBe(0);
+    const crdFile = path.join(dir, 'crd.yaml');
+    writeFileSync(crdFile, JSON.stringify(goodCrd));
+    expect(await main(['crd', crdFile, '-o', path.join(dir, 'crd-report')], io().io)).toBe(0);
+    expect(readFileSync(path.join(dir, 'crd-report'), 'utf8')).toMatch(/^auditstorm crd: no findings in /);
+  });
+  it('a gzipped capture is read like the plain one (file and stdin); a broken gzip is an input error', async () => {
+    const gz = path.join(dir, 'w.json.gz');
+    writeFileSync(gz, gzipSync(lagging));
+    const a = io();
+    expect(await main(['objects', gz, '--format', 'json'], a.io)).toBe(0);
+    expect((JSON.parse(a.out()) as { findings: { kind: string; title: string }[] }).findings.map((f) => f.title)).toEqual(['Widget a/w: status describes generation 7, spec is at 9 (2 behind); Ready=True']);
+    const b = io(gzipSync(lagging));
+    expect(await main(['objects', '-'], b.io)).toBe(0);
+    expect(b.out()).toContain('a/w   Widget  9    7');
+    const cut = path.join(dir, 'cut.json.gz');
+    writeFileSync(cut, gzipSync(lagging).subarray(0, 20));
+    const c = io();
+    expect(await main(['objects', cut], c.io)).toBe(2);
+    expect(c.err()).toMatch(/^auditstorm: .*cut\.json\.gz: not a readable gzip file: /);
+  });
 });
