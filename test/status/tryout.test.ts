@@ -110,3 +110,37 @@ describe('objects and crd CLI, as the README shows them', () => {
     expect(c.err()).toMatch(/^auditstorm: .*cut\.json\.gz: not a readable gzip file: /);
   });
 });
+
+describe('input errors', () => {
+  it('crd on a file without a CustomResourceDefinition is an input error, not a clean report', async () => {
+    const a = io(lagging);
+    expect(await main(['crd', '-'], a.io)).toBe(2);
+    expect(a.err()).toBe('auditstorm: -: no CustomResourceDefinition in the input (1 other object(s), kind Widget)\nhint: give a CRD manifest, or kubectl get crd NAME -o yaml\n');
+    const b = io('# only a comment\n---\n');
+    expect(await main(['crd', '-'], b.io)).toBe(2);
+    expect(b.err()).toContain('-: no CustomResourceDefinition in the input (no object)');
+    // A CRD among other documents is judged; the others are counted.
+    const c = io(`${JSON.stringify(goodCrd)}\n---\n${lagging}\n`);
+    expect(await main(['crd', '-', '--format', 'json'], c.io)).toBe(0);
+    expect((JSON.parse(c.out()) as { crd: { otherDocuments: number; versions: unknown[] } }).crd.otherDocuments).toBe(1);
+  });
+  it('a JSON error without a position from V8 still names the line and column of the bad token', async () => {
+    const text = `{\n "kind": "List",\n "items": [\n  {"metadata": {"name": x}}\n ]\n}\n`;
+    const a = io(text);
+    expect(await main(['objects', '-'], a.io)).toBe(2);
+    expect(a.err()).toMatch(/^auditstorm: -:4:25: not valid JSON: Unexpected token 'x'/);
+    const b = io('{"items": [1 2]}');
+    expect(await main(['objects', '-'], b.io)).toBe(2);
+    expect(b.err()).toMatch(/^auditstorm: -:1:14: not valid JSON: /);
+  });
+  it('an error message quoting the input carries no control character to the terminal', async () => {
+    const a = io('{"a": \u001b[2J\u0007}');
+    expect(await main(['objects', '-'], a.io)).toBe(2);
+    expect(a.err()).toMatch(/^auditstorm: -:1:7: not valid JSON: /);
+    expect(a.err()).not.toMatch(CONTROL);
+    const b = io('foo\u001b[31m\u0007 1 2 3\n');
+    expect(await main(['metrics', '-'], b.io)).toBe(2);
+    expect(b.err()).toMatch(/^auditstorm: -:1: not Prometheus text exposition: /);
+    expect(b.err()).not.toMatch(CONTROL);
+  });
+});
