@@ -144,3 +144,15 @@ describe('input errors', () => {
     expect(b.err()).not.toMatch(CONTROL);
   });
 });
+
+describe('status-lag: observedGeneration of the wrong JSON type', () => {
+  const o = (name: string, obs: unknown): unknown => ({ apiVersion: 'x.io/v1', kind: 'Foo', metadata: { name, namespace: 'n', generation: 2 }, status: { observedGeneration: obs } });
+  it('a fraction, a boolean or an object is "not an integer", not missing', () => {
+    const r = objectsReport(input('odd.json', JSON.stringify({ kind: 'List', items: [o('frac', 1.5), o('bool', true), o('obj', { v: 2 }), o('ok', 2)] })), {}, null, NOW);
+    expect(r.findings.map((f) => `${f.kind} ${f.severity} ${f.signals.join(',')} ${f.title}`)).toEqual([
+      'status-lag low observed-generation-not-integer Foo n/bool: status.observedGeneration is a boolean ("true"), not an integer',
+      'status-lag low observed-generation-not-integer Foo n/frac: status.observedGeneration is 1.5, not an integer',
+      'status-lag low observed-generation-not-integer Foo n/obj: status.observedGeneration is an object ("{\\"v\\":2}"), not an integer',
+    ]);
+  });
+});
