@@ -56,7 +56,8 @@ Options:
 
 Examples:
   kubectl get crd appdeployments.example.com -o yaml | auditstorm crd -
-  auditstorm crd config/crd/bases/ --format markdown     (a file; directories are not read)
+  auditstorm crd config/crd/bases/example.com_appdeployments.yaml --format markdown
+  cat config/crd/bases/*.yaml | auditstorm crd -          (a directory: join its files)
 
 Exit codes: 0 done, 1 a finding at or above --fail-on, 2 usage or input error.
 `;

@@ -156,3 +156,13 @@ describe('status-lag: observedGeneration of the wrong JSON type', () => {
     ]);
   });
 });
+
+describe('crd --help', () => {
+  it('every example names a file or stdin (a directory is an input error)', async () => {
+    const a = io();
+    expect(await main(['crd', '--help'], a.io)).toBe(0);
+    const examples = a.out().split('Examples:')[1]!.split('\n').filter((l) => l.includes('auditstorm crd'));
+    expect(examples.length).toBe(3);
+    for (const l of examples) expect(l).toMatch(/auditstorm crd (-|\S+\.ya?ml)(\s|$)/);
+  });
+});
