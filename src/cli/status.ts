@@ -57,7 +57,7 @@ Options:
 Examples:
   kubectl get crd appdeployments.example.com -o yaml | auditstorm crd -
   auditstorm crd config/crd/bases/example.com_appdeployments.yaml --format markdown
-  cat config/crd/bases/*.yaml | auditstorm crd -          (a directory: join its files)
+  kubectl get crd -o yaml | auditstorm crd -              (every CRD of the cluster)
 
 Exit codes: 0 done, 1 a finding at or above --fail-on, 2 usage or input error.
 `;
