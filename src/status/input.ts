@@ -192,7 +192,7 @@ export function readObjects(text: string, source: string): ReadObjects {
     return { objects, format: 'json', lines };
   }
   const counter = new LineCounter();
-  const docs = parseAllDocuments(body, { lineCounter: counter, uniqueKeys: false, prettyErrors: false });
+  const docs = parseAllDocuments(body, { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     const err = doc.errors[0];

@@ -166,3 +166,10 @@ describe('crd --help', () => {
     for (const l of examples) expect(l).toMatch(/auditstorm crd (-|\S+\.ya?ml)(\s|$)/);
   });
 });
+
+describe('YAML with a key twice', () => {
+  it('two manifests joined without --- are an input error naming the line, not one CRD silently lost', () => {
+    const one = (name: string): string => `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${name}\n`;
+    expect(() => crdReport(input('joined.yaml', one('a.acme.io') + one('b.acme.io')), {}, NOW)).toThrow(/^joined\.yaml:5:1: not valid YAML: Map keys must be unique/);
+  });
+});
