@@ -47,6 +47,16 @@
  * stops being busy when a whole window has passed without being sustained), so the episode starts
  * where the loop started, not where it crossed the threshold.
  *
+ * **Actor-level roll-up** (`rollup.ts`): one controller rewriting many objects in turn writes
+ * each too rarely for its own score (kubeflow/notebooks#1343). Per identity × resource
+ * (× subresource) the score changes of writes proven to change nothing or only timestamps are
+ * summed over the objects without an episode of their own (an object that opens one takes its
+ * share back), and the sum is judged like a pair's score (same window, `minRunWritesPerSec`,
+ * `minSuccessRatio`, `minExcessWrites`), with at least `rollupMinObjects` objects. A proven write
+ * earns its object one write per `healthyPeriodMs`, so objects rewritten every 10 s or slower
+ * (GitOps applies, HPAs, kubelets) add nothing; first writes (no gap) and writes that may carry a
+ * change add nothing either, as many objects changing at ~1/s each is a rollout, not a loop.
+ *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
  * of the kubelet's node lease renewals and default `--node-status-update-frequency`, the fastest

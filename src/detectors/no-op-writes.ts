@@ -63,6 +63,14 @@
  * included, clears it as above. Two programs under one username (`system:admin`) are one finding
  * whose breakdown tells them apart.
  *
+ * **Actor-level roll-up** (`rollup.ts`): a controller that rewrites each of many objects unchanged
+ * on every resync (knative#13204, otel-operator#3002) writes each too rarely for `minNoOpWrites`.
+ * Per identity × resource (× subresource) the proven no-ops of objects without an episode of
+ * their own are summed and judged with the same window, `minNoOpWrites` and `minNoOpShare`, with
+ * at least `rollupMinObjects` objects; only writes that follow the identity's previous write to
+ * the object by less than `rollupMaxPeriodMs` count, so periodic re-assertion at minutes (GitOps
+ * server-side apply every few minutes) stays out. Never suspected.
+ *
  * Impact: `excessRequests` = the no-op writes (each could have been skipped), shares of all writes
  * and requests in the episode's steps. Severity: the higher of the rank of the no-op writes'
  * share of all writes and the rank of their rate, against `severity`.
