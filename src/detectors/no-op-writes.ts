@@ -68,8 +68,8 @@
  * Per identity × resource (× subresource) the proven no-ops of objects without an episode of
  * their own are summed and judged with the same window, `minNoOpWrites` and `minNoOpShare`, with
  * at least `rollupMinObjects` objects; only writes that follow the identity's previous write to
- * the object by less than `rollupMaxPeriodMs` count, so periodic re-assertion at minutes (GitOps
- * server-side apply every few minutes) stays out. Never suspected.
+ * the object by less than `rollupMaxPeriodMs` (2 min) count, so periodic re-assertion every 3
+ * minutes or slower (GitOps server-side apply) stays out. Never suspected.
  *
  * Impact: `excessRequests` = the no-op writes (each could have been skipped), shares of all writes
  * and requests in the episode's steps. Severity: the higher of the rank of the no-op writes'
@@ -130,13 +130,14 @@ export const noOpWritesOptions = windowedOptions({
   ...rollupFields(),
   /**
    * A proven no-op counts in the actor-level roll-up only when its object was written by the
-   * identity less than this long before (ms): a controller that rewrites each object unchanged at
-   * least once a minute (otel-operator#3002: every 15–30 s; knative#13204 and resync loops).
-   * Periodic reconcilers that re-assert state at minutes (GitOps applies every few minutes,
-   * Argo CD's 3-minute refresh, informer resyncs of hours) stay out, however many objects they
-   * cover.
+   * identity less than this long before (ms). 2 min: twice the slowest no-op loop in the
+   * reference catalogue (VictoriaMetrics#1418 and grafana-operator#808 rewrite Deployments
+   * unchanged every minute; otel-operator#3002 every 15–30 s, temporal#415 every 10 s), so a
+   * one-minute loop counts with a reconcile's latency and jitter on top; and below the 3-minute
+   * period of GitOps re-assertion (Argo CD's refresh, the server-side apply look-alike), which
+   * stays out however many objects it covers, as do informer resyncs of hours.
    */
-  rollupMaxPeriodMs: z.number().int().positive().default(60_000),
+  rollupMaxPeriodMs: z.number().int().positive().default(120_000),
   severity: severityOption(
     {
       /** No-op writes' share of all writes in the episode's window (0..1). */

@@ -360,6 +360,13 @@ describe('no-op-writes: one controller rewriting many objects unchanged (actor-l
     expect(alerts).toEqual(['open no-op-writes ', 'close no-op-writes ']);
   });
 
+  it('every minute plus a reconcile\'s latency (VictoriaMetrics#1418, grafana-operator#808: Deployments updated unchanged every minute), 60 objects for 10 min: one actor-level finding, none with rollupMaxPeriodMs 60 s', () => {
+    const records = sweep(60, 10, 62_000, 200);
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.object, f.metrics.objects, f.metrics.writes, f.metrics.noOpWrites])).toEqual([[null, 60, 540, 540]]);
+    expect(runDetector(detector, { rollupMaxPeriodMs: 60_000 }, records).findings).toEqual([]);
+  });
+
   it('look-alike: GitOps server-side apply of 300 objects every 3 min for 30 min, each a no-op: quiet, unless rollupMaxPeriodMs is raised above the period', () => {
     const records = sweep(300, 10, 180_000, 50, flux, cm, 'patch');
     expect(runDetector(detector, {}, records).findings).toEqual([]);
