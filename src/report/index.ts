@@ -7,12 +7,13 @@ import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText, type TextOptions } from './text.js';
 import type { Report } from './schema.js';
+import { isStatusReport, renderStatusHtml, renderStatusMarkdown, renderStatusText } from './status.js';
 import type { Format } from './formats.js';
 
 export { renderHtml } from './html.js';
 export { renderJson } from './json.js';
 export { renderMarkdown } from './markdown.js';
-export { renderText, DEFAULT_TEXT_WIDTH, type TextOptions } from './text.js';
+export { renderText, type TextOptions } from './text.js';
 export { FORMATS, formatFromPath, isFormat, type Format } from './formats.js';
 
 /** Options for {@link renderReport}; only the text format reads them. */
@@ -27,6 +28,10 @@ export type RenderOptions = Partial<TextOptions>;
  * @returns the rendered document, ending with a newline
  */
 export function renderReport(report: Report, format: Format, opts: RenderOptions = {}): string {
+  // `auditstorm objects` / `auditstorm crd` reports carry no audit traffic: their own layout.
+  if (isStatusReport(report) && format !== 'json') {
+    return format === 'text' ? renderStatusText(report) : format === 'markdown' ? renderStatusMarkdown(report) : renderStatusHtml(report);
+  }
   switch (format) {
     case 'text':
       return renderText(report, { color: opts.color ?? false, fit: opts.fit ?? false, ...(opts.width === undefined ? {} : { width: opts.width }) });
