@@ -1,7 +1,7 @@
 // `npm run docs:detectors`: rewrites the options table of every page docs/detectors/<kind>.md,
 // between the markers below, from the detector's zod options schema (names, types, ranges,
 // defaults) and the doc comment above each option in its source (src/detectors/<kind>.ts, or
-// src/detectors/window.ts for the shared fields). test/package/detector-docs.test.ts fails when a
+// src/detectors/window.ts and rollup.ts for the shared fields). test/package/detector-docs.test.ts fails when a
 // page is out of date. Imports dist/: run after `npm run build` (the npm script does both).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +45,7 @@ function fmt(v) {
 /** The Markdown options table of `detector`: one row per leaf option, nested ones dotted (`severity.high.share`). */
 export function optionsTable(detector) {
   const id = detector.meta.id;
-  const docs = docComments([`src/detectors/${id}.ts`, 'src/detectors/window.ts']);
+  const docs = docComments([`src/detectors/${id}.ts`, 'src/detectors/window.ts', 'src/detectors/rollup.ts']);
   const schema = z.toJSONSchema(detector.meta.optionsSchema, { io: 'input', unrepresentable: 'any' });
   const defaults = detector.meta.optionsSchema.parse({});
   const rows = [];

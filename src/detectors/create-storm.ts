@@ -46,8 +46,9 @@
  * namespace group has none, and ends without a finding when that one opens (it reports the
  * creates, with `namePrefixes` naming the owners).
  *
- * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`), so names are
- * counted only where the log has them; `namePrefixes` lists the names with their generated
+ * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`); the parser
+ * takes it from the logged response body (RequestResponse level), so at Metadata and Request level
+ * such creates carry no name and are judged per namespace only. `namePrefixes` lists the names with their generated
  * suffix (`-` + 5 characters, or `-` + digits) removed, which usually names the owner the objects
  * are made for. `deletes`: deletes of the same resource in the namespace, by anyone, during the
  * episode (created and deleted again is churn; created and never deleted piles up in etcd).

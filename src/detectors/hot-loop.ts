@@ -47,6 +47,16 @@
  * stops being busy when a whole window has passed without being sustained), so the episode starts
  * where the loop started, not where it crossed the threshold.
  *
+ * **Actor-level roll-up** (`rollup.ts`): one controller rewriting many objects in turn writes
+ * each too rarely for its own score (kubeflow/notebooks#1343). Per identity × resource
+ * (× subresource) the score changes of writes proven to change nothing or only timestamps are
+ * summed over the objects without an episode of their own (an object that opens one takes its
+ * share back), and the sum is judged like a pair's score (same window, `minRunWritesPerSec`,
+ * `minSuccessRatio`, `minExcessWrites`), with at least `rollupMinObjects` objects. A proven write
+ * earns its object one write per `healthyPeriodMs`, so objects rewritten every 10 s or slower
+ * (GitOps applies, HPAs, kubelets) add nothing; first writes (no gap) and writes that may carry a
+ * change add nothing either, as many objects changing at ~1/s each is a rollout, not a loop.
+ *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
  * of the kubelet's node lease renewals and default `--node-status-update-frequency`, the fastest
@@ -73,6 +83,7 @@ import { trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { Rollup, rollupFields, rollupKey, topObjects, type RollupMember } from './rollup.js';
 import { capByExcess, catchUp, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const hotLoopOptions = windowedOptions({
@@ -115,6 +126,8 @@ export const hotLoopOptions = windowedOptions({
   timerMinPeriodMs: z.number().nonnegative().default(1_000),
   /** Sample auditIDs kept as evidence, besides the last; distinct source IPs listed per actor. */
   ...evidenceFields(),
+  /** The actor-level roll-up (see the file header). */
+  ...rollupFields(),
   severity: severityOption(
     {
       /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
@@ -163,7 +176,25 @@ interface Hot {
   series: EpisodeSeries;
 }
 
-interface Pair {
+/** An identity's roll-up on one resource, with the answers and clients of its writes. */
+class HotRollup extends Rollup {
+  successes = 0;
+  conflicts = 0;
+  otherErrors = 0;
+  /** Writes per userAgent of the identity (at most {@link MAX_USER_AGENTS} told apart). */
+  userAgents = new Map<string, number>();
+
+  override reset(): void {
+    super.reset();
+    this.successes = 0;
+    this.conflicts = 0;
+    this.otherErrors = 0;
+    this.userAgents = new Map();
+  }
+}
+
+interface Pair extends RollupMember {
+  roll: HotRollup | null;
   actor: Actor;
   object: ObjectRef;
   /** Per step: 0 writes, 1 2xx answers. */
@@ -194,6 +225,10 @@ export const hotLoop = defineDetector({
     const windowSec = o.windowMs / 1000;
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** Roll-ups by identity × resource (`rollupKey`). */
+    const rollups = new Map<string, HotRollup>();
+    /** The boundary judged last. */
+    let judged = -Infinity;
     /**
      * First writes of objects no pair holds, while one write cannot make a window sustained. A
      * pair with one write is dropped once a window and `idleMs` passed.
@@ -257,7 +292,7 @@ export const hotLoop = defineDetector({
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
       const who = identityOf(r.actor);
-      const p = pairs.get(obj, who) ?? pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false });
+      const p = pairs.get(obj, who) ?? pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, roll: rollupOf(who, obj, r.ts), rollGen: -1, rolled: 0 });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);
@@ -284,15 +319,50 @@ export const hotLoop = defineDetector({
       }
       h.peakWrites.add(r.ts);
       h.series.add(r.ts, isConflict(r));
-      if (ok) addToScore(h, r);
+      const before = h.score;
+      // A first write has no gap to judge a rate by: it scores 1 for its object, never for the roll-up.
+      const hadPrev = h.lastOkTs >= 0;
+      const unchanged = ok && addToScore(h, r);
+      const g = p.roll;
+      if (g !== null && !p.open) {
+        // The object has no episode of its own: its writes and its excess count in the roll-up.
+        g.write(r, isConflict(r));
+        // A held first write older than the window judged last would take a live step's slot.
+        if (b >= judged - n) {
+          g.ring.add(b, H_WRITE);
+          if (ok) g.ring.add(b, H_OK);
+        }
+        if (ok) {
+          g.successes++;
+          // Only writes proven to change nothing (or only timestamps): writes that may carry a
+          // change, spread over many objects, are what a busy controller does (a rollout).
+          if (unchanged && hadPrev) g.contribute(p, h.score - before, r.auditID, r.level);
+        } else if (isConflict(r)) g.conflicts++;
+        else g.otherErrors++;
+        const ua = g.userAgents.has(r.actor.userAgent) || g.userAgents.size < MAX_USER_AGENTS ? r.actor.userAgent : '(other)';
+        g.userAgents.set(ua, (g.userAgents.get(ua) ?? 0) + 1);
+      }
+    }
+
+    /** The roll-up of `who` on `ob`'s resource, made on first need; null when the roll-up is off. */
+    function rollupOf(who: Actor, ob: ObjectRef, ts: number): HotRollup | null {
+      if (o.rollupMinObjects === 0) return null;
+      const key = rollupKey(who, ob);
+      let g = rollups.get(key);
+      if (g === undefined) {
+        g = new HotRollup(key, who, ob, n, 2, o, ts);
+        rollups.set(key, g);
+      }
+      return g;
     }
 
     /**
      * A successful write adds 1 to the score, less the budget earned since the previous successful
      * write: `changeWritesPerSec` per second, or one per `healthyPeriodMs` when the log proves the
      * write changed nothing (same resourceVersion back) or only timestamps (same body content).
+     * Returns whether it did (proven).
      */
-    function addToScore(h: Hot, r: RequestRecord): void {
+    function addToScore(h: Hot, r: RequestRecord): boolean {
       const noChange =
         (r.responseResourceVersion !== '' && r.resourceVersion !== '' && r.responseResourceVersion === r.resourceVersion) ||
         (r.body !== null && h.lastContent !== '' && r.body.content === h.lastContent);
@@ -301,6 +371,7 @@ export const hotLoop = defineDetector({
       h.lastOkTs = r.ts;
       const budget = noChange ? gapMs / o.healthyPeriodMs : (gapMs / 1000) * o.changeWritesPerSec;
       h.score = Math.max(0, h.score + 1 - budget);
+      return noChange;
     }
 
     /** Judge the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
@@ -319,6 +390,7 @@ export const hotLoop = defineDetector({
       } else if (h !== null && sustained) {
         if (h.score >= o.minExcessWrites) {
           p.open = true;
+          p.roll?.withdraw(p);
           h.severity = severityOf(h);
           ctx.alert('open', build(p));
           return true;
@@ -337,6 +409,101 @@ export const hotLoop = defineDetector({
       ctx.alert('close', f);
       ctx.emit(f);
       p.hot = null;
+    }
+
+    /** Judge the window ending at `boundary * stepMs` for one roll-up, as `evaluate` a pair. Returns false to drop it. */
+    function evaluateRollup(g: HotRollup, boundary: number): boolean {
+      const w = g.ring.sum(boundary, H_WRITE);
+      const ok = g.ring.sum(boundary, H_OK);
+      const end = boundary * o.stepMs;
+      const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
+      if (g.open) {
+        if (sustained) {
+          if (raiseSeverity(g, rollupSeverity(g))) ctx.alert('update', buildRollup(g));
+          return true;
+        }
+        closeRollup(g);
+      } else if (g.busy && sustained && g.score >= o.minExcessWrites && g.objects >= o.rollupMinObjects) {
+        g.open = true;
+        g.severity = rollupSeverity(g);
+        ctx.alert('open', buildRollup(g));
+        return true;
+      } else if (g.busy && !sustained && end - g.from >= o.windowMs) g.reset();
+      return !(w === 0 && !g.busy && end - g.lastTs > o.idleMs);
+    }
+
+    function closeRollup(g: HotRollup): void {
+      const f = buildRollup(g);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      g.ring.clear();
+      g.reset();
+    }
+
+    function rollupRate(g: HotRollup): number {
+      const d = g.to - g.from;
+      return d > 0 ? (g.writes - 1) / (d / 1000) : 0;
+    }
+
+    function rollupSeverity(g: HotRollup): Severity {
+      const by = severityFor(o.severity, { share: writeShare(ctx.series, g.from, g.to, g.writes), writesPerSec: rollupRate(g) });
+      return capByExcess(by, g.score, o.severityExcess);
+    }
+
+    /** The actor-level finding of a roll-up: no object, the resource and its busiest objects instead. */
+    function buildRollup(g: HotRollup): Finding {
+      const durationMs = Math.max(0, g.to - g.from);
+      const excess = Math.round(g.score);
+      const metrics: Finding['metrics'] = {
+        resource: g.resource,
+        objects: g.objects,
+        topObjects: topObjects(g, pairs, objectLabel, o.rollupTopObjects),
+        writes: g.writes,
+        successes: g.successes,
+        conflicts: g.conflicts,
+        otherErrors: g.otherErrors,
+        successRatio: ratio(g.successes, g.writes),
+        durationMs: Math.round(durationMs),
+        meanWritesPerSec: durationMs > 0 ? round2(Math.min(rollupRate(g), g.peak.peak)) : null,
+        peakWritesPerSec: g.peak.peak,
+        sourceIPCount: g.ipCount,
+        excessRequests: excess,
+        excessWrites: excess,
+        ...trafficShare(ctx.series, g.from, g.to, g.writes),
+        ...(g.userAgents.size > 1 ? { userAgents: topList(g.userAgents, (ua) => ua, MAX_USER_AGENTS) } : {}),
+      };
+      const status = g.sample.subresource === 'status';
+      const signals = ['many-objects'];
+      if (status) signals.push('self-triggering');
+      const pct = Math.round((g.successes / Math.max(1, g.writes)) * 100);
+      const span = formatDuration(Math.round(durationMs));
+      return {
+        id: `hot-loop:${shortHash(`${g.key}\u0001${g.from}`)}`,
+        kind: 'hot-loop',
+        severity: g.severity ?? rollupSeverity(g),
+        title: `${actorName(g.actor)} wrote ${int(g.objects)} ${g.resource} objects ${int(g.writes)} times in ${span}, ${pct}% succeeded: ${int(excess)} writes beyond what changes explain, though no object alone is a loop`,
+        actors: [reportActor(g.actor, g.ips, g.fieldManagers)],
+        object: null,
+        window: { from: iso(g.from), to: iso(g.to) },
+        metrics,
+        signals,
+        evidence: g.evidence.evidence('proven'),
+        advice: [
+          {
+            id: 'compare-before-write',
+            text: `Write only when the desired ${status ? 'status' : 'object'} differs from the current one (equality.Semantic.DeepEqual on the computed value): each of ${int(g.objects)} objects is rewritten faster than its changes explain.`,
+          },
+          ...(status
+            ? [
+                {
+                  id: 'ignore-own-status-updates',
+                  text: 'Every status write is a watch event that enqueues the object again: filter them with builder.WithPredicates(predicate.GenerationChangedPredicate{}), and never stamp time.Now() into status on every pass (meta.SetStatusCondition keeps lastTransitionTime).',
+                },
+              ]
+            : []),
+        ],
+        series: g.series.toReport(g.to),
+      };
     }
 
     function meanRate(h: Hot): number {
@@ -447,7 +614,9 @@ export const hotLoop = defineDetector({
 
     return windowedInstance(o, {
       judge(at: number): void {
+        judged = at;
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+        for (const g of rollups.values()) if (!evaluateRollup(g, at)) rollups.delete(g.key);
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
@@ -457,11 +626,13 @@ export const hotLoop = defineDetector({
       },
       finish(): void {
         for (const p of pairs) if (p.open) close(p);
+        for (const g of rollups.values()) if (g.open) closeRollup(g);
         pairs.clear();
+        rollups.clear();
         identities.clear();
         firstWrites?.clear();
       },
-      stateSize: () => pairs.size + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + rollups.size + (firstWrites?.size ?? 0),
     });
   },
 });

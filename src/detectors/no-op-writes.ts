@@ -63,6 +63,14 @@
  * included, clears it as above. Two programs under one username (`system:admin`) are one finding
  * whose breakdown tells them apart.
  *
+ * **Actor-level roll-up** (`rollup.ts`): a controller that rewrites each of many objects unchanged
+ * on every resync (knative#13204, otel-operator#3002) writes each too rarely for `minNoOpWrites`.
+ * Per identity × resource (× subresource) the proven no-ops of objects without an episode of
+ * their own are summed and judged with the same window, `minNoOpWrites` and `minNoOpShare`, with
+ * at least `rollupMinObjects` objects; only writes that follow the identity's previous write to
+ * the object by less than `rollupMaxPeriodMs` (2 min) count, so periodic re-assertion every 3
+ * minutes or slower (GitOps server-side apply) stays out. Never suspected.
+ *
  * Impact: `excessRequests` = the no-op writes (each could have been skipped), shares of all writes
  * and requests in the episode's steps. Severity: the higher of the rank of the no-op writes'
  * share of all writes and the rank of their rate, against `severity`.
@@ -82,6 +90,7 @@ import { EpisodeSeries, firstWritesFor, actorName, Identities, int, isObjectWrit
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
+import { Rollup, rollupFields, rollupKey, topObjects, type RollupMember } from './rollup.js';
 import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const noOpWritesOptions = windowedOptions({
@@ -117,6 +126,18 @@ export const noOpWritesOptions = windowedOptions({
   idleMs: z.number().int().positive().default(600_000),
   /** Sample auditIDs kept as evidence, besides the last; distinct source IPs listed per actor. */
   ...evidenceFields(),
+  /** The actor-level roll-up (see the file header). */
+  ...rollupFields(),
+  /**
+   * A proven no-op counts in the actor-level roll-up only when its object was written by the
+   * identity less than this long before (ms). 2 min: twice the slowest no-op loop in the
+   * reference catalogue (VictoriaMetrics#1418 and grafana-operator#808 rewrite Deployments
+   * unchanged every minute; otel-operator#3002 every 15–30 s, temporal#415 every 10 s), so a
+   * one-minute loop counts with a reconcile's latency and jitter on top; and below the 3-minute
+   * period of GitOps re-assertion (Argo CD's refresh, the server-side apply look-alike), which
+   * stays out however many objects it covers, as do informer resyncs of hours.
+   */
+  rollupMaxPeriodMs: z.number().int().positive().default(120_000),
   severity: severityOption(
     {
       /** No-op writes' share of all writes in the episode's window (0..1). */
@@ -185,7 +206,24 @@ interface Clock {
   objSeq: number;
 }
 
-interface Pair {
+/** An identity's roll-up on one resource, with the kinds of proof of its no-ops. */
+class NoOpRollup extends Rollup {
+  unchangedRV = 0;
+  identical = 0;
+  timestampOnly = 0;
+  churn = new Set<string>();
+
+  override reset(): void {
+    super.reset();
+    this.unchangedRV = 0;
+    this.identical = 0;
+    this.timestampOnly = 0;
+    this.churn = new Set();
+  }
+}
+
+interface Pair extends RollupMember {
+  roll: NoOpRollup | null;
   /** The actor standing for the identity (see `Identities`). */
   actor: Actor;
   object: ObjectRef;
@@ -214,6 +252,10 @@ interface Pair {
 }
 
 type Mark = 'rv' | 'identical' | 'timestamps' | null;
+
+/** Lines of a roll-up's ring: writes counted, proven no-ops. */
+const R_WRITE = 0;
+const R_NOOP = 1;
 
 const N_WRITE = 0;
 const N_NOOP = 1;
@@ -254,6 +296,10 @@ export const noOpWrites = defineDetector({
     }
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** Roll-ups by identity × resource (`rollupKey`). */
+    const rollups = new Map<string, NoOpRollup>();
+    /** The boundary judged last. */
+    let judged = -Infinity;
     /** Pairs are keyed by identity (username), not by username + userAgent. */
     const identities = new Identities();
     const objects = new Map<string, ObjState>();
@@ -334,7 +380,22 @@ export const noOpWrites = defineDetector({
         clocks: null,
         hot: null,
         open: false,
+        roll: rollupOf(who, ob, r.ts),
+        rollGen: -1,
+        rolled: 0,
       });
+    }
+
+    /** The roll-up of `who` on `ob`'s resource, made on first need; null when the roll-up is off. */
+    function rollupOf(who: Actor, ob: ObjectRef, ts: number): NoOpRollup | null {
+      if (o.rollupMinObjects === 0) return null;
+      const key = rollupKey(who, ob);
+      let g = rollups.get(key);
+      if (g === undefined) {
+        g = new NoOpRollup(key, who, ob, n, 2, o, ts);
+        rollups.set(key, g);
+      }
+      return g;
     }
 
     function newHot(r: RequestRecord, from = r.ts): Hot {
@@ -423,6 +484,29 @@ export const noOpWrites = defineDetector({
       }
       p.ring.add(b, N_NOOP, found);
 
+      // The object has no episode of its own and was written again within rollupMaxPeriodMs:
+      // the write, and its no-ops, count in the identity's roll-up on the resource.
+      const g = p.roll;
+      if (g !== null && !p.open && p.prevTs >= 0 && r.ts - p.prevTs < o.rollupMaxPeriodMs) {
+        g.write(r, false);
+        // A held first write older than the window judged last would take a live step's slot.
+        if (b >= judged - n) {
+          g.ring.add(b, R_WRITE);
+          g.ring.add(b, R_NOOP, found);
+        }
+        if (found > 0) {
+          // Rule 2 credits the previous write; the others this one.
+          const credited = mark === null;
+          g.contribute(p, found, credited ? p.prevAuditID : r.auditID, credited ? p.prevLevel : r.level);
+          g.unchangedRV += found - (mark !== null ? 1 : 0) + (mark === 'rv' ? 1 : 0);
+          if (mark === 'identical') g.identical++;
+          else if (mark === 'timestamps') {
+            g.timestampOnly++;
+            for (const f of churn) g.churn.add(f);
+          }
+        }
+      }
+
       const steady =
         o.suspectSteadyStatusWrites &&
         mark === null &&
@@ -505,6 +589,7 @@ export const noOpWrites = defineDetector({
         close(p);
       } else if (h !== null && (proven || suspected)) {
         p.open = true;
+        p.roll?.withdraw(p);
         h.proven = proven;
         h.severity = severityOf(h);
         ctx.alert('open', build(p));
@@ -527,6 +612,94 @@ export const noOpWrites = defineDetector({
       ctx.alert('close', f);
       ctx.emit(f);
       p.hot = null;
+    }
+
+    /** Judge the window ending at `boundary * stepMs` for one roll-up (proven no-ops only). Returns false to drop it. */
+    function evaluateRollup(g: NoOpRollup, boundary: number): boolean {
+      const w = g.ring.sum(boundary, R_WRITE);
+      const nz = g.ring.sum(boundary, R_NOOP);
+      const proven = nz >= o.minNoOpWrites && nz >= o.minNoOpShare * w;
+      if (g.open) {
+        if (proven) {
+          if (raiseSeverity(g, rollupSeverity(g))) ctx.alert('update', buildRollup(g));
+          return true;
+        }
+        closeRollup(g);
+      } else if (g.busy && proven && g.objects >= o.rollupMinObjects) {
+        g.open = true;
+        g.severity = rollupSeverity(g);
+        ctx.alert('open', buildRollup(g));
+        return true;
+      } else if (g.busy && nz === 0) g.reset();
+      return !(w === 0 && !g.busy && boundary * o.stepMs - g.lastTs > o.idleMs);
+    }
+
+    function closeRollup(g: NoOpRollup): void {
+      const f = buildRollup(g);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      g.ring.clear();
+      g.reset();
+    }
+
+    function rollupSeverity(g: NoOpRollup): Severity {
+      const count = Math.round(g.score);
+      const d = g.to - g.from;
+      return severityFor(o.severity, { share: writeShare(ctx.series, g.from, g.to, count), noOpWritesPerSec: d > 0 ? count / (d / 1000) : 0 });
+    }
+
+    /** The actor-level finding of a roll-up: no object, the resource and its objects with most no-ops instead. */
+    function buildRollup(g: NoOpRollup): Finding {
+      const count = Math.round(g.score);
+      const durationMs = Math.max(0, g.to - g.from);
+      const churn = [...g.churn].sort();
+      const signals = ['many-objects'];
+      if (g.unchangedRV > 0) signals.push('unchanged-resource-version');
+      if (g.identical > 0) signals.push('identical-body');
+      if (g.timestampOnly > 0) signals.push('timestamp-churn');
+      const metrics: Finding['metrics'] = {
+        resource: g.resource,
+        objects: g.objects,
+        topObjects: topObjects(g, pairs, objectLabel, o.rollupTopObjects),
+        writes: g.writes,
+        noOpWrites: count,
+        noOpShare: ratio(Math.min(count, g.writes), g.writes),
+        unchangedRVWrites: g.unchangedRV,
+        identicalWrites: g.identical,
+        timestampOnlyWrites: g.timestampOnly,
+        churnFields: churn.join(','),
+        durationMs: Math.round(durationMs),
+        noOpWritesPerSec: durationMs > 0 ? round2(count / (durationMs / 1000)) : null,
+        excessRequests: count,
+        ...trafficShare(ctx.series, g.from, g.to, count),
+      };
+      const how: string[] = [];
+      if (g.unchangedRV > 0) how.push(`${int(g.unchangedRV)} left resourceVersion unchanged`);
+      if (g.identical > 0) how.push(`${int(g.identical)} sent an identical body`);
+      if (g.timestampOnly > 0) how.push(`${int(g.timestampOnly)} changed only ${churn.join(', ')}`);
+      const status = g.sample.subresource === 'status';
+      return {
+        id: `no-op-writes:${shortHash(`${g.key}\u0001${g.from}`)}`,
+        kind: 'no-op-writes',
+        severity: g.severity ?? rollupSeverity(g),
+        title: `${actorName(g.actor)} rewrote ${int(g.objects)} ${g.resource} objects ${int(g.writes)} times in ${formatDuration(Math.round(durationMs))} and ${int(count)} changed nothing: ${how.join('; ')}`,
+        actors: [reportActor(g.actor, g.ips, g.fieldManagers)],
+        object: null,
+        window: { from: iso(g.from), to: iso(g.to) },
+        metrics,
+        signals,
+        evidence: g.evidence.evidence('proven'),
+        advice: [
+          {
+            id: 'compare-before-write',
+            text: `Compare the desired ${status ? 'status' : 'object'} with the current one and skip the write when they are equal (equality.Semantic.DeepEqual, or controllerutil.CreateOrPatch, which sends nothing when the mutate function changed nothing): ${int(g.objects)} objects are rewritten unchanged on every pass.`,
+          },
+        ],
+        series: {
+          ...g.series.toReport(g.to),
+          labels: { title: 'Writes of this actor on this resource (objects without an episode of their own)', writes: 'writes/s', conflicts: '409s/s' },
+        },
+      };
     }
 
     function noOpCount(h: Hot): number {
@@ -646,7 +819,9 @@ export const noOpWrites = defineDetector({
 
     return windowedInstance(o, {
       judge(at: number): void {
+        judged = at;
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+        for (const g of rollups.values()) if (!evaluateRollup(g, at)) rollups.delete(g.key);
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
@@ -676,12 +851,14 @@ export const noOpWrites = defineDetector({
       },
       finish(): void {
         for (const p of pairs) if (p.open) close(p);
+        for (const g of rollups.values()) if (g.open) closeRollup(g);
         pairs.clear();
+        rollups.clear();
         identities.clear();
         objects.clear();
         firstWrites?.clear();
       },
-      stateSize: () => pairs.size + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + rollups.size + (firstWrites?.size ?? 0),
     });
   },
 });

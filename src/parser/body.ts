@@ -511,3 +511,15 @@ export function responseResourceVersion(obj: unknown): string {
   const rv = (meta as Json).resourceVersion;
   return typeof rv === 'string' ? rv : '';
 }
+
+/**
+ * `metadata.name` of a logged response object, else `''`: for a create with `generateName` the
+ * only place the generated name is logged (`objectRef.name` stays empty, `audit-formats.md` §1).
+ */
+export function responseName(obj: unknown): string {
+  if (typeof obj !== 'object' || obj === null) return '';
+  const meta = (obj as Json).metadata;
+  if (typeof meta !== 'object' || meta === null) return '';
+  const name = (meta as Json).name;
+  return typeof name === 'string' ? name : '';
+}

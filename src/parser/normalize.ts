@@ -4,7 +4,7 @@
  * Field meanings are those documented in `record.ts`; facts about stages, long-running requests,
  * query parameters and user agents come from the reference `audit-formats.md` (§1.3, §3, §5.4).
  */
-import { digestBody, responseResourceVersion } from './body.js';
+import { digestBody, responseName, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './decode.js';
 import type { FastFields } from './fast.js';
 import {
@@ -255,7 +255,12 @@ export class Normalizer {
     // the piece of input it was cut from (JSON.parse's strings are copies already; copying them
     // again costs little on this slow path).
     const query = uriFacts(ev.requestURI, this.query);
-    const object = ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', ref.name ?? '', ref.subresource ?? '', ref.apiVersion ?? '') : null;
+    const responseObject = ev.responseObject;
+    let name = ref?.name ?? '';
+    // A create with generateName leaves objectRef.name empty (audit-formats.md §1); at
+    // RequestResponse level the response body carries the generated name, so the object is named.
+    if (name === '' && ev.verb === 'create' && responseObject !== undefined && responseObject !== null) name = responseName(responseObject);
+    const object = ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', name, ref.subresource ?? '', ref.apiVersion ?? '') : null;
     const record = this.build(
       fresh(ev.auditID),
       keptStage(stage),
@@ -277,7 +282,6 @@ export class Normalizer {
     );
     // Bodies exist only at Request/RequestResponse level: Metadata events pay two property reads.
     const requestObject = ev.requestObject;
-    const responseObject = ev.responseObject;
     if (responseObject !== undefined && responseObject !== null) {
       record.responseResourceVersion = responseResourceVersion(responseObject);
     }

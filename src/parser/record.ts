@@ -58,8 +58,9 @@ export interface Actor {
 }
 
 /**
- * The object a request addressed (`objectRef`), interned. For list/watch/create-with-generateName
- * `name` may be `''`. `apiGroup` is `''` for the core group.
+ * The object a request addressed (`objectRef`), interned. For list/watch `name` may be `''`, and
+ * for a create with `generateName` too, unless its response body is logged (RequestResponse
+ * level): then `name` is the response's `metadata.name` (`Normalizer.normalize`). `apiGroup` is `''` for the core group.
  */
 export interface ObjectRef {
   /** `apiGroup/resource/namespace/name/subresource` (empty parts kept), unique per object. */

@@ -71,9 +71,10 @@ export function background(w: World, p: Sampler, nodeCount: number, namespaces: 
   // Pod churn: a pod every ~3 s, Running ~2 s later, deleted 1–3 min later.
   w.every(w.rng.uniform(0, 3) * SECOND, 3 * SECOND, 0.5, () => {
     const nsName = w.rng.pick(namespaces);
-    const pod = ref('', 'v1', 'pods', nsName, `${p.rng.pick(p.pool.apps)}-${w.rng.suffix(9)}-${w.rng.suffix(5)}`);
+    const owner = `${p.rng.pick(p.pool.apps)}-${w.rng.suffix(9)}-`;
+    const pod = ref('', 'v1', 'pods', nsName, `${owner}${w.rng.suffix(5)}`);
     const node = w.rng.pick(ns);
-    w.call(rs, { verb: 'create', ref: pod, body: { nodeName: node.name } });
+    w.call(rs, { verb: 'create', ref: pod, body: { nodeName: node.name }, generateName: owner });
     w.at(w.now + w.rng.uniform(1, 3) * SECOND, () => w.call(node.user, { verb: 'patch', ref: pod, subresource: 'status', body: { phase: 'Running' } }));
     w.at(w.now + w.rng.uniform(60, 180) * SECOND, () => w.call(rs, { verb: 'delete', ref: pod }));
   });

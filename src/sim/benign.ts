@@ -215,7 +215,7 @@ export const BENIGN_SCENARIOS: SimScenario[] = [
       const scale = (rs: SimRef, to: number, from: number) => {
         for (let k = from; k < to; k++) {
           const pod = ref('', 'v1', 'pods', ns, `${rs.name}-${w.rng.suffix(5)}`);
-          w.call(rsc, { verb: 'create', ref: pod, body: { ownerRef: rs.name } });
+          w.call(rsc, { verb: 'create', ref: pod, body: { ownerRef: rs.name }, generateName: `${rs.name}-` });
           const node = bg.nodes[w.rng.int(0, bg.nodes.length - 1)] as { user: SimUser };
           w.at(w.now + s(readyS * w.rng.uniform(0.6, 1.4)), () => w.call(node.user, { verb: 'patch', ref: pod, subresource: 'status', body: { phase: 'Running', ready: true } }, () => { ready.set(rs.name, (ready.get(rs.name) ?? 0) + 1); rsCtl.queue.add(keyOf(rs)); }));
         }
@@ -262,9 +262,9 @@ export const BENIGN_SCENARIOS: SimScenario[] = [
       const secrets = mk(w, '', 'v1', 'secrets', ns, certs.map((c) => `${c.name}-tls`), { data: 'old' });
       const window = p.num('renewalWindowS', 30, 200);
       certs.forEach((c, i) => w.at(s(10 + w.rng.uniform(0, window)), () => {
-        const cr = ref('cert-manager.io', 'v1', 'certificaterequests', ns, `${c.name}-${w.rng.int(1, 9)}`);
+        const cr = ref('cert-manager.io', 'v1', 'certificaterequests', ns, `${c.name}-${w.rng.suffix(5)}`);
         w.call(trig, { verb: 'patch', ref: c, subresource: 'status', body: { conditions: [{ type: 'Issuing', status: 'True', lastTransitionTime: nowIso(w) }] } });
-        w.at(w.now + s(w.rng.uniform(0.2, 1)), () => w.call(req, { verb: 'create', ref: cr, body: { issuerRef: 'letsencrypt' } }));
+        w.at(w.now + s(w.rng.uniform(0.2, 1)), () => w.call(req, { verb: 'create', ref: cr, body: { issuerRef: 'letsencrypt' }, generateName: `${c.name}-` }));
         w.at(w.now + s(w.rng.uniform(1.2, 2)), () => w.call(appr, { verb: 'patch', ref: cr, subresource: 'status', body: { conditions: [{ type: 'Approved', status: 'True' }] } }));
         w.at(w.now + s(w.rng.uniform(5, 30)), () => {
           w.call(req, { verb: 'patch', ref: cr, subresource: 'status', body: { certificate: 'signed', conditions: [{ type: 'Ready', status: 'True' }] } });
@@ -310,7 +310,7 @@ export const BENIGN_SCENARIOS: SimScenario[] = [
             w.call(cc, { verb: 'update', ref: cj, subresource: 'status', rv: String((w.store.get(cj) as SimObject).rv), body: { lastScheduleTime: nowIso(w) } });
             const pod = ref('', 'v1', 'pods', ns, `${job.name}-${w.rng.suffix(5)}`);
             w.at(w.now + s(w.rng.uniform(0.05, 0.5)), () => {
-              w.call(jc, { verb: 'create', ref: pod, body: { job: job.name } });
+              w.call(jc, { verb: 'create', ref: pod, body: { job: job.name }, generateName: `${job.name}-` });
               w.call(jc, { verb: 'update', ref: job, subresource: 'status', rv: String((w.store.get(job))?.rv ?? ''), body: { active: 1, startTime: nowIso(w) } });
             });
             w.at(w.now + s(w.rng.uniform(5, 40)), () => {
@@ -522,7 +522,7 @@ export const BENIGN_SCENARIOS: SimScenario[] = [
             const node = bg.nodes[next++] as { name: string; user: SimUser };
             const pod = ref('', 'v1', 'pods', ns, `${name}-${w.rng.suffix(5)}`);
             w.call(ds, { verb: 'delete', ref: ref('', 'v1', 'pods', ns, `${name}-old-${node.name}`) });
-            w.call(ds, { verb: 'create', ref: pod, body: { nodeName: node.name } });
+            w.call(ds, { verb: 'create', ref: pod, body: { nodeName: node.name }, generateName: `${name}-` });
             ctl.queue.add(keyOf(dsRef as SimRef));
             w.at(w.now + s(w.rng.uniform(1, 4)), () => w.call(node.user, { verb: 'patch', ref: pod, subresource: 'status', body: { phase: 'Running' } }));
             w.at(w.now + s(w.rng.uniform(5, 12)), () => w.call(node.user, { verb: 'patch', ref: pod, subresource: 'status', body: { phase: 'Running', ready: true } }, () => { updated++; ctl.queue.add(keyOf(dsRef as SimRef)); startPod(); }));

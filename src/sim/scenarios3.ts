@@ -71,7 +71,7 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
   },
   {
     name: 'certmanager-request-storm', source: 'cert-manager/cert-manager#6714', benign: false,
-    description: 'after an issuer change the Secret never matches the Certificate: the trigger controller sets Issuing, the request-manager creates a new CertificateRequest, the issuer signs it, the issuing controller writes the Secret and clears Issuing, and the trigger fires again; one service account, three userAgents, each under 2 writes/s',
+    description: 'after an issuer change the Secret never matches the Certificate: the trigger controller sets Issuing, the request-manager creates a new CertificateRequest (generateName, so only a logged response body names it), the issuer signs it, the issuing controller writes the Secret and clears Issuing, and the trigger fires again; one service account, three userAgents, each under 2 writes/s',
     plan: (p) => plan(p, [], (w, bg) => {
       const ns = bg.namespaces[1] as string;
       const base = serviceAccount('cert-manager', 'cert-manager', 'cert-manager', 'v1.14.4', '10.244.21.6');
@@ -102,7 +102,7 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
           // request-manager: no CertificateRequest for the next revision yet, so create one.
           w.at(w.now + w.rng.uniform(1, 8) * MS, () => {
             const cr = ref('cert-manager.io', 'v1', 'certificaterequests', ns, `${c.name}-${w.rng.suffix(5)}`);
-            w.call(requests, { verb: 'create', ref: cr, body: { owner: c.name, revision: (e.object.status.revision as number) + 1 } });
+            w.call(requests, { verb: 'create', ref: cr, body: { owner: c.name, revision: (e.object.status.revision as number) + 1 }, generateName: `${c.name}-` });
           });
         } else fire(c);
       });
@@ -163,7 +163,7 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
       inf.on((e) => { if (e.type === 'ADDED') process(e.object.ref); });
       w.every(s(5), SECOND / rate, 0.6, () => {
         const r = ref('kyverno.io', 'v1beta1', 'updaterequests', 'kyverno', `ur-${w.rng.suffix(5)}${n++}`);
-        w.call(admission, { verb: 'create', ref: r, body: { policy: 'generate-networkpolicy', trigger: w.rng.suffix(6) } });
+        w.call(admission, { verb: 'create', ref: r, body: { policy: 'generate-networkpolicy', trigger: w.rng.suffix(6) }, generateName: 'ur-' });
       });
       return { expected: [{ kind: 'conflict-storm', actors: [background], object: null }], acceptable: [{ kind: 'fleet-storm', actors: [background], object: null }] };
     }),
@@ -293,7 +293,7 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
       // The RC controller re-creates a pod; the node lifecycle controller deletes it from the dead node.
       w.every(s(3), lifeMs * MS, 0.5, () => {
         const pod = ref('', 'v1', 'pods', ns, `${rcRef.name}-${w.rng.suffix(5)}`);
-        w.call(user, { verb: 'create', ref: pod, body: { nodeName: 'dead-node' } });
+        w.call(user, { verb: 'create', ref: pod, body: { nodeName: 'dead-node' }, generateName: `${rcRef.name}-` });
         w.at(w.now + lifeMs * w.rng.uniform(0.5, 1.5) * MS, () => w.call(gc, { verb: 'delete', ref: pod }));
       });
       const thinkMs = p.num('ciThinkMs', 300, 1500);

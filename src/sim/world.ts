@@ -30,6 +30,12 @@ export interface SimRequest {
   patchType?: 'merge' | 'apply';
   /** `fieldManager` query parameter. */
   fieldManager?: string;
+  /**
+   * For a create: the client sent `metadata.generateName` (this prefix) and the server chose
+   * `ref.name`. The audit event then has no `objectRef.name` (`audit-formats.md` §1); only a
+   * logged response body (RequestResponse level) names the object.
+   */
+  generateName?: string;
 }
 
 /** What the client sees. */
@@ -348,7 +354,8 @@ export class World {
     const level = write && (this.rr.has(resKey) || this.rr.has(r.resource)) ? 'RequestResponse' : 'Metadata';
     const objectRef: Record<string, unknown> = { resource: r.resource };
     if (r.namespace) objectRef.namespace = r.namespace;
-    if (r.name && req.verb !== 'list' && req.verb !== 'watch') objectRef.name = r.name;
+    const generated = req.verb === 'create' && req.generateName !== undefined;
+    if (r.name && req.verb !== 'list' && req.verb !== 'watch' && !generated) objectRef.name = r.name;
     if (r.group) objectRef.apiGroup = r.group;
     objectRef.apiVersion = r.version;
     // The API server fills objectRef.resourceVersion from the request object on update, and from
@@ -368,14 +375,14 @@ export class World {
     }
     let bodies = '';
     if (level === 'RequestResponse' && req.body) {
-      const meta: Record<string, unknown> = { name: r.name };
+      const meta: Record<string, unknown> = generated ? { generateName: req.generateName } : { name: r.name };
       if (r.namespace) meta.namespace = r.namespace;
       if (req.rv) meta.resourceVersion = req.rv;
       const body = req.verb === 'patch' ? { metadata: req.rv ? { resourceVersion: req.rv } : undefined, ...(sub === 'status' ? { status: req.body } : { spec: req.body }) } : { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: meta, ...(sub === 'status' ? { status: req.body } : { spec: req.body }) };
       let response: unknown;
       if (res.object) {
         const o = res.object;
-        response = { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { name: r.name, namespace: r.namespace || undefined, uid: o.uid, resourceVersion: String(o.rv), generation: o.generation }, spec: o.spec, status: o.status };
+        response = { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { name: r.name, generateName: generated ? req.generateName : undefined, namespace: r.namespace || undefined, uid: o.uid, resourceVersion: String(o.rv), generation: o.generation }, spec: o.spec, status: o.status };
       } else response = { kind: 'Status', apiVersion: 'v1', ...status };
       bodies = `,"requestObject":${canonical(body)},"responseObject":${JSON.stringify(response)}`;
     }

@@ -341,3 +341,57 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
     expect(runDetector(detector, {}, stamps).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 840]]);
   });
 });
+
+describe('hot-loop: one controller looping over many objects (actor-level roll-up)', () => {
+  const nbCtl = actor('system:serviceaccount:kubeflow:notebook-controller');
+  const notebook = (k: number) => object('notebooks', 'ml', `nb-${k}`, 'status', 'kubeflow.org');
+  const flux = actor('system:serviceaccount:flux-system:kustomize-controller');
+  /** `objects` objects written `count` times each every `periodMs`, object k offset by k × `offsetMs`; RequestResponse answers proving nothing changed unless `metadata`. */
+  function sweep(objects: number, count: number, periodMs: number, offsetMs: number, a = nbCtl, of = notebook, metadata = false): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let j = 0; j < count; j++)
+      for (let k = 0; k < objects; k++)
+        out.push(rec(T0 + j * periodMs + k * offsetMs, a, of(k), metadata ? { resourceVersion: String(1000 + j * objects + k) } : { level: 'RequestResponse', resourceVersion: String(k + 1), responseResourceVersion: String(k + 1) }));
+    return out.sort((x, y) => x.ts - y.ts);
+  }
+
+  it('a loop over 40 notebooks, each rewritten unchanged every 4 s (no object alone a loop): one actor-level finding', () => {
+    const records = sweep(40, 75, 4000, 100);
+    const { findings, alerts } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object).toBeNull();
+    expect(f.actors.map((a) => a.username)).toEqual(['system:serviceaccount:kubeflow:notebook-controller']);
+    // Each object after its first write (no gap to judge): 74 × (1 − 4 s / 10 s) = 44.4; 40 objects: 1,776.
+    expect([f.metrics.resource, f.metrics.objects, f.metrics.writes, f.metrics.successes, f.metrics.excessWrites, f.metrics.excessRequests]).toEqual([
+      'notebooks.kubeflow.org/status',
+      40,
+      3000,
+      3000,
+      1776,
+      1776,
+    ]);
+    expect(f.metrics.topObjects).toBe(
+      'notebooks.kubeflow.org/status ml/nb-0(44), notebooks.kubeflow.org/status ml/nb-1(44), notebooks.kubeflow.org/status ml/nb-10(44), notebooks.kubeflow.org/status ml/nb-11(44), notebooks.kubeflow.org/status ml/nb-12(44)',
+    );
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:04:59.903Z' });
+    // Evidence from three objects' first contributing (second) writes, and the last write.
+    expect(f.evidence.auditIDs).toEqual([records[40]!.auditID, records[41]!.auditID, records[42]!.auditID, records[2999]!.auditID]);
+    expect(f.signals).toEqual(['many-objects', 'self-triggering']);
+    expect(f.severity).toBe('high');
+    expect(alerts).toEqual(['open hot-loop ', 'update hot-loop ', 'close hot-loop ']);
+  });
+
+  it('the same sweep at Metadata level, every write moving the resourceVersion: a busy controller, quiet', () => {
+    expect(runDetector(detector, {}, sweep(40, 75, 4000, 100, nbCtl, notebook, true)).findings).toEqual([]);
+  });
+
+  it('look-alike: GitOps server-side apply of 300 objects every 3 min for 30 min, each a no-op: quiet', () => {
+    const cm = (k: number) => object('configmaps', 'apps', `cm-${k}`);
+    expect(runDetector(detector, {}, sweep(300, 10, 180_000, 50, flux, cm)).findings).toEqual([]);
+  });
+
+  it('rollupMinObjects 0 turns the roll-up off', () => {
+    expect(runDetector(detector, { rollupMinObjects: 0 }, sweep(40, 75, 4000, 100)).findings).toEqual([]);
+  });
+});

@@ -321,3 +321,60 @@ describe('no-op-writes: node heartbeats are not suspected (kubernetes#46851)', (
     expect(findings.map((f) => [f.evidence.level, f.metrics.steadyWrites])).toEqual(n === 0 ? [] : [['suspected', 118]]);
   });
 });
+
+describe('no-op-writes: one controller rewriting many objects unchanged (actor-level roll-up)', () => {
+  const knative = actor('system:serviceaccount:knative-serving:controller');
+  const flux = actor('system:serviceaccount:flux-system:kustomize-controller');
+  const deploy = (k: number) => object('deployments', 'serving', `rev-${k}`, '', 'apps');
+  const cm = (k: number) => object('configmaps', 'apps', `cm-${k}`);
+  /** `objects` objects updated `count` times each every `periodMs`, object k offset by k × `offsetMs`, each answered with the resourceVersion it sent. */
+  function sweep(objects: number, count: number, periodMs: number, offsetMs: number, a = knative, of = deploy, verb = 'update'): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let j = 0; j < count; j++)
+      for (let k = 0; k < objects; k++)
+        out.push(rec(T0 + j * periodMs + k * offsetMs, a, of(k), { verb, level: 'RequestResponse', resourceVersion: String(k + 1), responseResourceVersion: String(k + 1) }));
+    return out.sort((x, y) => x.ts - y.ts);
+  }
+
+  it('40 Deployments each updated unchanged every 40 s (8 no-ops per object per 5 min, under the 10 per object): one actor-level finding', () => {
+    const records = sweep(40, 8, 40_000, 500);
+    const { findings, alerts } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object).toBeNull();
+    expect(f.actors.map((a) => a.username)).toEqual(['system:serviceaccount:knative-serving:controller']);
+    // Each object's first write has no period to judge: 7 of its 8 count, 280 in all.
+    expect([f.metrics.resource, f.metrics.objects, f.metrics.writes, f.metrics.noOpWrites, f.metrics.noOpShare, f.metrics.unchangedRVWrites, f.metrics.excessRequests]).toEqual([
+      'deployments.apps',
+      40,
+      280,
+      280,
+      1,
+      280,
+      280,
+    ]);
+    expect(f.metrics.topObjects).toBe('deployments.apps serving/rev-0(7), deployments.apps serving/rev-1(7), deployments.apps serving/rev-10(7), deployments.apps serving/rev-11(7), deployments.apps serving/rev-12(7)');
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:40.003Z', to: '2026-08-08T18:04:59.503Z' });
+    expect(f.evidence.auditIDs).toEqual([records[40]!.auditID, records[41]!.auditID, records[42]!.auditID, records[319]!.auditID]);
+    expect(f.signals).toEqual(['many-objects', 'unchanged-resource-version']);
+    expect(alerts).toEqual(['open no-op-writes ', 'close no-op-writes ']);
+  });
+
+  it('every minute plus a reconcile\'s latency (VictoriaMetrics#1418, grafana-operator#808: Deployments updated unchanged every minute), 60 objects for 10 min: one actor-level finding, none with rollupMaxPeriodMs 60 s', () => {
+    const records = sweep(60, 10, 62_000, 200);
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.object, f.metrics.objects, f.metrics.writes, f.metrics.noOpWrites])).toEqual([[null, 60, 540, 540]]);
+    expect(runDetector(detector, { rollupMaxPeriodMs: 60_000 }, records).findings).toEqual([]);
+  });
+
+  it('look-alike: GitOps server-side apply of 300 objects every 3 min for 30 min, each a no-op: quiet, unless rollupMaxPeriodMs is raised above the period', () => {
+    const records = sweep(300, 10, 180_000, 50, flux, cm, 'patch');
+    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    expect(runDetector(detector, { rollupMaxPeriodMs: 200_000 }, records).findings.map((f) => [f.object, f.metrics.objects, f.metrics.noOpWrites])).toEqual([[null, 300, 2700]]);
+  });
+
+  it('rollupMinObjects 0 turns the roll-up off; one object alone never opens it', () => {
+    expect(runDetector(detector, { rollupMinObjects: 0 }, sweep(40, 8, 40_000, 500)).findings).toEqual([]);
+    expect(runDetector(detector, {}, sweep(1, 8, 40_000, 500)).findings).toEqual([]);
+  });
+});

@@ -249,6 +249,33 @@ describe('Normalizer.normalize: bodies (Request / RequestResponse level)', () =>
     expect(record({ ...ok, level: 'RequestResponse', requestObject: 'skipped-too-big-size-object' }).body).toBeNull();
     expect(record(ok)).toMatchObject({ body: null, responseResourceVersion: '' });
   });
+
+  describe('generateName creates: objectRef has no name, the response body has the generated one', () => {
+    // audit-formats.md §1: objectRef.name comes from the request body's metadata.name, still empty with generateName.
+    const objectRef = { resource: 'certificaterequests', namespace: 'shop', apiGroup: 'cert-manager.io', apiVersion: 'v1' };
+    const created = { responseStatus: { metadata: {}, code: 201 }, verb: 'create', requestURI: '/apis/cert-manager.io/v1/namespaces/shop/certificaterequests', objectRef };
+    const request = { kind: 'CertificateRequest', apiVersion: 'cert-manager.io/v1', metadata: { generateName: 'web-tls-', namespace: 'shop' } };
+    const response = { ...request, metadata: { name: 'web-tls-x2k4p', generateName: 'web-tls-', namespace: 'shop', resourceVersion: '7001' } };
+
+    it('RequestResponse level: the name is the response metadata.name', () => {
+      const r = record({ ...created, level: 'RequestResponse', requestObject: request, responseObject: response });
+      expect(r.object).toMatchObject({ key: 'cert-manager.io/certificaterequests/shop/web-tls-x2k4p/', name: 'web-tls-x2k4p' });
+      expect(r.responseResourceVersion).toBe('7001');
+    });
+
+    it('Metadata level, a failed create (Status body) and a create whose objectRef has a name keep objectRef as it is', () => {
+      expect(record({ ...created, level: 'Metadata' }).object?.name).toBe('');
+      const failed = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Invalid', code: 422 };
+      expect(record({ ...created, responseStatus: { metadata: {}, code: 422 }, level: 'RequestResponse', requestObject: request, responseObject: failed }).object?.name).toBe('');
+      expect(record({ ...created, objectRef: { ...objectRef, name: 'named' }, level: 'RequestResponse', requestObject: request, responseObject: response }).object?.name).toBe('named');
+    });
+
+    it('only creates: a list response or an update keeps objectRef as it is', () => {
+      const list = { kind: 'CertificateRequestList', apiVersion: 'cert-manager.io/v1', metadata: { resourceVersion: '9' }, items: [response] };
+      expect(record({ ...created, verb: 'list', level: 'RequestResponse', responseObject: list }).object?.name).toBe('');
+      expect(record({ ...created, verb: 'update', level: 'RequestResponse', requestObject: request, responseObject: response }).object?.name).toBe('');
+    });
+  });
 });
 
 describe('parseUserAgent', () => {

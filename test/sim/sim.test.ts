@@ -8,6 +8,11 @@ import { ALL_SCENARIOS } from '../../src/sim/all.js';
 import { HELD_OUT, runSimCase, simulate, TUNING } from '../../src/sim/evaluate.js';
 import { POOL_A, POOL_B, Sampler } from '../../src/sim/names.js';
 import type { SimScenario } from '../../src/sim/scenarios.js';
+import { World } from '../../src/sim/world.js';
+import { ref } from '../../src/sim/background.js';
+import { serviceAccount } from '../../src/sim/users.js';
+import { decodeLine } from '../../src/parser/decode.js';
+import { Normalizer } from '../../src/parser/normalize.js';
 
 const scenario = (name: string): SimScenario => {
   const sc = ALL_SCENARIOS.find((s) => s.name === name);
@@ -86,5 +91,35 @@ describe('end to end through analyze', () => {
       ['write-fight', ['system:serviceaccount:istio-system:istiod', 'system:serviceaccount:istio-system:istiod-canary'], 'catalog', 'reporter-1'],
     ]);
     expect([r.found.length, r.missed.length, r.falsePositives.length]).toEqual([2, 0, 0]);
+  });
+});
+
+describe('generateName creates (audit-formats.md §1: objectRef.name stays empty)', () => {
+  const cr = ref('cert-manager.io', 'v1', 'certificaterequests', 'shop', 'web-tls-x2k4p');
+  const user = serviceAccount('cert-manager', 'cert-manager', 'cert-manager', 'v1.14.4', '10.244.21.6');
+  function created(level: string[]): Record<string, unknown> {
+    const w = new World({ seed: 1, startMs: Date.UTC(2026, 0, 1), durationUs: 1_000_000, requestResponse: level, requestReceivedShare: 0 });
+    w.at(1000, () => w.call(user, { verb: 'create', ref: cr, body: { issuerRef: 'pca' }, generateName: 'web-tls-' }));
+    w.run();
+    const lines = w.auditLog().split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    return JSON.parse(lines[0]!) as Record<string, unknown>;
+  }
+
+  it('Metadata level: no name in objectRef, the URI or anywhere else', () => {
+    const ev = created([]);
+    expect(ev.objectRef).toEqual({ resource: 'certificaterequests', namespace: 'shop', apiGroup: 'cert-manager.io', apiVersion: 'v1' });
+    expect(ev.requestURI).toBe('/apis/cert-manager.io/v1/namespaces/shop/certificaterequests');
+    expect(JSON.stringify(ev)).not.toContain('x2k4p');
+  });
+
+  it('RequestResponse level: generateName in the request body, the generated name only in the response body; the parser names the object from it', () => {
+    const ev = created(['certificaterequests']);
+    expect(ev.objectRef).toEqual({ resource: 'certificaterequests', namespace: 'shop', apiGroup: 'cert-manager.io', apiVersion: 'v1' });
+    expect((ev.requestObject as { metadata: unknown }).metadata).toEqual({ generateName: 'web-tls-', namespace: 'shop' });
+    expect((ev.responseObject as { metadata: { name: string; generateName: string } }).metadata).toMatchObject({ name: 'web-tls-x2k4p', generateName: 'web-tls-' });
+    const d = decodeLine(JSON.stringify(ev));
+    if (!d.ok) throw new Error(d.reason);
+    expect(new Normalizer().normalize(d.event)?.object?.key).toBe('cert-manager.io/certificaterequests/shop/web-tls-x2k4p/');
   });
 });
