@@ -69,14 +69,14 @@ export const fleetStormOptions = windowedOptions({
    * then on ever new objects keeps every family hot, and each family's objects would pile up to
    * its own cap.
    */
-  maxObjects: z.number().int().positive().default(5_000),
+  maxObjects: z.number().int().positive().default(20_000),
   maxClientsPerFamily: z.number().int().positive().default(10_000),
   /**
    * Clients tracked across all families in their windows, and clients and per-actor tallies across
    * all episodes, each (as `maxObjects`); beyond, answers count in totals only, so a finding's
    * clients and actors are then lower bounds (an episode holds its first `topN` of each still).
    */
-  maxClients: z.number().int().positive().default(5_000),
+  maxClients: z.number().int().positive().default(20_000),
   /** Actors listed in `actors[]` and objects / actors named in `topObjects` / `topActors`. */
   topN: z.number().int().positive().default(5),
   /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */

@@ -1,7 +1,7 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, tuneV8 } from '../../src/cli/heap.js';
+import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, tuneV8, YOUNG_CAP } from '../../src/cli/heap.js';
 
 describe('tuneV8', () => {
   const all = [HEAP_FLAG, '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
@@ -55,6 +55,51 @@ describe('heap growth', () => {
       await turn();
       expect(kept.length).toBeGreaterThan(0);
       expect(set).toEqual(['--heap-growing-percent=25', '--heap-growing-percent=100']);
+    } finally {
+      stop();
+    }
+  });
+});
+
+describe('the young generation on a large live heap', () => {
+  it('is shrunk once a full collection leaves YOUNG_CAP.liveAboveMb, then held at the cap', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const set: string[] = [];
+    let lowMemory = 0;
+    let young = 32 * 1024 * 1024;
+    // The live old space as the observer reads it: small first, then over the threshold.
+    let kept: unknown[] = [];
+    const stop = adaptHeapGrowth(
+      (f) => set.push(f),
+      () => {
+        lowMemory++;
+        young = 2 * 1024 * 1024;
+      },
+      () => young,
+    );
+    try {
+      const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+      gc();
+      await turn();
+      expect(lowMemory).toBe(0);
+      expect(set.filter((f) => f.startsWith('--semi-space'))).toEqual([]);
+      // Hold YOUNG_CAP.liveAboveMb more in the old space: arrays of 1,000 small integers (8 KB
+      // each, small enough for the old space; larger ones go to the large-object space).
+      kept = Array.from({ length: (YOUNG_CAP.liveAboveMb + 8) * 128 }, () => new Array<number>(1000).fill(1));
+      gc();
+      await turn();
+      expect(lowMemory).toBe(1);
+      expect(set.filter((f) => f.startsWith('--semi-space'))).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`]);
+      // Grown back to the cap (both semi-spaces): growth stops at the next collection seen.
+      young = 2 * YOUNG_CAP.semiSpaceMb * 1024 * 1024;
+      gc();
+      await turn();
+      expect(set.filter((f) => f.startsWith('--semi-space'))).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, '--semi-space-growth-factor=1']);
+      gc();
+      await turn();
+      expect(lowMemory).toBe(1);
+      expect(kept.length).toBe((YOUNG_CAP.liveAboveMb + 8) * 128);
     } finally {
       stop();
     }
