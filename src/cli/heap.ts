@@ -72,21 +72,27 @@ export function tuneV8(execArgv: readonly string[], nodeOptions: string | undefi
  * the 5× log peaked at 193–205 MB and the 1× log took 1.004× the time (12 pairs), with 0.25 at
  * 202–215 MB (the switch came a collection later, after the heap had grown at 100). On a log of
  * 1.08 million distinct objects, 25 throughout peaked at 364–377 MB against 407–414.
+ * `steadyLarge`, once the steady live heap is at least `YOUNG_CAP.liveAboveMb` (only logs of
+ * ever new objects come there; the benchmark's stay at 27–33 MB): 10, one million distinct
+ * objects 276 → 258 MB peak RSS with the parser thread (5 % gave 318 in one run: not taken).
  */
-export const HEAP_GROWTH = { growing: 100, steady: 25, steadyBelow: 0.5 } as const;
+export const HEAP_GROWTH = { growing: 100, steady: 25, steadyLarge: 10, steadyBelow: 0.5 } as const;
 
 /**
  * The heap growing percent after a full collection that left `live` bytes in the old space, the
  * one before having left `previous` (0: none yet): see {@link HEAP_GROWTH}.
  */
 export function growingPercentAfter(previous: number, live: number): number {
-  return previous > 0 && live < previous * (1 + HEAP_GROWTH.steadyBelow) ? HEAP_GROWTH.steady : HEAP_GROWTH.growing;
+  if (!(previous > 0 && live < previous * (1 + HEAP_GROWTH.steadyBelow))) return HEAP_GROWTH.growing;
+  return live >= YOUNG_CAP.liveAboveMb * 1024 * 1024 ? HEAP_GROWTH.steadyLarge : HEAP_GROWTH.steady;
 }
 
 /**
  * The young generation once the live heap is large: when a full collection leaves at least
  * `liveAboveMb` in the old space, the young generation (V8's default: two semi-spaces of up to
- * 16 MB, 32 MB resident) is shrunk and then kept at semi-spaces of `semiSpaceMb`.
+ * 16 MB, 32 MB resident) is shrunk and then kept at about semi-spaces of `semiSpaceMb` (it
+ * grows back from 1 MB in steps of 2 and stops at the cap; seen past twice the cap, as the
+ * collections that grow it come before the observer hears of them, it is shrunk again).
  *
  * Why: on a log in which every event names a new object the live heap is 70–110 MB and the
  * young generation's 32 MB is a third of what the heap costs above it (peak RSS ≤ 256 MB is the
@@ -137,13 +143,24 @@ export function adaptHeapGrowth(
 ): () => void {
   let previous = 0;
   let current: number = HEAP_GROWTH.growing;
-  /** The young generation: V8's own, shrunk and growing back to the cap, or held at the cap (see {@link YOUNG_CAP}). */
-  let young: 'free' | 'shrunk' | 'capped' = 'free';
+  /** The young generation: V8's own, or shrunk and held near the cap (see {@link YOUNG_CAP}). */
+  let young: 'free' | 'growing' | 'capped' = 'free';
+  const shrink = (): void => {
+    setFlags('--semi-space-growth-factor=2');
+    lowMemory();
+    young = 'growing';
+  };
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      if (young === 'shrunk' && youngSize() >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
-        setFlags('--semi-space-growth-factor=1');
-        young = 'capped';
+      if (young !== 'free') {
+        // Seen after the collections that grew it, so it may have grown a step or two past the
+        // cap meanwhile: at the cap it stops; past twice the cap it is shrunk again.
+        const size = youngSize();
+        if (size > 4 * YOUNG_CAP.semiSpaceMb * MB) shrink();
+        else if (young === 'growing' && size >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
+          setFlags('--semi-space-growth-factor=1');
+          young = 'capped';
+        }
       }
       if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
       const live = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')?.space_used_size ?? 0;
@@ -153,12 +170,7 @@ export function adaptHeapGrowth(
         setFlags(`--heap-growing-percent=${next}`);
         current = next;
       }
-      if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) {
-        // From the initial semi-space (1 MB), one growth step reaches the cap; then no more steps.
-        setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
-        lowMemory();
-        young = 'shrunk';
-      }
+      if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) shrink();
     }
   });
   observer.observe({ entryTypes: ['gc'] });

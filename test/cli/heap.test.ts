@@ -18,7 +18,7 @@ describe('tuneV8', () => {
 
 describe('heap growth', () => {
   it('grows by 100 % while the live heap grows by half or more between full collections, else by 25 %', () => {
-    expect(HEAP_GROWTH).toEqual({ growing: 100, steady: 25, steadyBelow: 0.5 });
+    expect(HEAP_GROWTH).toEqual({ growing: 100, steady: 25, steadyLarge: 10, steadyBelow: 0.5 });
     const MB = 1e6;
     // The 5× benchmark log's live old generation after its full collections (see HEAP_GROWTH).
     const lives = [11.3, 16.6, 22.5, 25.5, 29.3, 29.1].map((x) => x * MB);
@@ -29,6 +29,9 @@ describe('heap growth', () => {
     // A heap shrinking is steady; exactly half again is growing.
     expect(growingPercentAfter(30 * MB, 20 * MB)).toBe(25);
     expect(growingPercentAfter(20 * MB, 30 * MB)).toBe(100);
+    // Steady and large (a log of ever new objects): 10.
+    expect(growingPercentAfter(70 * MB, 72 * MB)).toBe(HEAP_GROWTH.steadyLarge);
+    expect(HEAP_GROWTH.steadyLarge).toBe(10);
   });
 
   it('sets the flag after full collections, only when the percent changes', async () => {
@@ -90,15 +93,26 @@ describe('the young generation on a large live heap', () => {
       gc();
       await turn();
       expect(lowMemory).toBe(1);
-      expect(set.filter((f) => f.startsWith('--semi-space'))).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`]);
+      const semi = (): string[] => set.filter((f) => f.startsWith('--semi-space'));
+      expect(semi()).toEqual(['--semi-space-growth-factor=2']);
       // Grown back to the cap (both semi-spaces): growth stops at the next collection seen.
       young = 2 * YOUNG_CAP.semiSpaceMb * 1024 * 1024;
       gc();
       await turn();
-      expect(set.filter((f) => f.startsWith('--semi-space'))).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, '--semi-space-growth-factor=1']);
+      expect(semi()).toEqual(['--semi-space-growth-factor=2', '--semi-space-growth-factor=1']);
       gc();
       await turn();
       expect(lowMemory).toBe(1);
+      // Seen past twice the cap (grown meanwhile): shrunk again, and held at the cap once back.
+      young = 32 * 1024 * 1024;
+      gc();
+      await turn();
+      expect(lowMemory).toBe(2);
+      young = 2 * YOUNG_CAP.semiSpaceMb * 1024 * 1024;
+      gc();
+      await turn();
+      expect(semi()).toEqual(['--semi-space-growth-factor=2', '--semi-space-growth-factor=1', '--semi-space-growth-factor=2', '--semi-space-growth-factor=1']);
+      expect(set).toContain(`--heap-growing-percent=${HEAP_GROWTH.steadyLarge}`);
       expect(kept.length).toBe((YOUNG_CAP.liveAboveMb + 8) * 128);
     } finally {
       stop();
