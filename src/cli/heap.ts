@@ -90,9 +90,9 @@ export function growingPercentAfter(previous: number, live: number): number {
 /**
  * The young generation once the live heap is large: when a full collection leaves at least
  * `liveAboveMb` in the old space, the young generation (V8's default: two semi-spaces of up to
- * 16 MB, 32 MB resident) is shrunk and then kept at about semi-spaces of `semiSpaceMb` (it
- * grows back from 1 MB in steps of 2 and stops at the cap; seen past twice the cap, as the
- * collections that grow it come before the observer hears of them, it is shrunk again).
+ * 16 MB, 32 MB resident) is shrunk once and then kept at semi-spaces of `semiSpaceMb` (one
+ * growth step from 1 MB; the observer hears of collections late, so it may grow past that before
+ * it is stopped).
  *
  * Why: on a log in which every event names a new object the live heap is 70–110 MB and the
  * young generation's 32 MB is a third of what the heap costs above it (peak RSS ≤ 256 MB is the
@@ -143,24 +143,13 @@ export function adaptHeapGrowth(
 ): () => void {
   let previous = 0;
   let current: number = HEAP_GROWTH.growing;
-  /** The young generation: V8's own, or shrunk and held near the cap (see {@link YOUNG_CAP}). */
-  let young: 'free' | 'growing' | 'capped' = 'free';
-  const shrink = (): void => {
-    setFlags('--semi-space-growth-factor=2');
-    lowMemory();
-    young = 'growing';
-  };
+  /** The young generation: V8's own, shrunk and growing back to the cap, or held at the cap (see {@link YOUNG_CAP}). */
+  let young: 'free' | 'shrunk' | 'capped' = 'free';
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      if (young !== 'free') {
-        // Seen after the collections that grew it, so it may have grown a step or two past the
-        // cap meanwhile: at the cap it stops; past twice the cap it is shrunk again.
-        const size = youngSize();
-        if (size > 4 * YOUNG_CAP.semiSpaceMb * MB) shrink();
-        else if (young === 'growing' && size >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
-          setFlags('--semi-space-growth-factor=1');
-          young = 'capped';
-        }
+      if (young === 'shrunk' && youngSize() >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
+        setFlags('--semi-space-growth-factor=1');
+        young = 'capped';
       }
       if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
       const live = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')?.space_used_size ?? 0;
@@ -170,7 +159,14 @@ export function adaptHeapGrowth(
         setFlags(`--heap-growing-percent=${next}`);
         current = next;
       }
-      if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) shrink();
+      if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) {
+        // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. Shrinking
+        // again whenever it was seen past the cap ran a low-memory collection at nearly every
+        // collection with the parser thread (39,000 of them in an hour): not done.
+        setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
+        lowMemory();
+        young = 'shrunk';
+      }
     }
   });
   observer.observe({ entryTypes: ['gc'] });

@@ -119,15 +119,15 @@ describe('a write to a new object every 0.4 ms', () => {
     engine.pushAll(records);
     // 40 s of stream: 100,000 objects written once, each in every write detector's reach for
     // minutes. Each holds at most 5,000 first writes (and a state for the few objects whose hash
-    // met a dropped one's); fleet-storm's 500 families hold at most 5,000 objects, 5,000 clients
-    // in their windows and 5,000 clients and actors in their episodes (plus each episode's first
+    // met a dropped one's); fleet-storm's 500 families hold at most 20,000 objects, 20,000 clients
+    // in their windows and 20,000 clients and actors in their episodes (plus each episode's first
     // `topN` of each); throttling keeps the actors of its idle horizon (under its 10,000 cap).
     const sizes = engine.stateSizes();
     expect(sizes).toEqual({
       'conflict-storm': 5_002,
       'create-conflict-storm': 0,
       'create-storm': 0,
-      'fleet-storm': 15_500,
+      'fleet-storm': 49_000,
       'hot-loop': 5_002,
       'no-op-writes': 5_004,
       throttling: 9_500,
