@@ -10,9 +10,8 @@
  * never ends the read. Only the families `want` accepts are kept (a kube-apiserver scrape has
  * 10,000–25,000 lines, of which the analysis needs a few thousand).
  *
- * The npm package `parse-prometheus-text-format` (1.1.1) was tried on the four real scrapes in
- * `../shared/corpus/metrics`: it folded every `apiserver_request_duration_seconds` series of a
- * scrape into one histogram and accepted malformed lines silently, so this reader is our own.
+ * Our own reader because the analysis needs every series kept with its labels and each malformed
+ * line reported with its number (ARCHITECTURE.md, "Dependencies and why", says which package fell short).
  */
 
 /** One sample: its metric name (with `_bucket`/`_sum`/`_count` suffix as written), labels and value. */

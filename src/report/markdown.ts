@@ -171,18 +171,23 @@ function input(report: Report): string[] {
     out.push(
       '### Bad lines',
       '',
-      ...table({
-        title: 'Bad lines',
-        columns: [
-          { header: 'Source', align: 'left' },
-          { header: 'Line', align: 'right' },
-          { header: 'Reason', align: 'left' },
-        ],
-        rows: i.badLineSamples.map((b) => [b.source, String(b.line), b.reason]),
-      }),
+      ...badLinesTable(i.badLineSamples),
     );
   }
   return out;
+}
+
+/** The sampled bad lines (file, line, reason) as a Markdown table. */
+function badLinesTable(samples: Report['input']['badLineSamples']): string[] {
+  return table({
+    title: 'Bad lines',
+    columns: [
+      { header: 'Source', align: 'left' },
+      { header: 'Line', align: 'right' },
+      { header: 'Reason', align: 'left' },
+    ],
+    rows: samples.map((b) => [b.source, String(b.line), b.reason]),
+  });
 }
 
 /** An `auditstorm metrics` report: title, what the numbers cover, findings, policy rules, tables, bad lines. */
@@ -210,15 +215,7 @@ function metricsMarkdown(report: Report, m: ApiserverMetrics): string {
     out.push(
       `### Bad lines: ${formatInt(report.input.badLines)}`,
       '',
-      ...table({
-        title: 'Bad lines',
-        columns: [
-          { header: 'Source', align: 'left' },
-          { header: 'Line', align: 'right' },
-          { header: 'Reason', align: 'left' },
-        ],
-        rows: report.input.badLineSamples.map((b) => [b.source, String(b.line), b.reason]),
-      }),
+      ...badLinesTable(report.input.badLineSamples),
     );
   }
   while (out[out.length - 1] === '') out.pop();
