@@ -575,7 +575,8 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   const ahead = new WorkState(true, HELP_DICTIONARY_LIMIT);
   const help = workers <= 1 || nativeScanner === null;
   const limit = openRanges(workers);
-  const aheadMax = Math.max(1, workers === 0 || nativeScanner === null ? limit * AHEAD : limit + HELP_AHEAD);
+  // Ranges given out or decoded ahead here at once: with the scanner, those given out (`out`, below) and HELP_AHEAD more.
+  const aheadMax = (out: number): number => Math.max(1, workers === 0 || nativeScanner === null ? limit * AHEAD : out + HELP_AHEAD);
   const taken = takePool(workers, maxLength, limit, fd);
   let pool = taken.pool;
   const ranges = taken.ranges;
@@ -648,7 +649,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         }
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
-      } else if ((help || !started) && g.start < bytes && queue.length < aheadMax) {
+      } else if ((help || !started) && g.start < bytes && queue.length < aheadMax(out)) {
         const start = g.start;
         const end = Math.min(bytes, start + rangeBytes);
         const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, ahead);
