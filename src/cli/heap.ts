@@ -25,6 +25,7 @@
  * log: 400,000 0.977× time and 0.967× CPU (10 pairs), 600,000 0.968× and 0.941× (12), but 600,000
  * 1.017× 400,000 and 1,000,000 1.042× it (10 each).
  */
+import { Session } from 'node:inspector';
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
@@ -71,15 +72,59 @@ export function tuneV8(execArgv: readonly string[], nodeOptions: string | undefi
  * the 5× log peaked at 193–205 MB and the 1× log took 1.004× the time (12 pairs), with 0.25 at
  * 202–215 MB (the switch came a collection later, after the heap had grown at 100). On a log of
  * 1.08 million distinct objects, 25 throughout peaked at 364–377 MB against 407–414.
+ * `steadyLarge`, once the steady live heap is at least `YOUNG_CAP.liveAboveMb` (only logs of
+ * ever new objects come there; the benchmark's stay at 27–33 MB): 10, one million distinct
+ * objects 276 → 258 MB peak RSS with the parser thread (5 % gave 318 in one run: not taken).
  */
-export const HEAP_GROWTH = { growing: 100, steady: 25, steadyBelow: 0.5 } as const;
+export const HEAP_GROWTH = { growing: 100, steady: 25, steadyLarge: 10, steadyBelow: 0.5 } as const;
 
 /**
  * The heap growing percent after a full collection that left `live` bytes in the old space, the
  * one before having left `previous` (0: none yet): see {@link HEAP_GROWTH}.
  */
 export function growingPercentAfter(previous: number, live: number): number {
-  return previous > 0 && live < previous * (1 + HEAP_GROWTH.steadyBelow) ? HEAP_GROWTH.steady : HEAP_GROWTH.growing;
+  if (!(previous > 0 && live < previous * (1 + HEAP_GROWTH.steadyBelow))) return HEAP_GROWTH.growing;
+  return live >= YOUNG_CAP.liveAboveMb * 1024 * 1024 ? HEAP_GROWTH.steadyLarge : HEAP_GROWTH.steady;
+}
+
+/**
+ * The young generation once the live heap is large: when a full collection leaves at least
+ * `liveAboveMb` in the old space, the young generation (V8's default: two semi-spaces of up to
+ * 16 MB, 32 MB resident) is shrunk once and then kept at semi-spaces of `semiSpaceMb` (one
+ * growth step from 1 MB; the observer hears of collections late, so it may grow past that before
+ * it is stopped).
+ *
+ * Why: on a log in which every event names a new object the live heap is 70–110 MB and the
+ * young generation's 32 MB is a third of what the heap costs above it (peak RSS ≤ 256 MB is the
+ * target, issue 24); on ordinary logs the main thread's live heap stays at 27–33 MB (the
+ * benchmark's 1× and 5× logs), where a smaller young generation was measured a third slower, so
+ * they keep V8's. 48 MB lies between the two. V8 has no setting for the young generation's size
+ * after start, but it reads `--semi-space-growth-factor` each time it grows it, and a low-memory
+ * notification (the inspector's `HeapProfiler.collectGarbage`) shrinks it to its initial size.
+ */
+export const YOUNG_CAP = { liveAboveMb: 48, semiSpaceMb: 4 } as const;
+
+/** Bytes in a MB. */
+const MB = 1024 * 1024;
+
+/** The young generation's size in bytes now (V8's new space: both semi-spaces). */
+function youngBytes(): number {
+  return getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0;
+}
+
+/**
+ * Asks V8 for a low-memory collection (full collections that also shrink the young generation),
+ * through an in-process inspector session; does nothing where Node has no inspector.
+ */
+export function lowMemoryCollection(): void {
+  try {
+    const session = new Session();
+    session.connect();
+    // Disconnected on a later turn: disconnecting inside the answer's callback hung the process.
+    session.post('HeapProfiler.collectGarbage', () => setImmediate(() => session.disconnect()));
+  } catch {
+    // No inspector in this build of Node: the young generation keeps its size.
+  }
 }
 
 /**
@@ -91,11 +136,21 @@ export function growingPercentAfter(previous: number, live: number): number {
  * Process-wide: the parser threads' heaps follow it too. `setFlags` is for tests. Returns the
  * function that stops it; the observer does not keep the process alive.
  */
-export function adaptHeapGrowth(setFlags: (flags: string) => void = setFlagsFromString): () => void {
+export function adaptHeapGrowth(
+  setFlags: (flags: string) => void = setFlagsFromString,
+  lowMemory: () => void = lowMemoryCollection,
+  youngSize: () => number = youngBytes,
+): () => void {
   let previous = 0;
   let current: number = HEAP_GROWTH.growing;
+  /** The young generation: V8's own, shrunk and growing back to the cap, or held at the cap (see {@link YOUNG_CAP}). */
+  let young: 'free' | 'shrunk' | 'capped' = 'free';
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
+      if (young === 'shrunk' && youngSize() >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
+        setFlags('--semi-space-growth-factor=1');
+        young = 'capped';
+      }
       if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
       const live = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')?.space_used_size ?? 0;
       const next = growingPercentAfter(previous, live);
@@ -103,6 +158,13 @@ export function adaptHeapGrowth(setFlags: (flags: string) => void = setFlagsFrom
       if (next !== current) {
         setFlags(`--heap-growing-percent=${next}`);
         current = next;
+      }
+      if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) {
+        // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. A
+        // low-memory collection is several full ones, too costly to repeat (docs/performance.md).
+        setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
+        lowMemory();
+        young = 'shrunk';
       }
     }
   });

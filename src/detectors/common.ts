@@ -178,9 +178,11 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
 /**
  * Most first writes a {@link FirstWrites} holds by default (see `EngineOptions.firstWrites`):
  * each pins its record and the interned object it names (about 1.4 KB over the four detectors
- * that hold writes, shared).
+ * that hold writes, shared). 5,000 is 2 s of writes at 2,500 a second: enough for the benchmark
+ * log's and the evaluation's keys (the same findings as 20,000 and as none held), and 12 MB less
+ * live heap than 20,000 on a log of new objects (see `docs/performance.md`).
  */
-export const FIRST_WRITES_HELD = 20_000;
+export const FIRST_WRITES_HELD = 5_000;
 
 /**
  * The {@link FirstWrites} of a detector whose keys, with one write, cannot open an episode under

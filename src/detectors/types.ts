@@ -34,7 +34,7 @@ export interface DetectorContext<O> {
   readonly alerting?: boolean;
   /**
    * Most first writes of keys without state a detector holds at once (`FirstWrites` in
-   * `common.ts`); absent: `FIRST_WRITES_HELD` (20,000); 0: none, every key gets its state at its
+   * `common.ts`); absent: `FIRST_WRITES_HELD` (5,000); 0: none, every key gets its state at its
    * first write.
    */
   readonly firstWrites?: number;

@@ -34,7 +34,7 @@ export interface EngineOptions {
   seriesStepMs: number;
   /** Requests whose auditIDs are remembered for de-duplication (see AuditIdDedupe); default 500,000 (16 MB of tables). */
   dedupeHistory?: number;
-  /** Most first writes each detector holds until their object is written again (see `FirstWrites`); default 20,000; 0: none. */
+  /** Most first writes each detector holds until their object is written again (see `FirstWrites`); default 5,000; 0: none. */
   firstWrites?: number;
 }
 

@@ -1,7 +1,7 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, tuneV8 } from '../../src/cli/heap.js';
+import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, tuneV8, YOUNG_CAP } from '../../src/cli/heap.js';
 
 describe('tuneV8', () => {
   const all = [HEAP_FLAG, '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
@@ -18,7 +18,7 @@ describe('tuneV8', () => {
 
 describe('heap growth', () => {
   it('grows by 100 % while the live heap grows by half or more between full collections, else by 25 %', () => {
-    expect(HEAP_GROWTH).toEqual({ growing: 100, steady: 25, steadyBelow: 0.5 });
+    expect(HEAP_GROWTH).toEqual({ growing: 100, steady: 25, steadyLarge: 10, steadyBelow: 0.5 });
     const MB = 1e6;
     // The 5× benchmark log's live old generation after its full collections (see HEAP_GROWTH).
     const lives = [11.3, 16.6, 22.5, 25.5, 29.3, 29.1].map((x) => x * MB);
@@ -29,32 +29,91 @@ describe('heap growth', () => {
     // A heap shrinking is steady; exactly half again is growing.
     expect(growingPercentAfter(30 * MB, 20 * MB)).toBe(25);
     expect(growingPercentAfter(20 * MB, 30 * MB)).toBe(100);
+    // Steady and large (a log of ever new objects): 10.
+    expect(growingPercentAfter(70 * MB, 72 * MB)).toBe(HEAP_GROWTH.steadyLarge);
+    expect(HEAP_GROWTH.steadyLarge).toBe(10);
   });
 
   it('sets the flag after full collections, only when the percent changes', async () => {
     // A full collection on demand (vitest's process was not started with --expose-gc).
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
-    const set: string[] = [];
-    const stop = adaptHeapGrowth((f) => set.push(f));
+    const all: string[] = [];
+    // Only the heap flags (a test process's heap may pass YOUNG_CAP.liveAboveMb: then the young
+    // generation is shrunk too, through the no-op given here).
+    const stop = adaptHeapGrowth((f) => all.push(f), () => undefined);
+    const set = { get heap(): string[] { return all.filter((f) => f.startsWith('--heap-growing')); } };
     try {
       const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
       gc(); // the first: nothing to compare with, stays at 100
       await turn();
-      expect(set).toEqual([]);
+      expect(set.heap).toEqual([]);
       gc(); // nothing allocated in between: steady
       await turn();
-      expect(set).toEqual(['--heap-growing-percent=25']);
+      // 25, or 10 when this process's live heap is past YOUNG_CAP.liveAboveMb.
+      const old = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')!.space_used_size;
+      const steady = `--heap-growing-percent=${old >= YOUNG_CAP.liveAboveMb * 1024 * 1024 ? HEAP_GROWTH.steadyLarge : HEAP_GROWTH.steady}`;
+      expect(set.heap).toEqual([steady]);
       gc(); // steady still: no change
       await turn();
-      expect(set).toEqual(['--heap-growing-percent=25']);
+      expect(set.heap).toEqual([steady]);
       // Keep as much again as the old space holds now: growing.
       const used = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')!.space_used_size;
       const kept = Array.from({ length: Math.ceil(used / 1e6) }, () => Array.from({ length: 20_000 }, (_, k) => ({ k })));
       gc(); // a full collection moves what survives it to the old space
       await turn();
       expect(kept.length).toBeGreaterThan(0);
-      expect(set).toEqual(['--heap-growing-percent=25', '--heap-growing-percent=100']);
+      expect(set.heap).toEqual([steady, '--heap-growing-percent=100']);
+    } finally {
+      stop();
+    }
+  });
+});
+
+describe('the young generation on a large live heap', () => {
+  it('is shrunk once a full collection leaves YOUNG_CAP.liveAboveMb, then held at the cap', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const set: string[] = [];
+    let lowMemory = 0;
+    let young = 32 * 1024 * 1024;
+    // The live old space as the observer reads it: small first, then over the threshold.
+    let kept: unknown[] = [];
+    const stop = adaptHeapGrowth(
+      (f) => set.push(f),
+      () => {
+        lowMemory++;
+        young = 2 * 1024 * 1024;
+      },
+      () => young,
+    );
+    try {
+      const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+      gc();
+      await turn();
+      expect(lowMemory).toBe(0);
+      expect(set.filter((f) => f.startsWith('--semi-space'))).toEqual([]);
+      // Hold YOUNG_CAP.liveAboveMb more in the old space: arrays of 1,000 small integers (8 KB
+      // each, small enough for the old space; larger ones go to the large-object space).
+      kept = Array.from({ length: (YOUNG_CAP.liveAboveMb + 8) * 128 }, () => new Array<number>(1000).fill(1));
+      gc();
+      await turn();
+      expect(lowMemory).toBe(1);
+      const semi = (): string[] => set.filter((f) => f.startsWith('--semi-space'));
+      expect(semi()).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`]);
+      // Grown back to the cap (both semi-spaces): growth stops at the next collection seen.
+      young = 2 * YOUNG_CAP.semiSpaceMb * 1024 * 1024;
+      gc();
+      await turn();
+      expect(semi()).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, '--semi-space-growth-factor=1']);
+      // Never shrunk twice, whatever its size later.
+      young = 32 * 1024 * 1024;
+      gc();
+      await turn();
+      expect(lowMemory).toBe(1);
+      expect(semi()).toHaveLength(2);
+      expect(set).toContain(`--heap-growing-percent=${HEAP_GROWTH.steadyLarge}`);
+      expect(kept.length).toBe((YOUNG_CAP.liveAboveMb + 8) * 128);
     } finally {
       stop();
     }

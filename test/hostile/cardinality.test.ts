@@ -118,21 +118,21 @@ describe('a write to a new object every 0.4 ms', () => {
     const engine = engineOf();
     engine.pushAll(records);
     // 40 s of stream: 100,000 objects written once, each in every write detector's reach for
-    // minutes. Each holds at most 20,000 first writes (and a state for the few objects whose hash
+    // minutes. Each holds at most 5,000 first writes (and a state for the few objects whose hash
     // met a dropped one's, and in hot-loop and no-op-writes the actor-level roll-up of each of
-    // their identities × resource: 3 and 1 here); fleet-storm's 500 families hold at most 20,000 objects, 20,000 clients
-    // in their windows and 20,000 clients and actors in their episodes; throttling keeps the
-    // actors of its idle horizon (under its 10,000 cap).
+    // their identities × resource); fleet-storm's 500 families hold at most 20,000 objects, 20,000 clients
+    // in their windows and 20,000 clients and actors in their episodes (plus each episode's first
+    // `topN` of each); throttling keeps the actors of its idle horizon (under its 10,000 cap).
     const sizes = engine.stateSizes();
     expect(sizes).toEqual({
-      'conflict-storm': 20_003,
+      'conflict-storm': 5_002,
       'create-conflict-storm': 0,
       'create-storm': 0,
       'fleet-storm': 49_000,
-      'hot-loop': 20_006,
-      'no-op-writes': 20_002,
+      'hot-loop': 5_004,
+      'no-op-writes': 5_008,
       throttling: 9_500,
-      'write-fight': 20_003,
+      'write-fight': 5_002,
     });
     const counters = engine.finish();
     expect(counters.requests).toBe(100_000);

@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { decodeLine } from '../../src/parser/decode.js';
 import { digestBody } from '../../src/parser/body.js';
-import { Normalizer, parseServiceAccount, parseUserAgent } from '../../src/parser/normalize.js';
+import { INTERN_GENERATION_MAX, Normalizer, parseServiceAccount, parseUserAgent } from '../../src/parser/normalize.js';
 import type { RequestRecord } from '../../src/parser/record.js';
 import { idLanes, LANES } from '../../src/parser/hash.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
@@ -192,6 +192,19 @@ describe('Normalizer generations', () => {
     expect([again.key, again.label, again.apiVersion]).toEqual(['apps/deployments/shop/web/status', 'deployments.apps/status', 'v1']);
     expect(record(on('api', 3), n).object).toBe(api.object);
     expect(n.objectCount).toBe(2);
+  });
+
+  it('holds at most one generation of objects strongly however many distinct ones come (defaults)', async () => {
+    const n = new Normalizer();
+    expect(INTERN_GENERATION_MAX).toBe(20_000);
+    // 50,000 distinct objects in one minute of stream time, none held by anything else: a
+    // generation closes when it holds INTERN_GENERATION_MAX values (the one actor counts too).
+    for (let i = 0; i < 50_000; i++) record(on(`w-${i}`, 0), n);
+    // Before a collection the previous generation's instances are still there; after it, only
+    // the current generation's (50,000 − 2 × 19,999 = 10,002 objects), not 50,000.
+    expect(n.objectCount).toBe(30_001);
+    await collect();
+    expect(n.objectCount).toBe(10_002);
   });
 
   it('shares the few-valued parts of objects between instances', () => {
