@@ -73,4 +73,27 @@ describe('RecentRates', () => {
     expect(r.size).toBe(3);
     expect(r.untracked).toBe(7);
   });
+
+  it('gives a swept key\'s slot to a new key without its counts, and keeps counts across growth', () => {
+    const r = new RecentRates(10_000, 6, 2);
+    const t0 = 1_000_000_000_000;
+    for (let i = 0; i < 30; i++) r.add('a', t0 + i * 100, true);
+    r.add('b', t0 + 50_000, false);
+    r.sweep(t0 + 61_000); // a's last write is out of the span ending there, b's is not
+    expect(r.size).toBe(1);
+    r.add('c', t0 + 61_000, false); // a's slot, its 30 conflicts in the same ring position
+    expect(r.untracked).toBe(0);
+    expect(r.top(10, t0 + 61_000).map((x) => [x.key, x.writesPerSec * 60, x.conflictsPerSec * 60])).toEqual([
+      ['b', 1, 0],
+      ['c', 1, 0],
+    ]);
+    const big = new RecentRates(10_000, 6, 1000);
+    for (let k = 0; k < 200; k++) for (let j = 0; j <= k % 7; j++) big.add(`k${k}`, t0 + j, k % 2 === 0);
+    const top = big.top(1000, t0 + 1);
+    expect(top).toHaveLength(200);
+    expect(top.find((x) => x.key === 'k0')?.conflictsPerSec).toBe(1 / 60);
+    expect(top.find((x) => x.key === 'k6')?.conflictsPerSec).toBe(7 / 60);
+    expect(top.find((x) => x.key === 'k199')?.writesPerSec).toBe(4 / 60);
+    expect(top.find((x) => x.key === 'k199')?.conflictsPerSec).toBe(0);
+  });
 });
