@@ -228,38 +228,59 @@ async function serveUntilStopped(): Promise<RunResult> {
   return { events: 0, ms: performance.now() - started, ...ownUsage(cpu0) };
 }
 
-/** What {@link postAll} saw: the events the server counted in its 200 answers, and each POST that failed. */
+/** What {@link postAll} saw: the events the server counted in its 200 answers, each POST that failed, and the POSTs sent again. */
 export interface PostResult {
   events: number;
-  /** One line per POST not answered 200 (its status and answer) or not answered at all (the error), in order of failure. */
+  /** One line per POST not answered 200 (its status and answer) or not answered in {@link POST_TRIES} tries (the last error), in order of failure. */
   failures: string[];
+  /** One line per POST sent again after its connection failed before an answer (the error). */
+  retries: string[];
 }
+
+/**
+ * Tries of a POST whose connection fails before an answer (kube-apiserver's webhook backend
+ * sends a failed batch again too, after a backoff). Such a failure is the keep-alive race: a
+ * POST on a connection the server was closing as idle (its keep-alive timer fired while the
+ * request waited unread behind other work) is reset unread.
+ */
+export const POST_TRIES = 3;
 
 /**
  * POSTs the lines of `file` to `port` as EventLists of `batchSize` ({@link SERVE_BATCH}), two in
  * flight; resolves once every POST is answered, to the events the server counted and the POSTs
  * that failed. A failure is recorded where it happens: a POST that fails while the other one in
  * flight is awaited would otherwise be lost with its events (the race settles on the other one).
+ * A POST whose connection fails before an answer is sent again, up to {@link POST_TRIES} in all;
+ * one answered with another status than 200 is not.
  */
 export async function postAll(file: string, port: number, batchSize = SERVE_BATCH): Promise<PostResult> {
   const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let events = 0;
   let batches = 0;
   const failures: string[] = [];
+  const retries: string[] = [];
   const inFlight = new Set<Promise<void>>();
   const post = async (n: number, items: string[]): Promise<void> => {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/audit`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[${items.join(',')}]}`,
-      });
-      const text = await res.text();
+    const body = `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[${items.join(',')}]}`;
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(`http://127.0.0.1:${port}/audit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        text = await res.text();
+      } catch (e) {
+        const cause = (e as { cause?: Error }).cause;
+        const why = `${(e as Error).message}${cause === undefined ? '' : `: ${cause.message}`}`;
+        if (attempt < POST_TRIES) {
+          retries.push(`batch ${n}: ${why}`);
+          continue;
+        }
+        failures.push(`batch ${n} of ${items.length} events: not answered in ${POST_TRIES} tries (${why})`);
+        return;
+      }
       if (res.status !== 200) failures.push(`batch ${n} of ${items.length} events: serve answered ${res.status}: ${text.trim().slice(0, 200)}`);
       else events += (JSON.parse(text) as { events?: number }).events ?? 0;
-    } catch (e) {
-      const cause = (e as { cause?: Error }).cause;
-      failures.push(`batch ${n} of ${items.length} events: not answered (${(e as Error).message}${cause === undefined ? '' : `: ${cause.message}`})`);
+      return;
     }
   };
   let batch: string[] = [];
@@ -276,7 +297,7 @@ export async function postAll(file: string, port: number, batchSize = SERVE_BATC
   }
   if (batch.length > 0) await send();
   await Promise.all(inFlight);
-  return { events, failures };
+  return { events, failures, retries };
 }
 
 /** Run (e): a `serve` child fed `file` by this process; its peak RSS, the events it counted and the time to the end of its final report. Throws when the child fails or a POST is not answered 200. */
@@ -292,7 +313,8 @@ export async function serveChild(file: string): Promise<RunResult> {
     if (nl >= 0) resolvePort((JSON.parse(out.slice(0, nl)) as { port: number }).port);
   });
   const closed = once(p, 'close');
-  const { events, failures } = await postAll(file, await Promise.race([port, closed.then(() => Promise.reject(new Error('serve run ended before it listened')))]));
+  const { events, failures, retries } = await postAll(file, await Promise.race([port, closed.then(() => Promise.reject(new Error('serve run ended before it listened')))]));
+  if (retries.length > 0) process.stderr.write(`serve run: ${retries.length} POST(s) sent again after the connection failed (${retries.slice(0, 3).join('; ')})\n`);
   p.kill('SIGTERM');
   const [code] = (await closed) as [number];
   if (code !== 0) throw new Error(`serve run exited ${code}`);

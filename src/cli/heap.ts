@@ -160,9 +160,8 @@ export function adaptHeapGrowth(
         current = next;
       }
       if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) {
-        // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. Shrinking
-        // again whenever it was seen past the cap ran a low-memory collection at nearly every
-        // collection with the parser thread (39,000 of them in an hour): not done.
+        // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. A
+        // low-memory collection is several full ones, too costly to repeat (docs/performance.md).
         setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
         lowMemory();
         young = 'shrunk';

@@ -65,7 +65,7 @@ export class RecentRates {
     if (n >= this.maxKeys) return -1;
     if (n >= this.capacity) {
       const cap = Math.min(this.maxKeys, Math.max(FIRST_SLOTS, 2 * this.capacity));
-      const grow = (a: Float64Array, per: number): Float64Array => {
+      const grow = (a: Float64Array<ArrayBuffer>, per: number): Float64Array<ArrayBuffer> => {
         const b = new Float64Array(cap * per);
         b.set(a);
         return b;

@@ -42,6 +42,27 @@ const DEPTH = 4;
  * ranges won: see {@link RANGE_BYTES}). An answer waiting here is about 70 KB (2 MB for 32).
  */
 const RANGE_DEPTH = 32;
+/**
+ * Bytes of answers per worker given out at once, at most, as {@link answerBytes} estimates them:
+ * {@link decodeRanges} gives out fewer than {@link RANGE_DEPTH} ranges when answers are large. The
+ * benchmark's answers are 80–100 KB once the dictionaries are warm (about 210 KB in its first
+ * ranges), so it keeps 32 out (19 at the start); where every line names a new object they are
+ * about 410 KB (each new object's definition comes along), and 32 of them waiting in the port,
+ * serialized, were 10 MB of resident memory (issue 24's distinct-object log, where the main
+ * thread is the slower side, so a shorter queue costs it no time).
+ */
+const ANSWER_BUDGET = 4 * 1024 * 1024;
+
+/**
+ * About the bytes `run` takes as a message: its typed arrays, and its strings at one byte a
+ * character plus a few bytes of header each.
+ */
+export function answerBytes(run: WorkResult): number {
+  let n = run.kinds.byteLength + run.numbers.byteLength + 3 * (run.strings.length + run.actors.length + run.objects.length + run.words.length + run.fallback.length);
+  for (const list of [run.strings, run.actors, run.objects, run.words, run.fallback]) for (let i = 0; i < list.length; i++) n += list[i]!.length;
+  return n;
+}
+
 /** Ranges {@link decodeRanges} consumes at most before it lets the event loop turn (see there). */
 const TURN_EVERY = 16;
 /**
@@ -574,10 +595,14 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
     }
     pool.quiet();
     let sinceTurn = 0; // ranges consumed since the event loop last turned
+    // Ranges given out at once: `limit`, or fewer when the workers' answers are large (ANSWER_BUDGET).
+    let out = limit;
+    let largest = 0; // the largest answer of a worker consumed in the last 16
+    let sinceLargest = 0;
     for (;;) {
-      // At most `limit` ranges given out and not yet consumed (in flight, or answered and waiting
+      // At most `out` ranges given out and not yet consumed (in flight, or answered and waiting
       // in a port's queue).
-      giveRanges(pool, fd, bytes, rangeBytes, maxLength, limit, g);
+      giveRanges(pool, fd, bytes, rangeBytes, maxLength, out, g);
       if (queue.length === 0 && g.start >= bytes) {
         // A file still being written: read on to its end now, as a stream would.
         const now = fstatSync(fd).size;
@@ -610,7 +635,17 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         const run = head.run;
         // An old pending range must not keep the answer alive (see `Pool.runRange`).
         head.run = undefined;
-        if (run.worker! < workers) started = true;
+        if (run.worker! < workers) {
+          started = true;
+          if (nativeScanner !== null) {
+            const b = answerBytes(run);
+            if (b >= largest || ++sinceLargest >= 16) {
+              largest = b;
+              sinceLargest = 0;
+            }
+            out = Math.max(workers * DEPTH, Math.min(limit, workers * Math.floor(ANSWER_BUDGET / Math.max(1, largest))));
+          }
+        }
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
       } else if ((help || !started) && g.start < bytes && queue.length < aheadMax) {

@@ -48,6 +48,38 @@ describe('bench run (e): serve fed the distinct-object log', () => {
       const r = await postAll(file, (server.address() as AddressInfo).port, 10);
       expect(r.events).toBe(15);
       expect(r.failures).toEqual(['batch 2 of 10 events: serve answered 408: request timeout']);
+      expect(r.retries).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('sends a POST again when its connection is reset unread, as the API server does, and counts its events once', async () => {
+    // The second request's connection is destroyed unread once (the keep-alive race: the server
+    // closing an idle connection as a request arrives on it); its resend is answered.
+    const file = join(tempDir(), 'reset.log');
+    writeFileSync(file, [...distinctObjectLines(25)].join('\n') + '\n');
+    let n = 0;
+    const server: Server = createServer((req, res) => {
+      if (++n === 2) {
+        req.socket.destroy();
+        return;
+      }
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        const items = (JSON.parse(body) as { items: unknown[] }).items.length;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ events: items, badItems: 0 })}\n`);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const r = await postAll(file, (server.address() as AddressInfo).port, 10);
+      expect(r.events).toBe(25);
+      expect(r.failures).toEqual([]);
+      expect(r.retries).toHaveLength(1);
+      expect(r.retries[0]).toMatch(/^batch 2: fetch failed/);
+      expect(n).toBe(4);
     } finally {
       server.close();
     }
