@@ -88,7 +88,7 @@ function resourceNames(kind: string): string[] {
   return out;
 }
 
-/** The sentence of {@link ObjectStatus.text}: what the object's status says about a storm of `rate` writes/s. */
+/** The sentence of a finding's `objectStatus.text`: what the object's status says about a storm of `rate` writes/s. */
 export function objectStatusText(row: ObjectRow, f: Finding): string {
   const gen = row.generation;
   const obs = typeof row.observedGeneration === 'number' ? row.observedGeneration : row.observedGeneration !== null && /^\d+$/.test(row.observedGeneration) ? Number(row.observedGeneration) : null;
