@@ -29,12 +29,12 @@ export function fresh(s: string): string {
  */
 export function flattened(joined: string): string {
   // The read's result is stored, so no compiler may drop the read.
-  lastFirstChar = joined.charCodeAt(0);
+  _lastFirstChar = joined.charCodeAt(0);
   return joined;
 }
 
 /** The first character {@link flattened} read (an observable store, so the read stays). */
-let lastFirstChar = 0;
+let _lastFirstChar = 0;
 
 /**
  * FNV-1a of `s`, as a small integer (30 bits: always a V8 small integer, so a `Map` keyed by it
