@@ -3,7 +3,7 @@
  * (for a ticket or a pull request). HTML is in `./html.ts`; {@link renderDiff} picks by format.
  * Every string from the runs goes through `stripControlChars` (text) or the Markdown escapes.
  */
-import { escapeMarkdownCell, escapeMarkdownInline, stripControlChars } from '../report/escape.js';
+import { escapeJsonControls, escapeMarkdownCell, escapeMarkdownInline, stripControlChars } from '../report/escape.js';
 import { formatPercent } from '../report/format.js';
 import type { Format } from '../report/formats.js';
 import { formatMeasureValue } from './diff.js';
@@ -49,7 +49,7 @@ export function renderDiffText(d: DiffReport): string {
 
 /** The diff model as pretty JSON, validated against {@link DiffReportSchema}. @throws ZodError on a bug in the producer. */
 export function renderDiffJson(d: DiffReport): string {
-  return `${JSON.stringify(DiffReportSchema.parse(d), null, 2)}\n`;
+  return `${escapeJsonControls(JSON.stringify(DiffReportSchema.parse(d), null, 2))}\n`;
 }
 
 /** GitHub-flavoured Markdown for a ticket or pull request. */

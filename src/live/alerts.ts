@@ -5,7 +5,7 @@
  * so a hostile userAgent cannot forge or hide alert lines.
  */
 import type { EpisodePhase } from '../detectors/types.js';
-import { stripControlChars } from '../report/escape.js';
+import { escapeJsonControls, stripControlChars } from '../report/escape.js';
 import { formatObject } from '../report/format.js';
 import type { Finding } from '../report/schema.js';
 
@@ -74,5 +74,5 @@ export function formatAlertJson(a: LiveAlert): string {
     signals: f.signals,
   };
   if (a.outcome !== undefined) out['outcome'] = a.outcome;
-  return JSON.stringify(out);
+  return escapeJsonControls(JSON.stringify(out));
 }

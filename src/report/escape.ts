@@ -99,3 +99,15 @@ const HTML_ENTITIES: Record<string, string> = {
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
 }
+
+/** DEL, C1 controls and the bidi and line-separator marks that `JSON.stringify` leaves raw. */
+const JSON_RAW_RE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text with every character of {@link JSON_RAW_RE} written as a `\uXXXX` escape: the same
+ * value once parsed, but a terminal showing the raw text (`--format json`, an embedded report)
+ * meets no C1 control (0x9b is CSI) and no bidi override. `JSON.stringify` already escapes C0.
+ */
+export function escapeJsonControls(json: string): string {
+  return json.replace(JSON_RAW_RE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -12,7 +12,7 @@
  */
 import { adviceSnippet } from './snippets.js';
 import { createHash } from 'node:crypto';
-import { escapeHtml, stripControlChars } from './escape.js';
+import { escapeHtml, escapeJsonControls, stripControlChars } from './escape.js';
 import { logLinesNote, readerNote, skippedRecordsNote, truncatedNote } from './input-notes.js';
 import {
   allowlistSummary,
@@ -52,16 +52,11 @@ function cellText(s: string): string {
 }
 
 /**
- * JSON for a `<script type="application/json">` element: `<`, `>`, `&` and U+2028/U+2029 are
+ * JSON for a `<script type="application/json">` element: `<`, `>`, `&`, C1 controls and bidi marks are
  * written as `\uXXXX` escapes (still the same JSON value), so no `</script>` or `<!--` can occur.
  */
 export function embedJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  return escapeJsonControls(JSON.stringify(value)).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s, 'utf8').digest('base64');

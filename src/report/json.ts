@@ -1,6 +1,7 @@
 /**
  * JSON renderer: the report model itself, the machine-readable contract (`--format json`).
  */
+import { escapeJsonControls } from './escape.js';
 import { ReportSchema, type Report } from './schema.js';
 
 /**
@@ -8,9 +9,10 @@ import { ReportSchema, type Report } from './schema.js';
  * The validated value is serialised, so keys appear in schema order and nothing outside the
  * contract leaks into the output.
  * @param report the report (not modified)
- * @returns `JSON.stringify(report, null, 2)` plus a trailing newline
+ * @returns `JSON.stringify(report, null, 2)` plus a trailing newline, DEL, C1 controls and bidi
+ *   marks written as `\uXXXX` escapes ({@link escapeJsonControls})
  * @throws ZodError when the report does not match the schema (a bug in the producer)
  */
 export function renderJson(report: Report): string {
-  return `${JSON.stringify(ReportSchema.parse(report), null, 2)}\n`;
+  return `${escapeJsonControls(JSON.stringify(ReportSchema.parse(report), null, 2))}\n`;
 }

@@ -29,6 +29,16 @@ describe('renderJson', () => {
     expect(() => renderJson(noVersion)).toThrow(ZodError);
   });
 
+  it('writes DEL, C1 controls and bidi marks as \\u escapes: the same value, nothing raw for a terminal', () => {
+    const r = copy(report);
+    r.findings[0]!.title = 'a\u009b31mb\u202ec\u007fd\u2028e\u001bf';
+    const out = renderJson(r);
+    expect(out).toContain('"title": "a\\u009b31mb\\u202ec\\u007fd\\u2028e\\u001bf"');
+    const raw = [...out].map((c) => c.charCodeAt(0)).filter((n) => (n < 0x20 && n !== 0x0a) || (n >= 0x7f && n <= 0x9f) || (n >= 0x202a && n <= 0x202e) || n === 0x2028);
+    expect(raw).toEqual([]);
+    expect(ReportSchema.parse(JSON.parse(out))).toEqual(r);
+  });
+
   it('does not modify the report', () => {
     const frozen = deepFreeze(copy(report));
     expect(renderJson(frozen)).toBe(renderJson(report));
