@@ -19,6 +19,24 @@ export function fresh(s: string): string {
 }
 
 /**
+ * `joined` made flat and returned: a string just made by joining parts with literal text between
+ * them (a template literal such as `${a}/${b}`) is never one of its parts, and, once flat, pins
+ * none of them (V8 joins long strings lazily, as a pair of pointers to the parts, and flattens the
+ * pair in place at the first read of a character: the parts' strings, slices of the input, are let
+ * go). Cheaper than {@link fresh} (no second copy), so the normalizer's keys pay one copy and the
+ * values cut from them (an object's name, an actor's username and userAgent) none. Returns `''`
+ * for `''`.
+ */
+export function flattened(joined: string): string {
+  // The read's result is stored, so no compiler may drop the read.
+  _lastFirstChar = joined.charCodeAt(0);
+  return joined;
+}
+
+/** The first character {@link flattened} read (an observable store, so the read stays). */
+let _lastFirstChar = 0;
+
+/**
  * FNV-1a of `s`, as a small integer (30 bits: always a V8 small integer, so a `Map` keyed by it
  * hashes nothing). `Map.get` with a string just cut from a line hashes it through V8's generic
  * path for sliced strings (measured ~3× this loop), so the dictionaries key by this.

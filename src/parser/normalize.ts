@@ -15,7 +15,7 @@ import {
   type RequestRecord,
   type ServiceAccountRef,
 } from './record.js';
-import { fresh, StringPool } from './fresh.js';
+import { flattened, fresh, StringPool } from './fresh.js';
 import { idLanes, LANES } from './hash.js';
 import { resourceLabel } from '../labels.js';
 
@@ -416,13 +416,14 @@ export class Normalizer {
     let actor = this.actors.get(key);
     if (actor === undefined && (actor = this.oldActors.get(key)) !== undefined) this.actors.set(actor.key, actor);
     if (actor === undefined) {
-      // Parsed from the copies: the parts are slices, and slices of the input would keep the
+      // Cut from the flat key: the parts are slices, and slices of the input would keep the
       // piece of it they were cut from alive for as long as the actor is interned.
-      const keptUser = fresh(username);
-      const keptAgent = fresh(userAgent);
+      const keptKey = flattened(key);
+      const keptUser = keptKey.slice(0, username.length);
+      const keptAgent = keptKey.slice(username.length + 1);
       const ua = parseUserAgent(keptAgent);
       actor = {
-        key: fresh(key),
+        key: keptKey,
         username: keptUser,
         userAgent: keptAgent,
         userAgentProduct: ua.product,
@@ -464,13 +465,16 @@ export class Normalizer {
         return object;
       }
     }
+    // The name is cut from the flat key (see `flattened`): no copy of its own.
+    const keptKey = old?.key ?? flattened(key);
+    const nameAt = apiGroup.length + resource.length + namespace.length + 3;
     object = {
-      key: old?.key ?? fresh(key),
+      key: keptKey,
       apiGroup: this.part(apiGroup),
       apiVersion: old?.apiVersion ?? this.part(apiVersion),
       resource: this.part(resource),
       namespace: this.part(namespace),
-      name: fresh(name),
+      name: keptKey.slice(nameAt, nameAt + name.length),
       subresource: this.part(subresource),
       label: this.part(resourceLabel({ apiGroup, resource, subresource })),
       summaryMemo: undefined,
