@@ -439,6 +439,8 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       'populate--': true,
       // No camelCase twins: strict mode would name an unknown `--foo-bar` twice.
       'camel-case-expansion': false,
+      // No flag has sub-keys: `--since.x=1` is an unknown flag, not an object passed to --since.
+      'dot-notation': false,
     })
     .usage(`$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n$0 completion bash|zsh\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.`)
     .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
@@ -447,6 +449,7 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     )
     .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) => serveBuilder(y, shown, defaults))
     .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `$0 diff --help`')
+    .command('metrics <scrapes..>', 'Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see `$0 metrics --help`')
     .command('completion [shell]', 'Print a shell completion script: bash or zsh', (y) =>
       y
         .positional('shell', { type: 'string', choices: ['bash', 'zsh'], describe: 'The shell (default: bash, or zsh when $SHELL is zsh)' })
@@ -507,7 +510,7 @@ export async function parseArgs(
     const args = words.map((a) => (a === '-' ? STDIN_PLACEHOLDER : a));
     raw = (await parser.parse(args, {}, (_err: unknown, _argv: unknown, output: string) => {
       printed = output;
-    })) as Record<string, unknown>;
+    }));
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     throw otherCommandsFlag(msg, command, program) ?? new UsageError(oneLine(msg), `run \`${program}${command === 'analyze' ? '' : ` ${command}`} --help\` for usage`);
@@ -598,7 +601,8 @@ function last(v: unknown): unknown {
 
 function str(v: unknown): string | undefined {
   const x = last(v);
-  return x === undefined ? undefined : String(x);
+  // A flag's value is a string, number or boolean ('dot-notation' is off, so never an object).
+  return typeof x === 'string' ? x : typeof x === 'number' || typeof x === 'boolean' ? String(x) : undefined;
 }
 
 function list(v: unknown): string[] {
@@ -639,8 +643,8 @@ function num(v: unknown, flag: string, kind: 'positive-int' | 'threads' | 'non-n
 }
 
 function normalize(raw: Record<string, unknown>): ParsedArgs {
-  const positional = Array.isArray(raw['paths']) ? raw['paths'] : [];
-  const afterDashes = Array.isArray(raw['--']) ? raw['--'] : [];
+  const positional: unknown[] = Array.isArray(raw['paths']) ? raw['paths'] : [];
+  const afterDashes: unknown[] = Array.isArray(raw['--']) ? raw['--'] : [];
   const words = Array.isArray(raw['_']) ? raw['_'].map(String) : [];
   const command: Command = words[0] === 'watch' ? 'watch' : words[0] === 'serve' ? 'serve' : 'analyze';
   const args: ParsedArgs = {

@@ -1,9 +1,18 @@
 /**
- * `npm run bench`: speed and memory of `auditstorm analyze` against a naive baseline, measured in
- * the same run on the same file (ratios, not absolute times, are the targets: machines differ).
+ * `npm run bench`: speed and memory of `auditstorm analyze` against a naive baseline and DuckDB,
+ * measured in the same run on the same files (ratios, not absolute times, are the targets:
+ * machines differ).
  *
- *   node dist/cli/bench.js [--scale 5] [--dir DIR] [--runs 3] [--distinct 2500000]
+ *   node dist/cli/bench.js [--quick] [--only CELL] [--json] [--runs 3] [--dir DIR]
+ *   node dist/cli/bench.js --presets [--scale 5] [--dir DIR] [--runs 3] [--distinct 2500000]
  *
+ * By default, the matrix of issue 26 (`src/bench/matrix.ts`): seeded cluster logs of growing
+ * cardinality, each read by auditstorm, the naive baseline and DuckDB in child processes, runs in
+ * turns, medians printed as a Markdown table with the targets as pass/fail columns (`--json`: the
+ * rows as JSON). `--quick`: logs 1/50 the size and 1 run (the test's matrix). Exit 0 when every
+ * target is met, 1 when one is missed, 2 on bad usage or a count that disagrees with the generator.
+ *
+ * `--presets`, the runs of issues 6 and 24:
  * 1. Generates (seeded; cached in `DIR`, default `$TMPDIR/auditstorm-bench`) a 30-minute log of
  *    2,000 nodes' background traffic (kubelets, leases, controllers, watches, kubectl) plus a
  *    409 storm, the payment-core incident and both healthy retry patterns: ≥ 1,000,000 events.
@@ -26,7 +35,7 @@
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdir, rename, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -35,8 +44,9 @@ import { Writable } from 'node:stream';
 import { generateLog, type LogSpec } from '../generator/generate.js';
 import { HELP, isMain, parseToolArgs } from './dev-tool.js';
 import { adaptHeapGrowth, HEAP_FLAG, tuneV8 } from './heap.js';
+import { DUCKDB_THREADS, duckdbRun, matrixTable, runMatrix, type ChildResult } from '../bench/matrix.js';
 
-const USAGE = 'Usage: node dist/cli/bench.js [--scale N] [--dir DIR] [--runs N] [--distinct N]';
+const USAGE = 'Usage: node dist/cli/bench.js [--quick] [--only CELL] [--json] [--runs N] [--dir DIR]\n       node dist/cli/bench.js --presets [--scale N] [--dir DIR] [--runs N] [--distinct N]';
 
 /** Events (and distinct objects) of the hostile cardinality log, run (d). */
 export const DISTINCT_EVENTS = 2_500_000;
@@ -101,10 +111,17 @@ export const BENCH_SPEC: LogSpec = {
 export const TARGETS = { minRatio: 4, maxRssMb: 256, maxRssGrowth: 0.2 };
 
 /** What one measured run reports. */
-interface RunResult {
-  events: number;
-  ms: number;
-  maxRssMb: number;
+type RunResult = ChildResult;
+
+/** CPU time (user + system, µs, every thread) of this process so far. */
+function cpuNow(): number {
+  const u = process.resourceUsage();
+  return u.userCPUTime + u.systemCPUTime;
+}
+
+/** CPU time (µs) since `cpu0` (module loading before it excluded) and peak RSS (MB) of this process. */
+function ownUsage(cpu0: number): { cpuUs: number; maxRssMb: number } {
+  return { cpuUs: cpuNow() - cpu0, maxRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
 const TIME = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?Z"/g;
@@ -160,6 +177,7 @@ async function logs(dir: string, scale: number): Promise<{ one: string; long: st
 
 /** (a) The naive baseline, in this process. */
 async function naive(file: string): Promise<RunResult> {
+  const cpu0 = cpuNow();
   const started = performance.now();
   const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   const groups = new Map<string, number>();
@@ -177,7 +195,7 @@ async function naive(file: string): Promise<RunResult> {
     const key = `${e.verb}|${o.resource}|${o.namespace}|${o.name}|${e.responseStatus?.code}`;
     groups.set(key, (groups.get(key) ?? 0) + 1);
   }
-  return { events, ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { events, ms: performance.now() - started, ...ownUsage(cpu0) };
 }
 
 /** Events per POSTed EventList in run (e), as kube-apiserver's webhook batches (`--audit-webhook-batch-max-size`, default 400) or larger. */
@@ -190,6 +208,7 @@ export const SERVE_BATCH = 1000;
  */
 async function serveUntilStopped(): Promise<RunResult> {
   const { main: cliMain, processIO } = await import('./main.js');
+  const cpu0 = cpuNow();
   const started = performance.now();
   const io = processIO();
   const drop = new Writable({ write: (_c: Buffer, _e, cb) => cb() });
@@ -206,7 +225,7 @@ async function serveUntilStopped(): Promise<RunResult> {
   });
   const code = await cliMain(['serve', '--listen', '127.0.0.1:0'], { ...io, stdout: drop, stderr: err, isTTY: { stdin: false, stdout: false, stderr: false } });
   if (code !== 0 && code !== 1) throw new Error(`auditstorm serve exited ${code}`);
-  return { events: 0, ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { events: 0, ms: performance.now() - started, ...ownUsage(cpu0) };
 }
 
 /** POSTs the lines of `file` to `port` as EventLists of {@link SERVE_BATCH}, two in flight; resolves to the events the server counted. */
@@ -265,6 +284,7 @@ export async function serveChild(file: string): Promise<RunResult> {
 async function auditstorm(file: string): Promise<RunResult> {
   // Loaded only now, after `tuneV8`, as bin/auditstorm.js loads it.
   const { main: cliMain, processIO } = await import('./main.js');
+  const cpu0 = cpuNow();
   const started = performance.now();
   const parts: Buffer[] = [];
   const io = processIO();
@@ -278,11 +298,11 @@ async function auditstorm(file: string): Promise<RunResult> {
   const ms = performance.now() - started;
   if (code !== 0 && code !== 1) throw new Error(`auditstorm exited ${code}`);
   const events = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { input: { events: number } }).input.events;
-  return { events, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { events, ms, ...ownUsage(cpu0) };
 }
 
 /** Runs `mode` on `file` in a child process and returns what it measured. */
-async function child(mode: 'naive' | 'auditstorm', file: string): Promise<RunResult> {
+async function child(mode: 'naive' | 'auditstorm' | 'duckdb', file: string): Promise<RunResult> {
   const script = fileURLToPath(import.meta.url);
   const p = spawn(process.execPath, [script, '--child', mode, '--file', file], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -300,7 +320,19 @@ function fmt(n: number, digits = 0): string {
 export async function main(argv: string[]): Promise<number> {
   const args = parseToolArgs(
     argv,
-    { scale: { type: 'string' }, dir: { type: 'string' }, runs: { type: 'string' }, distinct: { type: 'string' }, child: { type: 'string' }, file: { type: 'string' }, ...HELP },
+    {
+      scale: { type: 'string' },
+      dir: { type: 'string' },
+      runs: { type: 'string' },
+      distinct: { type: 'string' },
+      child: { type: 'string' },
+      file: { type: 'string' },
+      presets: { type: 'boolean' },
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      json: { type: 'boolean' },
+      ...HELP,
+    },
     USAGE,
   );
   if (typeof args === 'number') return args;
@@ -313,10 +345,36 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(JSON.stringify(await serveUntilStopped()));
       return 0;
     }
+    if (args.child === 'duckdb') {
+      process.stdout.write(JSON.stringify(await duckdbRun(file)));
+      return 0;
+    }
+    if (args.child !== 'naive' && args.child !== 'auditstorm') return usage(`unknown --child ${args.child}`);
     if (args.child !== 'naive' && tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG)) adaptHeapGrowth();
     const r = args.child === 'naive' ? await naive(file) : await auditstorm(file);
     process.stdout.write(JSON.stringify(r));
     return 0;
+  }
+  const dir = resolve(args.dir ?? join(tmpdir(), 'auditstorm-bench'));
+  if (args.presets !== true) {
+    const runs = Number(args.runs ?? (args.quick === true ? 1 : DEFAULT_RUNS));
+    if (!Number.isInteger(runs) || runs < 1 || runs > 9) return usage('--runs must be a whole number from 1 to 9');
+    if (args.quick !== true && runs < 3) return usage('--runs must be at least 3 outside --quick (medians of 3 or more)');
+    const rows = await runMatrix({
+      dir,
+      quick: args.quick === true,
+      runs,
+      ...(args.only === undefined ? {} : { only: args.only }),
+      runChild: child,
+      progress: (line) => process.stderr.write(`${line}\n`),
+    });
+    if (args.json === true) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else {
+      process.stdout.write(
+        `${matrixTable(rows)}\n\nnode ${process.version}, ${availableParallelism()} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${runs} run(s) per tool, in turns; DuckDB (@duckdb/node-api) with ${DUCKDB_THREADS} threads; logs in ${dir}\n`,
+      );
+    }
+    return rows.every((r) => Object.values(r.pass).every(Boolean)) ? 0 : 1;
   }
   const scale = Number(args.scale ?? 5);
   const runs = Number(args.runs ?? DEFAULT_RUNS);
@@ -324,7 +382,6 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(runs) || runs < 1 || runs > 9) return usage('--runs must be a whole number from 1 to 9');
   const distinct = Number(args.distinct ?? DISTINCT_EVENTS);
   if (!Number.isInteger(distinct) || distinct < 1000 || distinct > 20_000_000) return usage('--distinct must be a whole number from 1,000 to 20,000,000');
-  const dir = resolve(args.dir ?? join(tmpdir(), 'auditstorm-bench'));
   const { one, long } = await logs(dir, scale);
   const hostile = join(dir, `distinct-${distinct}.log`);
   if (!existsSync(hostile)) await writeLines(hostile, () => distinctObjectLines(distinct), 1, 0);

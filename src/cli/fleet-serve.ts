@@ -20,7 +20,8 @@ import { checkClusterName } from '../fleet/partition.js';
 import { publishEvents, type PublishCounts } from '../fleet/publish.js';
 import { JsonDocReader } from '../parser/formats/json-doc.js';
 import type { AuditEvent } from '../parser/decode.js';
-import type { CliIO, Guarded } from './main.js';
+import type { CliIO } from './main.js';
+import type { Guarded } from './output.js';
 
 /** Largest body accepted (bytes after decompression), as `serve`. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -42,7 +43,7 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
         'publish-timeout': { type: 'string' },
       },
       strict: true,
-    }).values as Record<string, string | boolean | undefined>;
+    }).values;
   } catch (e) {
     throw new UsageError((e as Error).message, 'run `auditstorm serve --nats URL --cluster NAME`; see `auditstorm publish --help`');
   }

@@ -19,8 +19,9 @@ import { SEVERITIES, type Report, type Severity } from '../report/schema.js';
 import { connectFleet, ensureStream, type FleetLog } from '../fleet/connect.js';
 import { checkClusterName } from '../fleet/partition.js';
 import type { ClusterReportEntry } from '../fleet/worker.js';
-import type { CliIO, Guarded } from './main.js';
-import { exitCodeFor } from './main.js';
+import type { CliIO } from './main.js';
+import type { Guarded } from './output.js';
+import { exitCodeFor } from './output.js';
 
 /** Usage of the fleet commands, printed by `--help` and in usage errors' hints. */
 export const FLEET_HELP = `auditstorm fleet commands (NATS JetStream)

@@ -16,7 +16,7 @@ import { statusWithRate, type LiveStatus } from '../live/session.js';
 import type { Report } from '../report/schema.js';
 import type { ParsedArgs } from './args.js';
 import type { CliIO } from './main.js';
-import { checkOutDirs, exitCodeFor, warningsFor, withCodes, writeOutputs, type Guarded } from './main.js';
+import { checkOutDirs, exitCodeFor, warningsFor, withCodes, writeOutputs, type Guarded } from './output.js';
 import { createOptions } from './options.js';
 
 /** `HOST:PORT` → parts; `[::1]:8080` for IPv6. Default `127.0.0.1:8080`. */
@@ -127,7 +127,7 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
         },
         { follow: { fromStart: live.fromStart } },
       );
-      stopRun = run.stop;
+      stopRun = () => run.stop();
       unsubscribe = io.onSignal?.(() => run.stop()) ?? unsubscribe;
       report = await run.done;
     } else {

@@ -14,6 +14,7 @@ import { formatFromPath, type Format } from '../report/formats.js';
 import { parseCodes, type CodeItem } from '../report/codes.js';
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { splitList, type ParsedArgs } from './args.js';
+import { RESOURCE_CONFLICTS, resourceConflictsOptions } from '../metrics/options.js';
 import { durationProblem, formatDuration, timeBoundProblem, tryParseDuration } from '../duration.js';
 
 /** Id of the detector that `--window`, `--step`, `--min-conflicts`, `--min-conflict-ratio` tune. */
@@ -196,7 +197,14 @@ export async function createOptions(
 
   // --- detectors ----------------------------------------------------------------------------
   const detectors: Record<string, Record<string, unknown>> = {};
-  for (const [id, opts] of Object.entries(config.detectors ?? {})) detectors[id] = { ...opts };
+  // `detectors.resource-conflicts` is read by `auditstorm metrics` (src/cli/metrics.ts), so one
+  // config file serves both commands: checked here against its schema, not passed to the detectors.
+  const { [RESOURCE_CONFLICTS]: metricsOptions, ...configDetectors } = config.detectors ?? {};
+  if (metricsOptions !== undefined) {
+    const r = resourceConflictsOptions.safeParse(metricsOptions);
+    if (!r.success) throw new ConfigError(`${file}: ${formatIssue(r.error.issues[0] as z.core.$ZodIssue, ['detectors', RESOURCE_CONFLICTS])}`);
+  }
+  for (const [id, opts] of Object.entries(configDetectors)) detectors[id] = { ...opts };
   const cs: Record<string, unknown> = { ...(detectors[CONFLICT_STORM] ?? {}) };
   /** Which option of conflict-storm came from which flag, for error messages. */
   const fromFlag = new Map<string, string>();
@@ -238,7 +246,7 @@ export async function createOptions(
 
   if (Object.keys(detectors).length > 0) {
     const known = ctx.detectors ?? (await import('../detectors/registry.js')).DETECTORS;
-    validateDetectors(config.detectors ?? {}, detectors, known, file, fromFlag);
+    validateDetectors(configDetectors, detectors, known, file, fromFlag);
   }
 
   // --- outputs ------------------------------------------------------------------------------
@@ -435,10 +443,10 @@ function validateDetectors(
     const key = issue.path[0];
     const flag = id === CONFLICT_STORM && typeof key === 'string' ? fromFlag.get(key) : undefined;
     const flags = id === CONFLICT_STORM ? [...fromFlag.values()] : [];
-    let reason = formatIssue({ ...issue, path: issue.path.slice(1) } as z.core.$ZodIssue);
+    let reason = formatIssue({ ...issue, path: issue.path.slice(1) });
     if (id === CONFLICT_STORM) {
       // Speak in flags: "--window must be a multiple of --step (10s)", not the option names.
-      const given = opts as Record<string, unknown>;
+      const given = opts;
       const defaults = det.meta.optionsSchema.safeParse({});
       const step = typeof given['stepMs'] === 'number' ? given['stepMs'] : defaults.success ? (defaults.data as Record<string, unknown>)['stepMs'] : undefined;
       reason = reason

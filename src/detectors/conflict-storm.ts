@@ -6,7 +6,8 @@
  * Per (actor, object) it counts update/patch attempts and 409 Conflict answers in a sliding
  * window (`windowMs`, evaluated every `stepMs`). An **episode** opens when a window holds at
  * least `minConflicts` Conflicts and a Conflict ratio of at least `minConflictRatio`, and closes
- * at the first step where that no longer holds. While an actor is hot (from its first Conflict
+ * at the first step where that no longer holds; a longer look (`sustained`, see its fields) also
+ * opens and holds one for conflicts that never stop under that rule. While an actor is hot (from its first Conflict
  * after a quiet window) every write feeds the episode's totals, per-second peaks, the retry gap
  * (time from a 409's `stageTimestamp` to the same client's next `requestReceivedTimestamp` on
  * the same object), and its retry chains (per source IP: attempts from a first 409 to a success
@@ -32,8 +33,23 @@
  * under one username (a human's kubectl and a script as `system:admin`) are thus one finding whose
  * breakdown tells them apart, each judged on its own chains.
  *
+ * **Roll-up per identity and resource.** A controller that writes many short-lived objects of one
+ * resource and meets 409s on each (kyverno#4265: every UpdateRequest's second status update is
+ * written from the cached copy the first one made stale, so it 409s until the watch catches up,
+ * and the object is deleted soon after) never gives one object enough Conflicts for an episode.
+ * So the writes of an identity to a resource (and subresource), from its first Conflict there,
+ * are also counted together: when that window passes the same rule (`minConflicts`,
+ * `minConflictRatio`) with Conflicts on at least `rollup.minObjects` objects, on at least
+ * `rollup.minObjectsPerClient` objects per source IP (one client working through many objects;
+ * many clients each on its own object are `fleet-storm`'s), and no object of
+ * the resource has an episode of this identity open, an episode opens for the resource, with
+ * `object` null and the objects counted (`objects`, `topObjects`). Retry chains stay per client
+ * and object.
+ *
  * Severity: the higher of the rank of the episode's share of all writes in its window and the
- * rank of its peak 409/s, against the `severity` thresholds.
+ * rank of its peak 409/s, against the `severity` thresholds; for a writer whose writes mostly go
+ * through, capped by its excess requests (`severityExcess`); for a short episode, capped by its
+ * duration unless its excess requests are many (`brief`).
  */
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
@@ -42,12 +58,12 @@ import { severityRank, type Advice, type Finding, type Severity } from '../repor
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, Identities, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, Identities, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList, UserAgentCounts } from './common.js';
 import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { capByExcess, catchUp, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const conflictStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -55,6 +71,54 @@ export const conflictStormOptions = windowedOptions({
   minConflicts: z.number().int().positive().default(20),
   /** Conflicts / attempts in one window needed to open an episode (0..1). */
   minConflictRatio: z.number().min(0).max(1).default(0.3),
+  /**
+   * A second, longer look for conflicts that never stop but stay under the window's rule (either
+   * rule opens and holds an episode); see the fields.  A writer that converges (each 409 followed
+   * by a success) at a low rate passes neither of its rules.
+   */
+  sustained: z
+    .object({
+      /** Length of the longer look, ms, rounded up to whole steps (at least `windowMs`). */
+      lookMs: z.number().int().positive().default(180_000),
+      /** Share (0..1) of the look's steps that must hold a 409 Conflict: conflicts that never stop, not a burst. */
+      minActiveStepShare: z.number().min(0).max(1).default(0.75),
+      /**
+       * Contention: Conflicts in the look (60 in 3 min: the main rule's 20 a minute) that make at
+       * least `contentionMinRatio` of the attempts: races that have gone on for minutes at a lower
+       * share (per-node daemons patching one object from their caches, dra-driver#1101).
+       */
+      contentionMinConflicts: z.number().int().positive().default(60),
+      /** Conflicts / attempts in the look (0..1) for the contention rule. */
+      contentionMinRatio: z.number().min(0).max(1).default(0.1),
+      /**
+       * Stuck: Conflicts in the look that make at least `stuckMinRatio` of the attempts: a writer
+       * that almost never gets a write through, however slowly it retries (a kubelet whose watch
+       * cache is stuck resends one stale resourceVersion every sync, kubernetes#58002).
+       */
+      stuckMinConflicts: z.number().int().positive().default(30),
+      /** Conflicts / attempts in the look (0..1) for the stuck rule. */
+      stuckMinRatio: z.number().min(0).max(1).default(0.8),
+    })
+    .strict()
+    .default({ lookMs: 180_000, minActiveStepShare: 0.75, contentionMinConflicts: 60, contentionMinRatio: 0.1, stuckMinConflicts: 30, stuckMinRatio: 0.8 }),
+  /** The roll-up per identity and resource (see the file header). */
+  rollup: z
+    .object({
+      /** Objects with 409 Conflicts in the window needed to open a roll-up episode. */
+      minObjects: z.number().int().min(2).default(2),
+      /**
+       * Objects with 409 Conflicts per source IP with 409 Conflicts, in the window, needed to open
+       * a roll-up episode: one client working through many objects. Many clients each on its own
+       * object (a DaemonSet's pods, one per node) are a fleet: `fleet-storm`'s.
+       */
+      minObjectsPerClient: z.number().positive().default(2),
+      /** Objects counted by name per episode; further ones are summed under `(other)`. */
+      maxObjects: z.number().int().positive().default(1000),
+      /** Objects listed in `topObjects`. */
+      topObjects: z.number().int().positive().default(5),
+    })
+    .strict()
+    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -108,6 +172,16 @@ export const conflictStormOptions = windowedOptions({
     })
     .strict()
     .default({ lowMs: 10_000, mediumMs: 60_000, excess: 200 }),
+  /**
+   * For an episode whose writes mostly go through (at least as many successes as 409s: each
+   * Conflict costs a retry that then succeeds, a writer converging after every race), excess
+   * requests below which its severity is capped: under `medium` at most `low`, under `high` at
+   * most `medium`, under `critical` at most `high`. A controller that re-reads and retries its
+   * own status write once after its cache lags its last write (the daemonset controller in a
+   * rollout) costs the API server little however steady. A writer that rarely gets through (a
+   * stale cache resent for ever) is rated by its shares alone.
+   */
+  severityExcess: severityExcessOption({ medium: 200, high: 1_000, critical: 3_000 }),
   severity: severityOption(
     {
       /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
@@ -190,6 +264,10 @@ interface Hot {
   /** The first Conflicts and the last write tied to a Conflict. */
   evidence: EvidenceIDs;
   verbs: Set<string>;
+  /** Roll-up only: 409 Conflicts per object label (beyond `rollup.maxObjects`, `(other)`), objects written, marked as of `to`. */
+  objects: Map<string, number>;
+  objectsWritten: Set<string>;
+  toObjects: number;
   severity: Severity | null;
   /** Writes and 409s per bucket, and the retry-gap histogram, for the report. */
   series: EpisodeSeries;
@@ -203,10 +281,15 @@ interface Pair {
   /** Per step: 0 writes, 1 409 Conflicts. */
   ring: StepRing;
   lastWriteTs: number;
-  /** Retry chains per client: by source IP, plus `\u0000` userAgent for the identity's other actors. */
+  /**
+   * Retry chains per client: by source IP, plus `\u0000` userAgent for the identity's other
+   * actors (a roll-up adds `\u0003` and the object's key: chains stay per object).
+   */
   chains: Map<string, Chain>;
   hot: Hot | null;
   open: boolean;
+  /** Roll-up of an identity's writes to one resource (see the file header); null for an object's pair. */
+  rollup: Rollup | null;
   /**
    * An `open` alert went out for the current episode. Episodes that look handled well so far
    * (exponential backoff, RetryOnConflict chains that succeed) raise none, as they become notes,
@@ -215,10 +298,27 @@ interface Pair {
   alerted: boolean;
 }
 
+/** What a roll-up pair keeps besides a pair's state. */
+interface Rollup {
+  /** Key in the roll-up map: identity key + `\u0001` + resource label. */
+  key: string;
+  /** Objects (by key) with a 409 Conflict, and the step of their last one. */
+  conflictSteps: Map<string, number>;
+  /** Source IPs with a 409 Conflict, and the step of their last one. */
+  clientSteps: Map<string, number>;
+}
+
 /** Attempts from which a chain's delays can show a backoff (three growths among its retries). */
 const LONG_CHAIN = 5;
 /** Attempts from which a chain's delay can grow at all (two retry gaps to compare). */
 const GROWTH_CHAIN = 3;
+
+/** Sum of counter `i` over the `steps` buckets ending at `boundary` (the ring may hold more). */
+function sumSteps(ring: StepRing, boundary: number, i: number, steps: number): number {
+  let t = 0;
+  for (let b = boundary - steps; b < boundary; b++) t += ring.at(b, i);
+  return t;
+}
 
 const C_WRITE = 0;
 const C_CONFLICT = 1;
@@ -234,8 +334,14 @@ export const conflictStorm = defineDetector({
   create(ctx: DetectorContext<ConflictStormOptions>) {
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
+    /** Steps of the sustained look; the pairs' rings hold this many (at least `n`). */
+    const longSteps = Math.max(n, Math.ceil(o.sustained.lookMs / o.stepMs));
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** Roll-up pairs by identity key + `\u0001` + resource label, made at an identity's first 409 on a resource. */
+    const rollups = new Map<string, Pair>();
+    /** Open episodes of objects' pairs per roll-up key: a roll-up does not open beside them. */
+    const openObjects = new Map<string, number>();
     /** Pairs are keyed by identity (username), not by username + userAgent. */
     const identities = new Identities();
     /**
@@ -259,6 +365,7 @@ export const conflictStorm = defineDetector({
 
     function heat(p: Pair, r: RequestRecord): void {
       p.hot = newHot(r);
+      if (p.rollup !== null) return;
       const list = hotByObject.get(p.object.name);
       if (list === undefined) hotByObject.set(p.object.name, [p]);
       else list.push(p);
@@ -266,6 +373,7 @@ export const conflictStorm = defineDetector({
 
     function cool(p: Pair): void {
       p.hot = null;
+      if (p.rollup !== null) return;
       const list = hotByObject.get(p.object.name);
       if (list === undefined) return;
       const i = list.indexOf(p);
@@ -311,6 +419,9 @@ export const conflictStorm = defineDetector({
         peakConflicts: new PeakPerSecond(),
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         verbs: new Set(),
+        objects: new Map(),
+        objectsWritten: new Set(),
+        toObjects: 0,
         severity: null,
         series: new EpisodeSeries(o.stepMs),
         gapHistogram: new GapHistogram(),
@@ -340,21 +451,39 @@ export const conflictStorm = defineDetector({
       onWrite(r);
     }
 
+    function newPair(who: Actor, obj: ObjectRef, ts: number, rollup: Rollup | null): Pair {
+      return { actor: who, object: obj, ring: new StepRing(rollup === null ? longSteps : n, 2), lastWriteTs: ts, chains: new Map(), hot: null, open: false, rollup, alerted: false };
+    }
+
+    function rollupKey(who: Actor, obj: ObjectRef): string {
+      return `${who.key}\u0001${obj.label}`;
+    }
+
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
       const who = identities.of(r.actor);
-      const p =
-        pairs.get(obj, who) ??
-        pairs.add({
-          actor: who,
-          object: obj,
-          ring: new StepRing(n, 2),
-          lastWriteTs: r.ts,
-          chains: new Map(),
-          hot: null,
-          open: false,
-          alerted: false,
-        });
+      const p = pairs.get(obj, who) ?? pairs.add(newPair(who, obj, r.ts, null));
+      const client = r.actor === p.actor ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`;
+      feed(p, r, client);
+      const conflict = isConflict(r);
+      if (rollups.size === 0 && !conflict) return;
+      const key = rollupKey(who, obj);
+      let u = rollups.get(key);
+      if (u === undefined) {
+        if (!conflict) return;
+        u = newPair(who, obj, r.ts, { key, conflictSteps: new Map(), clientSteps: new Map() });
+        rollups.set(key, u);
+      }
+      if (conflict) {
+        const step = Math.floor(r.ts / o.stepMs);
+        (u.rollup as Rollup).conflictSteps.set(obj.key, step);
+        (u.rollup as Rollup).clientSteps.set(r.sourceIP, step);
+      }
+      feed(u, r, `${client}\u0003${obj.key}`);
+    }
+
+    /** One write `r` of pair `p` (an object's or a roll-up) by client `client`. */
+    function feed(p: Pair, r: RequestRecord, client: string): void {
       const conflict = isConflict(r);
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
@@ -367,7 +496,6 @@ export const conflictStorm = defineDetector({
       const h = p.hot;
 
       // Retry chain of this client on this object.
-      const client = r.actor === p.actor ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`;
       let c = p.chains.get(client);
       let retryGap = -1;
       if (c !== undefined && c.lastConflict && r.ts - c.lastTs <= o.chainBreakMs) {
@@ -386,6 +514,14 @@ export const conflictStorm = defineDetector({
         else if (ok) h.successes++;
         else h.otherErrors++;
         h.verbs.add(r.verb);
+        if (p.rollup !== null) {
+          const ob = r.object as ObjectRef;
+          if (h.objectsWritten.size < o.rollup.maxObjects) h.objectsWritten.add(ob.key);
+          if (conflict) {
+            const label = h.objects.has(ob.key) || h.objects.size < o.rollup.maxObjects ? ob.key : '(other)';
+            h.objects.set(label, (h.objects.get(label) ?? 0) + 1);
+          }
+        }
         h.userAgents.add(r.actor);
         if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
         if (!h.ips.has(r.sourceIP)) {
@@ -416,6 +552,7 @@ export const conflictStorm = defineDetector({
           h.toSuccesses = h.successes;
           h.toOtherErrors = h.otherErrors;
           h.userAgents.mark();
+          h.toObjects = h.objectsWritten.size;
         }
       }
 
@@ -433,14 +570,38 @@ export const conflictStorm = defineDetector({
         c.prevGap = -1;
         c.grew = 0;
         c.shrank = false;
+        // A roll-up's chains are per object: one that ended holds nothing the next write needs.
+        if (p.rollup !== null) p.chains.delete(client);
       }
+    }
+
+    /** Keys of `steps` whose last 409 Conflict is in the window ending at `boundary`; older ones are forgotten. */
+    function inWindow(steps: Map<string, number>, boundary: number): number {
+      let k = 0;
+      for (const [key, step] of steps) {
+        if (step >= boundary - n) k++;
+        else steps.delete(key);
+      }
+      return k;
+    }
+
+    /** Roll-up `u` has 409 Conflicts on enough objects, and enough per client, in the window ending at `boundary`. */
+    function spread(u: Rollup, boundary: number): boolean {
+      const objects = inWindow(u.conflictSteps, boundary);
+      return objects >= o.rollup.minObjects && objects >= o.rollup.minObjectsPerClient * inWindow(u.clientSteps, boundary);
     }
 
     /** Evaluate the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */
     function evaluate(p: Pair, boundary: number): boolean {
-      const w = p.ring.sum(boundary, C_WRITE);
-      const cf = p.ring.sum(boundary, C_CONFLICT);
-      const passes = cf >= o.minConflicts && cf >= o.minConflictRatio * w;
+      const w = sumSteps(p.ring, boundary, C_WRITE, n);
+      const cf = sumSteps(p.ring, boundary, C_CONFLICT, n);
+      const passes =
+        p.rollup === null
+          ? (cf >= o.minConflicts && cf >= o.minConflictRatio * w) || (cf > 0 && sustains(p.ring, boundary))
+          : cf >= o.minConflicts &&
+            cf >= o.minConflictRatio * w &&
+            spread(p.rollup, boundary) &&
+            (p.open || (openObjects.get(p.rollup.key) ?? 0) === 0);
       if (p.open) {
         if (passes) {
           const h = p.hot as Hot;
@@ -453,6 +614,7 @@ export const conflictStorm = defineDetector({
         close(p);
       } else if (passes && p.hot !== null) {
         p.open = true;
+        if (p.rollup === null) countOpen(p, 1);
         p.hot.severity = severityOf(p.hot);
         alertOpen(p);
         return true;
@@ -461,6 +623,22 @@ export const conflictStorm = defineDetector({
       }
       const end = boundary * o.stepMs;
       return !(w === 0 && p.hot === null && end - p.lastWriteTs > o.chainBreakMs);
+    }
+
+    /** The sustained look (see the `sustained` option) over the `longSteps` ending at `boundary`. */
+    function sustains(ring: StepRing, boundary: number): boolean {
+      const s = o.sustained;
+      let w = 0;
+      let cf = 0;
+      let active = 0;
+      for (let b = boundary - longSteps; b < boundary; b++) {
+        const c = ring.at(b, C_CONFLICT);
+        w += ring.at(b, C_WRITE);
+        cf += c;
+        if (c > 0) active++;
+      }
+      if (active < s.minActiveStepShare * longSteps) return false;
+      return (cf >= s.contentionMinConflicts && cf >= s.contentionMinRatio * w) || (cf >= s.stuckMinConflicts && cf >= s.stuckMinRatio * w);
     }
 
     /** Live `open` alert, unless the episode looks handled well so far (see {@link Pair.alerted}). */
@@ -473,8 +651,19 @@ export const conflictStorm = defineDetector({
       ctx.alert('open', f);
     }
 
+    /** An object's pair opened (`by` 1) or closed (−1) an episode: counted for its roll-up. */
+    function countOpen(p: Pair, by: number): void {
+      const key = rollupKey(p.actor, p.object);
+      const k = (openObjects.get(key) ?? 0) + by;
+      if (k > 0) openObjects.set(key, k);
+      else openObjects.delete(key);
+      // That episode's Conflicts were reported: a roll-up must earn its own with new ones.
+      if (by < 0) rollups.get(key)?.ring.clear();
+    }
+
     function close(p: Pair): void {
       p.open = false;
+      if (p.rollup === null) countOpen(p, -1);
       // The next episode must be earned by new Conflicts, not by this one's tail still in the window.
       p.ring.clear();
       const h = p.hot as Hot;
@@ -532,7 +721,8 @@ export const conflictStorm = defineDetector({
       // Retries that cost almost nothing stay low, unless the conflicts themselves come fast.
       if (h.excess < o.lowImpactExcessShare * h.toAttempts && h.peakConflicts.peak < o.severity.high.peak409PerSec) return 'low';
       const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
-      const by = severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
+      const rated = severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
+      const by = h.toSuccesses >= h.toConflicts ? capByExcess(rated, h.excess, o.severityExcess) : rated;
       const lasted = h.to - h.from;
       if (h.excess >= o.brief.excess) return by;
       if (lasted < o.brief.lowMs) return severityRank(by) > severityRank('low') ? 'low' : by;
@@ -591,6 +781,13 @@ export const conflictStorm = defineDetector({
         sourceIPCount: h.ipCount,
         excessRequests: h.excess,
         foreignWrites: h.foreignWrites,
+        ...(p.rollup === null
+          ? {}
+          : {
+              objects: h.toObjects,
+              objectsWithConflicts: h.objects.size,
+              topObjects: topList(h.objects, (k) => k.split('/').slice(2, 4).filter((x) => x !== '').join('/'), o.rollup.topObjects),
+            }),
         ...share,
         // Several clients of one identity (its userAgents), with their attempts.
         ...h.userAgents.report(true),
@@ -598,7 +795,7 @@ export const conflictStorm = defineDetector({
 
       const named = h.userAgents.top(p.actor, true);
       const who = actorName(named);
-      const what = objectLabel(p.object);
+      const what = p.rollup === null ? objectLabel(p.object) : `${int(h.toObjects)} ${p.object.label} objects`;
       const pct = Math.round((h.toConflicts / Math.max(1, h.toAttempts)) * 100);
       const how =
         backoff !== 'none'
@@ -607,12 +804,12 @@ export const conflictStorm = defineDetector({
             ? `retrying every ~${formatGap(gapP50)} without growing the delay`
             : 'without backoff';
       return {
-        id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.object.key}\u0001${h.from}`)}`,
+        id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.rollup === null ? p.object.key : p.rollup.key}\u0001${h.from}`)}`,
         kind: 'conflict-storm',
         severity: h.severity ?? severityOf(h),
         title: `${who} retries 409 Conflict on ${what} ${how}: ${int(h.toConflicts)} of ${int(h.toAttempts)} writes conflicted (${pct}%), peak ${int(h.peakConflicts.peak)} 409/s`,
         actors: [reportActor(named, h.ips, h.fieldManagers)],
-        object: reportObject(p.object),
+        object: p.rollup === null ? reportObject(p.object) : null,
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,
         signals,
@@ -671,6 +868,7 @@ export const conflictStorm = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
+        for (const [k, u] of rollups) if (!evaluate(u, at)) rollups.delete(k);
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
@@ -689,12 +887,15 @@ export const conflictStorm = defineDetector({
       finish(): void {
         // The last, partial step was judged as if it were complete: close what is still open.
         for (const p of pairs) if (p.open) close(p);
+        for (const u of rollups.values()) if (u.open) close(u);
         pairs.clear();
+        rollups.clear();
+        openObjects.clear();
         identities.clear();
         hotByObject.clear();
         firstWrites?.clear();
       },
-      stateSize: () => pairs.size + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + rollups.size + (firstWrites?.size ?? 0),
     });
   },
 });

@@ -33,6 +33,19 @@
  * a restore of a namespace's ConfigMaps: tens to a few hundred objects) and is reached in about
  * 2 min at 5 creates/s and 9 min at 2/s.
  *
+ * **Per owner.** A loop need not be fast to be a loop: cert-manager#6714 made about one
+ * CertificateRequest a second per Certificate, under the namespace budget with one to three
+ * Certificates, yet a healthy controller makes one per issuance, days apart. So creates whose name
+ * ends in a `generateName` suffix (`-` + 5 characters of its alphabet) are also grouped per
+ * **owner**, the name without that suffix (identity, resource, namespace, owner), and scored the
+ * same way with the smaller per-owner budget (`perOwner`): many new objects for one owner within
+ * minutes is the controller deciding on every pass that the owner needs one. Names ending in a
+ * number are not grouped per owner: they are members of a set (StatefulSet PVCs `data-web-0`…
+ * `data-web-199`, one per ordinal, never made twice) or one per schedule or revision (a CronJob's
+ * Jobs), so a scale-up or a schedule is demand. An owner's episode opens only while its
+ * namespace group has none, and ends without a finding when that one opens (it reports the
+ * creates, with `namePrefixes` naming the owners).
+ *
  * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`), so names are
  * counted only where the log has them; `namePrefixes` lists the names with their generated
  * suffix (`-` + 5 characters, or `-` + digits) removed, which usually names the owner the objects
@@ -46,13 +59,12 @@
 import { z } from 'zod';
 import type { Actor, RequestRecord } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { severityRank } from '../report/schema.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { actorName, EpisodeSeries, EvidenceIDs, Identities, int, iso, PeakPerSecond, reportActor, round2, shortHash, StepRing, topList, UserAgentCounts } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { capByExcess, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const createStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -63,14 +75,18 @@ export const createStormOptions = windowedOptions({
   createsPerSec: z.number().nonnegative().default(1),
   /** Excess creates (beyond the `createsPerSec` budget) at which an episode opens. */
   minExcessCreates: z.number().positive().default(500),
-  /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
-  severityExcess: z
+  /** The per-owner look (see the file header). */
+  perOwner: z
     .object({
-      high: z.number().nonnegative().default(1_000),
-      critical: z.number().nonnegative().default(3_000),
+      /** Creates per second one owner (a `generateName` prefix) may get: a change every 10 s; the budget of its score. */
+      ownerCreatesPerSec: z.number().nonnegative().default(0.1),
+      /** Excess creates for one owner (beyond `ownerCreatesPerSec`) at which its episode opens. */
+      ownerMinExcessCreates: z.number().positive().default(100),
     })
     .strict()
-    .default({ high: 1_000, critical: 3_000 }),
+    .default({ ownerCreatesPerSec: 0.1, ownerMinExcessCreates: 100 }),
+  /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
+  severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
    * Resources (`resource` or `resource.apiGroup`) whose creates are not judged: never stored
    * (reviews created per request) or created as the workload itself (Pods).
@@ -142,6 +158,10 @@ interface Group {
   apiVersion: string;
   resource: string;
   namespace: string;
+  /** Name without its `generateName` suffix for a per-owner group; null for the namespace group. */
+  owner: string | null;
+  /** Key of the namespace group an owner group belongs to (itself for a namespace group). */
+  parentKey: string;
   /** Per step: creates. */
   ring: StepRing;
   lastTs: number;
@@ -156,6 +176,15 @@ const GENERATED_SUFFIX = /-(?:[bcdfghjklmnpqrstvwxz2456789]{5}|\d+)$/;
 export function namePrefix(name: string): string {
   const m = GENERATED_SUFFIX.exec(name);
   return m === null || m.index === 0 ? name : name.slice(0, m.index);
+}
+
+/** `generateName`'s suffix only: `-` + 5 characters of its alphabet (k8s.io/apimachinery/pkg/util/rand). */
+const GENERATE_NAME_SUFFIX = /-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+
+/** The owner a `generateName`d `name` was made for (`web-tls-x2k4p` → `web-tls`); null for any other name. */
+export function generatedOwner(name: string): string | null {
+  const m = GENERATE_NAME_SUFFIX.exec(name);
+  return m === null || m.index === 0 ? null : name.slice(0, m.index);
 }
 
 export const createStorm = defineDetector({
@@ -210,10 +239,28 @@ export const createStorm = defineDetector({
       const who = identities.of(r.actor);
       const kk = kindKey(obj.apiGroup, obj.resource, obj.namespace);
       const key = `${who.key}\u0001${kk}`;
+      count(key, null, key, who, r);
+      const owner = obj.name === '' ? null : generatedOwner(obj.name);
+      if (owner !== null) count(`${key}\u0002${owner}`, owner, key, who, r);
+    }
+
+    /** Budget (creates/s) and excess creates to open, of a namespace or an owner group. */
+    function budgetOf(g: Group): number {
+      return g.owner === null ? o.createsPerSec : o.perOwner.ownerCreatesPerSec;
+    }
+
+    function minExcessOf(g: Group): number {
+      return g.owner === null ? o.minExcessCreates : o.perOwner.ownerMinExcessCreates;
+    }
+
+    /** Count create `r` in group `key` (made if new and room is left). */
+    function count(key: string, owner: string | null, parentKey: string, who: Actor, r: RequestRecord): void {
+      const obj = r.object as NonNullable<RequestRecord['object']>;
+      const kk = kindKey(obj.apiGroup, obj.resource, obj.namespace);
       let g = groups.get(key);
       if (g === undefined) {
         if (groups.size >= o.maxGroups) return;
-        g = { key, actor: who, apiGroup: obj.apiGroup, apiVersion: obj.apiVersion, resource: obj.resource, namespace: obj.namespace, ring: new StepRing(n, 1), lastTs: r.ts, hot: null, open: false };
+        g = { key, actor: who, apiGroup: obj.apiGroup, apiVersion: obj.apiVersion, resource: obj.resource, namespace: obj.namespace, owner, parentKey, ring: new StepRing(n, 1), lastTs: r.ts, hot: null, open: false };
         groups.set(key, g);
       }
       g.lastTs = r.ts;
@@ -225,7 +272,7 @@ export const createStorm = defineDetector({
         set.add(g);
       }
       const h = g.hot;
-      h.score = Math.max(0, h.score + 1 - (Math.max(0, r.ts - h.lastTs) / 1000) * o.createsPerSec);
+      h.score = Math.max(0, h.score + 1 - (Math.max(0, r.ts - h.lastTs) / 1000) * budgetOf(g));
       h.lastTs = r.ts;
       h.creates++;
       h.to = r.ts;
@@ -251,7 +298,7 @@ export const createStorm = defineDetector({
     }
 
     function busy(g: Group, boundary: number): boolean {
-      return g.ring.sum(boundary, 0) > o.createsPerSec * windowSec;
+      return g.ring.sum(boundary, 0) > budgetOf(g) * windowSec;
     }
 
     /** Judge the window ending at `boundary * stepMs` for one group. Returns false to drop it. */
@@ -264,9 +311,10 @@ export const createStorm = defineDetector({
           return true;
         }
         close(g);
-      } else if (h !== null && isBusy && h.score >= o.minExcessCreates) {
+      } else if (h !== null && isBusy && h.score >= minExcessOf(g) && !(g.owner !== null && groups.get(g.parentKey)?.open === true)) {
         g.open = true;
         h.severity = severityOf(h);
+        if (g.owner === null) coverOwners(g);
         ctx.alert('open', build(g));
         return true;
       } else if (h !== null && !isBusy && boundary * o.stepMs - h.to >= o.windowMs) {
@@ -274,6 +322,20 @@ export const createStorm = defineDetector({
         forget(g);
       }
       return !(g.hot === null && boundary * o.stepMs - g.lastTs >= o.windowMs);
+    }
+
+    /**
+     * Namespace group `parent` opened: its creates are reported there, so its owner groups' open
+     * episodes end without a finding (their live `open` alert gets a `close`) and start afresh.
+     */
+    function coverOwners(parent: Group): void {
+      for (const g of groups.values()) {
+        if (g.owner === null || g.parentKey !== parent.key || !g.open) continue;
+        g.open = false;
+        g.ring.clear();
+        ctx.alert('close', build(g));
+        forget(g);
+      }
     }
 
     function forget(g: Group): void {
@@ -297,8 +359,7 @@ export const createStorm = defineDetector({
 
     function severityOf(h: Hot): Severity {
       const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.creates), meanPerSec: meanRate(h) });
-      const cap: Severity = h.score >= o.severityExcess.critical ? 'critical' : h.score >= o.severityExcess.high ? 'high' : 'medium';
-      return severityRank(by) > severityRank(cap) ? cap : by;
+      return capByExcess(by, h.score, o.severityExcess);
     }
 
     function resourceOf(g: Group): string {
@@ -322,11 +383,12 @@ export const createStorm = defineDetector({
         deletes: h.deletes,
         resource: resourceOf(g),
         namespace: g.namespace,
+        ...(g.owner === null ? {} : { owner: g.owner }),
         durationMs: Math.round(durationMs),
         meanCreatesPerSec: durationMs > 0 ? round2(meanRate(h)) : null,
         peakCreatesPerSec: h.peak.peak,
-        // Creates beyond one per second of the episode: what demand could have asked for.
-        excessRequests: Math.max(0, h.creates - (Math.floor((durationMs / 1000) * o.createsPerSec) + 1)),
+        // Creates beyond the budget over the episode: what demand could have asked for.
+        excessRequests: Math.max(0, h.creates - (Math.floor((durationMs / 1000) * budgetOf(g)) + 1)),
         excessCreates: Math.round(h.score),
         ...trafficShare(ctx.series, h.from, h.to, h.creates),
         ...h.userAgents.report(),
@@ -336,7 +398,7 @@ export const createStorm = defineDetector({
         id: `create-storm:${shortHash(`${g.key}\u0001${h.from}`)}`,
         kind: 'create-storm',
         severity: h.severity ?? severityOf(h),
-        title: `${actorName(named)} created ${int(h.creates)} new ${resourceOf(g)} ${where} in ${formatDuration(Math.round(durationMs))} (${round2(meanRate(h))}/s, peak ${int(h.peak.peak)}/s)`,
+        title: `${actorName(named)} created ${int(h.creates)} new ${resourceOf(g)}${g.owner === null ? '' : ` for one owner (${g.owner}-…)`} ${where} in ${formatDuration(Math.round(durationMs))} (${round2(meanRate(h))}/s, peak ${int(h.peak.peak)}/s)`,
         actors: [reportActor(named, h.ips, h.fieldManagers)],
         object: null,
         window: { from: iso(h.from), to: iso(h.to) },

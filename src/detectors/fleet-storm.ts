@@ -300,7 +300,7 @@ export const fleetStorm = defineDetector({
         h.writes = r.isWrite ? 1 : 0;
         h.series.add(r.ts, true);
       }
-      const obj = r.object as ObjectRef;
+      const obj = r.object;
       let os = s.objects.get(obj);
       if (os === undefined && s.objects.size < o.maxObjectsPerFamily && trackedObjects < o.maxObjects) {
         os = { lastTs: r.ts, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1 };
@@ -521,7 +521,7 @@ export const fleetStorm = defineDetector({
       }
       let last: [number, string] | null = null;
       for (const as of listed) if (last === null || as.lastTs > last[0]) last = [as.lastTs, as.lastAuditID];
-      if (last !== null && !picked.some(([, id]) => id === (last as [number, string])[1])) picked.push([last[0], last[1], '']);
+      if (last !== null && !picked.some(([, id]) => id === (last)[1])) picked.push([last[0], last[1], '']);
       picked.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
       const auditIDs = picked.map(([, id]) => id);
       return {

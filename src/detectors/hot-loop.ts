@@ -64,7 +64,6 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
-import { severityRank } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
@@ -74,7 +73,7 @@ import { trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import { capByExcess, catchUp, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
 
 export const hotLoopOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -95,13 +94,7 @@ export const hotLoopOptions = windowedOptions({
    * `critical`, at most `high`. 2 and 6 times `minExcessWrites`: severity grows with what the loop
    * cost, not with its share of a quiet cluster alone.
    */
-  severityExcess: z
-    .object({
-      high: z.number().nonnegative().default(1_000),
-      critical: z.number().nonnegative().default(3_000),
-    })
-    .strict()
-    .default({ high: 1_000, critical: 3_000 }),
+  severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
    * Writes per second over one window below which a pair is not busy (and an episode closes):
    * twice the healthy cadence, so a 10 s writer (leases, heartbeats) never qualifies.
@@ -353,8 +346,7 @@ export const hotLoop = defineDetector({
 
     function severityOf(h: Hot): Severity {
       const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.writes), writesPerSec: meanRate(h) });
-      const cap: Severity = h.score >= o.severityExcess.critical ? 'critical' : h.score >= o.severityExcess.high ? 'high' : 'medium';
-      return severityRank(by) > severityRank(cap) ? cap : by;
+      return capByExcess(by, h.score, o.severityExcess);
     }
 
     function build(p: Pair): Finding {

@@ -78,7 +78,7 @@ import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { KindMasks } from '../engine/filters.js';
-import { EpisodeSeries, FirstWrites, firstWritesFor, actorName, Identities, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
+import { EpisodeSeries, firstWritesFor, actorName, Identities, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';

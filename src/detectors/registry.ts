@@ -13,12 +13,12 @@ import type { Detector } from './types.js';
 
 /** All detectors, sorted by id. */
 export const DETECTORS: readonly Detector[] = [
-  conflictStorm as unknown as Detector,
-  createConflictStorm as unknown as Detector,
-  createStorm as unknown as Detector,
-  fleetStorm as unknown as Detector,
-  hotLoop as unknown as Detector,
-  noOpWrites as unknown as Detector,
-  throttling as unknown as Detector,
-  writeFight as unknown as Detector,
+  conflictStorm,
+  createConflictStorm,
+  createStorm,
+  fleetStorm,
+  hotLoop,
+  noOpWrites,
+  throttling,
+  writeFight,
 ];

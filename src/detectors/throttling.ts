@@ -28,7 +28,8 @@
  * not there while the victim was rejected cannot explain those rejections), and, ranked by
  * requests, sent at least `causeMinOfTop` of what the first such actor sent (APF seats are
  * shared within a priority level: the client that fills it stands out; steady background
- * clients a fraction of its size, which were there before the overload too, explain nothing).
+ * clients a fraction of its size, which were there before the overload too, explain nothing),
+ * and, unless it got 429s itself, sent at least `causeMinOfVictim` times the victim's requests.
  * The first is *the* likely cause; up to `maxCauses` are listed. It is
  * `suspected`: audit events do not say which priority level a request went to. Requests, not
  * writes, are ranked: APF seats are taken by every request (lists most of all).
@@ -37,12 +38,14 @@
  * repeats after Retry-After, so none did useful work. Shares of all writes and all requests are
  * the victim's (`trafficShare` over the episode's window). Severity: the higher of the rank of
  * the victim's 429 share and the rank of its 429s' share of all requests in the window, against
- * the `severity` thresholds; `low` below them.
+ * the `severity` thresholds; `low` below them; capped by duration unless the 429s are many
+ * (`brief`).
  */
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
 import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
+import { severityRank } from '../report/schema.js';
 import { BoundedSample } from '../engine/sample.js';
 import { actorName, EpisodeSeries, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
 import { trafficShare } from './impact.js';
@@ -77,6 +80,14 @@ export const throttlingOptions = windowedOptions({
    * first (the heaviest qualifying actor): only clients whose traffic stands out are named.
    */
   causeMinOfTop: z.number().min(0).max(1).default(0.5),
+  /**
+   * A likely cause that got no 429 in the episode's steps must have sent at least this many times
+   * the victim's requests in the steps in which the victim got 429s. Under APF's fair queuing a flow is rejected for sending more
+   * than its share of its priority level; a client lighter than the victim, never rejected
+   * itself, cannot be what crowded it out (a CI bulk apply throttled in its own flow next to a
+   * steady reader).
+   */
+  causeMinOfVictim: z.number().nonnegative().default(1),
   /** Likely causes listed after the victim in `actors[]`. */
   maxCauses: z.number().int().nonnegative().default(2),
   /**
@@ -91,6 +102,20 @@ export const throttlingOptions = windowedOptions({
   retryAfterMinMs: z.number().nonnegative().default(900),
   /** Sample auditIDs kept as evidence, besides the first and last; distinct source IPs listed per actor. */
   ...evidenceFields(),
+  /**
+   * A short episode's severity is capped by how long it lasted (first to last 429), unless its
+   * 429s reach `excess`: under `lowMs` at most `low`, under `mediumMs` at most `medium`. A bulk
+   * apply that APF throttles for a few seconds and that then completes (client-go retries each
+   * 429 after Retry-After, up to 10 times) is APF doing its work, not an outage.
+   */
+  brief: z
+    .object({
+      lowMs: z.number().nonnegative().default(30_000),
+      mediumMs: z.number().nonnegative().default(60_000),
+      excess: z.number().int().nonnegative().default(3_000),
+    })
+    .strict()
+    .default({ lowMs: 30_000, mediumMs: 60_000, excess: 3_000 }),
   severity: severityOption(
     {
       /** The victim's 429s / its requests (0..1) at or above which this severity applies. */
@@ -117,6 +142,8 @@ interface Tally {
   ips: Set<string>;
   /** Steps in which the victim got 429s and this actor was among the `topK` (summed tallies only). */
   throttledSteps: number;
+  /** Requests in those steps (summed tallies only). */
+  throttledStepRequests: number;
 }
 
 interface Hot {
@@ -282,6 +309,7 @@ export const throttling = defineDetector({
           throttled: s.ring.at(bucket, T_429),
           ips: new Set(s.stepIPsBucket === bucket ? s.stepIPs : []),
           throttledSteps: 0,
+          throttledStepRequests: 0,
         },
       ]);
     }
@@ -297,10 +325,13 @@ export const throttling = defineDetector({
       for (const [a, t] of heavy) {
         let x = h.tally.get(a);
         if (x === undefined) {
-          x = { requests: 0, writes: 0, conflicts: 0, throttled: 0, ips: new Set(), throttledSteps: 0 };
+          x = { requests: 0, writes: 0, conflicts: 0, throttled: 0, ips: new Set(), throttledSteps: 0, throttledStepRequests: 0 };
           h.tally.set(a, x);
         }
-        if (throttledStep) x.throttledSteps++;
+        if (throttledStep) {
+          x.throttledSteps++;
+          x.throttledStepRequests += t.requests;
+        }
         x.requests += t.requests;
         x.writes += t.writes;
         x.conflicts += t.conflicts;
@@ -318,7 +349,12 @@ export const throttling = defineDetector({
       const around = ctx.series.sum(h.from, h.to).requests;
       const own = h.requests > 0 ? h.throttled / h.requests : 0;
       const ofAll = around > 0 ? h.throttled / around : 0;
-      return severityFor(o.severity, { throttledShare: own, shareOfRequests: ofAll });
+      const by = severityFor(o.severity, { throttledShare: own, shareOfRequests: ofAll });
+      const lasted = h.to - h.from;
+      if (h.throttled >= o.brief.excess) return by;
+      if (lasted < o.brief.lowMs) return severityRank(by) > severityRank('low') ? 'low' : by;
+      if (lasted < o.brief.mediumMs) return severityRank(by) > severityRank('medium') ? 'medium' : by;
+      return by;
     }
 
     /** Judge the window ending at `boundary * stepMs` for one actor. Returns false to drop it. */
@@ -363,7 +399,10 @@ export const throttling = defineDetector({
       const around = ctx.series.sum(h.from, h.to);
       const isVictim = (t: Tally): boolean => victimShare(t) >= o.minShare && t.throttled >= o.minThrottled;
       const coincides = (t: Tally): boolean => t.throttledSteps >= o.minCauseCoverage * h.throttledSteps;
-      const candidates = ranked.filter(([, t]) => !isVictim(t) && t.requests >= o.minCauseShare * around.requests && coincides(t));
+      // A client never rejected itself must outweigh the victim in the steps it was throttled in (see `causeMinOfVictim`).
+      const victimStepRequests = h.tally.get(s.actor)?.throttledStepRequests ?? h.requests;
+      const crowds = (t: Tally): boolean => t.throttled > 0 || t.throttledStepRequests >= o.causeMinOfVictim * victimStepRequests;
+      const candidates = ranked.filter(([, t]) => !isVictim(t) && t.requests >= o.minCauseShare * around.requests && coincides(t) && crowds(t));
       const top = candidates[0]?.[1].requests ?? 0;
       const causes = candidates.filter(([, t]) => t.requests >= o.causeMinOfTop * top);
       const others = ranked.filter(([, t]) => isVictim(t));

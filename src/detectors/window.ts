@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import type { RequestRecord } from '../parser/record.js';
 import type { Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
+import { SEVERITIES, severityRank } from '../report/schema.js';
 import type { DetectorInstance } from './types.js';
 
 /** Window length and step, ms, as resolved options. */
@@ -120,6 +120,37 @@ export function severityFor<K extends string>(thresholds: Thresholds<K>, values:
     for (const k in values) if (values[k] >= t[k]) return sev;
   }
   return 'low';
+}
+
+/**
+ * Excess requests (beyond what a backing-off client would have sent, see impact.ts) from which an
+ * episode may be rated `high` and `critical`, and, where given, `medium` (below it: at most `low`).
+ */
+export interface ExcessThresholds {
+  readonly medium?: number;
+  readonly high: number;
+  readonly critical: number;
+}
+
+/**
+ * The `severityExcess` option: `{ high, critical }` (and `medium` when `defaults` has it), each a
+ * number ≥ 0 defaulting on its own, the whole defaulting to `defaults`. Read it with
+ * {@link capByExcess}. Shared by the detectors that cap severity by what an episode cost.
+ */
+export function severityExcessOption(defaults: ExcessThresholds) {
+  const n = (v: number) => z.number().nonnegative().default(v);
+  const shape = defaults.medium === undefined ? { high: n(defaults.high), critical: n(defaults.critical) } : { medium: n(defaults.medium), high: n(defaults.high), critical: n(defaults.critical) };
+  // Typed by its output: the shape depends on `defaults`.
+  return z.object(shape).strict().default(defaults as never) as unknown as z.ZodType<ExcessThresholds, ExcessThresholds | undefined>;
+}
+
+/**
+ * `by` capped by `excess` (excess requests of the episode) against `t`: under `t.high` at most
+ * `medium` (at most `low` under `t.medium` when given), under `t.critical` at most `high`.
+ */
+export function capByExcess(by: Severity, excess: number, t: ExcessThresholds): Severity {
+  const cap: Severity = excess >= t.critical ? 'critical' : excess >= t.high ? 'high' : t.medium === undefined || excess >= t.medium ? 'medium' : 'low';
+  return severityRank(by) > severityRank(cap) ? cap : by;
 }
 
 /**
@@ -229,6 +260,6 @@ export function windowedInstance(o: WindowOptions, handlers: WindowedHandlers): 
       clock.finish();
       handlers.finish();
     },
-    ...(handlers.stateSize ? { stateSize: handlers.stateSize } : {}),
+    ...(handlers.stateSize ? { stateSize: handlers.stateSize.bind(handlers) } : {}),
   };
 }

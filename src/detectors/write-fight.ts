@@ -78,7 +78,7 @@ import { isConflict } from '../parser/record.js';
 import type { Advice, Finding, ReportObject, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, int, iso, isObjectWrite, reportActor, round2, shortHash, StepRing } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, firstWritesFor, int, iso, isObjectWrite, reportActor, round2, shortHash, StepRing } from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';

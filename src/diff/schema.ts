@@ -110,5 +110,5 @@ export type DiffReport = z.infer<typeof DiffReportSchema>;
 
 /** The diff report's JSON Schema (draft 2020-12), from {@link DiffReportSchema}. */
 export function diffJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(DiffReportSchema) as Record<string, unknown>;
+  return z.toJSONSchema(DiffReportSchema);
 }

@@ -92,7 +92,7 @@ export class Engine {
       (r) => this.count(r),
       (records, count) => this.aggregates.warm(records, count),
     );
-    const alert = sink.alert ?? (() => {});
+    const alert = sink.alert?.bind(sink) ?? (() => {});
     this.ids = opts.detectors.map(({ detector }) => detector.meta.id);
     this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id, detector.meta.judges) ?? 0);
     this.instances = opts.detectors.map(({ detector, options }) =>

@@ -148,7 +148,7 @@ export function defaultCases(): EvalCase[] {
 /** The log spec of a case for a seed: names, rates and noise randomized from seed 2 on. */
 export function specFor(c: EvalCase, seed: number): LogSpec {
   const randomizeNames = seed >= 2;
-  return { ...c.spec, seed, scenarios: c.spec.scenarios.map((s) => ({ randomizeNames, ...s }) as ScenarioSpec) };
+  return { ...c.spec, seed, scenarios: c.spec.scenarios.map((s) => ({ randomizeNames, ...s })) };
 }
 
 function sameObject(f: Finding, o: TruthObject, ignoreSubresource: boolean): boolean {

@@ -23,7 +23,6 @@
  */
 import { gzipSync } from 'node:zlib';
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
 import type { SourceCounts } from '../build-report.js';
 import type { AnalyzeOptionsInput } from '../options.js';
 import { decodeObject } from '../parser/decode.js';

@@ -88,7 +88,7 @@ interface Env {
   workloads: Array<{ namespace: string; name: string }>;
   kubelets: Array<{ name: string; client: Client }>;
   /** Poisson arrivals with the given mean gap (ms, scaled by `noise`), leaving 10 s at the end. */
-  every(meanGapMs: number): Micros[];
+  every: (meanGapMs: number) => Micros[];
   kubectl: Client;
   deploymentController: Client;
   replicasetController: Client;

@@ -522,7 +522,7 @@ export const throttling: Scenario<ThrottlingParams> = (rng, params, w) => {
   const random = randomized<ThrottlingParams>(rng, params, (n) => {
     const { operator, object } = randomStatusWriter(n);
     return {
-      victim: operator, object: object as Target, writer: randomContender(n, operator),
+      victim: operator, object: object, writer: randomContender(n, operator),
       floodPerSec: Math.round(n.uniform(30, 70)), rejectProbability: n.uniform(0.5, 0.8), retryAfterS: n.pick([[1, 1], [1, 3]] as Array<[number, number]>),
     };
   });

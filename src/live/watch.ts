@@ -13,7 +13,6 @@ import type { AnalyzeOptionsInput } from '../options.js';
 import { markLiveStream } from '../parser/formats/detect.js';
 import { readChain } from '../parser/read.js';
 import { resolveInputs, STDIN_NAME, type SourceChain } from '../parser/sources.js';
-import type { RequestRecord } from '../parser/record.js';
 import type { Report } from '../report/schema.js';
 import { InputError, UsageError } from '../errors.js';
 import type { LiveAlert } from './alerts.js';
@@ -195,7 +194,7 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
         const next = await Promise.race([it.next(), stopped]);
         if (next === 'stop') break;
         if (next.done === true) break;
-        session.push(next.value as RequestRecord[]);
+        session.push(next.value);
       }
     } finally {
       timers.clearInterval(tick);

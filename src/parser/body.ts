@@ -318,7 +318,7 @@ class Walk {
       h.unit(91);
       h.int(v.length);
       for (let i = 0; i < v.length; i++) {
-        const x = v[i];
+        const x: unknown = v[i];
         this.path.push(i);
         if (depth === 0 && isPatchOp(x)) this.patchOp(x);
         else this.value(x, depth + 1);

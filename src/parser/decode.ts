@@ -293,7 +293,7 @@ function checkOptional(o: Json): string | undefined {
   if (isObject(status)) {
     const code = status.code;
     if (code !== undefined && typeof code !== 'number') problem ??= 'responseStatus.code is not a number';
-    else if (code !== undefined && !isHttpStatus(code as number)) {
+    else if (code !== undefined && !isHttpStatus(code)) {
       problem ??= `responseStatus.code ${String(code)} is not an integer HTTP status (${MIN_STATUS}–${MAX_STATUS})`;
     }
     problem ??= checkString(status.reason, 'responseStatus.reason');

@@ -188,9 +188,14 @@ class Pool {
    * worker's error.
    */
   async arrival(): Promise<void> {
-    if (this.failure !== null) throw this.failure;
+    this.throwFailure();
     const w = Atomics.waitAsync(this.posted, 0, this.seen, 100);
     if (w.async) await w.value;
+    // A worker may have failed while this waited.
+    this.throwFailure();
+  }
+
+  private throwFailure(): void {
     if (this.failure !== null) throw this.failure;
   }
 
@@ -207,7 +212,7 @@ class Pool {
     const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length && !(bytes.buffer instanceof SharedArrayBuffer);
     const data = own ? new Uint8Array(bytes.buffer, 0, bytes.length) : new Uint8Array(bytes);
     const req: WorkRequest = { id, bytes: data, atEnd, first, maxLength };
-    return this.post(req, [data.buffer as ArrayBuffer]);
+    return this.post(req, [data.buffer]);
   }
 
   /**
@@ -737,7 +742,7 @@ export class RunDecoder {
       }
       longRunning = d.longRunning[objectId] === 1;
     }
-    return n.normalizeInterned(this.fields, actor, object, true, longRunning, numbers[ni + NUMBER_LANES]!, numbers[ni + NUMBER_LANES + 1]!);
+    return n.normalizeInterned(this.fields, actor, object, true, longRunning, numbers[ni + NUMBER_LANES], numbers[ni + NUMBER_LANES + 1]);
   }
 
   /** The text of the answer's next fall-back line. */

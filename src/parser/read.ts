@@ -404,7 +404,7 @@ async function* readMember(
     stats.bytesRead = opened.bytesRead;
     setFormat();
     if (records.length > 0) yield flush();
-    if (sniff !== null && (sniff as Sniff).lines > 0) throw (sniff as Sniff).reject(spec, 0, forcedInfo);
+    if (sniff !== null && (sniff).lines > 0) throw (sniff).reject(spec, 0, forcedInfo);
     return;
   }
 
@@ -530,7 +530,7 @@ async function* readMember(
     stats.bytesRead = bytesRead();
     setFormat();
     if (records.length > 0) yield flush();
-    if (sniff !== null && (sniff as Sniff).lines + overlongLines > 0) throw (sniff as Sniff).reject(spec, overlongLines, forcedInfo);
+    if (sniff !== null && (sniff).lines + overlongLines > 0) throw (sniff).reject(spec, overlongLines, forcedInfo);
     onlyLogLines();
     return;
   }
@@ -552,11 +552,11 @@ async function* readMember(
   for await (const { texts, lineNos, pieces, ats, asciis } of batches) {
     for (let i = 0; i < texts.length; i++) {
       const text = texts[i]!;
-      if (overlong !== counts.overlong) sampleOverlong(lineNos[i]!);
+      if (overlong !== counts.overlong) sampleOverlong(lineNos[i]);
       if (fast) {
         // Read inside its piece, as the workers read (the native scanner reads ASCII pieces'
         // bytes); the record copies what it keeps (`normalizeFast`).
-        const f = fastDecode(text, fields, pieces[i]!, ats[i]!, asciis[i]!);
+        const f = fastDecode(text, fields, pieces[i], ats[i], asciis[i]);
         if (f !== FAST_FALLBACK) {
           bareEvent(f === FAST_FINAL ? normalizer.normalizeFast(fields) : null);
           continue;
@@ -581,7 +581,7 @@ async function* readMember(
   sampleOverlong();
   setFormat();
   if (records.length > 0) yield flush();
-  if (sniff !== null && (sniff as Sniff).lines + counts.overlong > 0) throw (sniff as Sniff).reject(spec, counts.overlong, forcedInfo);
+  if (sniff !== null && (sniff).lines + counts.overlong > 0) throw (sniff).reject(spec, counts.overlong, forcedInfo);
   onlyLogLines();
 }
 

@@ -198,7 +198,7 @@ function gkeStatus(p: Json, verb: string): { code: number; reason?: string } | s
   let message: unknown;
   if (isObject(status)) {
     if (status.code !== undefined && typeof status.code !== 'number') return 'protoPayload.status.code is not a number';
-    grpc = (status.code as number | undefined) ?? 0;
+    grpc = (status.code) ?? 0;
     message = status.message;
   } else if (status !== undefined && status !== null) {
     return 'protoPayload.status is not an object';

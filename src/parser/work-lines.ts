@@ -365,7 +365,7 @@ class RunReader {
     const ids = b + N.NATIVE_FINAL_IDS;
     const cut = (slot: number): string => {
       const from = nativeOut[slot]!;
-      return from === -1 ? '' : ascii.toString('latin1', from, nativeOut[slot + 1]!);
+      return from === -1 ? '' : ascii.toString('latin1', from, nativeOut[slot + 1]);
     };
     if (F[ids + NATIVE_ID_ACTOR] === -1) {
       F[ids + NATIVE_ID_ACTOR] = this.actorId(cut(N.NATIVE_USERNAME), cut(N.NATIVE_USERAGENT));
@@ -381,7 +381,7 @@ class RunReader {
       if (F[w] !== -1) continue;
       const text = k === 2 ? LEVELS[nativeOut[N.NATIVE_LEVEL]!]! : cut(k === 0 ? N.NATIVE_VERB : k === 1 ? N.NATIVE_SOURCEIP : N.NATIVE_REASON);
       F[w] = this.word(k, text);
-      this.nat!.remember(NATIVE_ID_WORDS + k, F[w]!);
+      this.nat!.remember(NATIVE_ID_WORDS + k, F[w]);
     }
   }
 
@@ -498,8 +498,8 @@ class RunReader {
           const rv = F[b + N.NATIVE_FINAL_RV]!;
           const uri = F[b + N.NATIVE_FINAL_URI]!;
           // Cut from the bytes: copies already (nothing to `fresh`).
-          this.strings.push(ascii.toString('latin1', F[b + N.NATIVE_FINAL_AUDITID]!, F[b + N.NATIVE_FINAL_AUDITID + 1]!), rv === -1 ? '' : ascii.toString('latin1', rv, F[b + N.NATIVE_FINAL_RV + 1]!));
-          const query = uri === -1 ? NO_FACTS : uriFacts(ascii.toString('latin1', uri, F[b + N.NATIVE_FINAL_URI + 1]!), this.facts);
+          this.strings.push(ascii.toString('latin1', F[b + N.NATIVE_FINAL_AUDITID], F[b + N.NATIVE_FINAL_AUDITID + 1]), rv === -1 ? '' : ascii.toString('latin1', rv, F[b + N.NATIVE_FINAL_RV + 1]));
+          const query = uri === -1 ? NO_FACTS : uriFacts(ascii.toString('latin1', uri, F[b + N.NATIVE_FINAL_URI + 1]), this.facts);
           const ids = b + N.NATIVE_FINAL_IDS;
           const n = this.room();
           const i = this.numberCount;

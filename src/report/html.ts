@@ -33,7 +33,8 @@ import {
   truncate,
   objectsCovered,
 } from './format.js';
-import type { ClusterSeries, Finding, FindingSeries, Report, ReportActor, Summaries } from './schema.js';
+import { metricsBasis, metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
+import type { ApiserverMetrics, ClusterSeries, Finding, FindingSeries, Report, ReportActor, Summaries } from './schema.js';
 
 /** Longest user string (code points) shown in a table cell; the full string is in the JSON. */
 const MAX_CELL = 300;
@@ -82,19 +83,18 @@ export function renderHtml(report: Report): string {
     "form-action 'none'",
   ].join('; ');
   const n = findings.length;
-  const title = n === 0 ? 'auditstorm: no retry or write loops found' : `auditstorm: ${plural(n, 'finding')} (${severityBreakdown(findings)})`;
+  const metrics = report.apiserverMetrics !== undefined;
+  const title =
+    n === 0 ? (metrics ? 'auditstorm metrics: no resource stands out' : 'auditstorm: no retry or write loops found') : `auditstorm${metrics ? ' metrics' : ''}: ${plural(n, 'finding')} (${severityBreakdown(findings)})`;
   const body = [
     '<header>',
     `<h1>${text(title)}</h1>`,
-    `<p class="verdict" id="verdict">${text(verdict(report, findings))}</p>`,
+    `<p class="verdict" id="verdict">${text(report.apiserverMetrics === undefined ? verdict(report, findings) : metricsBasis(report.apiserverMetrics))}</p>`,
     `<p class="meta">${text(`${report.tool.name} ${report.tool.version}, generated ${formatTime(report.generatedAt)}`)}</p>`,
     '</header>',
-    inputSection(report),
-    clusterSection(report, findings),
-    findingsSection(findings),
-    notesSection(report.notes),
-    summarySection(report.summaries),
-    inputDetails(report),
+    ...(report.apiserverMetrics === undefined
+      ? [inputSection(report), clusterSection(report, findings), findingsSection(findings), notesSection(report.notes), summarySection(report.summaries), inputDetails(report)]
+      : [findingsSection(findings), metricsSection(report, report.apiserverMetrics)]),
     `<footer>${text(`Report data: the JSON report (schemaVersion ${report.schemaVersion}) is embedded in this page as <script id="report-data" type="application/json">.`)}</footer>`,
   ].join('\n');
   return [
@@ -461,6 +461,41 @@ export function table(columns: Array<{ header: string; num?: boolean }>, rows: C
     )
     .join('\n');
   return `<div class="scroll"><table class="sortable" id="table-${text(id)}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
+}
+
+/** An `auditstorm metrics` report's numbers: header facts, notes, audit policy rules, the metrics tables (sortable). */
+function metricsSection(report: Report, m: ApiserverMetrics): string {
+  const numeric = (s: string): number | null => {
+    const v = Number(s.replace(/[,%]/g, ''));
+    return s === '–' || !Number.isFinite(v) ? null : v;
+  };
+  const out = ['<section class="summary">', '<h2>kube-apiserver metrics</h2>', '<ul>'];
+  for (const [label, value] of metricsHeader(report, m)) if (label !== 'Generated') out.push(`<li><strong>${text(label)}:</strong> ${text(value)}</li>`);
+  for (const w of m.warnings) out.push(`<li><strong>Note:</strong> ${text(w)}</li>`);
+  out.push('</ul>');
+  const policies = metricsPolicies(report, m);
+  if (policies.length > 0) {
+    out.push('<h3>Audit policy rules that would name the writers</h3>');
+    for (const [title, yaml] of policies) out.push(`<p>${text(`For: ${title}`)}</p>`, `<pre><code>${yaml.split('\n').map(text).join('\n')}</code></pre>`);
+  }
+  metricsTables(m).forEach((t, i) => {
+    out.push(`<h3>${text(t.title)}</h3>`);
+    out.push(
+      table(
+        t.columns.map((c) => ({ header: c.header, num: c.align === 'right' })),
+        t.rows.map((r) => r.map((cell, j) => (t.columns[j]?.align === 'right' ? { text: cell, v: numeric(cell) } : { text: cell }))),
+        `metrics-${i}`,
+      ),
+    );
+    if (t.footer !== undefined) out.push(`<p class="muted">${text(t.footer)}</p>`);
+  });
+  if (report.input.badLineSamples.length > 0) {
+    out.push(`<h3>${text(`Bad lines: ${formatInt(report.input.badLines)}`)}</h3>`, '<ul>');
+    for (const b of report.input.badLineSamples) out.push(`<li><code>${text(`${b.source}:${b.line}`)}</code> ${text(b.reason)}</li>`);
+    out.push('</ul>');
+  }
+  out.push('</section>');
+  return out.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------

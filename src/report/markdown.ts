@@ -24,7 +24,8 @@ import {
   type Table,
   objectsCovered,
 } from './format.js';
-import type { Finding, Report, ReportActor } from './schema.js';
+import { metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
+import type { ApiserverMetrics, Finding, Report, ReportActor } from './schema.js';
 
 /** Longest user string (code points) put in a cell or code span; longer ones are cut with `…`. */
 const MAX_CHARS = 200;
@@ -44,6 +45,7 @@ const code = (s: string): string => markdownCodeSpan(truncate(s, MAX_CHARS, 'mid
  * @returns the Markdown document, ending with a newline; deterministic
  */
 export function renderMarkdown(report: Report): string {
+  if (report.apiserverMetrics !== undefined) return metricsMarkdown(report, report.apiserverMetrics);
   const findings = bySeverity(report.findings);
   const out: string[] = [];
   const n = findings.length;
@@ -169,16 +171,53 @@ function input(report: Report): string[] {
     out.push(
       '### Bad lines',
       '',
-      ...table({
-        title: 'Bad lines',
-        columns: [
-          { header: 'Source', align: 'left' },
-          { header: 'Line', align: 'right' },
-          { header: 'Reason', align: 'left' },
-        ],
-        rows: i.badLineSamples.map((b) => [b.source, String(b.line), b.reason]),
-      }),
+      ...badLinesTable(i.badLineSamples),
     );
   }
   return out;
+}
+
+/** The sampled bad lines (file, line, reason) as a Markdown table. */
+function badLinesTable(samples: Report['input']['badLineSamples']): string[] {
+  return table({
+    title: 'Bad lines',
+    columns: [
+      { header: 'Source', align: 'left' },
+      { header: 'Line', align: 'right' },
+      { header: 'Reason', align: 'left' },
+    ],
+    rows: samples.map((b) => [b.source, String(b.line), b.reason]),
+  });
+}
+
+/** An `auditstorm metrics` report: title, what the numbers cover, findings, policy rules, tables, bad lines. */
+function metricsMarkdown(report: Report, m: ApiserverMetrics): string {
+  const findings = bySeverity(report.findings);
+  const n = findings.length;
+  const out: string[] = [n === 0 ? '# auditstorm metrics: no resource stands out' : `# auditstorm metrics: ${plural(n, 'finding')} (${severityBreakdown(findings)})`, ''];
+  out.push(`_${text(`${report.tool.name} ${report.tool.version}, generated ${formatTime(report.generatedAt)}`)}_`, '');
+  for (const [label, value] of metricsHeader(report, m)) if (label !== 'Generated') out.push(`- ${text(label)}: ${text(value)}`);
+  for (const w of m.warnings) out.push(`- **Note:** ${text(w)}`);
+  out.push('');
+  findings.forEach((f, i) => out.push(...finding(f, i + 1)));
+  const policies = metricsPolicies(report, m);
+  if (policies.length > 0) {
+    out.push('## Audit policy rules that would name the writers', '');
+    for (const [title, yaml] of policies) {
+      // A fence longer than any backtick run in the rule, so label text from the scrape cannot close it.
+      const fence = '`'.repeat(Math.max(3, ...[...yaml.matchAll(/`+/g)].map((x) => x[0].length + 1)));
+      out.push(text(`For: ${title}`), '', `${fence}yaml`, yaml, fence, '');
+    }
+  }
+  out.push('## Metrics', '');
+  for (const t of metricsTables(m)) out.push(`### ${text(t.title)}`, '', ...table(t));
+  if (report.input.badLineSamples.length > 0) {
+    out.push(
+      `### Bad lines: ${formatInt(report.input.badLines)}`,
+      '',
+      ...badLinesTable(report.input.badLineSamples),
+    );
+  }
+  while (out[out.length - 1] === '') out.pop();
+  return `${out.join('\n')}\n`;
 }

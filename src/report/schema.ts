@@ -289,6 +289,90 @@ export const ClusterSeriesSchema = z.object({
 });
 export type ClusterSeries = z.infer<typeof ClusterSeriesSchema>;
 
+/**
+ * `auditstorm metrics`: what kube-apiserver scrapes (`kubectl get --raw /metrics`) show. Versioned
+ * on its own (`version`); built by `src/metrics/report.ts`. Requests and latencies per
+ * group/resource/subresource/verb, APF per priority level and flow schema, in-flight requests.
+ * `basis` says what the numbers cover: `rates`, the increase between the first and the last of
+ * several scrapes of one API server; `totals`, counts since the API server started (one scrape).
+ * Latencies in ms, rates per second, shares 0..1; `null` where the scrape cannot tell.
+ */
+export const ApiserverMetricsSchema = z.object({
+  version: z.literal(1),
+  basis: z.enum(['rates', 'totals']),
+  /** Where the times came from: scrape-time header lines, `--interval`, or none. */
+  timesFrom: z.enum(['header', 'interval', 'none']),
+  /** Seconds the numbers cover: first to last scrape; for one scrape its uptime when known. */
+  spanSeconds: z.number().nullable(),
+  scrapes: z.array(
+    z.object({
+      source: z.string(),
+      /** Scrape time (UTC ISO), `null` without a header line. */
+      time: z.string().nullable(),
+      /** Seconds after the first scrape. */
+      offsetSeconds: z.number().nullable(),
+      /** `process_start_time_seconds` (UTC ISO), `null` when absent. */
+      processStart: z.string().nullable(),
+      kubernetesVersion: z.string().nullable(),
+      /** Sample lines read (all families). */
+      samples: z.number().int(),
+      badLines: z.number().int(),
+    }),
+  ),
+  totals: z.object({
+    requests: z.number(),
+    writes: z.number(),
+    /** 409s on updates (PUT, PATCH, APPLY). */
+    conflicts: z.number(),
+    /** 409s on creates (POST): AlreadyExists. */
+    alreadyExists: z.number(),
+    throttled: z.number(),
+    /** Requests to non-resource URLs (`/healthz`, `/metrics`, …). */
+    nonResource: z.number(),
+  }),
+  resources: z.array(
+    z.object({
+      group: z.string(),
+      resource: z.string(),
+      subresource: z.string(),
+      verb: z.string(),
+      requests: z.number(),
+      perSec: z.number().nullable(),
+      /** Responses with code 409 (Conflict on updates, AlreadyExists on creates). */
+      code409: z.number(),
+      share409: z.number(),
+      code429: z.number(),
+      share429: z.number(),
+      /** Observations in the duration histogram (long-running requests: 0, no percentiles). */
+      latencyCount: z.number(),
+      p50Ms: z.number().nullable(),
+      p90Ms: z.number().nullable(),
+      p99Ms: z.number().nullable(),
+    }),
+  ),
+  priorityLevels: z.array(
+    z.object({
+      priorityLevel: z.string(),
+      flowSchema: z.string(),
+      rejected: z.number(),
+      /** Rejections per `reason` label (`queue-full`, `concurrency-limit`, `time-out`, `cancelled`). */
+      rejectedByReason: z.record(z.string(), z.number()),
+      /** Requests waiting in queues at the last scrape, and the most at any scrape. */
+      inQueue: z.number(),
+      maxInQueue: z.number(),
+      waitCount: z.number(),
+      waitP99Ms: z.number().nullable(),
+    }),
+  ),
+  /** `apiserver_current_inflight_requests` per `request_kind` (`mutating`, `readOnly`): last scrape and most at any scrape. */
+  inflight: z.array(z.object({ kind: z.string(), current: z.number(), max: z.number() })),
+  /** The audit policy rule that would let `auditstorm analyze` name the writers, per finding id (YAML). */
+  auditPolicy: z.record(z.string(), z.string()),
+  /** What the numbers cannot say (one replica, totals since start, missing series). */
+  warnings: z.array(z.string()),
+});
+export type ApiserverMetrics = z.infer<typeof ApiserverMetricsSchema>;
+
 export const ReportSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   tool: z.object({ name: z.literal('auditstorm'), version: z.string() }),
@@ -304,5 +388,7 @@ export const ReportSchema = z.object({
   summaries: SummariesSchema,
   /** Cluster-wide time series (requests, writes, 409s, 429s per bucket). Absent in older reports. */
   series: ClusterSeriesSchema.optional(),
+  /** `auditstorm metrics` reports only: the scrapes' numbers (see {@link ApiserverMetricsSchema}). */
+  apiserverMetrics: ApiserverMetricsSchema.optional(),
 });
 export type Report = z.infer<typeof ReportSchema>;

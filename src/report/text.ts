@@ -29,7 +29,8 @@ import {
   type Truncate,
   objectsCovered,
 } from './format.js';
-import type { Finding, InputSummary, Report, ReportActor, Severity } from './schema.js';
+import { metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
+import type { ApiserverMetrics, Finding, InputSummary, Report, ReportActor, Severity } from './schema.js';
 
 /** A `docs` link shown as is: https, no whitespace or control characters. */
 const SAFE_URL = /^https:\/\/[!-~]+$/;
@@ -87,6 +88,10 @@ export function renderText(report: Report, opts: TextOptions): string {
   const w = opts.width;
   const width = w !== undefined && Number.isFinite(w) ? Math.max(MIN_WIDTH, Math.floor(w)) : DEFAULT_TEXT_WIDTH;
   const r = new TextWriter(width, makeStyle(opts.color), opts.fit === true);
+  if (report.apiserverMetrics !== undefined) {
+    writeMetricsReport(r, report, report.apiserverMetrics);
+    return r.toString();
+  }
   writeHeader(r, report);
   writeFindings(r, report);
   writeNotes(r, report.notes);
@@ -421,4 +426,39 @@ function writeBadLines(r: TextWriter, input: InputSummary): void {
   if (input.badLines === 0 && input.badLineSamples.length === 0) return;
   r.heading(`Bad lines: ${formatInt(input.badLines)} (${formatInt(input.badLineSamples.length)} shown)`);
   for (const b of input.badLineSamples) r.line(2, `${b.source}:${b.line} ${b.reason}`);
+}
+
+/** An `auditstorm metrics` report: header, warnings, findings, the metrics tables, policy rules, bad lines. */
+function writeMetricsReport(r: TextWriter, report: Report, m: ApiserverMetrics): void {
+  r.raw(r.style.bold(`${clean(report.tool.name)} ${clean(report.tool.version)} — kube-apiserver metrics report`));
+  for (const [label, value] of metricsHeader(report, m)) r.field(0, label, value);
+  for (const w of m.warnings) r.field(0, 'NOTE', w);
+  const findings = bySeverity(report.findings);
+  if (findings.length === 0) {
+    r.heading('FINDINGS');
+    r.raw();
+    r.para(`No resource's 409 share or write rate stands out in ${plural(report.input.requests, 'request')}.`, 0);
+  } else {
+    r.heading(`FINDINGS (${findings.length}: ${severityBreakdown(findings)}), most severe first`);
+    findings.forEach((f, i) => {
+      r.raw();
+      writeFinding(r, f, i + 1);
+    });
+  }
+  const policies = metricsPolicies(report, m);
+  if (policies.length > 0) {
+    r.heading('Audit policy rules that would name the writers');
+    for (const [title, yaml] of policies) {
+      r.raw();
+      r.para(`For: ${title}`, 0);
+      for (const l of yaml.split('\n')) r.line(2, l);
+    }
+  }
+  r.heading('METRICS');
+  for (const t of metricsTables(m)) {
+    r.raw();
+    r.raw(r.style.bold(clean(t.title)));
+    r.table(t, 2);
+  }
+  writeBadLines(r, report.input);
 }

@@ -16,6 +16,8 @@ import { MS, SECOND, type SimUser, type World } from './world.js';
 
 const s = (x: number) => x * SECOND;
 const nowMs = (w: World) => new Date(w.opts.startMs + w.now / 1000).toISOString();
+/** A lease field as the sim writes it (a string), '' when absent. */
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function mk(w: World, group: string, version: string, resource: string, namespace: string, names: string[], spec: Record<string, unknown> = {}, status: Record<string, unknown> = {}): SimRef[] {
   return names.map((n) => {
@@ -66,8 +68,8 @@ function leaderElection(w: World, lease: SimRef, users: SimUser[], leaseS: numbe
     }
     w.call(u, { verb: 'get', ref: lease }, (g) => {
       if (!g.object || !me.alive) return;
-      const holder = String(g.object.spec.holderIdentity ?? '');
-      const renew = String(g.object.spec.renewTime ?? '');
+      const holder = text(g.object.spec.holderIdentity);
+      const renew = text(g.object.spec.renewTime);
       if (holder !== me.observedHolder || renew !== me.observedRenew) {
         me.observedHolder = holder;
         me.observedRenew = renew;
@@ -309,12 +311,12 @@ export const BENIGN_SCENARIOS: SimScenario[] = [
             const pod = ref('', 'v1', 'pods', ns, `${job.name}-${w.rng.suffix(5)}`);
             w.at(w.now + s(w.rng.uniform(0.05, 0.5)), () => {
               w.call(jc, { verb: 'create', ref: pod, body: { job: job.name } });
-              w.call(jc, { verb: 'update', ref: job, subresource: 'status', rv: String((w.store.get(job) as SimObject | undefined)?.rv ?? ''), body: { active: 1, startTime: nowIso(w) } });
+              w.call(jc, { verb: 'update', ref: job, subresource: 'status', rv: String((w.store.get(job))?.rv ?? ''), body: { active: 1, startTime: nowIso(w) } });
             });
             w.at(w.now + s(w.rng.uniform(5, 40)), () => {
               const node = bg.nodes[0] as { user: SimUser };
               w.call(node.user, { verb: 'patch', ref: pod, subresource: 'status', body: { phase: 'Succeeded' } });
-              w.at(w.now + s(0.1), () => w.call(jc, { verb: 'update', ref: job, subresource: 'status', rv: String((w.store.get(job) as SimObject | undefined)?.rv ?? ''), body: { active: 0, succeeded: 1, completionTime: nowIso(w) } }));
+              w.at(w.now + s(0.1), () => w.call(jc, { verb: 'update', ref: job, subresource: 'status', rv: String((w.store.get(job))?.rv ?? ''), body: { active: 0, succeeded: 1, completionTime: nowIso(w) } }));
             });
           });
         }

@@ -150,7 +150,7 @@ export type SimEvaluation = Evaluation & { cases: SimCaseResult[]; set: SimSet['
 export async function evaluateSim(set: SimSet, scenarios: SimScenario[] = ALL_SCENARIOS, opts: SimEvaluateOptions = {}): Promise<SimEvaluation> {
   const started = performance.now();
   const jobs = scenarios.flatMap((sc) => set.seeds.map((seed) => ({ sc, seed })));
-  const results: SimCaseResult[] = new Array(jobs.length);
+  const results: SimCaseResult[] = new Array<SimCaseResult>(jobs.length);
   const run = opts.run ?? ((name: string, _set: SimSet['name'], seed: number) => runSimCase(scenarios.find((x) => x.name === name) as SimScenario, set, seed));
   let next = 0;
   const worker = async () => {

@@ -7,11 +7,11 @@
  * (`acceptable`), and, for patterns no finding kind covers, why (`uncovered`).
  */
 import type { FindingKind } from '../generator/plan.js';
-import { nowIso, operator, retryOnConflict, BACKOFFS, type OperatorSpec } from './actors.js';
-import { ref, renewLease } from './background.js';
+import { operator, type OperatorSpec } from './actors.js';
+import { ref } from './background.js';
 import type { Sampler } from './names.js';
 import type { SimObject, SimRef } from './store.js';
-import { human, kcm, kubelet, serviceAccount } from './users.js';
+import { kcm, serviceAccount } from './users.js';
 import { MS, SECOND, type SimUser, type World } from './world.js';
 
 /** An expected (or acceptable) finding: kind, the actors one of which it must name, object or null. */
@@ -78,7 +78,6 @@ function opSpec(base: Partial<OperatorSpec> & Pick<OperatorSpec, 'user' | 'group
 }
 
 const obj = (r: SimRef, subresource = ''): SimExpected['object'] => ({ ref: r, subresource });
-const stampLtt = (w: World) => ({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowIso(w) }] });
 const nowMs = (w: World) => new Date(w.opts.startMs + w.now / 1000).toISOString();
 
 function operatorUser(p: Sampler, ns: string, label = 'operator'): SimUser {
@@ -256,7 +255,7 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
           const ns = bg.namespaces[2] as string;
           const user = operatorUser(p, ns);
           const cms = objects(w, '', 'v1', 'configmaps', ns, names(p, 'cm', 2), { data: 'x' });
-          operator(w, opSpec({ user, group: '', version: 'v1', resource: 'configmaps', objects: cms, target: '', verb: 'apply', skipUnchanged: false, requeueAfterUs: s(p.num('requeueAfterS', 0.5, 4)), desired: () => ({ data: 'x' }), fieldManager: user.username.split(':').pop() as string }));
+          operator(w, opSpec({ user, group: '', version: 'v1', resource: 'configmaps', objects: cms, target: '', verb: 'apply', skipUnchanged: false, requeueAfterUs: s(p.num('requeueAfterS', 0.5, 4)), desired: () => ({ data: 'x' }), fieldManager: user.username.split(':').pop() }));
           return rr
             ? { expected: [{ kind: 'no-op-writes', actors: [user], object: null }], acceptable: [{ kind: 'hot-loop', actors: [user], object: null }] }
             : { expected: [{ kind: 'hot-loop', actors: [user], object: null }] };

@@ -5,7 +5,7 @@ import { nowIso, operator, type OperatorSpec } from './actors.js';
 import { ref } from './background.js';
 import type { Sampler } from './names.js';
 import type { SimObject, SimRef } from './store.js';
-import type { Planted, ScenarioPlan, SimExpected, SimScenario } from './scenarios.js';
+import type { ScenarioPlan, SimExpected, SimScenario } from './scenarios.js';
 import { human, serviceAccount } from './users.js';
 import { MS, SECOND, type SimUser, type World } from './world.js';
 

@@ -8,7 +8,6 @@
  */
 import { nowIso, operator } from './actors.js';
 import { ref } from './background.js';
-import type { Sampler } from './names.js';
 import type { SimObject, SimRef } from './store.js';
 import type { SimScenario } from './scenarios.js';
 import { many, mk, nowMs, obj, plan, sa, spec } from './scenarios2.js';

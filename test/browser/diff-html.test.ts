@@ -16,6 +16,12 @@ import { renderDiffHtml } from '../../src/diff/html.js';
 import { generateLog, logText } from '../../src/generator/generate.js';
 import { PRESETS } from '../../src/generator/presets.js';
 
+/** What the callback run in the page uses of an SVG path (tsconfig has no DOM lib: the rest of the code runs in Node). */
+interface SvgPath {
+  getAttribute(name: string): string | null;
+  getBBox(): { width: number };
+}
+
 const CHROMIUM = process.env.AUDITSTORM_CHROMIUM ?? '/usr/bin/chromium';
 const OUT = resolve('test-output');
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
@@ -63,7 +69,7 @@ describe('diff HTML in Chromium', () => {
 
     expect(await page.locator('#verdict').textContent()).toBe('1 finding is new or worse.');
     expect(await page.locator('#verdicts li .v').allTextContents()).toEqual(['new', 'better']);
-    const lines = await page.$$eval('#chart-conflicts path.line', (ps) => ps.map((p) => ({ cls: p.getAttribute('class'), w: (p as unknown as { getBBox(): { width: number } }).getBBox().width })));
+    const lines = await page.$$eval('#chart-conflicts path.line', (ps: SvgPath[]) => ps.map((p) => ({ cls: p.getAttribute('class'), w: p.getBBox().width })));
     expect(lines.map((l) => l.cls)).toEqual(['line l-before', 'line l-after']);
     // Both ten-minute runs span (nearly) the whole plot width, on one axis.
     for (const l of lines) expect(l.w).toBeGreaterThan(800);

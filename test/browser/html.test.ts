@@ -18,6 +18,15 @@ import { analyze } from '../../src/index.js';
 import { renderHtml } from '../../src/report/html.js';
 import type { Report } from '../../src/report/schema.js';
 
+/** What the callbacks run in the page use of a DOM element (tsconfig has no DOM lib: the rest of the code runs in Node). */
+interface PageElement {
+  getAttribute(name: string): string | null;
+  readonly textContent: string | null;
+}
+interface SvgPath extends PageElement {
+  getBBox(): { width: number };
+}
+
 const CHROMIUM = process.env.AUDITSTORM_CHROMIUM ?? '/usr/bin/chromium';
 const OUT = resolve('test-output');
 /** Relative, as a user would type it: the report names its sources as given. */
@@ -102,21 +111,21 @@ describe('HTML report in Chromium', () => {
     const two = await analyze({ inputs: [SAMPLE, 'fixtures/incident/payment-core.log'] }, { now: () => new Date('2026-03-14T12:00:00.000Z') });
     const o = await open(two, 'two.html');
     const { page } = o;
-    const ticks = await page.$$eval('#chart-cluster text.xlab', (ts) => ts.map((t) => t.textContent ?? ''));
+    const ticks = await page.$$eval('#chart-cluster text.xlab', (ts: PageElement[]) => ts.map((t) => t.textContent ?? ''));
     // Each busy stretch opens with a dated tick (MM-DD HH:MM).
     expect(ticks.filter((t) => /^\d\d-\d\d \d\d:\d\d/.test(t)).length).toBe(2);
     expect(await page.locator('#chart-cluster g.break').count()).toBe(1);
     // The series keeps its 10 s buckets across the two days (it was 29.67 min when the empty days counted).
     expect(two.series!.bucketMs).toBe(10_000);
-    expect(await page.$$eval('#chart-cluster text.ylab', (ts) => ts.map((t) => t.textContent ?? ''))).toEqual(['0', '25', '50']);
+    expect(await page.$$eval('#chart-cluster text.ylab', (ts: PageElement[]) => ts.map((t) => t.textContent ?? ''))).toEqual(['0', '25', '50']);
     // Each finding's chart marks its busiest second at its real height: 75 409/s for featureflag.
     const n = two.findings.findIndex((f) => f.title.includes('featureflag-controller-manager')) + 1;
     expect(n).toBeGreaterThan(0);
-    expect(await page.$$eval(`#chart-finding-${n} .peak text`, (ts) => ts.map((t) => t.textContent ?? ''))).toEqual([
+    expect(await page.$$eval(`#chart-finding-${n} .peak text`, (ts: PageElement[]) => ts.map((t) => t.textContent ?? ''))).toEqual([
       'peak 79 writes/s (busiest second)',
       'peak 75 409/s (busiest second)',
     ]);
-    expect(await page.$$eval(`#chart-finding-${n} text.ylab`, (ts) => ts.map((t) => t.textContent ?? ''))).toEqual(['0', '50', '100']);
+    expect(await page.$$eval(`#chart-finding-${n} text.ylab`, (ts: PageElement[]) => ts.map((t) => t.textContent ?? ''))).toEqual(['0', '50', '100']);
     const y75 = Number(await page.locator(`#chart-finding-${n} .peak.l-conflicts line`).getAttribute('y1'));
     // Plot from y=14 (100/s) to y=174 (0/s) in a 200 px chart: 75/s sits at 174 - 0.75 × 160 = 54.
     expect(y75).toBe(54);
@@ -130,7 +139,7 @@ describe('HTML report in Chromium', () => {
     const { page } = o;
     expect(await page.locator('#verdict').textContent()).toContain('1 controller in retry loops on 409 Conflict');
     // Cluster chart: three non-empty lines and the episode shaded.
-    const cluster = await page.$$eval('#chart-cluster path.line', (ps) => ps.map((p) => ({ d: p.getAttribute('d') ?? '', w: (p as unknown as { getBBox(): { width: number } }).getBBox().width })));
+    const cluster = await page.$$eval('#chart-cluster path.line', (ps: SvgPath[]) => ps.map((p) => ({ d: p.getAttribute('d') ?? '', w: p.getBBox().width })));
     expect(cluster).toHaveLength(3);
     for (const p of cluster) {
       expect(p.d.length).toBeGreaterThan(20);
@@ -139,7 +148,7 @@ describe('HTML report in Chromium', () => {
     expect(await page.locator('#chart-cluster .episode rect').count()).toBe(1);
     // The finding: its own timeline and the retry-gap histogram.
     expect(await page.locator('#chart-finding-1 path.line').count()).toBe(2);
-    const bars = await page.$$eval('#chart-gaps-1 rect.bar', (rs) => rs.map((r) => Number(r.getAttribute('height'))));
+    const bars = await page.$$eval('#chart-gaps-1 rect.bar', (rs: PageElement[]) => rs.map((r) => Number(r.getAttribute('height'))));
     expect(bars.some((h) => h > 10)).toBe(true);
     const box = await page.locator('#chart-cluster').boundingBox();
     expect(box?.width).toBeGreaterThan(600);
@@ -173,7 +182,7 @@ describe('HTML report in Chromium', () => {
     const { page } = o;
     const table = page.locator('#table-verb-resource-code');
     const column = async (i: number): Promise<string[]> =>
-      table.locator(`tbody tr td:nth-child(${i})`).evaluateAll((tds) => tds.map((td) => td.getAttribute('data-v') ?? td.textContent ?? ''));
+      table.locator(`tbody tr td:nth-child(${i})`).evaluateAll((tds: PageElement[]) => tds.map((td) => td.getAttribute('data-v') ?? td.textContent ?? ''));
     const byCount = (await column(4)).map(Number);
     expect(byCount.length).toBeGreaterThan(3);
 

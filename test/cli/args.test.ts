@@ -82,6 +82,8 @@ describe('parseArgs', () => {
     [['--min-conflict', '3'], 'Unknown argument: min-conflict'],
     [['--color'], 'Unknown argument: color'],
     [['--no-quiet'], 'Unknown argument: no-quiet'],
+    // Not dot-notation: `--since.x=1` was read as since={x:1}, then as the time "[object Object]".
+    [['--since.x=1'], 'Unknown argument: since.x'],
     [['--format', 'xml'], 'Invalid values: Argument: format, Given: "xml", Choices: "text", "json", "markdown", "html"'],
     [['--fail-on', 'severe'], 'Invalid values: Argument: fail-on, Given: "severe", Choices: "info", "low", "medium", "high", "critical"'],
     [['-n'], 'Not enough arguments following: n'],

@@ -76,12 +76,11 @@ describe('help per command', () => {
 
   it('kubectl runs the plugin as kubectl-auditstorm: help says kubectl auditstorm', async () => {
     const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
     const { symlink } = await import('node:fs/promises');
     const plugin = join(dir, 'kubectl-auditstorm');
     await symlink(join(process.cwd(), 'bin', 'auditstorm.js'), plugin);
-    const stdout = await new Promise<string>((res, rej) =>
-      execFile(process.execPath, [plugin, 'watch', '--help'], (e, out) => (e ? rej(e) : res(out))),
-    );
+    const { stdout } = await promisify(execFile)(process.execPath, [plugin, 'watch', '--help']);
     expect(stdout.split('\n')[0]).toBe('kubectl auditstorm watch [paths..]');
   });
 
@@ -248,7 +247,7 @@ describe('completion', () => {
 
     const commands = fakeIO();
     expect(await main(['--get-yargs-completions', 'auditstorm', 'w'], commands)).toBe(0);
-    expect(commands.stdout.text).toBe('analyze\nwatch\nserve\ndiff\ncompletion\n');
+    expect(commands.stdout.text).toBe('analyze\nwatch\nserve\ndiff\nmetrics\ncompletion\n');
     const watchFlags = fakeIO();
     expect(await main(['--get-yargs-completions', 'auditstorm', 'watch', '--'], watchFlags)).toBe(0);
     const offered = watchFlags.stdout.text.split('\n');
@@ -274,7 +273,7 @@ describe('as a kubectl plugin', () => {
     expect(h.stdout.text.replace(/\s+/g, ' ')).toContain('Examples: kubectl auditstorm serve --listen');
     for (const [argv, text] of [
       [['--bogus'], 'auditstorm: Unknown argument: bogus\nhint: run `kubectl auditstorm --help` for usage\n'],
-      [['wach', 'x.log'], 'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, completion, help)\n'],
+      [['wach', 'x.log'], 'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, metrics, completion, help)\n'],
       [['a.log', '--listen', ':1'], 'auditstorm: --listen is an option of serve, not of analyze\nhint: run `kubectl auditstorm serve --help` for its options\n'],
       [['watch', 'a.log', 'b.log'], 'auditstorm: watch follows one input: a file, or "-" for stdin\nhint: run one watch per log, or pipe them together: tail -F a.log b.log | kubectl auditstorm watch\n'],
     ] as const) {

@@ -80,7 +80,8 @@ function auditLog(extraActors: number): string {
   for (let i = 0; i < extraActors; i++) {
     event(1000 + i * 5, `user-${String(i).padStart(5, '0')}@example.com`, 'get', 200, `app-${i}`);
   }
-  lines.sort((a, b) => (JSON.parse(a).stageTimestamp < JSON.parse(b).stageTimestamp ? -1 : 1));
+  const ts = (line: string): string => (JSON.parse(line) as { stageTimestamp: string }).stageTimestamp;
+  lines.sort((a, b) => (ts(a) < ts(b) ? -1 : 1));
   return `${lines.join('\n')}\n`;
 }
 

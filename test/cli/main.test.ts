@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { commandTypo, exitCodeFor, main, summaryLine, type AnalyzeFn } from '../../src/cli/main.js';
+import { commandTypo, main, type AnalyzeFn } from '../../src/cli/main.js';
+import { exitCodeFor, summaryLine } from '../../src/cli/output.js';
 import { ConfigError, InputError } from '../../src/errors.js';
 import type { AnalyzeIO } from '../../src/index.js';
 import type { AnalyzeOptionsInput } from '../../src/options.js';
@@ -184,11 +185,11 @@ describe('main: stdout', () => {
         cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' }));
       },
     });
-    const io = fakeIO({ analyze: returning(fakeReport(['high'])), stdout: stdout as never });
+    const io = fakeIO({ analyze: returning(fakeReport(['high'])), stdout: stdout });
     expect(await main(['a.log'], io)).toBe(0);
     expect(writes).toBe(1);
     expect(io.stderr.text).toBe('');
-    const io2 = fakeIO({ analyze: returning(fakeReport(['high'])), stdout: new Writable({ write: (_c, _e, cb) => cb(new Error('EPIPE')) }) as never });
+    const io2 = fakeIO({ analyze: returning(fakeReport(['high'])), stdout: new Writable({ write: (_c, _e, cb) => cb(new Error('EPIPE')) }) });
     expect(await main(['a.log', '--fail-on', 'high'], io2)).toBe(1);
   });
 });
@@ -259,7 +260,7 @@ describe('main: errors', () => {
       const io = fakeIO({ analyze });
       expect(await main([word, 'a.log'], io)).toBe(2);
       expect(io.stderr.text).toBe(
-        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, diff, completion, help)\n`,
+        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, diff, metrics, completion, help)\n`,
       );
     }
     expect(analyze).not.toHaveBeenCalled();

@@ -310,8 +310,12 @@ describe('conflict-storm: handled well or below thresholds', () => {
 
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [
-      'fewer than minConflicts per window (10 a minute)',
-      () => Array.from({ length: 50 }, (_, i) => rec(T0 + i * 6000, operator, widget, { code: 409 })),
+      'fewer than minConflicts per window (10 a minute), each 409 followed by a success',
+      () => Array.from({ length: 100 }, (_, i) => rec(T0 + i * 3000, operator, widget, { code: i % 2 === 0 ? 409 : 200 })),
+    ],
+    [
+      'low Conflict ratio (5 % of 100 writes/s) for 4 minutes: under the sustained look\'s share too',
+      () => Array.from({ length: 24_000 }, (_, i) => rec(T0 + i * 10, operator, widget, { code: i % 20 === 0 ? 409 : 200 })),
     ],
     [
       'low Conflict ratio (5 % of 100 writes/s)',
@@ -475,9 +479,204 @@ describe('conflict-storm: backing off but losing to itself (prometheus-operator#
     ['no other writer: a finding with self-conflict', false, 1, 0, ['self-conflict']],
     ['another writer causing each 409: a note', true, 0, 1, []],
   ])('%s', (_name, foreign, nFindings, nNotes, signals) => {
-    const { findings, notes } = runDetector(detector, {}, twoWritesPerSync(foreign as boolean));
+    const { findings, notes } = runDetector(detector, {}, twoWritesPerSync(foreign));
     expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
     const f = (findings[0] ?? notes[0])!;
     expect([f.metrics.backoff, f.metrics.conflicts, f.metrics.retryChains, f.metrics.retryChainP90Attempts, f.signals]).toEqual(['exponential', 618, 594, 2, signals]);
+  });
+});
+
+describe('conflict-storm: conflicts that never stop under the window\'s rule (issue 25, sustained look)', () => {
+  const node = actor('system:node:node-7', 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7');
+  const nodeStatus = object('nodes', '', 'node-7', 'status');
+  const nodeLease = object('leases', 'kube-node-lease', 'node-7', '', 'coordination.k8s.io');
+  const daemon = actor('system:serviceaccount:dra:compute-domain-daemon', 'compute-domain-daemon/v25.3.0 (linux/amd64) kubernetes/$Format');
+  const clique = object('computedomaincliques', 'dra', 'clique-a', '', 'resource.nvidia.com', 'v1beta1');
+
+  /**
+   * kubernetes#58002: a kubelet whose watch cache is stuck patches node status every 10 s for
+   * `seconds` with one stale resourceVersion, `tries` times 5 ms apart, all 409 (18 a minute with
+   * 3 tries, under minConflicts 20), and renews its Lease (another object) every 10 s.
+   */
+  function stuckKubelet(seconds: number, tries: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let t = 0; t < seconds * 1000; t += 10_000) {
+      out.push(rec(T0 + t + 500, node, nodeLease));
+      for (let k = 0; k < tries; k++) out.push(rec(T0 + t + 5 * k, node, nodeStatus, { verb: 'patch', code: 409, resourceVersion: '4711' }));
+    }
+    return out;
+  }
+
+  /**
+   * dra-driver#1101: 8 daemons (8 IPs) of one service account patch one object every second for
+   * `seconds`; each second 2 of them lose the race and retry 2 ms after the 409 with success:
+   * 10 writes/s, 2 409s/s (20 %, under minConflictRatio 0.3).
+   */
+  function daemons(seconds: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let s = 0; s < seconds; s++) {
+      for (let d = 0; d < 8; d++) {
+        const t = T0 + s * 1000 + d * 50;
+        const ip = `10.2.0.${d + 1}`;
+        const loses = (s + d) % 4 === 0;
+        out.push(rec(t, daemon, clique, { verb: 'patch', sourceIP: ip, code: loses ? 409 : 200 }));
+        if (loses) out.push(rec(t + 5, daemon, clique, { verb: 'patch', sourceIP: ip }));
+      }
+    }
+    return out;
+  }
+
+  it('a stuck kubelet at 18 409s a minute, every write answered 409: one finding with stale-cache', () => {
+    const records = stuckKubelet(240, 3);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    const storm = records.filter((r) => r.object === nodeStatus);
+    expect([f.actors[0]!.username, f.object?.name, f.object?.subresource, f.window]).toEqual([
+      'system:node:node-7',
+      'node-7',
+      'status',
+      { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:03:50.013Z' },
+    ]);
+    expect(f.metrics).toMatchObject({ attempts: 72, conflicts: 72, successes: 0, retries: 71, staleRetries: 71, backoff: 'none' });
+    expect(f.signals).toEqual(['no-backoff', 'stale-cache']);
+    expect(f.evidence.auditIDs).toEqual([...storm.slice(0, 4).map((r) => r.auditID), storm.at(-1)!.auditID]);
+  });
+
+  it('daemons of one service account losing 20 % of their patches for 4 minutes: one finding', () => {
+    const records = daemons(240);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings.map((f) => [f.object?.name, f.metrics.attempts, f.metrics.conflicts, f.metrics.successes, f.metrics.sourceIPCount, f.signals])).toEqual([
+      // All 2,400 writes but the last two successes, which follow no 409.
+      ['clique-a', 2398, 480, 1918, 8, ['no-backoff', 'duplicate-replicas']],
+    ]);
+  });
+
+  it.each([
+    ['the stuck kubelet for 2 minutes only (409s in too few of the 3-minute look\'s steps)', () => stuckKubelet(120, 3)],
+    ['the daemons for 1 minute only', () => daemons(60)],
+    ['one 409 per sync, a success after it (6 a minute, converging)', () => stuckKubelet(300, 1).flatMap((r) => (r.object === nodeStatus ? [r, rec(r.receivedTs + 20, node, nodeStatus, { verb: 'patch' })] : [r]))],
+  ])('look-alike: %s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('the sustained look comes from options', () => {
+    expect(runDetector(detector, { sustained: { stuckMinConflicts: 80 } }, stuckKubelet(240, 3)).findings).toEqual([]);
+    expect(runDetector(detector, { sustained: { contentionMinRatio: 0.25 } }, daemons(240)).findings).toEqual([]);
+  });
+});
+
+describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () => {
+  const bg = actor('system:serviceaccount:kyverno:kyverno-background-controller', 'kyverno/v1.11.4 (linux/amd64) kubernetes/');
+  const ur = (i: number) => object('updaterequests', 'kyverno', `ur-${i}`, 'status', 'kyverno.io', 'v1beta1');
+
+  /**
+   * Every 500 ms for `seconds` a new UpdateRequest: its status is updated to Pending (200), then
+   * 20 ms later to Completed from the same cached copy (409), requeued 5, 10, 20 ms after each
+   * 409 until the watch catches up (a 200 38 ms after the fourth 409): 4 409s on each object, 8 a
+   * second in all, none of them enough for an object's own episode.
+   */
+  function updateRequests(seconds: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let i = 0; i < seconds * 2; i++) {
+      const t = T0 + i * 500;
+      out.push(rec(t, bg, ur(i), { resourceVersion: String(100 + i) }));
+      let at = t + 20;
+      for (const gap of [5, 10, 20, 38]) {
+        out.push(rec(at, bg, ur(i), { code: 409, resourceVersion: String(100 + i) }));
+        at += 3 + gap;
+      }
+      out.push(rec(at, bg, ur(i), { resourceVersion: String(101 + i) }));
+    }
+    return out;
+  }
+
+  it('409s spread over 480 short-lived objects of one resource: one finding for the resource, object null', () => {
+    const records = updateRequests(240);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object).toBeNull();
+    expect(f.title).toBe('kyverno-background-controller retries 409 Conflict on 480 updaterequests.kyverno.io/status objects with exponential backoff: 1,920 of 2,879 writes conflicted (67%), peak 8 409/s');
+    // From the first 409 (the first object's Pending write came before it): 5 + 479 × 6 writes.
+    expect(f.metrics).toMatchObject({
+      attempts: 2879,
+      conflicts: 1920,
+      successes: 959,
+      objects: 480,
+      objectsWithConflicts: 480,
+      topObjects: 'kyverno/ur-0(4), kyverno/ur-1(4), kyverno/ur-10(4), kyverno/ur-100(4), kyverno/ur-101(4)',
+      retryChains: 480,
+      retryChainsSucceeded: 480,
+      backoff: 'exponential',
+      staleRetries: 1440,
+    });
+    expect(f.signals).toEqual(['stale-cache']);
+    const conflicts = records.filter((r) => r.code === 409);
+    expect(f.evidence.auditIDs).toEqual([...conflicts.slice(0, 4).map((r) => r.auditID), records.at(-1)!.auditID]);
+  });
+
+  it('rollup.minObjects comes from options', () => {
+    // 120 objects get their 409s in any one window.
+    expect(runDetector(detector, { rollup: { minObjects: 121 } }, updateRequests(240)).findings).toEqual([]);
+    expect(runDetector(detector, { rollup: { minObjects: 120 } }, updateRequests(240)).findings).toHaveLength(1);
+  });
+
+  it.each([
+    ['one 409 on every tenth of 600 objects (ratio under minConflictRatio)', () =>
+      Array.from({ length: 2400 }, (_, i) => rec(T0 + i * 100, bg, ur(i % 600), { code: i % 40 === 0 ? 409 : 200 }))],
+    ['the same pattern from one DaemonSet\'s 480 pods (one service account, one IP and one object each: a fleet)', () =>
+      updateRequests(240).map((r) => ({ ...r, sourceIP: `10.3.${Math.floor(Number(r.object!.name.slice(3)) / 250)}.${Number(r.object!.name.slice(3)) % 250}` }))],
+    ['the same pattern from 480 kubelets, each on its own node (one object per identity)', () =>
+      updateRequests(240).map((r) => ({ ...r, actor: actor(`system:node:${r.object!.name}`, 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7') }))],
+  ])('look-alike: %s: nothing', (_name, make) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect([...findings, ...notes]).toEqual([]);
+  });
+
+  it('an object with its own episode is reported alone: no roll-up beside it or on its tail', () => {
+    const others = Array.from({ length: 100 }, (_, i) => rec(T0 + i * 1500, operator, object('widgets', 'shop', `x${i}`, 'status', 'example.com', 'v1alpha1'), { code: 409 }));
+    const { findings } = runDetector(detector, {}, [...twoReplicaStorm(T0, 120), ...others]);
+    expect(findings.map((f) => [f.object?.name ?? null, f.metrics.conflicts])).toEqual([['w1', 11_000]]);
+  });
+});
+
+describe('conflict-storm: severity weighs excess requests for a writer that converges (issue 25)', () => {
+  const dsController = actor('system:serviceaccount:kube-system:daemon-set-controller', 'kube-controller-manager/v1.30.4 (linux/amd64) kubernetes/a51b3b7/system:serviceaccount:kube-system:daemon-set-controller');
+  const dsStatus = object('daemonsets', 'kube-system', 'agent', 'status', 'apps');
+
+  /**
+   * A DaemonSet rollout for `seconds`: `perSec` times a second the controller's status update
+   * from a cache behind its own last write gets 409, the re-read retry 2 ms later succeeds (1 ms
+   * latency: 1 request beyond per-item backoff per chain), and an update 300 ms later succeeds. No
+   * one else writes the DaemonSet: the 409s are its own (`none`, as for self-conflicts).
+   */
+  function rollout(seconds: number, perSec: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < seconds * perSec; k++) {
+      const t = T0 + Math.round((k * 1000) / perSec);
+      out.push(rec(t, dsController, dsStatus, { code: 409, latencyMs: 1 }));
+      out.push(rec(t + 2, dsController, dsStatus, { latencyMs: 1 }));
+      out.push(rec(t + Math.round(300 / perSec), dsController, dsStatus, { latencyMs: 1 }));
+    }
+    return out;
+  }
+
+  it.each([
+    // All the log's writes (share 1: critical by share) but 150 excess requests: low.
+    ['one lost race a second for 150 s', 150, 1, 'low', 150],
+    ['four a second for 150 s (600 excess requests)', 150, 4, 'medium', 600],
+    ['four a second for 5 min (1,200 excess requests)', 300, 4, 'high', 1200],
+  ])('%s: %s', (_name, seconds, perSec, severity, excess) => {
+    const { findings } = runDetector(detector, {}, rollout(seconds, perSec));
+    expect(findings.map((f) => [f.severity, f.metrics.excessRequests, f.metrics.retryChainsSucceeded, f.metrics.backoff])).toEqual([[severity, excess, (seconds) * (perSec), 'none']]);
+  });
+
+  it('severityExcess comes from options', () => {
+    expect(runDetector(detector, { severityExcess: { medium: 100 } }, rollout(150, 1)).findings.map((f) => f.severity)).toEqual(['medium']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStorm, namePrefix } from '../../src/detectors/create-storm.js';
+import { createStorm, generatedOwner, namePrefix } from '../../src/detectors/create-storm.js';
 import type { Detector } from '../../src/detectors/types.js';
 import type { RequestRecord } from '../../src/parser/record.js';
 import { actor, object, rec, runDetector } from '../helpers/records.js';
@@ -15,6 +15,8 @@ const kyverno = actor('system:serviceaccount:kyverno:kyverno-background-controll
 const cronJobs = actor('system:serviceaccount:kube-system:cronjob-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:cronjob-controller');
 const rsController = actor('system:serviceaccount:kube-system:replicaset-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller');
 const restorer = actor('system:serviceaccount:velero:velero', 'velero-server/v1.13.0 (linux/amd64) 76670e9');
+const pvcController = actor('system:serviceaccount:kube-system:statefulset-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:statefulset-controller');
+const sliceController = actor('system:serviceaccount:kube-system:endpointslice-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:endpointslice-controller');
 const proxy = actor('system:serviceaccount:monitoring:kube-rbac-proxy', 'kube-rbac-proxy/v0.16.0');
 
 /** `generateName`'s alphabet (k8s.io/apimachinery/pkg/util/rand), to make suffixes as the API server does. */
@@ -92,7 +94,9 @@ describe('create-storm: storms', () => {
     });
     expect(f.title).toBe('cert-manager created 1,152 new certificaterequests.cert-manager.io in namespace shop in 4m 00s (4.8/s, peak 5/s)');
     expect(f.series?.points.reduce((n, p) => n + p.writes, 0)).toBe(1152);
-    expect(alerts).toEqual(['open create-storm ', 'close create-storm ']);
+    // The owner web-tls opens first (100 excess creates), and ends without a finding when the
+    // namespace group opens (500).
+    expect(alerts).toEqual(['open create-storm ', 'close create-storm ', 'open create-storm ', 'close create-storm ']);
   });
 
   it('kyverno#10049: UpdateRequests created with generateName and deleted again (churn)', () => {
@@ -123,8 +127,52 @@ describe('create-storm: storms', () => {
     ]);
   });
 
-  it('options: a higher budget (createsPerSec 5) leaves the 4.8/s cert-manager loop alone', () => {
-    expect(runDetector(detector, { createsPerSec: 5 }, certManagerLoop()).findings).toEqual([]);
+  it('options: a higher budget (createsPerSec 5, perOwner 5/s) leaves the 4.8/s cert-manager loop alone', () => {
+    expect(runDetector(detector, { createsPerSec: 5, perOwner: { ownerCreatesPerSec: 5 } }, certManagerLoop()).findings).toEqual([]);
+  });
+
+  /**
+   * cert-manager#6714 at the rate one signing round trip allows: the request-manager creates a new
+   * CertificateRequest for Certificate `api-tls` every 1.1 s for 4 minutes (0.9/s, under the
+   * namespace budget of 1/s), while the namespace's other 20 Certificates get one each.
+   */
+  function slowOwnerLoop(): RequestRecord[] {
+    const out = Array.from({ length: 218 }, (_, i) => rec(T0 + i * 1100, requestManager, certRequest(`api-tls-${suffix(i)}`), CREATE));
+    for (let c = 0; c < 20; c++) out.push(rec(T0 + 5_000 + c * 10_000 + 550, requestManager, certRequest(`svc${c}-tls-${suffix(1000 + c)}`), CREATE));
+    return out;
+  }
+
+  it('cert-manager#6714 at 0.9/s on one Certificate: under the namespace budget, an owner loop', () => {
+    const records = slowOwnerLoop();
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    const loop = records.filter((r) => r.object!.name.startsWith('api-tls-'));
+    expect(f.title).toBe('cert-manager created 218 new certificaterequests.cert-manager.io for one owner (api-tls-…) in namespace shop in 3m 59s (0.91/s, peak 1/s)');
+    // All the log's writes (share 1: critical), capped at medium by its 194 excess creates.
+    expect([f.severity, f.object, f.window]).toEqual(['medium', null, { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:03:58.703Z' }]);
+    expect(f.metrics).toMatchObject({
+      creates: 218,
+      namedCreates: 218,
+      namePrefixes: 'api-tls(218)',
+      owner: 'api-tls',
+      meanCreatesPerSec: 0.91,
+      // 218 − (⌊238.7 × 0.1⌋ + 1) and 1 + 217 × (1 − 0.11).
+      excessRequests: 194,
+      excessCreates: 194,
+    });
+    expect(f.signals).toEqual(['new-object-per-pass', 'piling-up', 'one-owner']);
+    expect(f.evidence.auditIDs).toEqual([...loop.slice(0, 4).map((r) => r.auditID), loop.at(-1)!.auditID]);
+  });
+
+  it('the per-owner look comes from options', () => {
+    expect(runDetector(detector, { perOwner: { ownerMinExcessCreates: 200 } }, slowOwnerLoop()).findings).toEqual([]);
+    expect(runDetector(detector, { perOwner: { ownerCreatesPerSec: 1 } }, slowOwnerLoop()).findings).toEqual([]);
+  });
+
+  it('the namespace group reports a fast loop once: its owner group does not open beside it', () => {
+    expect(runDetector(detector, {}, certManagerLoop()).findings.map((f) => f.metrics.owner)).toEqual([undefined]);
   });
 });
 
@@ -166,10 +214,40 @@ describe('create-storm: not a storm', () => {
       'one identity at 0.5/s in each of 20 namespaces (10/s in all; judged per namespace)',
       () => Array.from({ length: 6000 }, (_, i) => rec(T0 + i * 100, certificates, object('certificaterequests', `team-${i % 20}`, `c-${i}`, '', 'cert-manager.io'), CREATE)),
     ],
+    [
+      'a StatefulSet scaled to 200: PVCs data-web-0 … data-web-199 in 40 s (one per ordinal, never repeated: not an owner loop)',
+      () => Array.from({ length: 200 }, (_, i) => rec(T0 + i * 200, pvcController, object('persistentvolumeclaims', 'shop', `data-web-${i}`), CREATE)),
+    ],
+    [
+      'cert-manager renewing 300 Certificates in 5 min: one CertificateRequest each (300 owners, 1/s in the namespace)',
+      () => Array.from({ length: 300 }, (_, i) => rec(T0 + i * 1000, requestManager, certRequest(`svc-${suffix(i + 7)}-tls-${suffix(i)}`), CREATE)),
+    ],
+    [
+      'an EndpointSlice rollout: 20 Services get 15 new slices each (generateName) within a minute',
+      () => Array.from({ length: 300 }, (_, i) => rec(T0 + i * 200, sliceController, object('endpointslices', 'shop', `svc-${i % 20}-${suffix(i)}`, '', 'discovery.k8s.io'), CREATE)),
+    ],
+    [
+      'one owner re-issued every 15 s for an hour (under the per-owner budget of one per 10 s)',
+      () => Array.from({ length: 240 }, (_, i) => rec(T0 + i * 15_000, requestManager, certRequest(`web-tls-${suffix(i)}`), CREATE)),
+    ],
   ];
   it.each(quiet)('%s', (_, make) => {
     const { findings, notes } = runDetector(detector, {}, make());
     expect([findings.map((f) => f.title), notes]).toEqual([[], []]);
+  });
+});
+
+describe('create-storm: generatedOwner', () => {
+  it.each([
+    ['web-tls-x2k4p', 'web-tls'],
+    ['web-7d9f8c6b5-x2k4p', 'web-7d9f8c6b5'],
+    ['data-web-12', null],
+    ['report-29000001', null],
+    ['cluster-admin', null],
+    ['x2k4p', null],
+    ['-x2k4p', null],
+  ])('%s → %s', (name, owner) => {
+    expect(generatedOwner(name)).toBe(owner);
   });
 });
 

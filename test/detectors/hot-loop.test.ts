@@ -8,7 +8,6 @@ const T0 = Date.parse('2026-08-08T18:00:00Z');
 const detector = hotLoop as unknown as Detector;
 const operator = actor('system:serviceaccount:shop-system:shop-operator');
 const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
-const widgetMain = object('widgets', 'shop', 'w1', '', 'example.com', 'v1alpha1');
 const kubelet = actor('system:node:node-1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
 const lease = object('leases', 'kube-node-lease', 'node-1', '', 'coordination.k8s.io');
 const kcm = 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f';

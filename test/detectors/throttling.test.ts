@@ -65,8 +65,8 @@ describe('throttling: throttled actors', () => {
       shareOfWrites: 0,
       shareOfRequests: 0.0893,
     });
-    // Half its requests rejected: high.
-    expect(f.severity).toBe('high');
+    // Half its requests rejected (high), for 59.6 s, under brief.mediumMs: medium.
+    expect(f.severity).toBe('medium');
     expect(f.signals).toEqual(['throttled', 'apf-rejected', 'ignores-retry-after', 'likely-cause', 'cause-conflict-storm']);
     expect(f.advice.map((a) => a.id)).toEqual(['fix-the-heavy-client', 'flowschema', 'watch-instead-of-list', 'honor-retry-after']);
     expect(f.evidence).toEqual({
@@ -79,7 +79,8 @@ describe('throttling: throttled actors', () => {
     expect(f.title).toBe('metrics-collector is throttled: 150 of 300 requests answered 429 (50%), peak 3/s; coincides with shop-operator (3,000 requests)');
     // The finding's timeline: its buckets add up to its own counts.
     expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([300, 150, 'requests/s', '429/s']);
-    expect(alerts).toEqual(['open throttling ', 'close throttling ']);
+    // Opened at low (under 30 s of 429s so far), raised to medium as it went on.
+    expect(alerts).toEqual(['open throttling ', 'update throttling ', 'close throttling ']);
   });
 
   it('two victims: each its own finding, naming the other', () => {
@@ -148,8 +149,60 @@ describe('throttling: throttled actors', () => {
     expect(findings[0]!.metrics).toMatchObject({ likelyCause: null, likelyCauseShare: null, throttledShareOfRequests: 0.5 });
     expect(findings[0]!.actors).toHaveLength(1);
     expect(findings[0]!.signals).not.toContain('likely-cause');
-    // Its 429s are half of all requests: critical by share of all requests.
-    expect(findings[0]!.severity).toBe('critical');
+    // Its 429s are half of all requests: critical by share of all requests, but for under a minute: medium.
+    expect(findings[0]!.severity).toBe('medium');
+  });
+});
+
+describe('throttling: severity weighs duration, causes must crowd the victim out (issue 25)', () => {
+  const ci = actor('release-bot', 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc');
+  const reader = actor('system:serviceaccount:kube-system:coredns', 'coredns/v1.11.1');
+
+  /**
+   * A CI bulk apply: 300 ConfigMap creates in 6 s (one per 20 ms); its APF flow admits one in
+   * three, the others get 429 and are sent again 1 s later (Retry-After), admitted then.
+   * Alongside, a reader that is never throttled lists endpointslices 10 times a second for 4 min:
+   * above minCauseShare and heavy in every step, but lighter than the burst.
+   */
+  function bulkApply(): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 300; k++) {
+      const cm = object('configmaps', 'ci', `cfg-${k}`);
+      const t = T0 + 60_000 + k * 20;
+      if (k % 3 === 0) out.push(rec(t, ci, cm, { verb: 'create', code: 201, sourceIP: '192.0.2.40' }));
+      else {
+        out.push(rec(t, ci, cm, { verb: 'create', code: 429, sourceIP: '192.0.2.40' }));
+        out.push(rec(t + 1000, ci, cm, { verb: 'create', code: 201, sourceIP: '192.0.2.40' }));
+      }
+    }
+    for (let k = 0; k < 2400; k++) out.push(rec(T0 + k * 100, reader, object('endpointslices', '', '', '', 'discovery.k8s.io'), { verb: 'list', sourceIP: '10.244.0.9' }));
+    return out;
+  }
+
+  it('a bulk apply throttled for 6 s that completes: low, and the never-throttled reader is no likely cause', () => {
+    const records = bulkApply();
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.actors.map((a) => a.username)).toEqual(['release-bot']);
+    expect(f.severity).toBe('low');
+    // From the first 429 (the second create) to the last (the 300th): 499 requests, 5,960 ms.
+    expect(f.metrics).toMatchObject({ requests: 499, throttled: 200, durationMs: 5960, likelyCause: null });
+    expect(f.signals).toEqual(['throttled', 'apf-rejected']);
+    const rejected = records.filter((r) => r.code === 429);
+    expect([f.evidence.firstAuditID, f.evidence.lastAuditID]).toEqual([rejected[0]!.auditID, rejected.at(-1)!.auditID]);
+  });
+
+  it('the same 429 share for 2 minutes is rated by its shares again: high', () => {
+    const long = Array.from({ length: 600 }, (_, k) => rec(T0 + k * 200, collector, pods, { verb: 'list', code: k % 2 === 0 ? 429 : 200, sourceIP: '10.2.0.1' }));
+    const { findings } = runDetector(detector, {}, [...long, ...Array.from({ length: 6000 }, (_, k) => rec(T0 + 1 + k * 20, operator, widget, { sourceIP: '10.1.0.1' }))]);
+    expect(findings.map((f) => [f.severity, f.metrics.durationMs, f.metrics.likelyCause])).toEqual([['high', 119_600, 'system:serviceaccount:shop-system:shop-operator']]);
+  });
+
+  it('brief and causeMinOfVictim come from options', () => {
+    // 200 429s reach excess 200: rated by its shares (a third of all requests in its 6 s): critical.
+    expect(runDetector(detector, { brief: { excess: 200 } }, bulkApply()).findings.map((f) => f.severity)).toEqual(['critical']);
+    expect(runDetector(detector, { causeMinOfVictim: 0 }, bulkApply()).findings.map((f) => f.metrics.likelyCause)).toEqual(['system:serviceaccount:kube-system:coredns']);
   });
 });
 

@@ -63,13 +63,13 @@ function only(log: GeneratedLog, kind: string): ExpectedFinding {
 
 describe('every scenario type', () => {
   it.each(SCENARIO_TYPES.filter((t) => t !== 'background'))('%s is deterministic and its truth matches the lines', (type) => {
-    const spec: LogSpec = { seed: 4, start: START, durationMs: 90_000, scenarios: [{ type } as ScenarioSpec] };
+    const spec: LogSpec = { seed: 4, start: START, durationMs: 90_000, scenarios: [{ type }] };
     const a = generateLog(spec);
     expect(logText(generateLog(spec))).toBe(logText(a));
     expect(logText(generateLog({ ...spec, seed: 5 }))).not.toBe(logText(a));
     expect(a.expected.length).toBeGreaterThan(0);
     for (const rnd of [false, true]) {
-      const { log, finals } = run([{ type, randomizeNames: rnd } as ScenarioSpec], 90_000, 6);
+      const { log, finals } = run([{ type, randomizeNames: rnd }], 90_000, 6);
       // Per pair: attempts and conflicts as in the lines.
       for (const t of log.truth) {
         const evs = finals.filter(
@@ -129,7 +129,7 @@ describe('finding scenarios', () => {
       const { log, finals } = run([spec]);
       const e = only(log, 'no-op-writes');
       const evs = eventsOf(finals, e);
-      const strip = (x: Ev) => JSON.stringify(x.requestObject, (k, v) => (k === 'lastTransitionTime' || k === 'resourceVersion' ? undefined : v));
+      const strip = (x: Ev) => JSON.stringify(x.requestObject, (k, v: unknown) => (k === 'lastTransitionTime' || k === 'resourceVersion' ? undefined : v));
       expect(new Set(evs.map(strip)).size).toBe(1);
       expect(new Set(evs.map((x) => x.requestObject?.status.conditions[0]?.lastTransitionTime)).size).toBeGreaterThan(10);
       expect(e.noOps).toBe(evs.length);

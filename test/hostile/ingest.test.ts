@@ -11,7 +11,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { analyze } from '../../src/analyze.js';
-import { warningsFor } from '../../src/cli/main.js';
+import { warningsFor } from '../../src/cli/output.js';
 import { watch } from '../../src/live/watch.js';
 import { FileFollower } from '../../src/live/follow.js';
 import { resolveInputs } from '../../src/parser/sources.js';

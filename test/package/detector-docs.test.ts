@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analyze.js';
 import { DETECTORS } from '../../src/detectors/registry.js';
 import { detectorDocsUrl, repositoryUrl } from '../../src/docs-link.js';
-// @ts-expect-error: a plain ES module script without type declarations.
 import { BEGIN, END, optionsTable, pagePath, withTable } from '../../scripts/detector-docs.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -30,7 +29,7 @@ describe('docs/detectors pages', () => {
 
   it('the table names each option with its default (hot-loop)', () => {
     const hot = DETECTORS.find((d) => d.meta.id === 'hot-loop')!;
-    const table = optionsTable(hot) as string;
+    const table = optionsTable(hot);
     expect(table).toContain('| `minExcessWrites` | number > 0 | `500` |');
     expect(table).toContain('| `severityExcess.critical` | number ≥ 0 | `3000` |');
     expect(table).toContain('| `changeWritesPerSec` | number ≥ 0 | `1` | Writes per second (per object) a healthy controller may make');

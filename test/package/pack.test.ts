@@ -66,7 +66,7 @@ describe('npm pack', () => {
   });
 
   it('ships none of the generator, the evaluation, the benchmark or other developer tools', () => {
-    const dev = files.filter((f) => /^dist\/(generator|eval)\//.test(f) || /^dist\/cli\/(bench|eval|generate|dev-tool)\./.test(f));
+    const dev = files.filter((f) => /^dist\/(generator|eval|bench)\//.test(f) || /^dist\/cli\/(bench|eval|generate|dev-tool)\./.test(f));
     expect(dev).toEqual([]);
     expect(files.filter((f) => /^(src|test|fixtures|scripts|build|\.ci)\//.test(f))).toEqual([]);
   });

@@ -45,7 +45,7 @@ describe('README', () => {
   });
 
   it('links only files that exist (README and docs/detectors)', () => {
-    const pages = ['README.md', ...['conflict-storm', 'create-conflict-storm', 'create-storm', 'fleet-storm', 'hot-loop', 'no-op-writes', 'throttling', 'write-fight'].map((k) => `docs/detectors/${k}.md`), 'docs/input.md'];
+    const pages = ['README.md', ...['conflict-storm', 'create-conflict-storm', 'create-storm', 'fleet-storm', 'hot-loop', 'no-op-writes', 'resource-conflicts', 'throttling', 'write-fight'].map((k) => `docs/detectors/${k}.md`), 'docs/input.md'];
     const broken: string[] = [];
     for (const page of pages) {
       const text = readFileSync(path.join(ROOT, page), 'utf8');

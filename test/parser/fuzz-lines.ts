@@ -75,7 +75,7 @@ function mutateValue(v: Json, rng: Rng, depth: number): Json {
       v[k] = mutateValue(v[k]!, rng, depth + 1);
     } else if (keys.length > 0) {
       const k = pick(rng, keys);
-      if (typeof v[k] === 'string') v[k] = (v[k] as string) + pick(rng, ODD_STRINGS); // unicode, quotes
+      if (typeof v[k] === 'string') v[k] = (v[k]) + pick(rng, ODD_STRINGS); // unicode, quotes
     }
     return v;
   }

@@ -62,7 +62,7 @@ describe('server log lines', () => {
     const r = JSON.parse(io.stdout.text) as Report;
     expect(r.input.skipped.logLines).toBe(5);
     expect([r.input.badLines, r.input.events, r.input.lines]).toEqual([1, events.length, events.length + 6]);
-    expect(r.input.badLineSamples).toEqual([{ source: path, line: 104, reason: expect.stringMatching(/JSON/) as unknown as string }]);
+    expect(r.input.badLineSamples).toEqual([{ source: path, line: 104, reason: expect.stringMatching(/JSON/) }]);
     expect(r.input.sources[0]!.badLines).toBe(1);
   });
 

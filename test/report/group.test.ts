@@ -1,6 +1,7 @@
 /**
  * One actor's pattern across many objects is one finding (issue 25, class 10).
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DETECTORS } from '../../src/detectors/registry.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
@@ -102,7 +103,6 @@ describe('groupFindings', () => {
 describe('a grouped finding in every format', () => {
   it('names the objects it covers where one finding names its object', async () => {
     const { writeFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
     const { analyze } = await import('../../src/analyze.js');
     const { renderReport } = await import('../../src/report/index.js');
     const { tempDir, removeTempDirs } = await import('../parser/helpers.js');

@@ -165,6 +165,7 @@ describe('renderText', () => {
     const coloured = renderText(report, { color: true, fit: true });
     expect(coloured).toContain('#1  \u001b[1;31mHIGH\u001b[0m  conflict-storm');
     expect(coloured).toContain('\u001b[2mINFO\u001b[0m');
+    // eslint-disable-next-line no-control-regex -- the ANSI escape (ESC) is what this strips
     expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).toBe(out);
   });
 
@@ -175,6 +176,7 @@ describe('renderText', () => {
     expect(text).toContain('  /var/log/kubernetes/audit/audit.log.gz:88213 bad [2J[31mred]0;pwned1m  end\n');
     // eslint-disable-next-line no-control-regex
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    // eslint-disable-next-line no-control-regex -- the ANSI escape (ESC) is what this strips
     const coloured = renderText(hostileReport(), { color: true, fit: true }).replace(/\u001b\[[0-9;]*m/g, '');
     expect(coloured).not.toContain('\u001b');
   });

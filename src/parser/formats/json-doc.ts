@@ -519,6 +519,7 @@ function isObjectRole(role: Role): boolean {
 
 /** A key as it appears in raw JSON text, or null when escapes could make it appear otherwise. */
 function rawKey(key: string | null): string | null {
+  // eslint-disable-next-line no-control-regex -- control characters are escaped in JSON text, so such a key never appears raw
   return key === null || /["\\\u0000-\u001f\u007f-\uffff]/.test(key) ? null : key;
 }
 
