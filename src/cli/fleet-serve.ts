@@ -35,6 +35,7 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
       options: {
         nats: { type: 'string' },
         cluster: { type: 'string' },
+        listen: { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
         token: { type: 'string' },
@@ -50,7 +51,11 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
   const url = values.nats as string;
   if (typeof values.cluster !== 'string') throw new UsageError('serve --nats: --cluster is required');
   const cluster = checkClusterName(values.cluster);
-  const port = Number(values.port ?? 8443);
+  // `--listen HOST:PORT` as `serve` takes it, or `--host` and `--port`.
+  const listen = typeof values.listen === 'string' ? /^(.*):(\d+)$/.exec(values.listen) : null;
+  if (typeof values.listen === 'string' && listen === null) throw new UsageError(`--listen ${values.listen}: expected HOST:PORT, e.g. 127.0.0.1:8443`);
+  const host = listen !== null ? listen[1]!.replace(/^\[(.*)\]$/, '$1') : ((values.host as string | undefined) ?? '127.0.0.1');
+  const port = Number(listen !== null ? listen[2] : (values.port ?? 8443));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${String(values.port)}: expected 0 to 65535`);
   const partitionsFlag = Number(values.partitions ?? 16);
   const replicas = Number(values.replicas ?? 1);
@@ -137,7 +142,7 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, (values.host as string | undefined) ?? '127.0.0.1', () => resolve());
+    server.listen(port, host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
   await err.write(`auditstorm: serving the audit webhook of cluster ${cluster} on http://${addr.address}:${addr.port}, publishing to ${url}\n`);

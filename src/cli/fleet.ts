@@ -6,7 +6,7 @@
  * - `publish --nats URL --cluster NAME [--partitions N] [--replicas R] [--max-age DUR] PATH... | -`
  * - `worker --nats URL [--id NAME] [--replicas R] [--settle DUR] [--lease DUR]`
  * - `report --nats URL [--cluster NAME] [--format F] [-o FILE]... [--fail-on SEV]`
- * - `serve --nats URL --cluster NAME [--port P] [--host H] [--partitions N] [--replicas R]`
+ * - `serve --nats URL --cluster NAME [--listen HOST:PORT | --host H --port P] [--partitions N] [--replicas R]`
  */
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import { tryParseDuration } from '../duration.js';
 import { describeFsError, UsageError } from '../errors.js';
 import { SEVERITIES, type Report, type Severity } from '../report/schema.js';
-import { connectFleet, ensureStream, type FleetLog } from '../fleet/connect.js';
+import { connectFleet, ensureStream, retrying, type FleetLog } from '../fleet/connect.js';
 import { checkClusterName } from '../fleet/partition.js';
 import type { ClusterReportEntry } from '../fleet/worker.js';
 import type { CliIO } from './main.js';
@@ -30,7 +30,7 @@ export const FLEET_HELP = `auditstorm fleet commands (NATS JetStream)
       Read audit logs (every format analyze reads) and publish each event to the stream AUDITSTORM,
       subject auditstorm.events.<cluster>.<partition>, message ID <cluster>/<auditID>/<stage>.
       Creates the stream when missing (--replicas: 1 on one server, 3 on a cluster).
-  auditstorm serve --nats URL --cluster NAME [--host H] [--port P] [--token T]
+  auditstorm serve --nats URL --cluster NAME [--listen HOST:PORT] [--token T] [--partitions N] [--replicas R]
       The audit webhook as the ingest tier: 200 once JetStream acknowledged the batch, 503 while it is unreachable.
   auditstorm worker --nats URL [--id NAME] [--settle 30s] [--lease 6s] [--replicas R]
       Claim partitions, analyze each cluster, publish alerts (auditstorm.alerts.<cluster>) and reports.
@@ -108,11 +108,12 @@ async function runPublish(argv: readonly string[], io: CliIO, err: Guarded, log:
   if ((positionals.length === 0 || positionals.includes('-')) && io.isTTY.stdin) {
     throw new UsageError('no input: give audit log files or directories, or pipe a log into stdin');
   }
-  const fleet = await connectFleet(url, log);
+  // A server or leader that is away for a while (a node restarting) is waited for, said on stderr.
+  const fleet = await connectFleet(url, log, PUBLISH_RETRY_MS);
   try {
-    const n = await ensureStream(fleet, { partitions, replicas, maxAgeMs });
+    const n = await retrying('publish: setting up the stream', () => ensureStream(fleet, { partitions, replicas, maxAgeMs }), log, PUBLISH_RETRY_MS);
     const { publishInputs } = await import('../fleet/publish.js');
-    const { stats, counts } = await publishInputs({ js: fleet.js, cluster, partitions: n, log }, positionals, io.stdin as Readable, {
+    const { stats, counts } = await publishInputs({ js: fleet.js, cluster, partitions: n, log, retryForMs: PUBLISH_RETRY_MS }, positionals, io.stdin as Readable, {
       maxLineLength: 16 * 1024 * 1024,
       sniffLines: 1000,
       badLineSamples: 20,
@@ -158,6 +159,9 @@ async function runWorker(argv: readonly string[], io: CliIO, log: FleetLog): Pro
   await worker.stop();
   return 0;
 }
+
+/** How long `publish` waits for JetStream (to connect, to set up the stream, to acknowledge an event) before it gives up (ms). */
+const PUBLISH_RETRY_MS = 60_000;
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 type Format = (typeof FORMATS)[number];

@@ -60,6 +60,25 @@ export async function connectFleet(url: string, log: FleetLog, retryForMs = 0, n
   }
 }
 
+/**
+ * Runs `fn`, retrying it with backoff (said through `log`) while it fails for up to `forMs` ms:
+ * a JetStream API call fails for a few seconds while a cluster elects a new leader.
+ * @throws UsageError from `fn` at once; any other error of `fn` once `forMs` has passed
+ */
+export async function retrying<T>(what: string, fn: () => Promise<T>, log: FleetLog, forMs: number): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof UsageError || Date.now() - started >= forMs) throw err;
+      const wait = backoffMs(attempt);
+      log(`${what}: ${(err as Error).message}; retrying in ${wait} ms`);
+      await sleep(wait);
+    }
+  }
+}
+
 /** Settings of the stream, used when `publish` or `serve --nats` creates it. */
 export interface StreamSettings {
   /** Partitions of the fleet (all publishers must agree; stored in the meta bucket). */

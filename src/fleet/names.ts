@@ -43,7 +43,16 @@ export function partitionKey(partition: number): string {
   return `p${partition}`;
 }
 
-/** Durable pull consumer of a partition. */
-export function consumerName(partition: number): string {
-  return `auditstorm-p${partition}`;
+/**
+ * Durable pull consumer of partition `partition` for one ownership of it: `epoch` is the lease's
+ * revision when it was taken, so a former owner that stalled past its lease reads from a
+ * consumer of its own (and never takes messages from the new owner's).
+ */
+export function consumerName(partition: number, epoch: number): string {
+  return `${consumerPrefix(partition)}${epoch}`;
+}
+
+/** Start of the names of every consumer of partition `partition` (see {@link consumerName}). */
+export function consumerPrefix(partition: number): string {
+  return `auditstorm-p${partition}-`;
 }

@@ -1,14 +1,9 @@
 /**
- * The one place that decides which partition of the `AUDITSTORM` stream an event goes to.
- *
- * Today the key is the **cluster name**: every event of a cluster lands in one partition, so one
- * worker holds all of a cluster's events and its report equals `analyze` of that cluster's log.
- * That is required while the engine keeps its state per process: cross-object detectors
- * (fleet-storm, throttling) and the cluster summaries need every event of a cluster in one engine.
- * Once the engine is sharded by object key and merges per-shard partial sums (issue 26), this
- * function becomes the engine's shard key (cluster + object) and a cluster's events may spread
- * over partitions; publishers and workers need no other change, since both call only this.
+ * The one place in src/fleet that decides which partition of the `AUDITSTORM` stream an event
+ * goes to: the engine's shard key hashed mod the fleet's partition count (src/engine/shard.ts
+ * says why the key is the cluster), and the cluster names that may be used in subjects.
  */
+import { shardKey, shardOf } from '../engine/shard.js';
 import { UsageError } from '../errors.js';
 
 /** Cluster names: NATS subject tokens and KV keys both accept these (no `.`, `*`, `>` or spaces). */
@@ -25,22 +20,11 @@ export function checkClusterName(name: string): string {
   return name;
 }
 
-/** 32-bit FNV-1a of the UTF-16 code units of `s` (stable across processes and versions). */
-function fnv1a32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
-
 /**
- * The partition (0 ≤ p < `partitions`) of an event of `cluster`: FNV-1a of the cluster name mod
- * `partitions`. See the module comment for why the key is the cluster.
+ * The partition (0 ≤ p < `partitions`) of an event of `cluster`: the engine's shard key
+ * (`shardKey`, the cluster) hashed mod `partitions` (`shardOf`, src/engine/shard.ts).
  * @throws RangeError when `partitions` is not a positive integer
  */
 export function partitionOf(cluster: string, partitions: number): number {
-  if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
-  return fnv1a32(cluster) % partitions;
+  return shardOf(shardKey(cluster), partitions);
 }

@@ -21,8 +21,10 @@
  * cluster with no new event for `settleMs` is finished: its report is final, equal to `analyze`
  * of its events. A later event of a finished cluster makes the worker replay its partition again.
  */
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { headers } from '@nats-io/transport-node';
 import type { SourceCounts } from '../build-report.js';
 import type { AnalyzeOptionsInput } from '../options.js';
 import { decodeObject } from '../parser/decode.js';
@@ -31,7 +33,14 @@ import type { Report } from '../report/schema.js';
 import { formatAlertJson, type LiveAlert } from '../live/alerts.js';
 import { LiveSession } from '../live/session.js';
 import { backoffMs, connectFleet, fleetPartitions, sleep, workerBuckets, type Fleet, type FleetLog } from './connect.js';
-import { alertSubject, consumerName, partitionFilter, partitionKey, STREAM } from './names.js';
+import { alertSubject, consumerName, consumerPrefix, partitionFilter, partitionKey, STREAM } from './names.js';
+
+/**
+ * NATS header of an alert message: the stream sequence of the event whose applying raised it
+ * (for a `close` at settling, the cluster's last event), so a reader can tell the delay from
+ * publish to alert.
+ */
+export const ALERT_SEQ_HEADER = 'Auditstorm-Stream-Seq';
 
 /** Settings of a worker (all times in ms). */
 export interface WorkerSettings {
@@ -149,6 +158,9 @@ export class FleetWorker {
     let partitions: number | null = null;
     let attempt = 0;
     let lastWarn = 0;
+    // The first round only registers this worker, so workers started together see each other
+    // before they count their fair share (no claim-then-release churn).
+    let rounds = 0;
     while (!this.stopping) {
       try {
         await b.workers.put(this.s.id, String(Date.now()));
@@ -159,7 +171,7 @@ export class FleetWorker {
             this.s.log('worker: no fleet stream yet (run `auditstorm publish` or `serve --nats` first); waiting');
           }
         }
-        if (partitions !== null) await this.balance(partitions);
+        if (partitions !== null && rounds++ > 0) await this.balance(partitions);
         attempt = 0;
       } catch (err) {
         this.s.log(`worker: JetStream unreachable (${(err as Error).message}); retrying in ${backoffMs(attempt)} ms`);
@@ -203,7 +215,7 @@ export class FleetWorker {
       } catch {
         continue; // held by another worker
       }
-      const o = { revision, stop: false, done: Promise.resolve() };
+      const o = { revision, epoch: revision, stop: false, done: Promise.resolve() };
       o.done = this.runPartition(p, o);
       this.owned.set(p, o);
       this.counters.claims++;
@@ -212,7 +224,7 @@ export class FleetWorker {
   }
 
   /** Consumes partition `p` until `o.stop`; replays again when a finished cluster gets an event. */
-  private async runPartition(p: number, o: { stop: boolean }): Promise<void> {
+  private async runPartition(p: number, o: { stop: boolean; epoch: number }): Promise<void> {
     let attempt = 0;
     while (!o.stop && !this.stopping) {
       try {
@@ -226,13 +238,31 @@ export class FleetWorker {
   }
 
   /** One pass over partition `p`: replay to the checkpoint, go on live; returns to be run again. */
-  private async consume(p: number, o: { stop: boolean }): Promise<void> {
+  private async consume(p: number, o: { stop: boolean; epoch: number }): Promise<void> {
     const f = this.fleet!;
     const b = this.buckets!;
+    // A worker whose lease ran out while it was busy (a long stall) must not touch the consumer
+    // the new owner reads from.
+    const lease = await b.leases.get(partitionKey(p));
+    if (lease === null || lease.operation !== 'PUT' || lease.string() !== this.s.id) {
+      this.s.log(`worker: partition ${p} is no longer leased to ${this.s.id}; leaving it`);
+      o.stop = true;
+      return;
+    }
     const ck = await b.checkpoints.get(partitionKey(p));
-    let replayTo = ck !== null && ck.operation === 'PUT' ? Number(ck.string()) : 0;
-    const name = consumerName(p);
-    await f.jsm.consumers.delete(STREAM, name).catch(() => {});
+    // Alerts raised by messages up to here were sent by the previous owner (or this worker before
+    // it replayed): the replay sends none, so an alert is sent at least once and at most twice.
+    const replayUntil = ck !== null && ck.operation === 'PUT' ? Number(ck.string()) : 0;
+    let replayTo = replayUntil;
+    /** Stream sequence of the message being applied (or of the cluster finished): alerts it raises are live past `replayUntil`. */
+    const cursor = { seq: 0 };
+    const live = (): boolean => cursor.seq > replayUntil;
+    const name = consumerName(p, o.epoch);
+    // Every earlier consumer of the partition goes (a former owner's, this one's before a replay).
+    const prefix = consumerPrefix(p);
+    for await (const c of f.jsm.consumers.list(STREAM)) {
+      if (c.name.startsWith(prefix)) await f.jsm.consumers.delete(STREAM, c.name).catch(() => {});
+    }
     await f.jsm.consumers.add(STREAM, {
       durable_name: name,
       filter_subject: partitionFilter(p),
@@ -248,7 +278,7 @@ export class FleetWorker {
     let lastReport = Date.now();
     const checkpoint = async (): Promise<void> => {
       if (applied > replayTo) {
-        await b.checkpoints.put(partitionKey(p), String(applied));
+        await advanceCheckpoint(b.checkpoints, partitionKey(p), applied);
         replayTo = applied;
       }
       lastCheckpoint = Date.now();
@@ -257,7 +287,7 @@ export class FleetWorker {
       for (const [cluster, st] of clusters) {
         if (!st.dirty) continue;
         const entry: ClusterReportEntry = { cluster, partition: p, seq: applied, settled: st.finished, worker: this.s.id, report: st.session.snapshot() };
-        await b.reports.put(cluster, gzipSync(JSON.stringify(entry)));
+        await putReport(b.reports, entry);
         st.dirty = false;
       }
       lastReport = Date.now();
@@ -275,7 +305,10 @@ export class FleetWorker {
             reopen = true;
             break;
           }
-          if (st === undefined) st = this.newCluster(cluster, clusters, () => m.seq > replayTo);
+          // A redelivery (an acknowledgement lost): applied already, counted once.
+          if (m.seq <= applied) continue;
+          if (st === undefined) st = this.newCluster(cluster, clusters, live, cursor);
+          cursor.seq = m.seq;
           this.apply(st, m);
           applied = m.seq;
           last = m;
@@ -289,6 +322,7 @@ export class FleetWorker {
         const now = Date.now();
         for (const st of clusters.values()) {
           if (!st.finished && now - st.lastMsgAt >= this.settleMs) {
+            cursor.seq = st.lastSeq;
             st.session.finish();
             st.finished = true;
             st.dirty = true;
@@ -300,15 +334,20 @@ export class FleetWorker {
       await checkpoint();
       await publishReports();
     } finally {
-      for (const st of clusters.values()) if (!st.finished) st.session.finish();
+      // Sessions left open are dropped, not finished: finishing would send `close` alerts for
+      // episodes that the next owner goes on with.
+      clusters.clear();
     }
   }
 
-  private newCluster(cluster: string, clusters: Map<string, ClusterState>, live: () => boolean): ClusterState {
+  private newCluster(cluster: string, clusters: Map<string, ClusterState>, live: () => boolean, cursor: { seq: number }): ClusterState {
     const nc = this.fleet!.nc;
     const session = new LiveSession(this.sessionOptions(), {
       onAlert: (a: LiveAlert) => {
-        if (live()) nc.publish(alertSubject(cluster), formatAlertJson(a));
+        if (!live()) return;
+        const h = headers();
+        h.set(ALERT_SEQ_HEADER, String(cursor.seq));
+        nc.publish(alertSubject(cluster), formatAlertJson(a), { headers: h });
       },
     });
     const source: SourceCounts = { ...emptyCounts(cluster, 'jetstream'), kind: 'jetstream' };
@@ -350,5 +389,54 @@ export class FleetWorker {
     this.counters.bad++;
     src.badLines++;
     st.session.bad.add(src.name, m.seq, `stream sequence ${m.seq}: ${reason}`);
+  }
+}
+
+/** Rank of a report entry: later stream position first, then settled over still open. */
+function rank(e: Pick<ClusterReportEntry, 'seq' | 'settled'>): number {
+  return e.seq * 2 + (e.settled ? 1 : 0);
+}
+
+/**
+ * Writes a cluster's report entry unless the bucket already holds one of a later stream position
+ * (or the same position, settled, when this one is not): a worker that lost its lease while stalled, or one replaying a
+ * partition, never overwrites a newer report. Compare-and-set on the entry's revision; retried on
+ * a race.
+ */
+async function putReport(reports: KV, entry: ClusterReportEntry): Promise<void> {
+  const bytes = gzipSync(JSON.stringify(entry));
+  for (;;) {
+    const cur = await reports.get(entry.cluster);
+    try {
+      if (cur === null || cur.operation !== 'PUT') {
+        await reports.create(entry.cluster, bytes);
+        return;
+      }
+      const old = JSON.parse(gunzipSync(cur.value).toString('utf8')) as ClusterReportEntry;
+      if (rank(old) > rank(entry)) return;
+      await reports.update(entry.cluster, bytes, cur.revision);
+      return;
+    } catch (err) {
+      // Another writer came first (wrong last sequence): read again and decide again.
+      if (!/wrong last sequence|exists/i.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+/** Sets a partition's checkpoint to `seq` unless it already is at or past it (compare-and-set). */
+async function advanceCheckpoint(checkpoints: KV, key: string, seq: number): Promise<void> {
+  for (;;) {
+    const cur = await checkpoints.get(key);
+    try {
+      if (cur === null || cur.operation !== 'PUT') {
+        await checkpoints.create(key, String(seq));
+        return;
+      }
+      if (Number(cur.string()) >= seq) return;
+      await checkpoints.update(key, String(seq), cur.revision);
+      return;
+    } catch (err) {
+      if (!/wrong last sequence|exists/i.test((err as Error).message)) throw err;
+    }
   }
 }
