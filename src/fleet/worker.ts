@@ -7,8 +7,10 @@
  * worker takes the partition over. Each worker takes at most its fair share,
  * ceil(partitions / live workers), live workers being the unexpired entries of {@link WORKER_BUCKET}.
  *
- * **Consuming and resuming.** A partition is read by a durable pull consumer (acknowledge-all,
- * acknowledged only after the messages were applied). The engine cannot serialise its state, so
+ * **Consuming and resuming.** A partition is read by a durable pull consumer of this ownership
+ * (named by the lease's revision: a former owner that stalled past its lease cannot take the new
+ * owner's messages; acknowledge-all, acknowledged only after the messages were applied; a
+ * redelivered message is not applied again). The engine cannot serialise its state, so
  * whoever takes a partition recreates its consumer at the stream's first sequence and replays
  * the partition up to the checkpointed sequence without sending alerts, then goes on with
  * alerts: the counts are exact (every event is applied once per session; copies are dropped by
@@ -17,7 +19,8 @@
  * {@link CHECKPOINT_BUCKET}) is the sequence applied, written every `checkpointMs`.
  *
  * **Reports.** One live session per cluster (the partition key is the cluster: see
- * `partition.ts`). Every `reportMs` the changed clusters' reports go to {@link REPORT_BUCKET}. A
+ * `src/engine/shard.ts`). Reports and checkpoints are written by compare-and-set and never go
+ * back to an earlier stream position. Every `reportMs` the changed clusters' reports go to {@link REPORT_BUCKET}. A
  * cluster with no new event for `settleMs` is finished: its report is final, equal to `analyze`
  * of its events. A later event of a finished cluster makes the worker replay its partition again.
  */
@@ -71,7 +74,7 @@ export interface ClusterReportEntry {
   /** `true` once the cluster was quiet for `settleMs` and its session finished: the report is final. */
   settled: boolean;
   worker: string;
-  /** Events that were not audit events (counted in `report.input.badLines`). */
+  /** The cluster's report: a snapshot (open episodes `ongoing`) until settled, then the final one. */
   report: Report;
 }
 
