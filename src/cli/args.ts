@@ -77,6 +77,8 @@ export interface ParsedArgs {
   noColor: boolean;
   /** True when `--quiet` was given. */
   quiet: boolean;
+  /** `--objects FILE` (analyze): a `kubectl get -o json` capture to join into storm findings. */
+  objects?: string;
   /** Flags of `watch` and `serve`; absent for `analyze`. */
   live?: LiveArgs;
 }
@@ -140,6 +142,7 @@ export const PROGRAM = 'auditstorm';
 const FLAG_COMMANDS: Readonly<Record<string, readonly string[]>> = {
   'max-line-length': ['analyze', 'watch'],
   threads: ['analyze'],
+  objects: ['analyze'],
   'input-format': ['analyze', 'watch'],
   'fail-on': ['analyze', 'watch'],
   'from-start': ['watch'],
@@ -331,6 +334,12 @@ function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       type: 'number',
       requiresArg: true,
       describe: 'Worker threads that decode JSON-lines files of 64 MB and more (0: read on one thread; default: cores − 1)',
+    })
+    .option('objects', {
+      group: GROUP_INPUT,
+      type: 'string',
+      requiresArg: true,
+      describe: 'A kubectl get <kind> -A -o json (or -o yaml) capture: storm findings on its objects say what the object showed (generation, observedGeneration, Ready and reason)',
     });
   return failOnOption(withInput, 'after the report')
     .example('$0 audit.log', 'Text report of one log')
@@ -450,6 +459,8 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) => serveBuilder(y, shown, defaults))
     .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `$0 diff --help`')
     .command('metrics <scrapes..>', 'Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see `$0 metrics --help`')
+    .command('objects <file>', 'Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see `$0 objects --help`')
+    .command('crd <file>', 'Check the status contract of CRDs: status subresource, conditions, observedGeneration; see `$0 crd --help`')
     .command('completion [shell]', 'Print a shell completion script: bash or zsh', (y) =>
       y
         .positional('shell', { type: 'string', choices: ['bash', 'zsh'], describe: 'The shell (default: bash, or zsh when $SHELL is zsh)' })
@@ -713,6 +724,8 @@ function normalizeRest(raw: Record<string, unknown>, args: ParsedArgs): void {
   if (maxLineLength !== undefined) args.maxLineLength = maxLineLength;
   const threads = num(raw['threads'], '--threads', 'threads');
   if (threads !== undefined) args.threads = threads;
+  const objects = str(raw['objects']);
+  if (objects !== undefined) args.objects = objects;
   const inputFormat = str(raw['input-format']);
   if (inputFormat !== undefined) args.inputFormat = inputFormat as InputFormat;
 }

@@ -100,7 +100,7 @@ export function processIO(): CliIO {
   };
 }
 
-const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'metrics', 'publish', 'worker', 'report', 'completion', 'help'] as const;
+const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'metrics', 'objects', 'crd', 'publish', 'worker', 'report', 'completion', 'help'] as const;
 
 /** Edit distance (insertions, deletions, substitutions) of two short words. */
 function editDistance(a: string, b: string): number {
@@ -173,6 +173,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       const { runMetrics } = await import('./metrics.js');
       return await runMetrics(argv.slice(1), io, out, err);
     }
+    if (argv[0] === 'objects' || argv[0] === 'crd') {
+      // Object captures and CRDs, not audit logs: a grammar of their own (src/cli/status.ts).
+      const { runStatus } = await import('./status.js');
+      return await runStatus(argv[0], argv.slice(1), io, out, err);
+    }
     const width = io.isTTY.stdout ? (io.columns?.stdout ?? 80) : 80;
     const version = argv.includes('--version') ? versionText(await nativeInUse(io)) : VERSION;
     const parsed = await parseArgs(argv, version, width, helpDefaults(), { program, ...(io.env.SHELL !== undefined ? { shell: io.env.SHELL } : {}) });
@@ -184,7 +189,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (typo !== null && !(await exists(parsed.args.paths[0]!))) {
       throw new UsageError(
         `"${parsed.args.paths[0]}" is neither a file nor a command`,
-        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, diff, metrics, completion, help)`,
+        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)`,
       );
     }
     if (!parsed.args.quiet && !(await nativeInUse(io))) {
@@ -221,8 +226,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     // stdin only when it is an input: touching `process.stdin` sets up a handle for nothing.
     const analyzeIO: AnalyzeIO = readsStdin ? { stdin: io.stdin, now: io.now } : { now: io.now };
     if (progress) analyzeIO.onProgress = progress.update.bind(progress);
-    const report = await analyze(analyzeOptions, analyzeIO);
+    let report = await analyze(analyzeOptions, analyzeIO);
     progress?.done();
+    if (parsed.args.objects !== undefined) report = await withObjects(report, parsed.args.objects, err, output.quiet);
     for (const w of warningsFor(report)) await err.write(`auditstorm: warning: ${w}\n`);
     const shown = await withCodes(report, output, err);
     await writeOutputs(shown, output, out, err, io);
@@ -232,6 +238,25 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     await err.write(describeError(e, program));
     return 2;
   }
+}
+
+/**
+ * `analyze --objects FILE`: storm findings on objects in the capture get what the object showed
+ * (`src/status/report.ts` joinObjects). @throws InputError when FILE cannot be read or parsed.
+ */
+async function withObjects(report: Report, path: string, err: Guarded, quiet: boolean): Promise<Report> {
+  const { readFile } = await import('node:fs/promises');
+  const { InputError } = await import('../errors.js');
+  let buf: Buffer;
+  try {
+    buf = await readFile(path);
+  } catch (e) {
+    throw new InputError(`--objects ${path}: cannot read: ${describeFsError(e)}`);
+  }
+  const { joinObjects } = await import('../status/report.js');
+  const r = joinObjects(report, { name: path, text: buf.toString('utf8'), bytes: buf.length, kind: 'file' });
+  if (r.joined === 0 && !quiet) await err.write(`auditstorm: warning: --objects ${path}: no storm finding is about an object in it\n`);
+  return r.report;
 }
 
 /** Defaults for `--help`, from the core options schema and the conflict-storm detector schema. */

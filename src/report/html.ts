@@ -234,6 +234,7 @@ function findingCard(f: Finding, n: number): string {
     '<h4>When</h4>',
     `<p>${text(formatWindow(f.window.from, f.window.to))}</p>`,
   ];
+  if (f.objectStatus !== undefined) out.push('<h4>Object status</h4>', `<p class="object-status">${text(f.objectStatus.text)}</p>`);
   if (f.signals.length > 0) out.push('<h4>Signals</h4>', `<p>${f.signals.map((s) => `<span class="chip">${text(s)}</span>`).join(' ')}</p>`);
   if (f.docs !== undefined && /^https:\/\/[!-~]+$/.test(f.docs)) out.push('<h4>Docs</h4>', `<p><a href="${text(f.docs)}" rel="noreferrer">${text(f.docs)}</a></p>`);
   const headline = HEADLINE.filter((k) => Object.hasOwn(f.metrics, k));

@@ -7,6 +7,7 @@ import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText, type TextOptions } from './text.js';
 import type { Report } from './schema.js';
+import { isStatusReport, renderStatusHtml, renderStatusMarkdown, renderStatusText } from './status.js';
 import type { Format } from './formats.js';
 
 export { renderHtml } from './html.js';
@@ -27,6 +28,10 @@ export type RenderOptions = Partial<TextOptions>;
  * @returns the rendered document, ending with a newline
  */
 export function renderReport(report: Report, format: Format, opts: RenderOptions = {}): string {
+  // `auditstorm objects` / `auditstorm crd` reports carry no audit traffic: their own layout.
+  if (isStatusReport(report) && format !== 'json') {
+    return format === 'text' ? renderStatusText(report) : format === 'markdown' ? renderStatusMarkdown(report) : renderStatusHtml(report);
+  }
   switch (format) {
     case 'text':
       return renderText(report, { color: opts.color ?? false, fit: opts.fit ?? false, ...(opts.width === undefined ? {} : { width: opts.width }) });

@@ -106,6 +106,7 @@ function finding(f: Finding, n: number): string[] {
   else if (f.actors.length === 0) out.push('- **Who:** unknown');
   else out.push('- **Who:**', ...f.actors.map((a) => `  - ${who(a)}`));
   out.push(`- **When:** ${text(formatWindow(f.window.from, f.window.to))}`);
+  if (f.objectStatus !== undefined) out.push(`- **Object status:** ${escapeMarkdownInline(f.objectStatus.text)}`);
   if (f.signals.length > 0) out.push(`- **Signals:** ${f.signals.map(code).join(', ')}`);
   if (f.docs !== undefined && /^https:\/\/[!-~]+$/.test(f.docs) && !/[()<>[\]]/.test(f.docs)) out.push(`- **Docs:** <${f.docs}>`);
   out.push('');

@@ -88,6 +88,28 @@ export const FindingSeriesSchema = z.object({
 });
 export type FindingSeries = z.infer<typeof FindingSeriesSchema>;
 
+/**
+ * What an object showed in a `kubectl get -o json` capture given with `analyze --objects FILE`,
+ * for a finding about that object: its `metadata.generation`, `status.observedGeneration` (a
+ * string when the controller wrote one), its readiness condition (`type`, `status`, `reason`) and
+ * one sentence reading them against the storm. No other spec or status value is copied.
+ */
+export const ObjectStatusSchema = z.object({
+  /** The `--objects` file the object came from. */
+  source: z.string(),
+  kind: z.string(),
+  generation: z.number().nullable(),
+  observedGeneration: z.union([z.number(), z.string()]).nullable(),
+  /** Condition type read as readiness (`Ready`, else `Healthy`, `Available`…; see the objects options), or null. */
+  readyType: z.string().nullable(),
+  /** That condition's `status` (`True`, `False`, `Unknown`), or null. */
+  ready: z.string().nullable(),
+  reason: z.string().nullable(),
+  /** One sentence: what the object shows, e.g. that the controller had nothing to do. */
+  text: z.string(),
+});
+export type ObjectStatus = z.infer<typeof ObjectStatusSchema>;
+
 export const FindingSchema = z.object({
   /** Stable id: kind + actor + object + start; unique within a report. */
   id: z.string(),
@@ -121,6 +143,8 @@ export const FindingSchema = z.object({
    * whose audit events the finding comes from, as given to `publish --cluster` / `serve --cluster`.
    */
   cluster: z.string().optional(),
+  /** `analyze --objects FILE`: what the finding's object showed in that capture. Absent otherwise. */
+  objectStatus: ObjectStatusSchema.optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 
@@ -290,6 +314,66 @@ export const ClusterSeriesSchema = z.object({
 export type ClusterSeries = z.infer<typeof ClusterSeriesSchema>;
 
 /**
+ * One row of `auditstorm objects`' table, as `kubectl get -o custom-columns=NAME,GEN,OBS_GEN,READY,REASON`
+ * would show it. `observedGeneration` is `status.observedGeneration` (kept as the string a
+ * controller wrote, if it wrote one), else the readiness condition's own `observedGeneration`
+ * (`observedFrom` says which). `readyForMs`: time since the readiness condition's
+ * `lastTransitionTime`, at the report's clock (`objects.now`).
+ */
+export const ObjectRowSchema = z.object({
+  apiVersion: z.string(),
+  kind: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  generation: z.number().nullable(),
+  observedGeneration: z.union([z.number(), z.string()]).nullable(),
+  observedFrom: z.enum(['status', 'condition']).nullable(),
+  readyType: z.string().nullable(),
+  ready: z.string().nullable(),
+  reason: z.string().nullable(),
+  readyForMs: z.number().nullable(),
+});
+export type ObjectRow = z.infer<typeof ObjectRowSchema>;
+
+/** `auditstorm objects`: the clock the ages are measured at and one row per object read. */
+export const ObjectsSectionSchema = z.object({
+  /** The clock (UTC): `--now`, or the newest timestamp in the input. */
+  now: z.string().nullable(),
+  clock: z.enum(['flag', 'input', 'none']),
+  rows: z.array(ObjectRowSchema),
+});
+export type ObjectsSection = z.infer<typeof ObjectsSectionSchema>;
+
+/**
+ * `auditstorm crd`: the status contract of one served version of a CustomResourceDefinition.
+ * `conditions`: `list-map` (`x-kubernetes-list-type: map` keyed by `type`), `list` (a list
+ * without those markers), `other` (not a list of objects), `none`. `observedGeneration`:
+ * `integer` (minimum 0), `integer-no-minimum`, `per-condition` (only inside conditions),
+ * `other` (not an integer), `none`.
+ */
+export const CrdVersionRowSchema = z.object({
+  crd: z.string(),
+  kind: z.string(),
+  version: z.string(),
+  storage: z.boolean(),
+  hasStatus: z.boolean(),
+  statusSubresource: z.boolean(),
+  conditions: z.enum(['list-map', 'list', 'other', 'none']),
+  observedGeneration: z.enum(['integer', 'integer-no-minimum', 'per-condition', 'other', 'none']),
+  /** Lists of objects in spec and status without `x-kubernetes-list-type` (atomic for server-side apply). */
+  atomicObjectLists: z.number().int(),
+});
+export type CrdVersionRow = z.infer<typeof CrdVersionRowSchema>;
+
+/** `auditstorm crd`: one row per served version; documents that were not CRDs are counted. */
+export const CrdSectionSchema = z.object({
+  versions: z.array(CrdVersionRowSchema),
+  /** Documents that are not a CustomResourceDefinition (skipped). */
+  otherDocuments: z.number().int(),
+});
+export type CrdSection = z.infer<typeof CrdSectionSchema>;
+
+/**
  * `auditstorm metrics`: what kube-apiserver scrapes (`kubectl get --raw /metrics`) show. Versioned
  * on its own (`version`); built by `src/metrics/report.ts`. Requests and latencies per
  * group/resource/subresource/verb, APF per priority level and flow schema, in-flight requests.
@@ -388,6 +472,10 @@ export const ReportSchema = z.object({
   summaries: SummariesSchema,
   /** Cluster-wide time series (requests, writes, 409s, 429s per bucket). Absent in older reports. */
   series: ClusterSeriesSchema.optional(),
+  /** `auditstorm objects`: the status table. Absent in audit-log reports. */
+  objects: ObjectsSectionSchema.optional(),
+  /** `auditstorm crd`: the status contract per served version. Absent in audit-log reports. */
+  crd: CrdSectionSchema.optional(),
   /** `auditstorm metrics` reports only: the scrapes' numbers (see {@link ApiserverMetricsSchema}). */
   apiserverMetrics: ApiserverMetricsSchema.optional(),
 });

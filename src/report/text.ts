@@ -354,6 +354,7 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
   if (f.object) r.identity(4, 'Object', formatObject(f.object), 'middle');
   else r.field(4, 'Object', objectsCovered(f.metrics) ?? '(none: cluster-wide)');
   r.field(4, 'When', formatWindow(f.window.from, f.window.to));
+  if (f.objectStatus !== undefined) r.field(4, 'Object status', f.objectStatus.text);
   if (Object.keys(f.metrics).length > 0) {
     r.raw('    Metrics');
     writeMetrics(r, f.metrics, 6);

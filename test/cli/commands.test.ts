@@ -45,7 +45,7 @@ describe('help per command', () => {
   it('analyze lists its own flags and the global ones, none of serve or watch', async () => {
     for (const argv of [['analyze', '--help'], ['--help'], ['help']]) {
       const f = flags(await help(argv));
-      expect([...f].sort()).toEqual([...global, '--max-line-length', '--input-format', '--threads', '--fail-on'].sort());
+      expect([...f].sort()).toEqual([...global, '--max-line-length', '--input-format', '--threads', '--objects', '--fail-on'].sort());
     }
     expect(await help(['analyze', '--help'])).toContain('auditstorm a.log --code 409,429');
   });
@@ -247,7 +247,7 @@ describe('completion', () => {
 
     const commands = fakeIO();
     expect(await main(['--get-yargs-completions', 'auditstorm', 'w'], commands)).toBe(0);
-    expect(commands.stdout.text).toBe('analyze\nwatch\nserve\ndiff\nmetrics\ncompletion\n');
+    expect(commands.stdout.text).toBe('analyze\nwatch\nserve\ndiff\nmetrics\nobjects\ncrd\ncompletion\n');
     const watchFlags = fakeIO();
     expect(await main(['--get-yargs-completions', 'auditstorm', 'watch', '--'], watchFlags)).toBe(0);
     const offered = watchFlags.stdout.text.split('\n');
@@ -273,7 +273,7 @@ describe('as a kubectl plugin', () => {
     expect(h.stdout.text.replace(/\s+/g, ' ')).toContain('Examples: kubectl auditstorm serve --listen');
     for (const [argv, text] of [
       [['--bogus'], 'auditstorm: Unknown argument: bogus\nhint: run `kubectl auditstorm --help` for usage\n'],
-      [['wach', 'x.log'], 'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, metrics, completion, help)\n'],
+      [['wach', 'x.log'], 'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)\n'],
       [['a.log', '--listen', ':1'], 'auditstorm: --listen is an option of serve, not of analyze\nhint: run `kubectl auditstorm serve --help` for its options\n'],
       [['watch', 'a.log', 'b.log'], 'auditstorm: watch follows one input: a file, or "-" for stdin\nhint: run one watch per log, or pipe them together: tail -F a.log b.log | kubectl auditstorm watch\n'],
     ] as const) {

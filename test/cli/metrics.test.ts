@@ -146,6 +146,6 @@ describe('auditstorm metrics', () => {
     expect(io.stdout.text).toContain('metrics <scrapes..>');
     const typo = fakeIO();
     expect(await main(['metrcs', 'm1.txt'], typo)).toBe(2);
-    expect(typo.stderr.text.split('\n')[1]).toBe('hint: did you mean `auditstorm metrics`? (commands: analyze, the default, watch, serve, diff, metrics, completion, help)');
+    expect(typo.stderr.text.split('\n')[1]).toBe('hint: did you mean `auditstorm metrics`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)');
   });
 });
