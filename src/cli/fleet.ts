@@ -186,17 +186,29 @@ async function runReport(argv: readonly string[], io: CliIO, out: Guarded, err: 
     return { path, format: f };
   });
   const cluster = values.cluster === undefined ? undefined : checkClusterName(values.cluster as string);
-  const fleet = await connectFleet(url, (line) => void err.write(`auditstorm: ${line}\n`));
+  const log: FleetLog = (line) => void err.write(`auditstorm: ${line}\n`);
+  // A server or leader that is away for a while (a node restarting) is waited for, said on stderr.
+  const fleet = await connectFleet(url, log, PUBLISH_RETRY_MS);
   let report: Report;
   try {
     const { REPORT_BUCKET } = await import('../fleet/names.js');
     const { readClusterReports, fleetReport } = await import('../fleet/report.js');
-    let entries: ClusterReportEntry[];
-    try {
-      entries = (await readClusterReports(await fleet.kvm.open(REPORT_BUCKET))).entries;
-    } catch {
-      entries = [];
-    }
+    let entries: ClusterReportEntry[] = await retrying(
+      "report: reading the workers' reports",
+      async () => {
+        let kv;
+        try {
+          kv = await fleet.kvm.open(REPORT_BUCKET);
+        } catch (e) {
+          // No worker has published a report yet.
+          if (/not found/i.test((e as Error).message)) return [];
+          throw e;
+        }
+        return (await readClusterReports(kv)).entries;
+      },
+      log,
+      PUBLISH_RETRY_MS,
+    );
     if (cluster !== undefined) entries = entries.filter((e) => e.cluster === cluster);
     if (entries.length === 0) {
       throw new UsageError(cluster === undefined ? 'no cluster report yet: is a worker running?' : `no report of cluster ${cluster} yet`, 'workers publish reports every few seconds once they applied events');

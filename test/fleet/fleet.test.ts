@@ -145,7 +145,7 @@ describe.skipIf(!HAVE_NATS)('fleet on one nats-server', () => {
   it('publish + serve --nats + 3 workers (one killed -9, one restarted) equal analyze per cluster', async () => {
     expect(fleetLogs.filter((c) => c.report.findings.length > 0).length).toBeGreaterThanOrEqual(12);
     const nats = await startNats(procs, join(dir, 'single'));
-    const f = await connectFleet(nats.url, () => {});
+    const f = await connectFleet(nats.url, () => {}, 30_000);
     const alerts: Array<{ cluster: string; phase: string; id: string }> = [];
     const sub = f.nc.subscribe('auditstorm.alerts.>', {
       callback: (_e, m) => {
@@ -235,7 +235,7 @@ describe.skipIf(!HAVE_NATS)('fleet on a 3-node JetStream cluster', () => {
     await eachLimited(logs.slice(half), 3, async (c) => {
       await publish(survivors, c, 3);
     });
-    const f = await connectFleet(survivors, () => {});
+    const f = await connectFleet(survivors, () => {}, 30_000);
     try {
       await settled(f, 150_000, () => true, logs);
     } finally {
