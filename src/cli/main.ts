@@ -14,6 +14,7 @@ import type { AnalyzeOptionsInput } from '../options.js';
 import { AuditstormError, describeFsError, UsageError } from '../errors.js';
 import type { Report } from '../report/schema.js';
 import { VERSION } from '../version.js';
+import { stripControlChars } from '../report/escape.js';
 import { DETECTORS } from '../detectors/registry.js';
 import { AnalyzeOptionsSchema } from '../options.js';
 import { parseArgs, type HelpDefaults } from './args.js';
@@ -254,7 +255,8 @@ async function withObjects(report: Report, path: string, err: Guarded, quiet: bo
     throw new InputError(`--objects ${path}: cannot read: ${describeFsError(e)}`);
   }
   const { joinObjects } = await import('../status/report.js');
-  const r = joinObjects(report, { name: path, text: buf.toString('utf8'), bytes: buf.length, kind: 'file' });
+  const { decodeInput } = await import('../status/input.js');
+  const r = joinObjects(report, { name: path, text: decodeInput(buf, `--objects ${path}`), bytes: buf.length, kind: 'file' });
   if (r.joined === 0 && !quiet) await err.write(`auditstorm: warning: --objects ${path}: no storm finding is about an object in it\n`);
   return r.report;
 }
@@ -292,7 +294,9 @@ async function nativeInUse(io: CliIO): Promise<boolean> {
 function describeError(e: unknown, program = 'auditstorm'): string {
   if (e instanceof AuditstormError) {
     const named = (t: string): string => (program === 'auditstorm' ? t : t.replace(/(?<!kubectl )`auditstorm(?=[ `])|(?<=(?:e\.g\.|\|) )auditstorm(?= )/g, (m) => m.replace('auditstorm', program)));
-    return `auditstorm: ${named(e.message)}\n${e.hint ? `hint: ${named(e.hint)}\n` : ''}`;
+    // Messages quote input (a JSON parser's excerpt, a bad line): no ESC or BEL reaches the terminal.
+    const clean = (t: string): string => t.split('\n').map(stripControlChars).join('\n');
+    return `auditstorm: ${clean(named(e.message))}\n${e.hint ? `hint: ${clean(named(e.hint))}\n` : ''}`;
   }
   // A file system error that escaped the core still names a path the user gave: not a bug.
   const fsErr = e as { code?: unknown; path?: unknown } | null;

@@ -9,6 +9,7 @@ import { describeFsError, InputError, UsageError } from '../errors.js';
 import { parseDuration } from '../duration.js';
 import { formatFromPath, isFormat, renderReport, type Format } from '../report/index.js';
 import { SEVERITIES, type Severity } from '../report/schema.js';
+import { decodeInput } from '../status/input.js';
 import type { StatusInput } from '../status/report.js';
 import type { CliIO } from './main.js';
 import { checkOutDirs, exitCodeFor, type Guarded } from './output.js';
@@ -55,7 +56,8 @@ Options:
 
 Examples:
   kubectl get crd appdeployments.example.com -o yaml | auditstorm crd -
-  auditstorm crd config/crd/bases/ --format markdown     (a file; directories are not read)
+  auditstorm crd config/crd/bases/example.com_appdeployments.yaml --format markdown
+  kubectl get crd -o yaml | auditstorm crd -              (every CRD of the cluster)
 
 Exit codes: 0 done, 1 a finding at or above --fail-on, 2 usage or input error.
 `;
@@ -76,6 +78,7 @@ function parseStatusArgs(cmd: 'objects' | 'crd', argv: readonly string[]): Statu
   const hint = `run \`auditstorm ${cmd} --help\` for usage`;
   const a: StatusArgs = { format: 'text', outs: [], quiet: false, options: {} };
   const paths: string[] = [];
+  const outPaths: string[] = [];
   let formatGiven = false;
   for (let i = 0; i < argv.length; i++) {
     let flag = argv[i]!;
@@ -100,12 +103,7 @@ function parseStatusArgs(cmd: 'objects' | 'crd', argv: readonly string[]): Statu
       if (!isFormat(f)) throw new UsageError(`--format: expected text, json, markdown or html, got "${f}"`, hint);
       a.format = f;
       formatGiven = true;
-    } else if (flag === '-o' || flag === '--out') {
-      const p = need();
-      const f = formatFromPath(p);
-      if (f === undefined) throw new UsageError(`--out ${p}: cannot tell the format from the extension (use .txt, .json, .md or .html)`, hint);
-      a.outs.push({ path: p, format: f });
-    } else if (flag === '--fail-on') {
+    } else if (flag === '-o' || flag === '--out') outPaths.push(need()); else if (flag === '--fail-on') {
       const s = need().toLowerCase();
       if (!(SEVERITIES as readonly string[]).includes(s)) throw new UsageError(`--fail-on: expected one of ${SEVERITIES.join(', ')}, got "${s}"`, hint);
       a.failOn = s as Severity;
@@ -126,6 +124,8 @@ function parseStatusArgs(cmd: 'objects' | 'crd', argv: readonly string[]): Statu
   }
   if (paths.length !== 1) throw new UsageError(`${cmd} takes one input, a file or - for stdin (got ${paths.length})`, hint);
   a.path = paths[0]!;
+  // As for analyze: the format from the extension, else --format (text if none): `-o /dev/null`.
+  a.outs = outPaths.map((p) => ({ path: p, format: formatFromPath(p) ?? a.format }));
   a.stdout = a.outs.length === 0 || formatGiven;
   return a;
 }
@@ -136,14 +136,15 @@ async function readInput(path: string, io: CliIO): Promise<StatusInput> {
     const chunks: Buffer[] = [];
     for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
     const buf = Buffer.concat(chunks);
-    return { name: '-', text: buf.toString('utf8'), bytes: buf.length, kind: 'stdin' };
+    return { name: '-', text: decodeInput(buf, '-'), bytes: buf.length, kind: 'stdin' };
   }
+  let buf: Buffer;
   try {
-    const buf = await readFile(path);
-    return { name: path, text: buf.toString('utf8'), bytes: buf.length, kind: 'file' };
+    buf = await readFile(path);
   } catch (e) {
     throw new InputError(`${path}: cannot read: ${describeFsError(e)}`);
   }
+  return { name: path, text: decodeInput(buf, path), bytes: buf.length, kind: 'file' };
 }
 
 /**

@@ -4,8 +4,7 @@
  * The sliding-window options, severity and step clock are in `window.ts`.
  */
 import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import type { ReportActor, Severity } from '../report/schema.js';
-import { SEVERITIES } from '../report/schema.js';
+import type { ReportActor } from '../report/schema.js';
 import { fnv30 } from '../parser/fresh.js';
 
 /** Report view of an interned actor plus what was seen with it (sorted, de-duplicated). */
@@ -44,11 +43,6 @@ export function shortHash(s: string): string {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0).toString(16).padStart(8, '0');
-}
-
-/** The higher of two severities. */
-export function maxSeverity(a: Severity, b: Severity): Severity {
-  return SEVERITIES.indexOf(a) >= SEVERITIES.indexOf(b) ? a : b;
 }
 
 /** `1234.5678` → `1234.57`: metrics carry 2 decimals (rates, ms) so reports stay readable. */

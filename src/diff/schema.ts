@@ -39,7 +39,6 @@ export const SideSchema = z.object({
   /** The matched findings themselves, as in that run's report. */
   findings: z.array(FindingSchema),
 });
-export type DiffSide = z.infer<typeof SideSchema>;
 
 export const DiffFindingSchema = z.object({
   /** The match key: kind, actor and object (or what the finding covers), joined with ` · `. */

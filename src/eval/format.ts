@@ -102,9 +102,3 @@ export function stableSummary(e: Evaluation): string {
   const caseCount = new Set(e.cases.map((c) => c.case)).size;
   return `${caseCount} cases × seeds ${e.seeds.join(', ')} = ${e.cases.length} logs; ${e.benign.entries} benign entries, ${e.benign.falsePositives} findings on them; ${e.inconsistent} findings with inconsistent metrics`;
 }
-
-/** Summary line: cases, seeds, benign entries, runtime. */
-export function summary(e: Evaluation): string {
-  const caseCount = new Set(e.cases.map((c) => c.case)).size;
-  return `${caseCount} cases × seeds ${e.seeds.join(', ')} = ${e.cases.length} logs; ${e.benign.entries} benign patterns planted, ${e.benign.falsePositives} findings on them; ${e.inconsistent} findings with inconsistent metrics; ${(e.ms / 1000).toFixed(1)} s`;
-}

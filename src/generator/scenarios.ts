@@ -61,7 +61,7 @@ import {
 import type { Rng } from './random.js';
 
 export type { BackgroundParams } from './background.js';
-export type { CommonParams, FindingKind, FindingRef, OperatorParams, PlannedRequest, Scenario, Subject, TruthActor, TruthKind, TruthObject, Window } from './plan.js';
+export type { CommonParams, OperatorParams, PlannedRequest, Scenario, TruthActor, TruthKind, TruthObject, Window } from './plan.js';
 export { FINDING_KINDS } from './plan.js';
 export { background, busyController, createConflictStorm, createStorm, fleetStorm, hotLoop, kubeletStatus, noOpWrites, rollout, throttling, transitionTimeReplay, writeFight };
 
@@ -239,9 +239,6 @@ export interface Backoff {
 
 /** client-go `retry.DefaultRetry` (`util/retry/util.go`): 5 attempts, 10 ms apart (+≤10%). */
 export const DEFAULT_RETRY: Backoff = { steps: 5, durationMs: 10, factor: 1, jitter: 0.1 };
-
-/** client-go `retry.DefaultBackoff`: 4 attempts, sleeps 10, 50, 250 ms (+≤10%). */
-export const DEFAULT_BACKOFF: Backoff = { steps: 4, durationMs: 10, factor: 5, jitter: 0.1 };
 
 /** Parameters shared by the two well-behaved writers. */
 export interface ContendedWriterParams extends CommonParams {

@@ -139,6 +139,14 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
   });
   for (let i = 1; i < data.length; i++) {
     if (newProcess[i]) warnings.push(`${data[i]!.source}: process_start_time_seconds differs from ${data[i - 1]!.source}: another API server process (restarted, or another replica); its counters are counted from 0`);
+    else {
+      // Falling counters of one process are resets too (counted from 0, as PromQL's increase does); without a
+      // process_start_time_seconds they are the only sign of a restart or of scrapes that reached different replicas.
+      const before = data[i - 1]!.requests;
+      let fell = 0;
+      for (const [k, v] of data[i]!.requests) if (v < (before.get(k) ?? 0)) fell++;
+      if (fell > 0) warnings.push(`${data[i]!.source}: ${fell} apiserver_request_total series fell below their value in ${data[i - 1]!.source}: counted from 0 as after a restart; if the two scrapes reached different API server replicas, the numbers between them are wrong`);
+    }
   }
 
   // --- span --------------------------------------------------------------------------------

@@ -804,7 +804,7 @@ function nativeTemplate(): boolean {
         apiVersion = nativeStr(N.NATIVE_APIVERSION);
         subresource = nativeStr(N.NATIVE_SUBRESOURCE);
       }
-      if (o[ids + N.NATIVE_ID_VERB]! < 0) verb = nativeStr(N.NATIVE_VERB);
+      if (o[ids + N.NATIVE_ID_WORDS]! < 0) verb = nativeStr(N.NATIVE_VERB);
       if (o[ids + N.NATIVE_ID_SOURCEIP]! < 0) sourceIP = nativeStr(N.NATIVE_SOURCEIP);
       if (o[ids + N.NATIVE_ID_REASON]! < 0) reason = nativeStr(N.NATIVE_REASON);
     }

@@ -107,7 +107,6 @@ export const NATIVE_ID_ACTOR = 0;
 export const NATIVE_ID_OBJECT = 1;
 /** Words from here on, one slot each in `WORD_FIELDS` order (work-lines.ts): verb, source IP, level, reason. */
 export const NATIVE_ID_WORDS = 2;
-export const NATIVE_ID_VERB = NATIVE_ID_WORDS;
 export const NATIVE_ID_SOURCEIP = NATIVE_ID_WORDS + 1;
 export const NATIVE_ID_REASON = NATIVE_ID_WORDS + 3;
 /** Kinds of {@link NativeScanner.scanLines}: for the per-line path (`cutLines` and `fastDecode` decide). */

@@ -13,7 +13,7 @@ import type { Format } from './formats.js';
 export { renderHtml } from './html.js';
 export { renderJson } from './json.js';
 export { renderMarkdown } from './markdown.js';
-export { renderText, DEFAULT_TEXT_WIDTH, type TextOptions } from './text.js';
+export { renderText, type TextOptions } from './text.js';
 export { FORMATS, formatFromPath, isFormat, type Format } from './formats.js';
 
 /** Options for {@link renderReport}; only the text format reads them. */

@@ -68,7 +68,6 @@ export const MetricValue = z.union([z.number(), z.string(), z.boolean(), z.null(
 
 /** Fixed retry-gap histogram bucket: gaps ≤ `upToMs` (and above the previous bound); `null` = above the last bound. */
 export const GapBucketSchema = z.object({ upToMs: z.number().nullable(), count: z.number().int() });
-export type GapBucket = z.infer<typeof GapBucketSchema>;
 
 /**
  * A finding's own traffic over its window: its actor's writes and 409 Conflicts on its object per
@@ -108,7 +107,6 @@ export const ObjectStatusSchema = z.object({
   /** One sentence: what the object shows, e.g. that the controller had nothing to do. */
   text: z.string(),
 });
-export type ObjectStatus = z.infer<typeof ObjectStatusSchema>;
 
 export const FindingSchema = z.object({
   /** Stable id: kind + actor + object + start; unique within a report. */

@@ -121,7 +121,7 @@ export function renderStatusMarkdown(report: Report): string {
 
 /** A self-contained HTML page (no scripts, no external resources). */
 export function renderStatusHtml(report: Report): string {
-  const h = escapeHtml;
+  const h = (s: string): string => escapeHtml(stripControlChars(s));
   const parts: string[] = [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><title>' + h(headline(report)) + '</title>',

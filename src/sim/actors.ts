@@ -12,7 +12,7 @@
  * - {@link retryOnConflict}: client-go `retry.RetryOnConflict` timings (audit-formats.md §7).
  */
 import type { SimObject, SimRef } from './store.js';
-import { MS, SECOND, type SimResponse, type SimUser, type World, type Informer } from './world.js';
+import { MS, type SimResponse, type SimUser, type World, type Informer } from './world.js';
 
 /** client-go `retry.DefaultRetry` and `retry.DefaultBackoff` (audit-formats.md): steps, first sleep ms, factor, jitter. */
 export const BACKOFFS = {
@@ -261,9 +261,4 @@ export function operator(w: World, s: OperatorSpec): { informer: Informer; queue
 /** An ISO time of the simulated clock with second precision (what `metav1.Now()` serializes to). */
 export function nowIso(w: World): string {
   return new Date(w.opts.startMs + Math.floor(w.now / 1000)).toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
-/** Seconds of simulated time. */
-export function seconds(w: World): number {
-  return w.now / SECOND;
 }

@@ -3,6 +3,7 @@
  * `kubectl get … -o json` or `-o yaml` (a `List` with `items`, one object, a JSON array) or a
  * multi-document YAML manifest (`---`). Pure over the text it is given; the CLI reads the file.
  */
+import { gunzipSync } from 'node:zlib';
 import { isMap, LineCounter, parseAllDocuments } from 'yaml';
 import { InputError } from '../errors.js';
 
@@ -44,6 +45,106 @@ export function lineColumn(text: string, pos: number): { line: number; column: n
   return { line, column: pos - start + 1 };
 }
 
+/**
+ * The text of a file or stdin: gunzipped when it starts with gzip's magic bytes (1f 8b), whatever
+ * its name, as `metrics` reads scrapes, so `kubectl get … -o yaml | gzip` archives read as they are.
+ * @param raw the bytes read
+ * @param source the path or `-`, for messages
+ * @returns the UTF-8 text
+ * @throws InputError naming `source` when the gzip stream is broken or cut short
+ */
+export function decodeInput(raw: Buffer, source: string): string {
+  if (raw.length < 2 || raw[0] !== 0x1f || raw[1] !== 0x8b) return raw.toString('utf8');
+  try {
+    return gunzipSync(raw).toString('utf8');
+  } catch (e) {
+    throw new InputError(`${source}: not a readable gzip file: ${(e as Error).message}`);
+  }
+}
+
+/** Where {@link jsonErrorOffset} stopped. */
+class JsonStop extends Error {
+  constructor(readonly at: number) {
+    super(`JSON stops at ${at}`);
+  }
+}
+
+/**
+ * Offset of the first character at which `text` stops being JSON (RFC 8259), for V8 messages that
+ * give no position ("Unexpected token 'x', …"); the text's trimmed length when the input ends early.
+ * Only called after JSON.parse failed, so it need not build values.
+ */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const n = text.length;
+  const ws = (): void => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const fail = (): never => {
+    throw new JsonStop(i);
+  };
+  const str = (): void => {
+    i++; // opening quote
+    while (i < n && text[i] !== '"') {
+      const c = text.charCodeAt(i);
+      if (c < 0x20) fail();
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (i >= n || !'"\\/bfnrt'.includes(text[i]!)) fail();
+      }
+      i++;
+    }
+    if (i >= n) fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      ws();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      for (;;) {
+        if (c === '{') {
+          ws();
+          if (text[i] !== '"') fail();
+          str();
+          ws();
+          if (text[i] !== ':') fail();
+          i++;
+        }
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === close) {
+          i++;
+          return;
+        } else fail();
+      }
+    }
+    if (c === '"') return str();
+    const lit = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+    if (lit === null) fail();
+    i += lit![0].length;
+  };
+  try {
+    value();
+    ws();
+    if (i < n) fail();
+  } catch (e) {
+    if (!(e instanceof JsonStop)) throw e;
+    return Math.min(e.at, text.trimEnd().length);
+  }
+  return text.trimEnd().length;
+}
+
 /** A `kind: …List` with an `items` array, an object, or something else. */
 function expand(value: unknown, line: number, base: string, out: InputObject[]): void {
   if (Array.isArray(value)) {
@@ -81,7 +182,7 @@ export function readObjects(text: string, source: string): ReadObjects {
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       const m = /position (\d+)/.exec(msg);
-      const at = lineColumn(body, m ? Number(m[1]) : body.trimEnd().length);
+      const at = lineColumn(body, m ? Number(m[1]) : jsonErrorOffset(body));
       throw new InputError(
         `${source}:${at.line}:${at.column}: not valid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '')}`,
         'give the output of kubectl get -o json (one JSON document) or -o yaml',
@@ -91,7 +192,7 @@ export function readObjects(text: string, source: string): ReadObjects {
     return { objects, format: 'json', lines };
   }
   const counter = new LineCounter();
-  const docs = parseAllDocuments(body, { lineCounter: counter, uniqueKeys: false, prettyErrors: false });
+  const docs = parseAllDocuments(body, { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     const err = doc.errors[0];

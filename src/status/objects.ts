@@ -205,12 +205,14 @@ export function analyzeObjects(objects: readonly InputObject[], source: string, 
     const statusObs = status?.['observedGeneration'];
     let observedGeneration: number | string | null = null;
     let observedFrom: 'status' | 'condition' | null = null;
-    if (typeof statusObs === 'number' || typeof statusObs === 'string') {
-      observedGeneration = statusObs;
-      observedFrom = 'status';
-    } else if (readyCond && (typeof readyCond.observedGeneration === 'number' || typeof readyCond.observedGeneration === 'string')) {
-      observedGeneration = readyCond.observedGeneration;
-      observedFrom = 'condition';
+    // JSON type of the value found (a boolean or object is present but wrong, not missing).
+    let obsType: string | null = null;
+    const present = (v: unknown): boolean => v !== undefined && v !== null;
+    const found = present(statusObs) ? statusObs : readyCond && present(readyCond.observedGeneration) ? readyCond.observedGeneration : undefined;
+    if (found !== undefined) {
+      observedGeneration = typeof found === 'number' || typeof found === 'string' ? found : JSON.stringify(found);
+      observedFrom = present(statusObs) ? 'status' : 'condition';
+      obsType = Array.isArray(found) ? 'list' : typeof found;
     }
     rows.push({ apiVersion, kind, namespace, name, generation, observedGeneration, observedFrom, readyType, ready, reason, readyForMs });
     const at = now ?? 0;
@@ -227,10 +229,12 @@ export function analyzeObjects(objects: readonly InputObject[], source: string, 
       missingObs.set(kindKey, m);
       const obs = genNumber(observedGeneration);
       const field = observedFrom === 'status' ? 'status.observedGeneration' : `the ${readyType ?? ''} condition's observedGeneration`;
-      if (observedGeneration !== null && typeof observedGeneration !== 'number') {
+      if (obsType !== null && !(typeof observedGeneration === 'number' && Number.isInteger(observedGeneration))) {
         findings.push(statusFinding({
           kind: 'status-lag', severity: 'low', at, object: ref,
-          title: `${label}: ${field} is a ${typeof observedGeneration} (${JSON.stringify(String(observedGeneration).slice(0, 20))}), not an integer`,
+          title: typeof observedGeneration === 'number'
+            ? `${label}: ${field} is ${observedGeneration}, not an integer`
+            : `${label}: ${field} is ${/^[aeiou]/.test(obsType) ? 'an' : 'a'} ${obsType} (${JSON.stringify(String(observedGeneration).slice(0, 20))}), not an integer`,
           metrics: { generation, observedGeneration: obs, lag: obs === null ? null : generation - obs },
           signals: ['observed-generation-not-integer'],
           advice: [{ id: 'observed-generation-int64', text: 'Declare observedGeneration as an integer (int64, minimum 0) and copy metadata.generation into it as a number: clients such as kstatus and Argo CD compare it numerically.' }],

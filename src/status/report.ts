@@ -3,10 +3,11 @@
  * Pure: text in, {@link Report} out (the same model every renderer reads; no audit traffic, so
  * the request counts and summaries are empty and the `objects` or `crd` section is set).
  */
+import { InputError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { SCHEMA_VERSION, severityRank, type Finding, type ObjectRow, type Report } from '../report/schema.js';
 import { analyzeCrds, CrdOptionsSchema, type CrdOptions } from './crd.js';
-import { readObjects } from './input.js';
+import { asRecord, readObjects } from './input.js';
 import { analyzeObjects, ObjectsOptionsSchema, type ObjectsOptions } from './objects.js';
 
 /** One input of the status commands: its name (path or `-`), text and size in bytes. */
@@ -67,11 +68,17 @@ export function objectsReport(input: StatusInput, options: Partial<ObjectsOption
 
 /**
  * `auditstorm crd`: judge the status contract of every CRD in the input.
- * @throws InputError for text that is neither JSON nor YAML
+ * @throws InputError for text that is neither JSON nor YAML, or that holds no
+ *   CustomResourceDefinition (a report of "no findings" would read as a clean contract)
  */
 export function crdReport(input: StatusInput, options: Partial<CrdOptions>, generatedAt: string): Report {
   const opts = CrdOptionsSchema.parse(options);
   const read = readObjects(input.text, input.name);
+  if (!read.objects.some((o) => asRecord(o.value)?.['kind'] === 'CustomResourceDefinition')) {
+    const kinds = [...new Set(read.objects.map((o) => asRecord(o.value)?.['kind']).filter((k): k is string => typeof k === 'string'))].sort();
+    const seen = read.objects.length === 0 ? 'no object' : `${read.objects.length} other object(s)${kinds.length > 0 ? `, kind ${kinds.slice(0, 3).join(', ')}` : ''}`;
+    throw new InputError(`${input.name}: no CustomResourceDefinition in the input (${seen})`, 'give a CRD manifest, or kubectl get crd NAME -o yaml');
+  }
   const r = analyzeCrds(read.objects, input.name, opts, Date.parse(generatedAt));
   const report = emptyReport(input, read.format, read.lines, r.bad, generatedAt);
   report.settings = { crd: opts };
@@ -88,7 +95,7 @@ function resourceNames(kind: string): string[] {
   return out;
 }
 
-/** The sentence of {@link ObjectStatus.text}: what the object's status says about a storm of `rate` writes/s. */
+/** The sentence of a finding's `objectStatus.text`: what the object's status says about a storm of `rate` writes/s. */
 export function objectStatusText(row: ObjectRow, f: Finding): string {
   const gen = row.generation;
   const obs = typeof row.observedGeneration === 'number' ? row.observedGeneration : row.observedGeneration !== null && /^\d+$/.test(row.observedGeneration) ? Number(row.observedGeneration) : null;

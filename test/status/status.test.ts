@@ -82,10 +82,10 @@ describe.runIf(present)('crd on the corpus', () => {
     expect(r.findings[0]!.title).toBe('backups.velero.io v1: the schema has .status but the status subresource is not enabled');
   });
 
-  it('a captured object is not a CRD: counted as another document', () => {
-    const r = crdReport(corpus('argoproj__argo-rollouts__pkg__kubectl-argo-rollouts__info__testdata__canary__canary-rollout.yaml'), {}, NOW);
-    expect(r.findings).toEqual([]);
-    expect(r.crd).toEqual({ versions: [], otherDocuments: 1 });
+  it('a captured object is not a CRD: an input error naming its kind, not a clean report', () => {
+    expect(() => crdReport(corpus('argoproj__argo-rollouts__pkg__kubectl-argo-rollouts__info__testdata__canary__canary-rollout.yaml'), {}, NOW)).toThrow(
+      'argoproj__argo-rollouts__pkg__kubectl-argo-rollouts__info__testdata__canary__canary-rollout.yaml: no CustomResourceDefinition in the input (1 other object(s), kind Rollout)',
+    );
   });
 });
 
