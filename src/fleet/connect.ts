@@ -5,7 +5,7 @@
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { InputError, UsageError } from '../errors.js';
 import { CHECKPOINT_BUCKET, LEASE_BUCKET, META_BUCKET, REPORT_BUCKET, STREAM, STREAM_SUBJECTS, WORKER_BUCKET } from './names.js';
 
