@@ -101,7 +101,7 @@ export function processIO(): CliIO {
   };
 }
 
-const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'metrics', 'objects', 'crd', 'completion', 'help'] as const;
+const COMMANDS = ['analyze', 'watch', 'serve', 'diff', 'metrics', 'objects', 'crd', 'publish', 'worker', 'report', 'completion', 'help'] as const;
 
 /** Edit distance (insertions, deletions, substitutions) of two short words. */
 function editDistance(a: string, b: string): number {
@@ -159,6 +159,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   const program = io.program ?? 'auditstorm';
   let progress: ProgressLine | undefined;
   try {
+    if (argv[0] === 'publish' || argv[0] === 'worker' || argv[0] === 'report' || (argv[0] === 'serve' && argv.some((a) => a === '--nats' || a.startsWith('--nats=')))) {
+      // The fleet commands on NATS JetStream (src/fleet/) have a grammar of their own.
+      const { runFleet } = await import('./fleet.js');
+      return await runFleet(argv, io, out, err);
+    }
     if (argv[0] === 'diff') {
       // `diff` has a grammar of its own (two inputs, --tolerance) over the analysis flags.
       const { runDiff } = await import('./diff.js');

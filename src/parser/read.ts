@@ -56,6 +56,11 @@ export interface ReadOptions {
    * `RANGE_BYTES`, 1 MB; tests use tiny ones so that ranges cut lines everywhere).
    */
   parallel?: { workers: number; minBytes: number; rangeBytes?: number };
+  /**
+   * Decode every JSON line in full, through `Normalizer.normalize` (no fast path, no worker
+   * threads), so a normalizer that keeps the decoded events sees all of them (`auditstorm publish`).
+   */
+  fullDecode?: boolean;
 }
 
 /** Counters of one source file; updated after every batch while reading. */
@@ -407,7 +412,7 @@ async function* readMember(
   const legacy = new LegacyDecoder();
   const base64 = framing === 'base64' ? new Base64Reader(opts.maxLineLength, (line, r) => take(line, r, '')) : null;
   const fields = newFastFields();
-  const fast = framing === 'jsonl';
+  const fast = framing === 'jsonl' && opts.fullDecode !== true;
   /** One bare event: its record, or `null` for a non-final stage (counted, no record). */
   const bareEvent = (record: RequestRecord | null): void => {
     sniff = null;

@@ -136,6 +136,11 @@ export const FindingSchema = z.object({
    * what it means, what triggers it, its options. Built-in kinds only; absent in older reports.
    */
   docs: z.string().optional(),
+  /**
+   * Fleet reports only (`auditstorm report --nats` without `--cluster`): the name of the cluster
+   * whose audit events the finding comes from, as given to `publish --cluster` / `serve --cluster`.
+   */
+  cluster: z.string().optional(),
   /** `analyze --objects FILE`: what the finding's object showed in that capture. Absent otherwise. */
   objectStatus: ObjectStatusSchema.optional(),
 });

@@ -1,0 +1,133 @@
+/**
+ * Publishing audit events to the fleet stream: `auditstorm publish` (logs read as `analyze` reads
+ * them, every format) and `serve --nats` (webhook batches) both end here.
+ */
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { AuditEvent } from '../parser/decode.js';
+import { Normalizer } from '../parser/normalize.js';
+import { BadLineLog, readChain, type ReadOptions, type SourceStats } from '../parser/read.js';
+import type { RequestRecord } from '../parser/record.js';
+import { resolveInputs } from '../parser/sources.js';
+import type { Readable } from 'node:stream';
+import { backoffMs, sleep, type FleetLog } from './connect.js';
+import { eventSubject, messageId } from './names.js';
+import { partitionOf } from './partition.js';
+
+/** A normalizer that also keeps every decoded event (any stage) for the publisher. */
+class KeepingNormalizer extends Normalizer {
+  kept: AuditEvent[] = [];
+  override normalize(ev: AuditEvent): RequestRecord | null {
+    this.kept.push(ev);
+    return super.normalize(ev);
+  }
+}
+
+/** Counters of one publish run. */
+export interface PublishCounts {
+  /** Events published and acknowledged by JetStream (any stage). */
+  published: number;
+  /** Of those, dropped by JetStream as resends (same message ID within the de-duplication window). */
+  duplicates: number;
+  /** Bad lines / items of the input (not published). */
+  badLines: number;
+  /** Events without an auditID or stage (no message ID can be formed): not published, counted. */
+  unnamed: number;
+}
+
+/** Where one cluster's events go. */
+export interface PublishTarget {
+  js: JetStreamClient;
+  cluster: string;
+  partitions: number;
+  log: FleetLog;
+  /** Longest time (ms) one event is retried while JetStream does not acknowledge it; default 60 s. */
+  retryForMs?: number;
+}
+
+/** Events in flight (published, not yet acknowledged) per publisher. */
+export const PUBLISH_WINDOW = 256;
+
+/**
+ * Publishes one event and waits for JetStream's acknowledgement, retrying with backoff (said on
+ * stderr) for up to `retryForMs`. Safe to retry: the message ID makes JetStream drop a copy.
+ * @returns whether JetStream reported it a duplicate
+ * @throws the last error once `retryForMs` has passed
+ */
+async function publishOne(t: PublishTarget, subject: string, data: string, msgID: string): Promise<boolean> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const ack = await t.js.publish(subject, data, { msgID, timeout: 5000 });
+      return ack.duplicate;
+    } catch (err) {
+      if (Date.now() - started >= (t.retryForMs ?? 60_000)) throw err;
+      const wait = backoffMs(attempt);
+      if (attempt === 0 || attempt % 5 === 4) t.log(`publish: JetStream did not acknowledge (${(err as Error).message}); retrying in ${wait} ms`);
+      await sleep(wait);
+    }
+  }
+}
+
+/**
+ * Publishes events of `t.cluster`, at most {@link PUBLISH_WINDOW} unacknowledged at a time;
+ * resolves once every one is acknowledged. Events without `auditID` or `stage` are counted in
+ * `counts.unnamed` and skipped.
+ * @throws the publish error of an event JetStream did not acknowledge within `retryForMs`
+ */
+export async function publishEvents(t: PublishTarget, events: readonly AuditEvent[], counts: PublishCounts): Promise<void> {
+  const partition = partitionOf(t.cluster, t.partitions);
+  const subject = eventSubject(t.cluster, partition);
+  let inflight: Array<Promise<void>> = [];
+  for (const ev of events) {
+    if (typeof ev.auditID !== 'string' || ev.auditID === '' || typeof ev.stage !== 'string') {
+      counts.unnamed++;
+      continue;
+    }
+    inflight.push(
+      publishOne(t, subject, JSON.stringify(ev), messageId(t.cluster, ev.auditID, ev.stage)).then((dup) => {
+        counts.published++;
+        if (dup) counts.duplicates++;
+      }),
+    );
+    if (inflight.length >= PUBLISH_WINDOW) {
+      await Promise.all(inflight);
+      inflight = [];
+    }
+  }
+  await Promise.all(inflight);
+}
+
+/**
+ * Reads `paths` (files, directories, `.gz`, or `-` for `stdin`) as `analyze` does and publishes
+ * every audit event of every stage. Bad lines are counted and sampled in `bad`.
+ * @returns per-source read counters, and the publish counters
+ * @throws InputError for an input that cannot be read or is not an audit log; publish errors as {@link publishEvents}
+ */
+export async function publishInputs(
+  t: PublishTarget,
+  paths: string[],
+  stdin: Readable,
+  read: { maxLineLength: number; sniffLines: number; badLineSamples: number },
+): Promise<{ stats: SourceStats[]; counts: PublishCounts; bad: BadLineLog }> {
+  const chains = await resolveInputs(paths.length === 0 ? ['-'] : paths, { stdin });
+  const normalizer = new KeepingNormalizer();
+  const bad = new BadLineLog(read.badLineSamples);
+  const opts: ReadOptions = { maxLineLength: read.maxLineLength, sniffLines: read.sniffLines, fullDecode: true, parallel: { workers: 0, minBytes: Infinity } };
+  const counts: PublishCounts = { published: 0, duplicates: 0, badLines: 0, unnamed: 0 };
+  const stats: SourceStats[] = [];
+  for (const chain of chains) {
+    const r = readChain(chain, normalizer, opts, bad);
+    stats.push(...r.stats);
+    for await (const _batch of r.batches) {
+      const events = normalizer.kept;
+      normalizer.kept = [];
+      await publishEvents(t, events, counts);
+    }
+    // Non-final stages alone make no record batch: publish what is left.
+    const rest = normalizer.kept;
+    normalizer.kept = [];
+    await publishEvents(t, rest, counts);
+  }
+  counts.badLines = bad.count;
+  return { stats, counts, bad };
+}
