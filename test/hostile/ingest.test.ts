@@ -265,8 +265,9 @@ describe('a long value without a newline', () => {
     writeLong(file, '', eventLines(5));
     const r = analyzeInChild(file);
     const base = analyzeInChild(small('base.json'));
-    // The value is 64 MB: held whole, the peak would grow by at least that much.
-    expect(r.rssMb - base.rssMb).toBeLessThan(32);
+    // The value is 64 MB: held whole, the peak would grow by at least that much; streamed, the
+    // peak grows by the reader's chunks and the garbage V8 has not collected yet (30-39 MB here).
+    expect(r.rssMb - base.rssMb).toBeLessThan(48);
     expect([r.events, r.badLines, r.overlong, r.lines]).toEqual([5, 1, 0, 6]);
     expect(r.reasons).toEqual([`1: JSON value longer than ${MAX} characters (--max-line-length): skipped to the next line starting with { or [`]);
   });
