@@ -18,8 +18,15 @@ function docComments(files) {
   for (const file of files) {
     const text = readFileSync(`${ROOT}/${file}`, 'utf8');
     for (const m of text.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*(\w+)\s*:\s*(?:z\b|severityOption|severityExcessOption)/g)) {
-      const body = m[1].split('\n').map((l) => l.replace(/^\s*\* ?/, '').trim()).join(' ').trim();
-      const sentence = body.split(/\s{2,}/)[0].replace(/\s+/g, ' ').replace(/\|/g, '\\|');
+      const body = m[1]
+        .split('\n')
+        .map((l) => l.replace(/^\s*\* ?/, '').trim())
+        .join(' ')
+        .trim();
+      const sentence = body
+        .split(/\s{2,}/)[0]
+        .replace(/\s+/g, ' ')
+        .replace(/\|/g, '\\|');
       if (!out.has(m[2])) out.set(m[2], sentence);
     }
   }

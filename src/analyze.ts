@@ -24,7 +24,6 @@ import { resolveInputs } from './parser/sources.js';
 import type { Report } from './report/schema.js';
 import { tryParseDuration } from './duration.js';
 
-
 /** Progress of a run, for a progress line. Bytes are as read from disk (compressed for .gz). */
 export interface Progress {
   bytesRead: number;
@@ -92,13 +91,10 @@ export function resolveTimeBound(value: string, flag: string, endMs: () => Promi
   if (d !== undefined) return endMs().then((end) => (end === null ? undefined : end - d));
   const t = Date.parse(value);
   if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/.test(value)) {
-    return Promise.reject(
-      new UsageError(`${flag}: "${value}" is neither an RFC 3339 time (2026-08-08T18:00:00Z) nor a duration (15m, 2h)`),
-    );
+    return Promise.reject(new UsageError(`${flag}: "${value}" is neither an RFC 3339 time (2026-08-08T18:00:00Z) nor a duration (15m, 2h)`));
   }
   return Promise.resolve(t);
 }
-
 
 /**
  * Analyze audit logs.
@@ -154,9 +150,7 @@ async function analyzeResolved(options: AnalyzeOptions, detectors: Array<{ detec
   const normalizer = new Normalizer();
   const bad = new BadLineLog(options.badLineSamples);
   const sourceErrors: Array<{ source: string; message: string; error: InputError }> = [];
-  const reads = chains.map((c) =>
-    readChain(c, normalizer, readOpts, bad, (source, error) => sourceErrors.push({ source, message: error.message, error })),
-  );
+  const reads = chains.map((c) => readChain(c, normalizer, readOpts, bad, (source, error) => sourceErrors.push({ source, message: error.message, error })));
   const stats = (): SourceStats[] => reads.flatMap((r) => r.stats);
 
   const started = performance.now();
@@ -205,4 +199,3 @@ async function analyzeResolved(options: AnalyzeOptions, detectors: Array<{ detec
     generatedAt: now(),
   });
 }
-

@@ -15,7 +15,10 @@ const pkg = require('../package.json') as { repository?: string | { url?: string
 export function repositoryUrl(repository: string | { url?: string } | undefined = pkg.repository): string {
   const url = typeof repository === 'string' ? repository : repository?.url;
   if (url === undefined || url === '') throw new Error('package.json names no repository');
-  return url.replace(/^git\+/, '').replace(/\.git$/, '').replace(/\/+$/, '');
+  return url
+    .replace(/^git\+/, '')
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '');
 }
 
 /** Branch the documentation links point at. */

@@ -58,9 +58,7 @@ export function parseDuration(text: string, what = 'duration'): number {
 /** The message used for a value that is not a duration; shared with the config validation. */
 export function durationProblem(text: string, what: string): string {
   const bare = /^\s*\d+(?:\.\d+)?\s*$/.test(text);
-  return bare
-    ? `${what}: "${text}" has no unit (did you mean ${text.trim()}s?)`
-    : `${what}: "${text}" is not a duration (expected e.g. 90s, 15m, 1h30m)`;
+  return bare ? `${what}: "${text}" has no unit (did you mean ${text.trim()}s?)` : `${what}: "${text}" is not a duration (expected e.g. 90s, 15m, 1h30m)`;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;

@@ -40,7 +40,11 @@ export const AnalyzeOptionsSchema = z
      */
     threads: z.number().int().nonnegative().max(64).optional(),
     /** Longest line (or JSON value) accepted, in characters (bytes for ASCII text); longer ones are counted and skipped. */
-    maxLineLength: z.number().int().positive().default(16 * 1024 * 1024),
+    maxLineLength: z
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024 * 1024),
     /** How far (ms) a request may arrive out of time order and still be placed correctly. */
     reorderWindowMs: z.number().int().nonnegative().default(5000),
     /** Bad-line samples kept for the report. */

@@ -243,7 +243,8 @@ export async function writeCluster(path: string, spec: ClusterSpec): Promise<Clu
       const pick = rnd();
       const user = `system:serviceaccount:${ns}:operator`;
       if (pick < 0.45) reqs.push({ ms, verb: 'get', resource: 'deployments', ns, name: `app-${Math.floor(rnd() * 5)}`, sub: '', code: 200, user, ua: UA.operator });
-      else if (pick < 0.9) reqs.push({ ms, verb: 'get', resource: 'configmaps', ns, name: `config-${Math.floor(rnd() * 5)}`, sub: '', code: rnd() < 0.02 ? 404 : 200, user, ua: UA.operator });
+      else if (pick < 0.9)
+        reqs.push({ ms, verb: 'get', resource: 'configmaps', ns, name: `config-${Math.floor(rnd() * 5)}`, sub: '', code: rnd() < 0.02 ? 404 : 200, user, ua: UA.operator });
       else reqs.push({ ms, verb: 'list', resource: 'pods', ns, name: '', sub: '', code: 200, user, ua: UA.operator });
     }
     reqs.sort((a, b) => a.ms - b.ms);
@@ -287,7 +288,9 @@ function formatter(spec: ClusterSpec, rnd: () => number): (r: Req) => string {
   const conditions: string[] = [];
   let bulk = '';
   for (let k = 0; bulk.length < spec.bodyBytes - 200; k++) {
-    conditions.push(`{"type":"Condition${k}","status":"True","lastHeartbeatTime":"2026-06-01T00:00:00Z","lastTransitionTime":"2026-05-30T11:02:17Z","reason":"Reason${k}","message":"condition ${k} holds for this object (${'x'.repeat(40)})"}`);
+    conditions.push(
+      `{"type":"Condition${k}","status":"True","lastHeartbeatTime":"2026-06-01T00:00:00Z","lastTransitionTime":"2026-05-30T11:02:17Z","reason":"Reason${k}","message":"condition ${k} holds for this object (${'x'.repeat(40)})"}`,
+    );
     bulk = `"status":{"conditions":[${conditions.join(',')}]}`;
   }
   let secondKey = -1;

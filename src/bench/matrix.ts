@@ -58,14 +58,24 @@ export function matrixCells(quick: boolean): Cell[] {
     { name: 'obj-100k', what: '~100,000 objects/min (pod churn, Events)', spec: { ...BASE, nodes: 100, namespaces: 50, podsPerMinute: 12_000, requestsPerMinute: 150_000 } },
     { name: 'actors-1k', what: '1,000 nodes, 100 namespaces', spec: { ...BASE, nodes: 1_000, namespaces: 100, podsPerMinute: 1_100, requestsPerMinute: 150_000 } },
     { name: 'actors-10k', what: '5,000 nodes, 5,000 namespaces', spec: { ...BASE, nodes: 5_000, namespaces: 5_000, podsPerMinute: 1_100, requestsPerMinute: 150_000 } },
-    { name: 'rr-10k', what: 'obj-10k at RequestResponse, ~3 KB bodies', spec: { ...BASE, level: 'RequestResponse', nodes: 100, namespaces: 50, podsPerMinute: 1_100, requestsPerMinute: 60_000 } },
+    {
+      name: 'rr-10k',
+      what: 'obj-10k at RequestResponse, ~3 KB bodies',
+      spec: { ...BASE, level: 'RequestResponse', nodes: 100, namespaces: 50, podsPerMinute: 1_100, requestsPerMinute: 60_000 },
+    },
     { name: 'long-5x', what: 'obj-10k, 5× the length', spec: { ...BASE, minutes: 5, nodes: 100, namespaces: 50, podsPerMinute: 1_100, requestsPerMinute: 150_000 } },
   ];
   if (!quick) return cells;
   const q = (n: number, min: number): number => Math.max(min, Math.round(n / 50));
   return cells.map((c) => ({
     ...c,
-    spec: { ...c.spec, nodes: q(c.spec.nodes, 2), namespaces: q(c.spec.namespaces, 2), podsPerMinute: q(c.spec.podsPerMinute, 1), requestsPerMinute: q(c.spec.requestsPerMinute, 100) },
+    spec: {
+      ...c.spec,
+      nodes: q(c.spec.nodes, 2),
+      namespaces: q(c.spec.namespaces, 2),
+      podsPerMinute: q(c.spec.podsPerMinute, 1),
+      requestsPerMinute: q(c.spec.requestsPerMinute, 100),
+    },
   }));
 }
 
@@ -108,7 +118,12 @@ export async function runMatrix(opts: {
   progress: (line: string) => void;
 }): Promise<MatrixRow[]> {
   const cells = matrixCells(opts.quick).filter((c) => opts.only === undefined || c.name === opts.only);
-  if (cells.length === 0) throw new Error(`no cell named ${opts.only}; cells: ${matrixCells(false).map((c) => c.name).join(', ')}`);
+  if (cells.length === 0)
+    throw new Error(
+      `no cell named ${opts.only}; cells: ${matrixCells(false)
+        .map((c) => c.name)
+        .join(', ')}`,
+    );
   const rows: Omit<MatrixRow, 'cpuSpread' | 'pass'>[] = [];
   for (const cell of cells) {
     const started = performance.now();
@@ -119,7 +134,8 @@ export async function runMatrix(opts: {
       for (const tool of TOOLS) {
         const res = await opts.runChild(tool, file);
         if (res.events !== stats.events) throw new Error(`${cell.name}: ${tool} counted ${res.events} events, the generator wrote ${stats.events}`);
-        if (tool === 'duckdb' && res.conflicts !== stats.conflicts) throw new Error(`${cell.name}: DuckDB counted ${res.conflicts} 409s on update/patch, the generator wrote ${stats.conflicts}`);
+        if (tool === 'duckdb' && res.conflicts !== stats.conflicts)
+          throw new Error(`${cell.name}: DuckDB counted ${res.conflicts} 409s on update/patch, the generator wrote ${stats.conflicts}`);
         all[tool].push(res);
         opts.progress(`  ${tool.padEnd(10)} ${(res.ms / 1000).toFixed(2)} s, ${(res.cpuUs / 1e6).toFixed(2)} s CPU, ${res.maxRssMb.toFixed(0)} MB`);
       }

@@ -37,7 +37,6 @@ export interface LiveArgs {
   fromStart: boolean;
 }
 
-
 /** Command-line arguments after parsing and normalization (no config file, no defaults). */
 export interface ParsedArgs {
   /** The subcommand; absent for `analyze` (also when no command is given). */
@@ -219,9 +218,10 @@ function sharedOptions(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       group: GROUP_FILTERS,
       type: 'string',
       requiresArg: true,
-      describe: 'Show only findings (and live alerts) about responses with these HTTP status codes: 409 (Conflict, AlreadyExists), '
-        + '429, 200 (hot loops, no-op writes, write fights), or a class such as 4xx (repeatable, comma list); the verb × resource × code '
-        + 'table keeps only those codes. The detectors still see every request: a conflict share or a retry gap needs the successful writes too',
+      describe:
+        'Show only findings (and live alerts) about responses with these HTTP status codes: 409 (Conflict, AlreadyExists), ' +
+        '429, 200 (hot loops, no-op writes, write fights), or a class such as 4xx (repeatable, comma list); the verb × resource × code ' +
+        'table keeps only those codes. The detectors still see every request: a conflict share or a retry gap needs the successful writes too',
     })
     .option('window', {
       group: GROUP_DETECTION,
@@ -264,9 +264,10 @@ function sharedOptions(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       group: GROUP_OUTPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'Also write the report to FILE (repeatable), format from its extension: .txt, .json, .md, .html; '
-        + 'any other name (/dev/null, report) gets --format (text when not given). '
-        + 'With --out and no --format for stdout, stdout gets nothing and stderr a one-line summary',
+      describe:
+        'Also write the report to FILE (repeatable), format from its extension: .txt, .json, .md, .html; ' +
+        'any other name (/dev/null, report) gets --format (text when not given). ' +
+        'With --out and no --format for stdout, stdout gets nothing and stderr a one-line summary',
     })
     .option('top', {
       group: GROUP_OUTPUT,
@@ -287,7 +288,6 @@ function sharedOptions(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       describe: 'No progress line and no summary on stderr',
     });
 }
-
 
 function maxLineLengthOption(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
   return y.option('max-line-length', {
@@ -451,12 +451,12 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       // No flag has sub-keys: `--since.x=1` is an unknown flag, not an object passed to --since.
       'dot-notation': false,
     })
-    .usage(`$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n$0 completion bash|zsh\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.`)
-    .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
-    .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) =>
-      watchBuilder(y, shown, defaults),
+    .usage(
+      `$0 [analyze] [paths..]\n$0 watch [PATH | -]\n$0 serve --listen HOST:PORT\n$0 completion bash|zsh\n\nFind conflict storms (controllers stuck in 409 retry loops) in kube-apiserver audit logs.`,
     )
-    .command('serve', 'Receive the API server\'s audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html', (y) => serveBuilder(y, shown, defaults))
+    .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
+    .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) => watchBuilder(y, shown, defaults))
+    .command('serve', "Receive the API server's audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html", (y) => serveBuilder(y, shown, defaults))
     .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `$0 diff --help`')
     .command('metrics <scrapes..>', 'Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see `$0 metrics --help`')
     .command('objects <file>', 'Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see `$0 objects --help`')
@@ -471,11 +471,11 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .help('help', 'Show this help')
     .alias('help', 'h')
     .epilog(
-      'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, code, failOn, top, '
-        + 'maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, '
-        + 'and detectors.<id>.<option> (e.g. detectors.hot-loop.minExcessWrites).\n'
-        + 'Exit codes: 0 success (watch and serve also on SIGINT/SIGTERM, after the final report), 1 a finding at or above --fail-on, 2 usage, config or input error.\n'
-        + 'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
+      'Config file keys (YAML or JSON): since, until, namespace, user, resource, verb, code, failOn, top, ' +
+        'maxLineLength, threads, reorderWindow, inputFormat, window, step, minConflicts, minConflictRatio, allowlist, defaultAllowlist, ' +
+        'and detectors.<id>.<option> (e.g. detectors.hot-loop.minExcessWrites).\n' +
+        'Exit codes: 0 success (watch and serve also on SIGINT/SIGTERM, after the final report), 1 a finding at or above --fail-on, 2 usage, config or input error.\n' +
+        'Colour follows NO_COLOR and FORCE_COLOR=0 (no-color.org); progress is shown only on a terminal.',
     )
     .wrap(Math.max(60, Math.min(width, 120)));
 }
@@ -519,16 +519,19 @@ export async function parseArgs(
     const asDefault = argv[0] === 'analyze' && !['analyze', 'watch', 'serve', 'completion', 'help'].includes(argv[1] ?? '') && !asksHelp;
     const words = argv[0] === 'help' ? ['--help', ...argv.slice(1)] : asDefault ? argv.slice(1) : argv;
     const args = words.map((a) => (a === '-' ? STDIN_PLACEHOLDER : a));
-    raw = (await parser.parse(args, {}, (_err: unknown, _argv: unknown, output: string) => {
+    raw = await parser.parse(args, {}, (_err: unknown, _argv: unknown, output: string) => {
       printed = output;
-    }));
+    });
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     throw otherCommandsFlag(msg, command, program) ?? new UsageError(oneLine(msg), `run \`${program}${command === 'analyze' ? '' : ` ${command}`} --help\` for usage`);
   }
   if (argv.includes(COMPLETION_KEY)) {
     // yargs offers one-letter aliases as `--n`: the flag is `-n`.
-    const offered = printed.split('\n').filter((l) => l !== '').map((l) => (/^--\w$/.test(l) ? l.slice(1) : l));
+    const offered = printed
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => (/^--\w$/.test(l) ? l.slice(1) : l));
     return { kind: 'print', text: offered.map((l) => `${l}\n`).join('') };
   }
   if (raw['help'] === true || raw['version'] === true) {
@@ -551,10 +554,7 @@ function otherCommandsFlag(msg: string, command: string, program: string): Usage
   for (const name of m[1]!.split(', ')) {
     const takers = FLAG_COMMANDS[name];
     if (takers === undefined || takers.includes(command)) continue;
-    return new UsageError(
-      `--${name} is an option of ${takers.join(' and ')}, not of ${command}`,
-      `run \`${program} ${takers[0]} --help\` for its options`,
-    );
+    return new UsageError(`--${name} is an option of ${takers.join(' and ')}, not of ${command}`, `run \`${program} ${takers[0]} --help\` for its options`);
   }
   return null;
 }
@@ -624,7 +624,10 @@ function list(v: unknown): string[] {
 
 /** Flatten comma lists: `['a,b', 'c']` → `['a', 'b', 'c']` (trimmed, empties dropped). */
 export function splitList(items: readonly string[]): string[] {
-  return items.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  return items
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function num(v: unknown, flag: string, kind: 'positive-int' | 'threads' | 'non-negative' | 'ratio'): number | undefined {
@@ -637,17 +640,11 @@ function num(v: unknown, flag: string, kind: 'positive-int' | 'threads' | 'non-n
       : kind === 'threads'
         ? Number.isInteger(n) && n >= 0 && n <= 64
         : kind === 'ratio'
-        ? Number.isFinite(n) && n >= 0 && n <= 1
-        : Number.isFinite(n) && n >= 0;
+          ? Number.isFinite(n) && n >= 0 && n <= 1
+          : Number.isFinite(n) && n >= 0;
   if (!ok) {
     const expected =
-      kind === 'positive-int'
-        ? 'a whole number > 0'
-        : kind === 'threads'
-          ? 'a whole number from 0 to 64'
-          : kind === 'ratio'
-            ? 'a number from 0 to 1'
-            : 'a number ≥ 0';
+      kind === 'positive-int' ? 'a whole number > 0' : kind === 'threads' ? 'a whole number from 0 to 64' : kind === 'ratio' ? 'a number from 0 to 1' : 'a number ≥ 0';
     throw new UsageError(`${flag}: expected ${expected}`, 'run `auditstorm --help` for usage');
   }
   return n;

@@ -177,7 +177,17 @@ async function main(): Promise<void> {
       writeFileSync(path, text);
       return { name: c.name, path, events: text.split('\n').filter((l) => l !== '').length };
     });
-    const live = logText(generateLog({ seed: 99, start: '2026-04-01T10:00:00Z', durationMs: 90_000, scenarios: [{ type: 'background', nodes: 2 }, { type: 'storm', startOffsetMs: 20_000, durationMs: 40_000, ratePerSec: 6 }] }))
+    const live = logText(
+      generateLog({
+        seed: 99,
+        start: '2026-04-01T10:00:00Z',
+        durationMs: 90_000,
+        scenarios: [
+          { type: 'background', nodes: 2 },
+          { type: 'storm', startOffsetMs: 20_000, durationMs: 40_000, ratePerSec: 6 },
+        ],
+      }),
+    )
       .split('\n')
       .filter((l) => l !== '');
     const rows: Row[] = [];

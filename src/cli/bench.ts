@@ -46,7 +46,8 @@ import { HELP, isMain, parseToolArgs } from './dev-tool.js';
 import { adaptHeapGrowth, HEAP_FLAG, tuneV8 } from './heap.js';
 import { DUCKDB_THREADS, duckdbRun, matrixTable, runMatrix, type ChildResult } from '../bench/matrix.js';
 
-const USAGE = 'Usage: node dist/cli/bench.js [--quick] [--only CELL] [--json] [--runs N] [--dir DIR]\n       node dist/cli/bench.js --presets [--scale N] [--dir DIR] [--runs N] [--distinct N]';
+const USAGE =
+  'Usage: node dist/cli/bench.js [--quick] [--only CELL] [--json] [--runs N] [--dir DIR]\n       node dist/cli/bench.js --presets [--scale N] [--dir DIR] [--runs N] [--distinct N]';
 
 /** Events (and distinct objects) of the hostile cardinality log, run (d). */
 export const DISTINCT_EVENTS = 2_500_000;
@@ -413,7 +414,9 @@ export async function main(argv: string[]): Promise<number> {
     if (args.json === true) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else {
       process.stdout.write(
-        `${matrixTable(rows)}\n\nnode ${process.version}, ${availableParallelism()} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${runs} run(s) per tool, in turns; DuckDB (@duckdb/node-api) with ${DUCKDB_THREADS} threads; logs in ${dir}\n`,
+        `${matrixTable(rows)}\n\nnode ${process.version}, ${availableParallelism()} cores, load ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}; medians of ${runs} run(s) per tool, in turns; DuckDB (@duckdb/node-api) with ${DUCKDB_THREADS} threads; logs in ${dir}\n`,
       );
     }
     return rows.every((r) => Object.values(r.pass).every(Boolean)) ? 0 : 1;
@@ -467,7 +470,10 @@ export async function main(argv: string[]): Promise<number> {
     [`peak RSS ${fmt(b.maxRssMb)} MB (target ≤ ${TARGETS.maxRssMb} MB)`, b.maxRssMb <= TARGETS.maxRssMb],
     [`analyze peak RSS with ${fmt(distinct)} distinct objects ${fmt(d.maxRssMb)} MB (target ≤ ${TARGETS.maxRssMb} MB)`, d.maxRssMb <= TARGETS.maxRssMb],
     [`serve peak RSS with ${fmt(distinct)} distinct objects ${fmt(e.maxRssMb)} MB (target ≤ ${TARGETS.maxRssMb} MB)`, e.maxRssMb <= TARGETS.maxRssMb],
-    [`peak RSS at ${scale}× ${fmt(c.maxRssMb)} MB, ${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)}% of 1× (target ≤ +${TARGETS.maxRssGrowth * 100}%)`, growth <= TARGETS.maxRssGrowth],
+    [
+      `peak RSS at ${scale}× ${fmt(c.maxRssMb)} MB, ${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)}% of 1× (target ≤ +${TARGETS.maxRssGrowth * 100}%)`,
+      growth <= TARGETS.maxRssGrowth,
+    ],
   ] as const;
   for (const [text, ok] of checks) lines.push(`${ok ? 'met   ' : 'MISSED'} ${text}`);
   process.stdout.write(lines.join('\n') + '\n');

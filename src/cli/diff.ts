@@ -178,11 +178,16 @@ export async function runDiff(argv: readonly string[], io: CliIO, out: Guarded, 
   await checkOutDirs(output.outs.map((o) => o.path));
   const before = await loadInput(args.paths[0]!, options, io);
   const after = await loadInput(args.paths[1]!, options, io);
-  const analysisFlags = [args.namespace, args.user, args.resource, args.verb].some((l) => l.length > 0)
-    || [args.since, args.until, args.window, args.step, args.minConflicts, args.minConflictRatio, args.config].some((v) => v !== undefined);
+  const analysisFlags =
+    [args.namespace, args.user, args.resource, args.verb].some((l) => l.length > 0) ||
+    [args.since, args.until, args.window, args.step, args.minConflicts, args.minConflictRatio, args.config].some((v) => v !== undefined);
   if (analysisFlags && !output.quiet) {
-    for (const [side, input] of [['BEFORE', before], ['AFTER', after]] as const) {
-      if (input.from === 'report') await err.write(`auditstorm: warning: ${side} ${input.name} is a report: analysis options apply to log inputs only; it keeps the settings it was made with\n`);
+    for (const [side, input] of [
+      ['BEFORE', before],
+      ['AFTER', after],
+    ] as const) {
+      if (input.from === 'report')
+        await err.write(`auditstorm: warning: ${side} ${input.name} is a report: analysis options apply to log inputs only; it keeps the settings it was made with\n`);
     }
   }
   const diff = diffReports(before, after, { tolerance, generatedAt: io.now().toISOString(), version: VERSION });

@@ -48,7 +48,10 @@ export async function main(argv: string[]): Promise<number> {
       ...HELP,
     },
     USAGE,
-    () => `${USAGE}\nCases: ${defaultCases().map((c) => c.name).join(', ')}\nScenarios: ${ALL_SCENARIOS.map((s) => s.name).join(', ')}`,
+    () =>
+      `${USAGE}\nCases: ${defaultCases()
+        .map((c) => c.name)
+        .join(', ')}\nScenarios: ${ALL_SCENARIOS.map((s) => s.name).join(', ')}`,
   );
   if (typeof args === 'number') return args;
   const seeds = args.seeds.split(',').map(Number);

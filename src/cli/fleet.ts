@@ -211,10 +211,14 @@ async function runReport(argv: readonly string[], io: CliIO, out: Guarded, err: 
     );
     if (cluster !== undefined) entries = entries.filter((e) => e.cluster === cluster);
     if (entries.length === 0) {
-      throw new UsageError(cluster === undefined ? 'no cluster report yet: is a worker running?' : `no report of cluster ${cluster} yet`, 'workers publish reports every few seconds once they applied events');
+      throw new UsageError(
+        cluster === undefined ? 'no cluster report yet: is a worker running?' : `no report of cluster ${cluster} yet`,
+        'workers publish reports every few seconds once they applied events',
+      );
     }
     const live = entries.filter((e) => !e.settled).map((e) => e.cluster);
-    if (live.length > 0) await err.write(`auditstorm: ${live.length} of ${entries.length} clusters still receiving events (their open episodes are marked ongoing): ${live.join(', ')}\n`);
+    if (live.length > 0)
+      await err.write(`auditstorm: ${live.length} of ${entries.length} clusters still receiving events (their open episodes are marked ongoing): ${live.join(', ')}\n`);
     report = cluster !== undefined ? entries[0]!.report : fleetReport(entries, io.now());
   } finally {
     await fleet.nc.close();

@@ -19,11 +19,11 @@ With no arguments, rewrites the committed fixtures (${Object.values(PRESETS)
   .join(', ')}) and their truth.json.`;
 
 function describe(target: string, log: GeneratedLog, bytes?: number): string {
-  const lines = [
-    `${target}: ${log.lineCount} lines, ${log.requestCount} requests (${log.completedCount} completed)${bytes === undefined ? '' : `, ${bytes} bytes`}`,
-  ];
+  const lines = [`${target}: ${log.lineCount} lines, ${log.requestCount} requests (${log.completedCount} completed)${bytes === undefined ? '' : `, ${bytes} bytes`}`];
   for (const t of log.truth.filter((t) => t.conflicts > 0 || t.kind === 'conflict-storm')) {
-    lines.push(`  ${t.kind.padEnd(14)} ${t.scenario}: ${t.actor.username} → ${t.object.resource}/${t.object.name}${t.object.subresource ? `/${t.object.subresource}` : ''}: ${t.conflicts}/${t.attempts} conflicts, ${t.from} – ${t.to}`);
+    lines.push(
+      `  ${t.kind.padEnd(14)} ${t.scenario}: ${t.actor.username} → ${t.object.resource}/${t.object.name}${t.object.subresource ? `/${t.object.subresource}` : ''}: ${t.conflicts}/${t.attempts} conflicts, ${t.from} – ${t.to}`,
+    );
   }
   return lines.join('\n');
 }

@@ -61,7 +61,10 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
   const command = args.command === 'serve' ? 'serve' : 'watch';
   const live = args.live ?? { fromStart: false };
   if (args.format !== undefined && args.format !== 'text' && args.format !== 'ndjson') {
-    throw new UsageError(`${command} --format ${args.format}: alerts are text or ndjson`, `write the final report with -o report.${args.format === 'markdown' ? 'md' : args.format}`);
+    throw new UsageError(
+      `${command} --format ${args.format}: alerts are text or ndjson`,
+      `write the final report with -o report.${args.format === 'markdown' ? 'md' : args.format}`,
+    );
   }
   const ndjson = args.format === 'ndjson';
   const { analyze: options, output } = await createOptions(args, io.readFile, {
@@ -108,10 +111,14 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
   try {
     if (command === 'watch') {
       const inputs = options.inputs ?? [];
-      if (inputs.length > 1) throw new UsageError('watch follows one input: a file, or "-" for stdin', 'run one watch per log, or pipe them together: tail -F a.log b.log | auditstorm watch');
+      if (inputs.length > 1)
+        throw new UsageError('watch follows one input: a file, or "-" for stdin', 'run one watch per log, or pipe them together: tail -F a.log b.log | auditstorm watch');
       usedStdin = inputs.length === 0 || inputs[0] === '-';
       if (usedStdin && io.isTTY.stdin) {
-        throw new UsageError('watch: stdin is a terminal, not an audit log', 'e.g. tail -F /var/log/kubernetes/audit/audit.log | auditstorm watch, or auditstorm watch /var/log/kubernetes/audit/audit.log');
+        throw new UsageError(
+          'watch: stdin is a terminal, not an audit log',
+          'e.g. tail -F /var/log/kubernetes/audit/audit.log | auditstorm watch, or auditstorm watch /var/log/kubernetes/audit/audit.log',
+        );
       }
       const { watch } = await import('../live/watch.js');
       const run = await watch(

@@ -293,7 +293,8 @@ async function nativeInUse(io: CliIO): Promise<boolean> {
  */
 function describeError(e: unknown, program = 'auditstorm'): string {
   if (e instanceof AuditstormError) {
-    const named = (t: string): string => (program === 'auditstorm' ? t : t.replace(/(?<!kubectl )`auditstorm(?=[ `])|(?<=(?:e\.g\.|\|) )auditstorm(?= )/g, (m) => m.replace('auditstorm', program)));
+    const named = (t: string): string =>
+      program === 'auditstorm' ? t : t.replace(/(?<!kubectl )`auditstorm(?=[ `])|(?<=(?:e\.g\.|\|) )auditstorm(?= )/g, (m) => m.replace('auditstorm', program));
     // Messages quote input (a JSON parser's excerpt, a bad line): no ESC or BEL reaches the terminal.
     const clean = (t: string): string => t.split('\n').map(stripControlChars).join('\n');
     return `auditstorm: ${clean(named(e.message))}\n${e.hint ? `hint: ${clean(named(e.hint))}\n` : ''}`;

@@ -127,7 +127,8 @@ export function parseMetricsArgs(argv: readonly string[], io: Pick<CliIO, 'isTTY
     quiet,
     ...(failOn === undefined ? {} : { failOn }),
   };
-  if (!help && paths.length === 0) throw new UsageError('metrics needs at least one scrape: a file, a .gz file, or - for stdin', 'e.g. kubectl get --raw /metrics | auditstorm metrics -');
+  if (!help && paths.length === 0)
+    throw new UsageError('metrics needs at least one scrape: a file, a .gz file, or - for stdin', 'e.g. kubectl get --raw /metrics | auditstorm metrics -');
   if (paths.filter((p) => p === '-').length > 1) throw new UsageError('metrics: stdin ("-") can be given once');
   return { paths, output, help, ...(intervalMs === undefined ? {} : { intervalMs }), ...(v.config === undefined ? {} : { config: v.config }) };
 }

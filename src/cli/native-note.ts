@@ -9,9 +9,9 @@ import { join } from 'node:path';
 
 /** The note, one line. */
 export const NATIVE_NOTE =
-  'auditstorm: note: the native line scanner (native/scan.cc) was not built at install (it needs a C++ compiler and node-gyp): '
-  + 'every line is read in JavaScript, with the same results, about 1.7 times slower on large JSON-lines files; '
-  + 'with g++ or clang installed, `npm rebuild -g auditstorm` builds it. Said once per version.\n';
+  'auditstorm: note: the native line scanner (native/scan.cc) was not built at install (it needs a C++ compiler and node-gyp): ' +
+  'every line is read in JavaScript, with the same results, about 1.7 times slower on large JSON-lines files; ' +
+  'with g++ or clang installed, `npm rebuild -g auditstorm` builds it. Said once per version.\n';
 
 /**
  * The note if this version has not said it yet on this account, else null. Marks it said; when

@@ -171,11 +171,7 @@ export interface CreateOptionsContext {
  * @throws UsageError for bad flag values (`--window abc`, `--since yesterday`, `--code 40x`, the
  *   same `--out` path twice)
  */
-export async function createOptions(
-  argv: ParsedArgs,
-  readFile: ReadFileFn = defaultReadFile,
-  ctx: CreateOptionsContext = {},
-): Promise<CliOptions> {
+export async function createOptions(argv: ParsedArgs, readFile: ReadFileFn = defaultReadFile, ctx: CreateOptionsContext = {}): Promise<CliOptions> {
   const term = ctx.term ?? { stdoutIsTTY: false, stderrIsTTY: false, env: {} };
   const file = argv.config;
   const config = file === undefined ? {} : await loadConfig(file, readFile);
@@ -361,9 +357,7 @@ export async function loadConfig(path: string, readFile: ReadFileFn = defaultRea
     });
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new ConfigError(
-      `${path}: expected a mapping of options (since, namespace, detectors, …), got ${kindOf(data)}`,
-    );
+    throw new ConfigError(`${path}: expected a mapping of options (since, namespace, detectors, …), got ${kindOf(data)}`);
   }
   const parsed = ConfigFileSchema.safeParse(data);
   if (!parsed.success) {
@@ -449,9 +443,7 @@ function validateDetectors(
       const given = opts;
       const defaults = det.meta.optionsSchema.safeParse({});
       const step = typeof given['stepMs'] === 'number' ? given['stepMs'] : defaults.success ? (defaults.data as Record<string, unknown>)['stepMs'] : undefined;
-      reason = reason
-        .replaceAll('windowMs', '--window')
-        .replaceAll('stepMs', typeof step === 'number' ? `--step (${formatDuration(step)})` : '--step');
+      reason = reason.replaceAll('windowMs', '--window').replaceAll('stepMs', typeof step === 'number' ? `--step (${formatDuration(step)})` : '--step');
     }
     const label = flag ?? flags.join(', ');
     if (label !== '') throw new UsageError(`${label}: ${reason}`);
@@ -512,4 +504,3 @@ function kindOf(v: unknown): string {
   if (v === null) return 'null';
   return `a ${typeof v}`;
 }
-

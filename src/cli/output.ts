@@ -73,7 +73,12 @@ export async function writeOutputs(report: Report, output: OutputOptions, out: G
     if (width !== undefined) renderOpts.width = width;
     await out.write(withNewline(renderReport(report, output.format, renderOpts)));
   } else if (!output.quiet) {
-    await err.write(summaryLine(report, output.outs.map((o) => o.path)));
+    await err.write(
+      summaryLine(
+        report,
+        output.outs.map((o) => o.path),
+      ),
+    );
   }
 }
 

@@ -103,7 +103,8 @@ function parseStatusArgs(cmd: 'objects' | 'crd', argv: readonly string[]): Statu
       if (!isFormat(f)) throw new UsageError(`--format: expected text, json, markdown or html, got "${f}"`, hint);
       a.format = f;
       formatGiven = true;
-    } else if (flag === '-o' || flag === '--out') outPaths.push(need()); else if (flag === '--fail-on') {
+    } else if (flag === '-o' || flag === '--out') outPaths.push(need());
+    else if (flag === '--fail-on') {
       const s = need().toLowerCase();
       if (!(SEVERITIES as readonly string[]).includes(s)) throw new UsageError(`--fail-on: expected one of ${SEVERITIES.join(', ')}, got "${s}"`, hint);
       a.failOn = s as Severity;
@@ -164,9 +165,7 @@ export async function runStatus(cmd: 'objects' | 'crd', argv: readonly string[],
   const input = await readInput(args.path!, io);
   const { crdReport, objectsReport } = await import('../status/report.js');
   const generatedAt = io.now().toISOString();
-  const report = cmd === 'objects'
-    ? objectsReport(input, args.options, args.now === undefined ? null : Date.parse(args.now), generatedAt)
-    : crdReport(input, {}, generatedAt);
+  const report = cmd === 'objects' ? objectsReport(input, args.options, args.now === undefined ? null : Date.parse(args.now), generatedAt) : crdReport(input, {}, generatedAt);
   if (report.input.badLines > 0 && !args.quiet) await err.write(`auditstorm: warning: ${report.input.badLines} item(s) of ${input.name} skipped (see the report)\n`);
   for (const o of args.outs) {
     try {

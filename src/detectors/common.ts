@@ -190,12 +190,7 @@ export const FIRST_WRITES_HELD = 5_000;
  * {@link FIRST_WRITES_HELD}); `null`, so every key gets its state at its first write, when they
  * could or when `ctx.firstWrites` is 0.
  */
-export function firstWritesFor<K>(
-  ctx: { readonly firstWrites?: number },
-  oneWriteIsQuiet: boolean,
-  horizonMs: number,
-  keyString: (key: K) => string,
-): FirstWrites<K> | null {
+export function firstWritesFor<K>(ctx: { readonly firstWrites?: number }, oneWriteIsQuiet: boolean, horizonMs: number, keyString: (key: K) => string): FirstWrites<K> | null {
   const capacity = ctx.firstWrites ?? FIRST_WRITES_HELD;
   return oneWriteIsQuiet && capacity > 0 ? new FirstWrites<K>(horizonMs, capacity, keyString) : null;
 }
@@ -500,12 +495,7 @@ export class EpisodeSeries {
    * `trim`, trailing buckets where both are 0 are left out.
    * @returns bucket width and points (`t` = bucket start, epoch ms)
    */
-  toReport(
-    untilMs = Infinity,
-    writesLine = 0,
-    conflictsLine = 1,
-    trim = false,
-  ): { bucketMs: number; points: Array<{ t: number; writes: number; conflicts: number }> } {
+  toReport(untilMs = Infinity, writesLine = 0, conflictsLine = 1, trim = false): { bucketMs: number; points: Array<{ t: number; writes: number; conflicts: number }> } {
     const points: Array<{ t: number; writes: number; conflicts: number }> = [];
     const w = this.lines[writesLine]!;
     const c = this.lines[conflictsLine]!;

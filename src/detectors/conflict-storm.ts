@@ -58,12 +58,45 @@ import { severityRank, type Advice, type Finding, type Severity } from '../repor
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, GapHistogram, Identities, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList, UserAgentCounts } from './common.js';
+import {
+  actorName,
+  EpisodeSeries,
+  EvidenceIDs,
+  FirstWrites,
+  firstWritesFor,
+  GapHistogram,
+  Identities,
+  int,
+  isObjectWrite,
+  iso,
+  PairMap,
+  PeakPerSecond,
+  ratio,
+  reportActor,
+  round2,
+  shortHash,
+  StepRing,
+  topList,
+  UserAgentCounts,
+} from './common.js';
 import { excessAttempts, trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { capByExcess, catchUp, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import {
+  capByExcess,
+  catchUp,
+  evidenceFields,
+  raiseSeverity,
+  RATE,
+  severityExcessOption,
+  severityFor,
+  severityOption,
+  SHARE,
+  windowedInstance,
+  windowedOptions,
+  windowFields,
+} from './window.js';
 
 export const conflictStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -326,8 +359,7 @@ const C_CONFLICT = 1;
 export const conflictStorm = defineDetector({
   meta: {
     id: 'conflict-storm',
-    description:
-      'One actor writes one object and keeps getting 409 Conflict, retrying without backoff (optimistic-lock retry loop).',
+    description: 'One actor writes one object and keeps getting 409 Conflict, retrying without backoff (optimistic-lock retry loop).',
     optionsSchema: conflictStormOptions,
     judges: 'errors',
   },
@@ -348,8 +380,7 @@ export const conflictStorm = defineDetector({
      * First writes of objects no pair holds, while a pair with one write cannot open an episode.
      * A pair with one write and no Conflict in its window is dropped once `chainBreakMs` passed.
      */
-    const firstWrites =
-      firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key);
+    const firstWrites = firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key);
 
     /**
      * Hot pairs by their object's name (a string the object holds: no key built per write); the
@@ -452,7 +483,17 @@ export const conflictStorm = defineDetector({
     }
 
     function newPair(who: Actor, obj: ObjectRef, ts: number, rollup: Rollup | null): Pair {
-      return { actor: who, object: obj, ring: new StepRing(rollup === null ? longSteps : n, 2), lastWriteTs: ts, chains: new Map(), hot: null, open: false, rollup, alerted: false };
+      return {
+        actor: who,
+        object: obj,
+        ring: new StepRing(rollup === null ? longSteps : n, 2),
+        lastWriteTs: ts,
+        chains: new Map(),
+        hot: null,
+        open: false,
+        rollup,
+        alerted: false,
+      };
     }
 
     function rollupKey(who: Actor, obj: ObjectRef): string {
@@ -598,10 +639,7 @@ export const conflictStorm = defineDetector({
       const passes =
         p.rollup === null
           ? (cf >= o.minConflicts && cf >= o.minConflictRatio * w) || (cf > 0 && sustains(p.ring, boundary))
-          : cf >= o.minConflicts &&
-            cf >= o.minConflictRatio * w &&
-            spread(p.rollup, boundary) &&
-            (p.open || (openObjects.get(p.rollup.key) ?? 0) === 0);
+          : cf >= o.minConflicts && cf >= o.minConflictRatio * w && spread(p.rollup, boundary) && (p.open || (openObjects.get(p.rollup.key) ?? 0) === 0);
       if (p.open) {
         if (passes) {
           const h = p.hot as Hot;
@@ -695,13 +733,7 @@ export const conflictStorm = defineDetector({
       // Growth of a capped backoff (10 ms doubling to a 1 s cap) is mostly 1 once at the cap: a
       // long chain whose delay grew several times and never started over backs off too.
       if ((growth !== null && growth >= o.exponentialGrowth) || (h.longChains > 0 && h.backedOffChains * 2 >= h.longChains)) backoff = 'exponential';
-      else if (
-        chainP90 !== null &&
-        chainP90 <= o.rocMaxAttempts &&
-        gapP50 !== null &&
-        gapP50 >= o.rocMinGapMs &&
-        gapP50 <= o.rocMaxGapMs
-      )
+      else if (chainP90 !== null && chainP90 <= o.rocMaxAttempts && gapP50 !== null && gapP50 >= o.rocMinGapMs && gapP50 <= o.rocMaxGapMs)
         // Short chains are RetryOnConflict only while others' writes explain the Conflicts (the
         // causes of the first chain's may come before the episode does: a chain's worth of
         // slack); beyond, the writer loses to itself reconcile after reconcile, unbacked-off.
@@ -786,7 +818,16 @@ export const conflictStorm = defineDetector({
           : {
               objects: h.toObjects,
               objectsWithConflicts: h.objects.size,
-              topObjects: topList(h.objects, (k) => k.split('/').slice(2, 4).filter((x) => x !== '').join('/'), o.rollup.topObjects),
+              topObjects: topList(
+                h.objects,
+                (k) =>
+                  k
+                    .split('/')
+                    .slice(2, 4)
+                    .filter((x) => x !== '')
+                    .join('/'),
+                o.rollup.topObjects,
+              ),
             }),
         ...share,
         // Several clients of one identity (its userAgents), with their attempts.

@@ -65,7 +65,19 @@ import { actorName, EpisodeSeries, EvidenceIDs, Identities, int, iso, PeakPerSec
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { capByExcess, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import {
+  capByExcess,
+  evidenceFields,
+  raiseSeverity,
+  RATE,
+  severityExcessOption,
+  severityFor,
+  severityOption,
+  SHARE,
+  windowedInstance,
+  windowedOptions,
+  windowFields,
+} from './window.js';
 
 export const createStormOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -261,7 +273,20 @@ export const createStorm = defineDetector({
       let g = groups.get(key);
       if (g === undefined) {
         if (groups.size >= o.maxGroups) return;
-        g = { key, actor: who, apiGroup: obj.apiGroup, apiVersion: obj.apiVersion, resource: obj.resource, namespace: obj.namespace, owner, parentKey, ring: new StepRing(n, 1), lastTs: r.ts, hot: null, open: false };
+        g = {
+          key,
+          actor: who,
+          apiGroup: obj.apiGroup,
+          apiVersion: obj.apiVersion,
+          resource: obj.resource,
+          namespace: obj.namespace,
+          owner,
+          parentKey,
+          ring: new StepRing(n, 1),
+          lastTs: r.ts,
+          hot: null,
+          open: false,
+        };
         groups.set(key, g);
       }
       g.lastTs = r.ts;

@@ -444,9 +444,7 @@ export const fleetStorm = defineDetector({
       for (const [obj, os] of s.objects) if (os.bad > 0) hit.push([obj, os]);
       let excess = h.throttled + h.droppedExcess;
       for (const [, os] of hit) excess += excessOf(os);
-      const actors = [...h.actors.entries()].sort(
-        (a, b) => b[1].bad - a[1].bad || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0),
-      );
+      const actors = [...h.actors.entries()].sort((a, b) => b[1].bad - a[1].bad || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0));
       const durationMs = Math.max(0, h.to - h.from);
       const objects = hit.length + h.untracked; // untracked objects: at most one each
       const what = h.conflicts >= h.throttled ? '409 Conflict' : '429 TooManyRequests';
@@ -521,7 +519,7 @@ export const fleetStorm = defineDetector({
       }
       let last: [number, string] | null = null;
       for (const as of listed) if (last === null || as.lastTs > last[0]) last = [as.lastTs, as.lastAuditID];
-      if (last !== null && !picked.some(([, id]) => id === (last)[1])) picked.push([last[0], last[1], '']);
+      if (last !== null && !picked.some(([, id]) => id === last[1])) picked.push([last[0], last[1], '']);
       picked.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
       const auditIDs = picked.map(([, id]) => id);
       return {

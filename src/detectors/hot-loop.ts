@@ -78,13 +78,43 @@ import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, FirstWrites, firstWritesFor, int, isObjectWrite, iso, PairMap, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
+import {
+  actorName,
+  EpisodeSeries,
+  EvidenceIDs,
+  FirstWrites,
+  firstWritesFor,
+  int,
+  isObjectWrite,
+  iso,
+  PairMap,
+  PeakPerSecond,
+  ratio,
+  reportActor,
+  round2,
+  shortHash,
+  StepRing,
+  topList,
+} from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
 import { Rollup, rollupFields, rollupKey, topObjects, type RollupMember } from './rollup.js';
-import { capByExcess, catchUp, evidenceFields, raiseSeverity, RATE, severityExcessOption, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
+import {
+  capByExcess,
+  catchUp,
+  evidenceFields,
+  raiseSeverity,
+  RATE,
+  severityExcessOption,
+  severityFor,
+  severityOption,
+  SHARE,
+  windowedInstance,
+  windowedOptions,
+  windowFields,
+} from './window.js';
 
 export const hotLoopOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
@@ -214,8 +244,7 @@ const MAX_IDENTITIES = 20_000;
 export const hotLoop = defineDetector({
   meta: {
     id: 'hot-loop',
-    description:
-      'One actor writes one object (typically /status) at a sustained rate with mostly successful answers: a reconcile loop that triggers itself.',
+    description: 'One actor writes one object (typically /status) at a sustained rate with mostly successful answers: a reconcile loop that triggers itself.',
     optionsSchema: hotLoopOptions,
     judges: 'write-rate',
   },
@@ -233,8 +262,7 @@ export const hotLoop = defineDetector({
      * First writes of objects no pair holds, while one write cannot make a window sustained. A
      * pair with one write is dropped once a window and `idleMs` passed.
      */
-    const firstWrites =
-      firstWritesFor<ObjectRef>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (ob) => ob.key);
+    const firstWrites = firstWritesFor<ObjectRef>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (ob) => ob.key);
 
     /**
      * Writers are judged per identity (username), not per username + userAgent: controllers of one
@@ -292,7 +320,9 @@ export const hotLoop = defineDetector({
     function onWrite(r: RequestRecord): void {
       const obj = r.object as ObjectRef;
       const who = identityOf(r.actor);
-      const p = pairs.get(obj, who) ?? pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, roll: rollupOf(who, obj, r.ts), rollGen: -1, rolled: 0 });
+      const p =
+        pairs.get(obj, who) ??
+        pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, roll: rollupOf(who, obj, r.ts), rollGen: -1, rolled: 0 });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);

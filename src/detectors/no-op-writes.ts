@@ -86,7 +86,22 @@ import { objectLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { KindMasks } from '../engine/filters.js';
-import { EpisodeSeries, firstWritesFor, actorName, Identities, int, isObjectWrite, iso, PairMap, ratio, reportActor, round2, shortHash, StepRing, UserAgentCounts } from './common.js';
+import {
+  EpisodeSeries,
+  firstWritesFor,
+  actorName,
+  Identities,
+  int,
+  isObjectWrite,
+  iso,
+  PairMap,
+  ratio,
+  reportActor,
+  round2,
+  shortHash,
+  StepRing,
+  UserAgentCounts,
+} from './common.js';
 import { trafficShare, writeShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -271,8 +286,7 @@ const S_PENDING = 3;
 export const noOpWrites = defineDetector({
   meta: {
     id: 'no-op-writes',
-    description:
-      'One actor writes one object again and again without changing it (unchanged resourceVersion, identical bodies, or only timestamps changed).',
+    description: 'One actor writes one object again and again without changing it (unchanged resourceVersion, identical bodies, or only timestamps changed).',
     optionsSchema: noOpWritesOptions,
     judges: 'write-rate',
   },
@@ -308,8 +322,7 @@ export const noOpWrites = defineDetector({
      * one write cannot open an episode. A pair with one write is dropped once a window and
      * `idleMs` passed.
      */
-    const firstWrites =
-      firstWritesFor<string>(ctx, o.minNoOpWrites >= 2, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (k) => k);
+    const firstWrites = firstWritesFor<string>(ctx, o.minNoOpWrites >= 2, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (k) => k);
 
     /** The key of the object a write lands on, across subresources. */
     function objKeyOf(ob: ObjectRef): string {

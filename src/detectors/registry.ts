@@ -12,13 +12,4 @@ import { writeFight } from './write-fight.js';
 import type { Detector } from './types.js';
 
 /** All detectors, sorted by id. */
-export const DETECTORS: readonly Detector[] = [
-  conflictStorm,
-  createConflictStorm,
-  createStorm,
-  fleetStorm,
-  hotLoop,
-  noOpWrites,
-  throttling,
-  writeFight,
-];
+export const DETECTORS: readonly Detector[] = [conflictStorm, createConflictStorm, createStorm, fleetStorm, hotLoop, noOpWrites, throttling, writeFight];

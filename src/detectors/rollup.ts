@@ -169,12 +169,7 @@ export class Rollup {
  * then label, as `label(n)` comma-joined, e.g. `notebooks.kubeflow.org/status ml/nb-1(41), …`.
  * Objects the detector no longer holds (idle) are not listed.
  */
-export function topObjects<M extends RollupMember & { object: ObjectRef }>(
-  r: Rollup,
-  members: Iterable<M>,
-  label: (o: ObjectRef) => string,
-  k: number,
-): string {
+export function topObjects<M extends RollupMember & { object: ObjectRef }>(r: Rollup, members: Iterable<M>, label: (o: ObjectRef) => string, k: number): string {
   const rows: Array<[string, number]> = [];
   for (const m of members) if (m.roll === r && m.rollGen === r.gen && m.rolled > 0) rows.push([label(m.object), Math.round(m.rolled)]);
   return rows

@@ -432,7 +432,14 @@ export const throttling = defineDetector({
         likelyCauseWrites: cause === undefined ? null : cause[1].writes,
         likelyCauseConflicts: cause === undefined ? null : cause[1].conflicts,
         likelyCauseShare: cause === undefined ? null : ratio(Math.min(cause[1].requests, around.requests), around.requests),
-        otherVictims: others.length === 0 ? null : topList(others.map(([a, t]) => [a, t.throttled] as [Actor, number]), (a) => a.username, 5),
+        otherVictims:
+          others.length === 0
+            ? null
+            : topList(
+                others.map(([a, t]) => [a, t.throttled] as [Actor, number]),
+                (a) => a.username,
+                5,
+              ),
         throttledShareOfRequests: ratio(Math.min(h.throttled, around.requests), around.requests),
         excessRequests: h.throttled,
         ...trafficShare(ctx.series, h.from, h.to, { writes: h.writes, requests: h.requests }),
@@ -446,10 +453,7 @@ export const throttling = defineDetector({
         kind: 'throttling',
         severity: h.severity ?? severityOf(h),
         title: `${who} is throttled: ${int(h.throttled)} of ${int(h.requests)} requests answered 429 (${pct}%), peak ${int(h.peak.peak)}/s${causeText}`,
-        actors: [
-          reportActor(s.actor, h.ips, h.fieldManagers),
-          ...causes.slice(0, o.maxCauses).map(([a, t]) => reportActor(a, t.ips, [])),
-        ],
+        actors: [reportActor(s.actor, h.ips, h.fieldManagers), ...causes.slice(0, o.maxCauses).map(([a, t]) => reportActor(a, t.ips, []))],
         object: null,
         window: { from: iso(h.from), to: iso(h.to) },
         metrics,

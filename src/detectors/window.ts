@@ -61,8 +61,7 @@ export function evidenceFields() {
 export function windowedOptions<S extends z.ZodRawShape & ReturnType<typeof windowFields>>(shape: S) {
   // zod cannot resolve the output type of a generic shape; `S` guarantees these two fields.
   const divides = (o: unknown): boolean => (o as WindowOptions).windowMs % (o as WindowOptions).stepMs === 0;
-  const fewSteps = (o: unknown): boolean =>
-    (o as WindowOptions).windowMs / (o as WindowOptions).stepMs <= MAX_STEPS_PER_WINDOW;
+  const fewSteps = (o: unknown): boolean => (o as WindowOptions).windowMs / (o as WindowOptions).stepMs <= MAX_STEPS_PER_WINDOW;
   return z
     .object(shape)
     .strict()
@@ -139,9 +138,15 @@ export interface ExcessThresholds {
  */
 export function severityExcessOption(defaults: ExcessThresholds) {
   const n = (v: number) => z.number().nonnegative().default(v);
-  const shape = defaults.medium === undefined ? { high: n(defaults.high), critical: n(defaults.critical) } : { medium: n(defaults.medium), high: n(defaults.high), critical: n(defaults.critical) };
+  const shape =
+    defaults.medium === undefined
+      ? { high: n(defaults.high), critical: n(defaults.critical) }
+      : { medium: n(defaults.medium), high: n(defaults.high), critical: n(defaults.critical) };
   // Typed by its output: the shape depends on `defaults`.
-  return z.object(shape).strict().default(defaults as never) as unknown as z.ZodType<ExcessThresholds, ExcessThresholds | undefined>;
+  return z
+    .object(shape)
+    .strict()
+    .default(defaults as never) as unknown as z.ZodType<ExcessThresholds, ExcessThresholds | undefined>;
 }
 
 /**

@@ -229,8 +229,7 @@ function sub(o: ObjectRef): string {
 export const writeFight = defineDetector({
   meta: {
     id: 'write-fight',
-    description:
-      'Two or more actors alternately overwrite the same object (A, B, A, B …), e.g. an HPA writing /scale against kubectl apply or GitOps.',
+    description: 'Two or more actors alternately overwrite the same object (A, B, A, B …), e.g. an HPA writing /scale against kubectl apply or GitOps.',
     optionsSchema: writeFightOptions,
     judges: 'write-rate',
   },
@@ -468,9 +467,7 @@ export const writeFight = defineDetector({
     }
 
     function ranked(h: Hot): MemberStats[] {
-      return [...h.members.values()].sort(
-        (a, b) => b.writes - a.writes || b.attempts - a.attempts || (a.actor.key < b.actor.key ? -1 : a.actor.key > b.actor.key ? 1 : 0),
-      );
+      return [...h.members.values()].sort((a, b) => b.writes - a.writes || b.attempts - a.attempts || (a.actor.key < b.actor.key ? -1 : a.actor.key > b.actor.key ? 1 : 0));
     }
 
     /** The subresource one side writes exclusively while another side writes only other parts, or null. */

@@ -60,10 +60,21 @@ const KIND_RATES: Readonly<Record<string, KindRates>> = {
   'hot-loop': { traffic: { key: 'writes', label: 'writes/s' }, bad: [], peak: { key: 'peakWritesPerSec', label: 'peak writes/s' } },
   'no-op-writes': { traffic: { key: 'writes', label: 'writes/s' }, bad: [{ key: 'noOpWrites', label: 'no-op writes/s' }] },
   'write-fight': { traffic: { key: 'writes', label: 'writes/s' }, bad: [{ key: 'alternations', label: 'flips/s' }] },
-  'create-conflict-storm': { traffic: { key: 'creates', label: 'creates/s' }, bad: [{ key: 'alreadyExists', label: 'AlreadyExists/s' }], peak: { key: 'peakAlreadyExistsPerSec', label: 'peak AlreadyExists/s' } },
+  'create-conflict-storm': {
+    traffic: { key: 'creates', label: 'creates/s' },
+    bad: [{ key: 'alreadyExists', label: 'AlreadyExists/s' }],
+    peak: { key: 'peakAlreadyExistsPerSec', label: 'peak AlreadyExists/s' },
+  },
   'create-storm': { traffic: { key: 'creates', label: 'creates/s' }, bad: [], peak: { key: 'peakCreatesPerSec', label: 'peak creates/s' } },
   throttling: { traffic: { key: 'requests', label: 'requests/s' }, bad: [{ key: 'throttled', label: '429/s' }], peak: { key: 'peak429PerSec', label: 'peak 429/s' } },
-  'fleet-storm': { traffic: { key: 'requests', label: 'requests/s' }, bad: [{ key: 'conflicts', label: '409/s' }, { key: 'throttled', label: '429/s' }], peak: { key: 'peakPerSec', label: 'peak 409+429/s' } },
+  'fleet-storm': {
+    traffic: { key: 'requests', label: 'requests/s' },
+    bad: [
+      { key: 'conflicts', label: '409/s' },
+      { key: 'throttled', label: '429/s' },
+    ],
+    peak: { key: 'peakPerSec', label: 'peak 409+429/s' },
+  },
 };
 const GENERIC_RATES: KindRates = { traffic: { key: 'writes', label: 'writes/s' }, bad: [{ key: 'conflicts', label: '409/s' }] };
 
@@ -82,7 +93,10 @@ function resourceLabel(o: { apiGroup: string; resource: string; subresource: str
 /** Names in a `topList` metric (`a(3), b(2)`), counts dropped. */
 function listNames(v: unknown): string[] {
   if (typeof v !== 'string' || v === '') return [];
-  return v.split(/,\s*/).map((s) => s.replace(/\(\d+\)$/, '').trim()).filter((s) => s !== '');
+  return v
+    .split(/,\s*/)
+    .map((s) => s.replace(/\(\d+\)$/, '').trim())
+    .filter((s) => s !== '');
 }
 
 /** Sorted distinct strings joined with `, `. */
@@ -162,7 +176,9 @@ export function formatAmount(v: number): string {
   if (a >= 10) return formatInt(v);
   if (a >= 1) return formatFixed(v, 1).replace(/\.0$/, '');
   const digits = Math.max(1, 1 - Math.floor(Math.log10(a)));
-  return formatFixed(v, Math.min(digits, 6)).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  return formatFixed(v, Math.min(digits, 6))
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
 }
 
 /** A measure's value with its unit: `0.3`, `120/h`, `82.1%`; `n/a` for null. */
@@ -191,10 +207,39 @@ function measuresOf(kind: string, before: readonly Finding[] | null, after: read
   for (const b of spec.bad) {
     out.push({ key: `${b.key}PerSec`, label: b.label, unit: 'perSec', before: rate(before, b.key, durBefore, 1000), after: rate(after, b.key, durAfter, 1000), judged: true });
   }
-  out.push({ key: `${spec.traffic.key}PerSec`, label: spec.traffic.label, unit: 'perSec', before: rate(before, spec.traffic.key, durBefore, 1000), after: rate(after, spec.traffic.key, durAfter, 1000), judged: spec.bad.length === 0 });
-  out.push({ key: 'excessRequestsPerHour', label: 'excess requests', unit: 'perHour', before: rate(before, 'excessRequests', durBefore, 3_600_000), after: rate(after, 'excessRequests', durAfter, 3_600_000), judged: true });
-  if (spec.peak) out.push({ key: spec.peak.key, label: spec.peak.label, unit: 'perSec', before: before === null ? null : max(before, spec.peak.key), after: after === null ? null : max(after, spec.peak.key), judged: false });
-  out.push({ key: 'shareOfWrites', label: 'share of writes', unit: 'share', before: before === null ? null : max(before, 'shareOfWrites'), after: after === null ? null : max(after, 'shareOfWrites'), judged: false });
+  out.push({
+    key: `${spec.traffic.key}PerSec`,
+    label: spec.traffic.label,
+    unit: 'perSec',
+    before: rate(before, spec.traffic.key, durBefore, 1000),
+    after: rate(after, spec.traffic.key, durAfter, 1000),
+    judged: spec.bad.length === 0,
+  });
+  out.push({
+    key: 'excessRequestsPerHour',
+    label: 'excess requests',
+    unit: 'perHour',
+    before: rate(before, 'excessRequests', durBefore, 3_600_000),
+    after: rate(after, 'excessRequests', durAfter, 3_600_000),
+    judged: true,
+  });
+  if (spec.peak)
+    out.push({
+      key: spec.peak.key,
+      label: spec.peak.label,
+      unit: 'perSec',
+      before: before === null ? null : max(before, spec.peak.key),
+      after: after === null ? null : max(after, spec.peak.key),
+      judged: false,
+    });
+  out.push({
+    key: 'shareOfWrites',
+    label: 'share of writes',
+    unit: 'share',
+    before: before === null ? null : max(before, 'shareOfWrites'),
+    after: after === null ? null : max(after, 'shareOfWrites'),
+    judged: false,
+  });
   // A measure neither run has (e.g. a metric an older report lacks) says nothing.
   return out.filter((m) => m.before !== null || m.after !== null);
 }
@@ -227,9 +272,14 @@ function evidenceLimits(before: readonly Finding[], after: readonly Finding[]): 
   }
   // No-op writes that change only timestamps are visible in bodies alone (Request level and up).
   const bodyOnly = (fs: readonly Finding[]) => sum(fs, 'timestampOnlyWrites') ?? 0;
-  for (const [side, fs, other, otherName] of [['BEFORE', before, after, 'AFTER'], ['AFTER', after, before, 'BEFORE']] as const) {
+  for (const [side, fs, other, otherName] of [
+    ['BEFORE', before, after, 'AFTER'],
+    ['AFTER', after, before, 'BEFORE'],
+  ] as const) {
     if (bodyOnly(fs) > 0 && other.every((f) => f.evidence.auditLevel === 'Metadata')) {
-      out.push(`${side} counted ${formatInt(bodyOnly(fs))} no-op writes that change only timestamps, seen in bodies; ${otherName} was logged at Metadata level, where only writes that left the resourceVersion unchanged can be seen`);
+      out.push(
+        `${side} counted ${formatInt(bodyOnly(fs))} no-op writes that change only timestamps, seen in bodies; ${otherName} was logged at Metadata level, where only writes that left the resourceVersion unchanged can be seen`,
+      );
     }
   }
   return out;
@@ -303,10 +353,14 @@ function runLimits(before: DiffInput, after: DiffInput, tolerance: number): stri
   const a = after.report;
   const db = runDurationMs(b);
   const da = runDurationMs(a);
-  for (const [side, r, d] of [['BEFORE', b, db], ['AFTER', a, da]] as const) {
+  for (const [side, r, d] of [
+    ['BEFORE', b, db],
+    ['AFTER', a, da],
+  ] as const) {
     if (d === 0) out.push(`${side} counted no request with a time range: its rates cannot be computed, so its findings cannot be judged`);
     const i = r.input;
-    if (i.sourceErrors.length > 0) out.push(`${side}: ${i.sourceErrors.length} source(s) could not be read (${i.sourceErrors.map((e) => e.source).join(', ')}): what they held is missing from it`);
+    if (i.sourceErrors.length > 0)
+      out.push(`${side}: ${i.sourceErrors.length} source(s) could not be read (${i.sourceErrors.map((e) => e.source).join(', ')}): what they held is missing from it`);
     if (i.badLines > 0) out.push(`${side}: ${formatInt(i.badLines)} bad line(s) were skipped`);
     if (i.truncated > (i.truncatedRead ?? 0)) out.push(`${side}: ${formatInt(i.truncated - (i.truncatedRead ?? 0))} event(s) cut short by CloudWatch were not read`);
   }
@@ -317,7 +371,10 @@ function runLimits(before: DiffInput, after: DiffInput, tolerance: number): stri
   }
   const sb = b.settings;
   const sa = a.settings;
-  if (stable(sb['filters']) !== stable(sa['filters'])) out.push(`the runs were filtered differently (BEFORE ${stable(sb['filters'] ?? null)}, AFTER ${stable(sa['filters'] ?? null)}): a finding outside one run's filters shows as fixed or new`);
+  if (stable(sb['filters']) !== stable(sa['filters']))
+    out.push(
+      `the runs were filtered differently (BEFORE ${stable(sb['filters'] ?? null)}, AFTER ${stable(sa['filters'] ?? null)}): a finding outside one run's filters shows as fixed or new`,
+    );
   const detB = (sb['detectors'] ?? {}) as Record<string, unknown>;
   const detA = (sa['detectors'] ?? {}) as Record<string, unknown>;
   const ids = [...new Set([...Object.keys(detB), ...Object.keys(detA)])].sort();
@@ -327,7 +384,9 @@ function runLimits(before: DiffInput, after: DiffInput, tolerance: number): stri
   const lb = setText(b.findings.map((f) => f.evidence.auditLevel));
   const la = setText(a.findings.map((f) => f.evidence.auditLevel));
   if (lb !== '' && la !== '' && lb !== la) {
-    out.push(`BEFORE's evidence was logged at ${lb}, AFTER's at ${la}: what only bodies show (no-op writes that change only timestamps, the fields a write fight flips) is seen at Request level and above, so a finding proven in one run may be only suspected, or missing, in the other`);
+    out.push(
+      `BEFORE's evidence was logged at ${lb}, AFTER's at ${la}: what only bodies show (no-op writes that change only timestamps, the fields a write fight flips) is seen at Request level and above, so a finding proven in one run may be only suspected, or missing, in the other`,
+    );
   }
   return out;
 }
@@ -346,7 +405,10 @@ export function diffReports(before: DiffInput, after: DiffInput, options: DiffOp
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
   if (!(tolerance >= 0 && tolerance < 1)) throw new RangeError(`tolerance must be in [0, 1), got ${tolerance}`);
   const groups = new Map<string, { k: ReturnType<typeof matchKey>; before: Finding[]; after: Finding[] }>();
-  for (const [side, r] of [['before', before.report], ['after', after.report]] as const) {
+  for (const [side, r] of [
+    ['before', before.report],
+    ['after', after.report],
+  ] as const) {
     for (const f of r.findings) {
       const k = matchKey(f);
       let g = groups.get(k.key);
@@ -381,9 +443,7 @@ export function diffReports(before: DiffInput, after: DiffInput, options: DiffOp
       limits,
     });
   }
-  findings.sort(
-    (x, y) => VERDICTS.indexOf(x.verdict) - VERDICTS.indexOf(y.verdict) || severityRank(y.severity) - severityRank(x.severity) || compareKeys(x.key, y.key),
-  );
+  findings.sort((x, y) => VERDICTS.indexOf(x.verdict) - VERDICTS.indexOf(y.verdict) || severityRank(y.severity) - severityRank(x.severity) || compareKeys(x.key, y.key));
   const counts = { fixed: 0, new: 0, better: 0, same: 0, worse: 0 };
   for (const f of findings) counts[f.verdict]++;
   return {

@@ -65,11 +65,15 @@ function overlayChart(d: DiffReport, id: string, title: string, field: 'writes' 
   const y = (v: number): number => M.t + ph - (v / max) * ph;
   const parts = [`<svg id="${text(id)}" class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${text(title)}"><title>${text(title)}</title>`];
   for (const v of [0, max / 2, max]) {
-    parts.push(`<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${f1(y(v))}" y2="${f1(y(v))}"/><text class="ylab" x="${M.l - 6}" y="${f1(y(v) + 4)}">${text(String(Math.round(v * 100) / 100))}</text>`);
+    parts.push(
+      `<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${f1(y(v))}" y2="${f1(y(v))}"/><text class="ylab" x="${M.l - 6}" y="${f1(y(v) + 4)}">${text(String(Math.round(v * 100) / 100))}</text>`,
+    );
   }
   const step = TICKS.find((s) => span / s <= 8) ?? 86_400_000;
   for (let t = 0; t <= span; t += step) {
-    parts.push(`<line class="tick" x1="${f1(x(t))}" x2="${f1(x(t))}" y1="${M.t + ph}" y2="${M.t + ph + 4}"/><text class="xlab" x="${f1(x(t))}" y="${H - 8}">${text(sinceStart(t))}</text>`);
+    parts.push(
+      `<line class="tick" x1="${f1(x(t))}" x2="${f1(x(t))}" y1="${M.t + ph}" y2="${M.t + ph + 4}"/><text class="xlab" x="${f1(x(t))}" y="${H - 8}">${text(sinceStart(t))}</text>`,
+    );
   }
   parts.push(`<line class="axis" x1="${M.l}" x2="${W - M.r}" y1="${M.t + ph}" y2="${M.t + ph}"/>`);
   for (const l of lines) {
@@ -88,7 +92,14 @@ function overlayChart(d: DiffReport, id: string, title: string, field: 'writes' 
 
 function findingRow(f: DiffFinding): Cell[] {
   const sev = f.before && f.after && f.before.severity !== f.after.severity ? `${f.before.severity} → ${f.after.severity}` : f.severity;
-  return [{ text: f.verdict }, { text: sev }, { text: f.kind }, { text: f.actor }, { text: f.subject || '—' }, { text: [f.text, ...f.limits.map((l) => `cannot compare: ${l}`)].join('; ') }];
+  return [
+    { text: f.verdict },
+    { text: sev },
+    { text: f.kind },
+    { text: f.actor },
+    { text: f.subject || '—' },
+    { text: [f.text, ...f.limits.map((l) => `cannot compare: ${l}`)].join('; ') },
+  ];
 }
 
 /**

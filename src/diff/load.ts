@@ -14,7 +14,9 @@ import { ReportSchema, SCHEMA_VERSION, type Report } from '../report/schema.js';
  */
 export function looksLikeReport(head: Uint8Array): boolean {
   if (head[0] === 0x1f && head[1] === 0x8b) return false;
-  const s = Buffer.from(head.subarray(0, 4096)).toString('utf8').replace(/^\uFEFF/, '');
+  const s = Buffer.from(head.subarray(0, 4096))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   return /^\s*\{\s*"schemaVersion"\s*:/.test(s);
 }
 
@@ -36,7 +38,10 @@ export function parseReport(name: string, text: string): Report {
   }
   const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (version !== SCHEMA_VERSION) {
-    throw new InputError(`${name}: auditstorm report with schemaVersion ${JSON.stringify(version)}; this version reads schemaVersion ${SCHEMA_VERSION}`, 'analyze the logs again with this version, or give the logs themselves');
+    throw new InputError(
+      `${name}: auditstorm report with schemaVersion ${JSON.stringify(version)}; this version reads schemaVersion ${SCHEMA_VERSION}`,
+      'analyze the logs again with this version, or give the logs themselves',
+    );
   }
   const parsed = ReportSchema.safeParse(value);
   if (!parsed.success) {

@@ -258,10 +258,7 @@ export class Aggregates {
         for (let k = 0; k < cell.codes.length; k++) vrcRows.push({ verb, resource: resource || '(non-resource)', code: cell.codes[k]!, count: cell.counts[k]! });
       }
     }
-    vrcRows.sort(
-      (x, y) =>
-        y.count - x.count || cmp(x.verb, y.verb) || cmp(x.resource, y.resource) || x.code - y.code,
-    );
+    vrcRows.sort((x, y) => y.count - x.count || cmp(x.verb, y.verb) || cmp(x.resource, y.resource) || x.code - y.code);
 
     const actorRows = [...this.actors.values()].map(({ actor, requests, writes, conflicts, alreadyExists, throttled }) => ({
       username: actor.username,

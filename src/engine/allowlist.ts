@@ -175,9 +175,7 @@ export class Allowlist {
     if (actor.allowOwner !== this) {
       const { username, userAgent } = actor;
       actor.allowMask = this.maskOf(
-        (c) =>
-          (c.users.length === 0 || c.users.some((re) => re.test(username))) &&
-          (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
+        (c) => (c.users.length === 0 || c.users.some((re) => re.test(username))) && (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
       );
       actor.allowOwner = this;
     }

@@ -22,7 +22,7 @@ import { idLanes, LANES } from '../parser/hash.js';
  */
 export function hash53(s: string, n = 0): number {
   idLanes(s);
-  mixIn(LANES[0]!, LANES[1]!, n % 0x100000000 | 0, Math.floor(n / 0x100000000) | 0);
+  mixIn(LANES[0]!, LANES[1]!, (n % 0x100000000) | 0, Math.floor(n / 0x100000000) | 0);
   return W[MIX_HI]! * 0x100000000 + W[MIX_LO]! + 1;
 }
 
@@ -71,13 +71,13 @@ function keys(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs' | 'idLaneA'
     b = LANES[1]!;
   }
   const ts = Math.round(r.ts * 1000);
-  mixIn(a, b, ts % 0x100000000 | 0, Math.floor(ts / 0x100000000) | 0);
+  mixIn(a, b, (ts % 0x100000000) | 0, Math.floor(ts / 0x100000000) | 0);
   W[KEY_A_HI] = W[MIX_HI]!;
   W[KEY_A_LO] = W[MIX_LO]!;
   const same = r.receivedTs === r.ts;
   if (!same) {
     const received = Math.round(r.receivedTs * 1000);
-    mixIn(a, b, received % 0x100000000 | 0, Math.floor(received / 0x100000000) | 0);
+    mixIn(a, b, (received % 0x100000000) | 0, Math.floor(received / 0x100000000) | 0);
   }
   W[KEY_B_HI] = W[MIX_HI]!;
   W[KEY_B_LO] = W[MIX_LO]!;
@@ -267,6 +267,4 @@ export class AuditIdDedupe {
     }
     return false;
   }
-
-
 }

@@ -90,14 +90,22 @@ export function defaultCases(): EvalCase[] {
     // conflict-storm
     withBackground('storm', 'operator replicas retrying 409 on a status without backoff', [{ type: 'storm', ...W }]),
     withBackground('incident', 'the payment-core incident', [{ type: 'incident', startOffsetMs: MINUTE, durationMs: 30_000, ratePerSec: 40 }]),
-    withBackground('jobControllerReplay', 'replay: job controller updating jobs/status ~60/s, mostly 409', [{ type: 'jobControllerReplay', startOffsetMs: MINUTE, durationMs: 2 * MINUTE }]),
+    withBackground('jobControllerReplay', 'replay: job controller updating jobs/status ~60/s, mostly 409', [
+      { type: 'jobControllerReplay', startOffsetMs: MINUTE, durationMs: 2 * MINUTE },
+    ]),
     withBackground('policyEngineReplay', 'replay: policy engine updates conflicting every 50-100 ms', [{ type: 'policyEngineReplay', ...W }]),
     // hot-loop, no-op-writes
     withBackground('hotLoop', 'one operator rewriting one status several times a second', [{ type: 'hotLoop', ...W }]),
-    withBackground('transitionTimeReplay/Metadata', 'replay: lastTransitionTime set to now every reconcile, no bodies', [{ type: 'transitionTimeReplay', level: 'Metadata', ...W }]),
-    withBackground('transitionTimeReplay/RequestResponse', 'replay: lastTransitionTime set to now every reconcile, with bodies', [{ type: 'transitionTimeReplay', level: 'RequestResponse', ...W }]),
+    withBackground('transitionTimeReplay/Metadata', 'replay: lastTransitionTime set to now every reconcile, no bodies', [
+      { type: 'transitionTimeReplay', level: 'Metadata', ...W },
+    ]),
+    withBackground('transitionTimeReplay/RequestResponse', 'replay: lastTransitionTime set to now every reconcile, with bodies', [
+      { type: 'transitionTimeReplay', level: 'RequestResponse', ...W },
+    ]),
     withBackground('noOpWrites/Metadata', 'status PUTs that change nothing (same RV sent again)', [{ type: 'noOpWrites', level: 'Metadata', ...W }]),
-    withBackground('noOpWrites/RequestResponse', 'status PUTs whose bodies differ only in lastTransitionTime', [{ type: 'noOpWrites', level: 'RequestResponse', change: 'timestamps', ...W }]),
+    withBackground('noOpWrites/RequestResponse', 'status PUTs whose bodies differ only in lastTransitionTime', [
+      { type: 'noOpWrites', level: 'RequestResponse', change: 'timestamps', ...W },
+    ]),
     // write-fight, create-conflict-storm, create-storm, fleet-storm, throttling
     withBackground('writeFight', 'HPA /scale against a GitOps applier on the Deployment', [{ type: 'writeFight', ...W }]),
     withBackground('createConflictStorm', 'creating an existing Secret again and again (409 AlreadyExists)', [{ type: 'createConflictStorm', ...W }]),
@@ -113,35 +121,55 @@ export function defaultCases(): EvalCase[] {
     withBackground('kubeletStatus', 'benign: kubelets patching their pods\u2019 status', [{ type: 'kubeletStatus' }]),
     withBackground('background', 'benign: leases, leader election, node status, controllers, events', [], { nodes: 30 }),
     // mixed
-    withBackground('mixed/controllers', 'storm, hot loop and write fight during a rollout, with a RetryOnConflict writer', [
-      { type: 'storm', startOffsetMs: 2 * MINUTE, durationMs: 2 * MINUTE },
-      { type: 'hotLoop', ...W },
-      { type: 'writeFight', ...W },
-      { type: 'rollout', startOffsetMs: 90_000 },
-      { type: 'retryOnConflict' },
-    ], { nodes: 20 }),
-    withBackground('mixed/fleet', 'fleet storm and throttling next to a busy controller, no-op writes and kubelet status', [
-      { type: 'fleetStorm', ...W },
-      { type: 'throttling', startOffsetMs: 2 * MINUTE, durationMs: 3 * MINUTE },
-      { type: 'noOpWrites', level: 'RequestResponse', ...W },
-      { type: 'busyController', startOffsetMs: MINUTE },
-      { type: 'kubeletStatus' },
-    ], { nodes: 20 }),
-    withBackground('mixed/replays', 'the three public replays, an AlreadyExists storm, a creation storm and a backoff writer', [
-      { type: 'createConflictStorm', ...W },
-      { type: 'createStorm', named: false, ...W },
-      { type: 'policyEngineReplay', startOffsetMs: 2 * MINUTE, durationMs: 2 * MINUTE },
-      { type: 'jobControllerReplay', startOffsetMs: 3 * MINUTE, durationMs: MINUTE },
-      { type: 'transitionTimeReplay', ...W },
-      { type: 'exponentialBackoff' },
-    ], { nodes: 20 }),
-    withBackground('benign-only', 'every benign pattern at once', [
-      { type: 'retryOnConflict' },
-      { type: 'exponentialBackoff' },
-      { type: 'rollout', startOffsetMs: MINUTE },
-      { type: 'busyController', startOffsetMs: 2 * MINUTE },
-      { type: 'kubeletStatus' },
-    ], { nodes: 40 }),
+    withBackground(
+      'mixed/controllers',
+      'storm, hot loop and write fight during a rollout, with a RetryOnConflict writer',
+      [
+        { type: 'storm', startOffsetMs: 2 * MINUTE, durationMs: 2 * MINUTE },
+        { type: 'hotLoop', ...W },
+        { type: 'writeFight', ...W },
+        { type: 'rollout', startOffsetMs: 90_000 },
+        { type: 'retryOnConflict' },
+      ],
+      { nodes: 20 },
+    ),
+    withBackground(
+      'mixed/fleet',
+      'fleet storm and throttling next to a busy controller, no-op writes and kubelet status',
+      [
+        { type: 'fleetStorm', ...W },
+        { type: 'throttling', startOffsetMs: 2 * MINUTE, durationMs: 3 * MINUTE },
+        { type: 'noOpWrites', level: 'RequestResponse', ...W },
+        { type: 'busyController', startOffsetMs: MINUTE },
+        { type: 'kubeletStatus' },
+      ],
+      { nodes: 20 },
+    ),
+    withBackground(
+      'mixed/replays',
+      'the three public replays, an AlreadyExists storm, a creation storm and a backoff writer',
+      [
+        { type: 'createConflictStorm', ...W },
+        { type: 'createStorm', named: false, ...W },
+        { type: 'policyEngineReplay', startOffsetMs: 2 * MINUTE, durationMs: 2 * MINUTE },
+        { type: 'jobControllerReplay', startOffsetMs: 3 * MINUTE, durationMs: MINUTE },
+        { type: 'transitionTimeReplay', ...W },
+        { type: 'exponentialBackoff' },
+      ],
+      { nodes: 20 },
+    ),
+    withBackground(
+      'benign-only',
+      'every benign pattern at once',
+      [
+        { type: 'retryOnConflict' },
+        { type: 'exponentialBackoff' },
+        { type: 'rollout', startOffsetMs: MINUTE },
+        { type: 'busyController', startOffsetMs: 2 * MINUTE },
+        { type: 'kubeletStatus' },
+      ],
+      { nodes: 40 },
+    ),
   ];
 }
 
@@ -229,7 +257,15 @@ export async function evaluate(cases: EvalCase[], seeds: number[], opts: Evaluat
         const report = await analyze({ inputs: [file] }, { now });
         await rm(file, { force: true });
         const inconsistent = report.findings.map((finding) => ({ finding, problems: inconsistencies(finding) })).filter((x) => x.problems.length > 0);
-        const r: CaseResult = { case: c.name, seed, expected: log.expected, findings: report.findings, ...score(log.expected, report.findings), inconsistent, ms: performance.now() - t0 };
+        const r: CaseResult = {
+          case: c.name,
+          seed,
+          expected: log.expected,
+          findings: report.findings,
+          ...score(log.expected, report.findings),
+          inconsistent,
+          ms: performance.now() - t0,
+        };
         results.push(r);
         opts.onResult?.(r);
       }

@@ -28,7 +28,9 @@ export function textTable(e: Evaluation): string {
 export function markdownTable(e: Evaluation): string {
   return [
     `| ${HEADER.join(' | ')} |`,
-    `| --- | ${HEADER.slice(1).map(() => '---:').join(' | ')} |`,
+    `| --- | ${HEADER.slice(1)
+      .map(() => '---:')
+      .join(' | ')} |`,
     ...rows(e).map((r) => `| \`${r[0]}\` | ${r.slice(1).join(' | ')} |`),
   ].join('\n');
 }
@@ -86,13 +88,26 @@ export function details(e: Evaluation): string {
  * actors' usernames, object as `resource[.group][/subresource] [namespace/]name` or null), for
  * JSON output.
  */
-export function problemRecords(e: Evaluation): Array<{ case: string; seed: number; what: 'missed' | 'false positive' | 'inconsistent'; kind: string; actors: string[]; object: string | null; note?: string }> {
+export function problemRecords(
+  e: Evaluation,
+): Array<{ case: string; seed: number; what: 'missed' | 'false positive' | 'inconsistent'; kind: string; actors: string[]; object: string | null; note?: string }> {
   const out: ReturnType<typeof problemRecords> = [];
   const objectOf = (o: Parameters<typeof objectText>[0]) => (o ? objectText(o) : null);
   for (const r of e.cases) {
-    for (const m of r.missed) out.push({ case: r.case, seed: r.seed, what: 'missed', kind: m.kind, actors: [...new Set(m.actors.map((a) => a.username))], object: objectOf(m.object) });
-    for (const { finding } of r.falsePositives) out.push({ case: r.case, seed: r.seed, what: 'false positive', kind: finding.kind, actors: finding.actors.map((a) => a.username), object: objectOf(finding.object) });
-    for (const { finding, problems } of r.inconsistent) out.push({ case: r.case, seed: r.seed, what: 'inconsistent', kind: finding.kind, actors: finding.actors.map((a) => a.username), object: objectOf(finding.object), note: problems.join('; ') });
+    for (const m of r.missed)
+      out.push({ case: r.case, seed: r.seed, what: 'missed', kind: m.kind, actors: [...new Set(m.actors.map((a) => a.username))], object: objectOf(m.object) });
+    for (const { finding } of r.falsePositives)
+      out.push({ case: r.case, seed: r.seed, what: 'false positive', kind: finding.kind, actors: finding.actors.map((a) => a.username), object: objectOf(finding.object) });
+    for (const { finding, problems } of r.inconsistent)
+      out.push({
+        case: r.case,
+        seed: r.seed,
+        what: 'inconsistent',
+        kind: finding.kind,
+        actors: finding.actors.map((a) => a.username),
+        object: objectOf(finding.object),
+        note: problems.join('; '),
+      });
   }
   return out;
 }

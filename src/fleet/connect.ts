@@ -37,7 +37,10 @@ export function sleep(ms: number): Promise<void> {
  * @throws InputError when no server answered within `retryForMs`
  */
 export async function connectFleet(url: string, log: FleetLog, retryForMs = 0, name = 'auditstorm'): Promise<Fleet> {
-  const servers = url.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const servers = url
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (servers.length === 0) throw new UsageError('--nats: give a NATS server URL, e.g. nats://127.0.0.1:4222');
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
@@ -52,7 +55,8 @@ export async function connectFleet(url: string, log: FleetLog, retryForMs = 0, n
       return { nc, js: jetstream(nc, { timeout: 5000 }), jsm, kvm: new Kvm(nc) };
     } catch (err) {
       const waited = Date.now() - started;
-      if (waited >= retryForMs) throw new InputError(`cannot reach JetStream at ${url}: ${(err as Error).message}`, 'is nats-server running with JetStream on (-js, or jetstream {} in its config)?');
+      if (waited >= retryForMs)
+        throw new InputError(`cannot reach JetStream at ${url}: ${(err as Error).message}`, 'is nats-server running with JetStream on (-js, or jetstream {} in its config)?');
       const wait = backoffMs(attempt);
       log(`nats: cannot reach ${url} (${(err as Error).message}); retrying in ${wait} ms`);
       await sleep(wait);

@@ -15,7 +15,10 @@ export const CLUSTER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
  */
 export function checkClusterName(name: string): string {
   if (!CLUSTER_NAME_PATTERN.test(name)) {
-    throw new UsageError(`--cluster "${name}": a cluster name is 1 to 128 letters, digits, "_" or "-"`, 'it is a NATS subject token and a key-value key: no dots, spaces or wildcards');
+    throw new UsageError(
+      `--cluster "${name}": a cluster name is 1 to 128 letters, digits, "_" or "-"`,
+      'it is a NATS subject token and a key-value key: no dots, spaces or wildcards',
+    );
   }
   return name;
 }

@@ -55,9 +55,21 @@ export function fleetReport(entries: readonly ClusterReportEntry[], generatedAt:
   const actors = entries.flatMap((e) => e.report.summaries.topActors.byRequests);
   const actorsAll = {
     byRequests: topBy(actors, (a) => a.requests, Math.max(top, 10)),
-    byWrites: topBy(entries.flatMap((e) => e.report.summaries.topActors.byWrites), (a) => a.writes, Math.max(top, 10)),
-    byConflicts: topBy(entries.flatMap((e) => e.report.summaries.topActors.byConflicts), (a) => a.conflicts, Math.max(top, 10)),
-    byThrottled: topBy(entries.flatMap((e) => e.report.summaries.topActors.byThrottled), (a) => a.throttled, Math.max(top, 10)),
+    byWrites: topBy(
+      entries.flatMap((e) => e.report.summaries.topActors.byWrites),
+      (a) => a.writes,
+      Math.max(top, 10),
+    ),
+    byConflicts: topBy(
+      entries.flatMap((e) => e.report.summaries.topActors.byConflicts),
+      (a) => a.conflicts,
+      Math.max(top, 10),
+    ),
+    byThrottled: topBy(
+      entries.flatMap((e) => e.report.summaries.topActors.byThrottled),
+      (a) => a.throttled,
+      Math.max(top, 10),
+    ),
   };
   const vrc = new Map<string, { verb: string; resource: string; code: number; count: number }>();
   for (const r of reps) {
@@ -68,8 +80,14 @@ export function fleetReport(entries: readonly ClusterReportEntry[], generatedAt:
       else cur.count += row.count;
     }
   }
-  const froms = reps.map((r) => r.input.timeRange?.from).filter((x): x is string => x !== undefined).sort();
-  const tos = reps.map((r) => r.input.timeRange?.to).filter((x): x is string => x !== undefined).sort();
+  const froms = reps
+    .map((r) => r.input.timeRange?.from)
+    .filter((x): x is string => x !== undefined)
+    .sort();
+  const tos = reps
+    .map((r) => r.input.timeRange?.to)
+    .filter((x): x is string => x !== undefined)
+    .sort();
   const { series: _series, ...rest } = first;
   return {
     ...rest,
@@ -106,11 +124,21 @@ export function fleetReport(entries: readonly ClusterReportEntry[], generatedAt:
         alreadyExists: sum((r) => r.summaries.totals.alreadyExists),
         throttled: sum((r) => r.summaries.totals.throttled),
       },
-      requestsByVerbResourceCode: [...vrc.values()].sort((a, b) => b.count - a.count || (a.verb < b.verb ? -1 : a.verb > b.verb ? 1 : 0) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : a.code - b.code)),
+      requestsByVerbResourceCode: [...vrc.values()].sort(
+        (a, b) => b.count - a.count || (a.verb < b.verb ? -1 : a.verb > b.verb ? 1 : 0) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : a.code - b.code),
+      ),
       topActors: actorsAll,
       topObjects: {
-        byWrites: topBy(entries.flatMap((e) => e.report.summaries.topObjects.byWrites), (o) => o.writes, 10),
-        byConflicts: topBy(entries.flatMap((e) => e.report.summaries.topObjects.byConflicts), (o) => o.conflicts, 10),
+        byWrites: topBy(
+          entries.flatMap((e) => e.report.summaries.topObjects.byWrites),
+          (o) => o.writes,
+          10,
+        ),
+        byConflicts: topBy(
+          entries.flatMap((e) => e.report.summaries.topObjects.byConflicts),
+          (o) => o.conflicts,
+          10,
+        ),
       },
       latency: [],
     },

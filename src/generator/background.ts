@@ -6,17 +6,7 @@
  * (`kubernetes/client-go` `tools/cache/reflector.go`), APF 429s retried after `Retry-After: 1`
  * with a new auditID (`kubernetes/client-go` `rest/with_retry.go`).
  */
-import {
-  alreadyExistsStatus,
-  microTime,
-  notFoundStatus,
-  okStatus,
-  rbacReason,
-  tooManyRequestsStatus,
-  userAgent,
-  type Client,
-  type Micros,
-} from './events.js';
+import { alreadyExistsStatus, microTime, notFoundStatus, okStatus, rbacReason, tooManyRequestsStatus, userAgent, type Client, type Micros } from './events.js';
 import { NAMESPACES, OBJECT_NAMES, nodeName } from './names.js';
 import {
   K8S_COMMIT,
@@ -120,7 +110,11 @@ function leaseRenewals({ ctx, p }: Env, o: LeaseOptions): void {
   });
   for (const at of periodic(ctx.rng, o.periodMs, Math.min(40, o.periodMs / 50), ctx.w.startUs, ctx.w.endUs)) {
     write(ctx, {
-      client: o.client, verb: 'update', obj: o.obj, at, query: { timeout: o.timeout },
+      client: o.client,
+      verb: 'update',
+      obj: o.obj,
+      at,
+      query: { timeout: o.timeout },
       ...(o.subject ? { subject: o.subject } : {}),
       ...(p.requestResponseLeases ? { level: 'RequestResponse' as const, bodies } : {}),
     });
@@ -149,7 +143,12 @@ function leaderElection(env: Env): void {
     const client = componentClient(component, 'leader-election');
     const obj = trackObject(env.ctx, target('leases', { apiGroup: 'coordination.k8s.io', namespace: 'kube-system', name: component }));
     leaseRenewals(env, {
-      client, obj, periodMs: env.p.leaderElectionIntervalMs, holder: `control-plane-1_${env.rng.uuid()}`, leaseDurationSeconds: 15, timeout: '5s',
+      client,
+      obj,
+      periodMs: env.p.leaderElectionIntervalMs,
+      holder: `control-plane-1_${env.rng.uuid()}`,
+      leaseDurationSeconds: 15,
+      timeout: '5s',
       subject: subjectOf(env.label, 'benign', client, obj.target),
     });
   }
@@ -159,7 +158,13 @@ function leaderElection(env: Env): void {
 function controlPlaneWatches({ ctx, scheduler }: Env): void {
   const { startUs, endUs } = ctx.w;
   const informers = componentClient('kube-controller-manager', 'shared-informers');
-  for (const [apiGroup, resource] of [['', 'pods'], ['', 'nodes'], ['apps', 'deployments'], ['apps', 'replicasets'], ['discovery.k8s.io', 'endpointslices']] as const) {
+  for (const [apiGroup, resource] of [
+    ['', 'pods'],
+    ['', 'nodes'],
+    ['apps', 'deployments'],
+    ['apps', 'replicasets'],
+    ['discovery.k8s.io', 'endpointslices'],
+  ] as const) {
     watchChain(ctx, informers, target(resource, { apiGroup }), startUs, endUs);
   }
   for (const resource of ['pods', 'nodes']) watchChain(ctx, scheduler, target(resource), startUs, endUs);
@@ -175,8 +180,17 @@ function workloadControllers(env: Env): void {
   const endpointsliceController = controllerClient(rng, 'endpointslice-controller');
   for (const wl of env.workloads) {
     const writers = [
-      { writer: env.deploymentController, t: target('deployments', { apiGroup: 'apps', name: wl.name, subresource: 'status' }), contender: env.kubectl, query: { fieldManager: 'kubectl-rollout' } },
-      { writer: env.replicasetController, t: target('replicasets', { apiGroup: 'apps', name: `${wl.name}-${rng.nameSuffix(rng.int(9, 10))}`, subresource: 'status' }), contender: env.deploymentController },
+      {
+        writer: env.deploymentController,
+        t: target('deployments', { apiGroup: 'apps', name: wl.name, subresource: 'status' }),
+        contender: env.kubectl,
+        query: { fieldManager: 'kubectl-rollout' },
+      },
+      {
+        writer: env.replicasetController,
+        t: target('replicasets', { apiGroup: 'apps', name: `${wl.name}-${rng.nameSuffix(rng.int(9, 10))}`, subresource: 'status' }),
+        contender: env.deploymentController,
+      },
       { writer: endpointsliceController, t: target('endpointslices', { apiGroup: 'discovery.k8s.io', name: `${wl.name}-${rng.nameSuffix(5)}` }) },
     ];
     for (const { writer, t, contender, query } of writers) {
@@ -186,9 +200,17 @@ function workloadControllers(env: Env): void {
       const contenderSubject = subjectOf(label, 'benign', contender ?? writer, obj.target);
       for (const at of env.every(20_000)) {
         conflictEpisode(ctx, {
-          writer, writerSubject, obj, subresource: t.subresource, contender: contender ?? writer, contenderSubject,
+          writer,
+          writerSubject,
+          obj,
+          subresource: t.subresource,
+          contender: contender ?? writer,
+          contenderSubject,
           ...(query ? { contenderQuery: query } : {}),
-          at, conflicts: contender && rng.chance(0.05) ? 1 : 0, delayUs: () => (5 + rng.uniform(0.05, 0.5)) * MS, readFirst: false,
+          at,
+          conflicts: contender && rng.chance(0.05) ? 1 : 0,
+          delayUs: () => (5 + rng.uniform(0.05, 0.5)) * MS,
+          readFirst: false,
         });
       }
     }
@@ -242,7 +264,11 @@ function kubectlReads({ ctx, rng, workloads, kubectl, every }: Env): void {
 
 /** A metrics agent lists all pods every 15 s; big lists are slow, and APF rejects some with 429. */
 function metricsLists({ ctx, rng, p }: Env): void {
-  const [agent] = podClients(rng, { namespace: 'monitoring', serviceAccount: 'metrics-collector', deployment: 'metrics-collector', userAgent: 'metrics-collector/v0.0.0 (linux/amd64) kubernetes/$Format' }, 1);
+  const [agent] = podClients(
+    rng,
+    { namespace: 'monitoring', serviceAccount: 'metrics-collector', deployment: 'metrics-collector', userAgent: 'metrics-collector/v0.0.0 (linux/amd64) kubernetes/$Format' },
+    1,
+  );
   const query = { limit: '500' };
   for (let at of periodic(rng, 15_000 / p.noise, 100, ctx.w.startUs, ctx.w.endUs - 10 * SECOND)) {
     if (!agent) break;
@@ -256,7 +282,11 @@ function metricsLists({ ctx, rng, p }: Env): void {
 
 /** An "ensure" loop: create a ConfigMap, get 409 AlreadyExists (not a Conflict), read it instead. */
 function ensureLoop({ ctx, rng, label, workloads, every }: Env): void {
-  const [syncer] = podClients(rng, { namespace: 'platform-system', serviceAccount: 'config-syncer', deployment: 'config-syncer', userAgent: 'config-syncer/v2.1.0 (linux/amd64) kubernetes/$Format' }, 1);
+  const [syncer] = podClients(
+    rng,
+    { namespace: 'platform-system', serviceAccount: 'config-syncer', deployment: 'config-syncer', userAgent: 'config-syncer/v2.1.0 (linux/amd64) kubernetes/$Format' },
+    1,
+  );
   for (const at of every(60_000)) {
     if (!syncer) break;
     const cm = target('configmaps', { namespace: rng.pick(workloads).namespace, name: 'trusted-ca-bundle' });
@@ -287,9 +317,7 @@ export const background: Scenario<BackgroundParams> = (rng, params, w) => {
     rng,
     p,
     label: p.name ?? 'background',
-    workloads: params.randomizeNames
-      ? WORKLOADS.map(() => ({ namespace: names.pick(NAMESPACES), name: `${names.pick(OBJECT_NAMES)}-${names.nameSuffix(3)}` }))
-      : WORKLOADS,
+    workloads: params.randomizeNames ? WORKLOADS.map(() => ({ namespace: names.pick(NAMESPACES), name: `${names.pick(OBJECT_NAMES)}-${names.nameSuffix(3)}` })) : WORKLOADS,
     kubelets: Array.from({ length: p.nodes }, (_, i) => {
       const ip = `10.0.${1 + Math.floor(i / 200)}.${20 + (i % 200)}`;
       const name = nodeName(nodeStyle, i, ip, names, pool);

@@ -146,12 +146,7 @@ export function nodeUser(nodeName: string): UserInfo {
  * A service account's identity. With `pod`, the token is pod-bound and `extra` carries the pod
  * name and uid (`authentication.kubernetes.io/pod-name`, `…/pod-uid`), as in real audit logs.
  */
-export function serviceAccountUser(
-  namespace: string,
-  name: string,
-  uid: string,
-  pod?: { name: string; uid: string },
-): UserInfo {
+export function serviceAccountUser(namespace: string, name: string, uid: string, pod?: { name: string; uid: string }): UserInfo {
   const user: UserInfo = {
     username: `system:serviceaccount:${namespace}:${name}`,
     uid,
@@ -187,9 +182,7 @@ export function okStatus(code = 200): ResponseStatus {
 }
 
 function failure(t: Target, code: number, reason: string, message: string): ResponseStatus {
-  const details: StatusDetails = t.apiGroup
-    ? { name: t.name, group: t.apiGroup, kind: t.resource }
-    : { name: t.name, kind: t.resource };
+  const details: StatusDetails = t.apiGroup ? { name: t.name, group: t.apiGroup, kind: t.resource } : { name: t.name, kind: t.resource };
   return { metadata: {}, status: 'Failure', message, reason, details, code };
 }
 
@@ -199,8 +192,7 @@ function failure(t: Target, code: number, reason: string, message: string): Resp
  */
 export function conflictStatus(t: Target): ResponseStatus {
   const message =
-    `Operation cannot be fulfilled on ${qualifiedResource(t)} "${t.name}": the object has been modified; ` +
-    'please apply your changes to the latest version and try again';
+    `Operation cannot be fulfilled on ${qualifiedResource(t)} "${t.name}": the object has been modified; ` + 'please apply your changes to the latest version and try again';
   return failure(t, 409, 'Conflict', message);
 }
 

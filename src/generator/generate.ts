@@ -151,9 +151,22 @@ function expectedFindings(requests: PlannedRequest[]): ExpectedFinding[] {
       let e = byKey.get(key);
       if (!e) {
         e = {
-          scenario: s.scenario, kind: ref.kind, actors: [], object: ref.object === undefined ? s.object : ref.object, from: '', to: '',
-          writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0, noOps: 0, objects: 0,
-          fromUs: req.receivedUs, toUs: req.completedUs, actorKeys: new Map(), objectKeys: new Set(),
+          scenario: s.scenario,
+          kind: ref.kind,
+          actors: [],
+          object: ref.object === undefined ? s.object : ref.object,
+          from: '',
+          to: '',
+          writes: 0,
+          conflicts: 0,
+          alreadyExists: 0,
+          throttled: 0,
+          noOps: 0,
+          objects: 0,
+          fromUs: req.receivedUs,
+          toUs: req.completedUs,
+          actorKeys: new Map(),
+          objectKeys: new Set(),
         };
         byKey.set(key, e);
       }

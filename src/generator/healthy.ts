@@ -76,7 +76,12 @@ export interface BusyControllerParams extends CommonParams {
 }
 
 const BUSY_DEFAULTS: Defaults<BusyControllerParams> = {
-  operator: { namespace: 'platform-system', serviceAccount: 'ownership-migrator', deployment: 'ownership-migrator', userAgent: 'ownership-migrator/v1.0.2 (linux/amd64) kubernetes/$Format' },
+  operator: {
+    namespace: 'platform-system',
+    serviceAccount: 'ownership-migrator',
+    deployment: 'ownership-migrator',
+    userAgent: 'ownership-migrator/v1.0.2 (linux/amd64) kubernetes/$Format',
+  },
   resource: 'secrets',
   objects: 3000,
   ratePerSec: 25,
@@ -88,7 +93,12 @@ const BUSY_DEFAULTS: Defaults<BusyControllerParams> = {
  */
 export const busyController: Scenario<BusyControllerParams> = (rng, params, w) => {
   const random = randomized<BusyControllerParams>(rng, params, (n) => ({
-    operator: { ...BUSY_DEFAULTS.operator, serviceAccount: `${n.pick(['label', 'owner', 'policy', 'tag'])}-${n.pick(['sync', 'migrator', 'stamper'])}`, deployment: 'sync', userAgent: `bulk-${n.hex(4)}/v0.${n.int(1, 9)}.0 (linux/amd64) kubernetes/$Format` },
+    operator: {
+      ...BUSY_DEFAULTS.operator,
+      serviceAccount: `${n.pick(['label', 'owner', 'policy', 'tag'])}-${n.pick(['sync', 'migrator', 'stamper'])}`,
+      deployment: 'sync',
+      userAgent: `bulk-${n.hex(4)}/v0.${n.int(1, 9)}.0 (linux/amd64) kubernetes/$Format`,
+    },
     resource: n.pick(['secrets', 'configmaps', 'serviceaccounts']),
     objects: n.int(2000, 5000),
     ratePerSec: Math.round(n.uniform(15, 45)),
@@ -181,7 +191,12 @@ export const rollout: Scenario<RolloutParams> = (rng, params, w) => {
   const dc = controllerClient(rng, 'deployment-controller');
   const rsc = controllerClient(rng, 'replicaset-controller');
   const scheduler = componentClient('kube-scheduler', 'scheduler');
-  const kubectl: Client = { ...dc, user: { username: 'kubernetes-admin', groups: ['kubeadm:cluster-admins', 'system:authenticated'] }, sourceIP: '192.168.10.24', userAgent: 'kubectl/v1.30.2 (linux/amd64) kubernetes/3968350' };
+  const kubectl: Client = {
+    ...dc,
+    user: { username: 'kubernetes-admin', groups: ['kubeadm:cluster-admins', 'system:authenticated'] },
+    sourceIP: '192.168.10.24',
+    userAgent: 'kubectl/v1.30.2 (linux/amd64) kubernetes/3968350',
+  };
   const kubelets = Array.from({ length: 4 }, (_, i) => kubeletClient(`worker-${String(i + 1).padStart(2, '0')}`, `10.0.1.${20 + i}`));
   const deployment = trackObject(ctx, p.object);
   const rsTarget = (hash: string) => target('replicasets', { apiGroup: 'apps', namespace: p.object.namespace, name: `${p.object.name}-${hash}` });
@@ -198,7 +213,7 @@ export const rollout: Scenario<RolloutParams> = (rng, params, w) => {
   Object.assign(newRS, { rv: w.revisionAt(t), prev: w.revisionAt(t), since: t });
   t = upd(dc, deployment, 'status', t + rng.uniform(1, 5) * MS);
   const oldPods = Array.from({ length: p.replicas }, () => `${oldRS.target.name}-${rng.nameSuffix(5)}`);
-  for (let done = 0; done < p.replicas && t < w.endUs - 30 * SECOND; ) {
+  for (let done = 0; done < p.replicas && t < w.endUs - 30 * SECOND;) {
     const step = Math.min(surge, p.replicas - done);
     t = upd(dc, newRS, '', t + rng.uniform(1, 10) * MS);
     const readyAt: Array<{ at: Micros; pod: Target }> = [];
@@ -221,7 +236,9 @@ export const rollout: Scenario<RolloutParams> = (rng, params, w) => {
     t = upd(dc, oldRS, '', last + rng.uniform(1, 10) * MS);
     for (let k = 0; k < step; k++) {
       const name = oldPods.pop() ?? `${oldRS.target.name}-${rng.nameSuffix(5)}`;
-      call(ctx, rsc, 'delete', target('pods', { namespace: p.object.namespace, name }), t + rng.uniform(1, 30) * MS, { subject: subject(rsc, target('pods', { namespace: p.object.namespace, name })) });
+      call(ctx, rsc, 'delete', target('pods', { namespace: p.object.namespace, name }), t + rng.uniform(1, 30) * MS, {
+        subject: subject(rsc, target('pods', { namespace: p.object.namespace, name })),
+      });
     }
     t = upd(rsc, oldRS, 'status', t + rng.uniform(40, 120) * MS);
     t = upd(dc, deployment, 'status', t + rng.uniform(5, 50) * MS);

@@ -29,12 +29,7 @@ export function randomWriter(rng: Rng): { operator: OperatorParams; object: Targ
   const saNamespace = rng.pick([`${kind}-system`, 'operators', `${project}`, 'platform-system']);
   const serviceAccount = rng.pick([`${project}`, `${kind}-controller-manager`, 'controller-manager']);
   const version = `${rng.int(0, 3)}.${rng.int(0, 20)}.${rng.int(0, 9)}`;
-  const ua = rng.pick([
-    OPERATOR_UA,
-    `${project}/v0.0.0 (linux/amd64) kubernetes/$Format`,
-    `${project}/v${version} (linux/arm64) kubernetes/$Format`,
-    `${project}/${version}`,
-  ]);
+  const ua = rng.pick([OPERATOR_UA, `${project}/v0.0.0 (linux/amd64) kubernetes/$Format`, `${project}/v${version} (linux/arm64) kubernetes/$Format`, `${project}/${version}`]);
   const builtin = rng.chance(0.15) ? rng.pick(BUILTIN_TARGETS) : undefined;
   const object: Target = {
     ...(builtin ?? {

@@ -75,17 +75,29 @@ function statusLoop(ctx: Ctx, o: StatusLoopOptions): void {
   const identity: ObjectIdentity = { target: o.obj.target, uid: o.obj.uid, generation: rng.int(1, 12), creationUs: w.startUs - rng.uniform(1, 90) * 86_400 * SECOND };
   const settledUs = o.obj.since;
   let stamped = metaTime(settledUs);
-  for (let t = w.startUs + rng.uniform(0, 1) * SECOND; t < w.endUs - 100 * MS; ) {
+  for (let t = w.startUs + rng.uniform(0, 1) * SECOND; t < w.endUs - 100 * MS;) {
     const stamp = o.change === 'timestamps' ? metaTime(t) : metaTime(settledUs);
     const unchanged = o.change === 'identical' || (o.change === 'timestamps' && stamp === stamped);
     stamped = stamp;
     const conditions = readyConditions(identity.generation, Date.parse(stamp) * 1000);
     const req = write(ctx, {
-      client: o.client, verb: 'update', obj: o.obj, subresource: o.subresource, at: t, subject: o.subject,
-      noOp: unchanged, noOpMark: o.change !== 'change',
+      client: o.client,
+      verb: 'update',
+      obj: o.obj,
+      subresource: o.subresource,
+      at: t,
+      subject: o.subject,
+      noOp: unchanged,
+      noOpMark: o.change !== 'change',
       ...(o.level === 'Metadata'
         ? {}
-        : { level: o.level, bodies: (sentRV: string, newRV: string) => ({ requestObject: objectWithStatus(identity, sentRV, conditions), responseObject: objectWithStatus(identity, newRV, conditions) }) }),
+        : {
+            level: o.level,
+            bodies: (sentRV: string, newRV: string) => ({
+              requestObject: objectWithStatus(identity, sentRV, conditions),
+              responseObject: objectWithStatus(identity, newRV, conditions),
+            }),
+          }),
     });
     t = req.completedUs + o.gapUs();
   }
@@ -123,7 +135,12 @@ export interface HotLoopParams extends WriterParams {
 }
 
 const HOT_LOOP_DEFAULTS: Defaults<HotLoopParams> = {
-  operator: { namespace: 'ingress-system', serviceAccount: 'edgeroute-controller', deployment: 'edgeroute-controller', userAgent: 'edgeroute-controller/v0.9.3 (linux/amd64) kubernetes/$Format' },
+  operator: {
+    namespace: 'ingress-system',
+    serviceAccount: 'edgeroute-controller',
+    deployment: 'edgeroute-controller',
+    userAgent: 'edgeroute-controller/v0.9.3 (linux/amd64) kubernetes/$Format',
+  },
   object: { apiGroup: 'networking.acme.dev', apiVersion: 'v1', resource: 'edgeroutes', namespace: 'shop', name: 'storefront', subresource: 'status' },
   ratePerSec: 8,
 };
@@ -134,12 +151,21 @@ const HOT_LOOP_DEFAULTS: Defaults<HotLoopParams> = {
  * it never settles. Every write succeeds; the rate is `ratePerSec`.
  */
 export const hotLoop: Scenario<HotLoopParams> = (rng, params, w) => {
-  const p = resolve(HOT_LOOP_DEFAULTS, randomized<HotLoopParams>(rng, params, (n) => ({ ...randomStatusWriter(n), ratePerSec: Math.round(n.uniform(2, 20) * 10) / 10 })), params);
+  const p = resolve(
+    HOT_LOOP_DEFAULTS,
+    randomized<HotLoopParams>(rng, params, (n) => ({ ...randomStatusWriter(n), ratePerSec: Math.round(n.uniform(2, 20) * 10) / 10 })),
+    params,
+  );
   const { ctx, obj, client } = writerSetup(rng, w, p);
   const periodUs = SECOND / p.ratePerSec;
   statusLoop(ctx, {
-    client, obj, subresource: p.object.subresource, subject: subjectOf(p.name ?? 'hotLoop', 'hot-loop', client, p.object),
-    gapUs: () => Math.max(0.2 * MS, periodUs * rng.uniform(0.6, 1.4) - 3 * MS), change: 'change', level: 'Metadata',
+    client,
+    obj,
+    subresource: p.object.subresource,
+    subject: subjectOf(p.name ?? 'hotLoop', 'hot-loop', client, p.object),
+    gapUs: () => Math.max(0.2 * MS, periodUs * rng.uniform(0.6, 1.4) - 3 * MS),
+    change: 'change',
+    level: 'Metadata',
   });
   return ctx.requests;
 };
@@ -176,12 +202,21 @@ const NO_OP_DEFAULTS: Defaults<NoOpWritesParams> = {
  * successive bodies differ only in `lastTransitionTime`. Below hot-loop rates.
  */
 export const noOpWrites: Scenario<NoOpWritesParams> = (rng, params, w) => {
-  const random = randomized<NoOpWritesParams>(rng, params, (n) => ({ ...randomStatusWriter(n), change: n.pick(['identical', 'timestamps'] as const), intervalMs: [n.uniform(2000, 4000), n.uniform(5000, 9000)] }));
+  const random = randomized<NoOpWritesParams>(rng, params, (n) => ({
+    ...randomStatusWriter(n),
+    change: n.pick(['identical', 'timestamps'] as const),
+    intervalMs: [n.uniform(2000, 4000), n.uniform(5000, 9000)],
+  }));
   const p = resolve(NO_OP_DEFAULTS, random, params);
   const { ctx, obj, client } = writerSetup(rng, w, p);
   statusLoop(ctx, {
-    client, obj, subresource: p.object.subresource, subject: subjectOf(p.name ?? 'noOpWrites', 'no-op-writes', client, p.object),
-    gapUs: () => rng.uniform(p.intervalMs[0], p.intervalMs[1]) * MS, change: p.level === 'Metadata' ? 'identical' : p.change, level: p.level,
+    client,
+    obj,
+    subresource: p.object.subresource,
+    subject: subjectOf(p.name ?? 'noOpWrites', 'no-op-writes', client, p.object),
+    gapUs: () => rng.uniform(p.intervalMs[0], p.intervalMs[1]) * MS,
+    change: p.level === 'Metadata' ? 'identical' : p.change,
+    level: p.level,
   });
   return ctx.requests;
 };
@@ -215,15 +250,27 @@ const TRANSITION_DEFAULTS: Defaults<TransitionTimeParams> = {
  * whole seconds), so the apiserver keeps the RV and the next PUT sends it again.
  */
 export const transitionTimeReplay: Scenario<TransitionTimeParams> = (rng, params, w) => {
-  const p = resolve(TRANSITION_DEFAULTS, randomized<TransitionTimeParams>(rng, params, (n) => ({ ...randomStatusWriter(n), reconcileMs: [n.uniform(30, 100), n.uniform(150, 400)] })), params);
+  const p = resolve(
+    TRANSITION_DEFAULTS,
+    randomized<TransitionTimeParams>(rng, params, (n) => ({ ...randomStatusWriter(n), reconcileMs: [n.uniform(30, 100), n.uniform(150, 400)] })),
+    params,
+  );
   const { ctx, obj, client } = writerSetup(rng, w, p);
   // Both kinds at every level: above Metadata the bodies differ only in lastTransitionTime; at
   // Metadata level the reconciles that land in the same second as the previous one (metav1.Time
   // has whole seconds) send byte-identical objects, so the RV stays and the next PUT resends it.
-  const findings: FindingRef[] = [{ kind: 'hot-loop', id: 'loop' }, { kind: 'no-op-writes', id: 'loop' }];
+  const findings: FindingRef[] = [
+    { kind: 'hot-loop', id: 'loop' },
+    { kind: 'no-op-writes', id: 'loop' },
+  ];
   statusLoop(ctx, {
-    client, obj, subresource: p.object.subresource, subject: subjectOf(p.name ?? 'transitionTimeReplay', 'hot-loop', client, p.object, findings),
-    gapUs: () => rng.uniform(p.reconcileMs[0], p.reconcileMs[1]) * MS, change: 'timestamps', level: p.level,
+    client,
+    obj,
+    subresource: p.object.subresource,
+    subject: subjectOf(p.name ?? 'transitionTimeReplay', 'hot-loop', client, p.object, findings),
+    gapUs: () => rng.uniform(p.reconcileMs[0], p.reconcileMs[1]) * MS,
+    change: 'timestamps',
+    level: p.level,
   });
   return ctx.requests;
 };
@@ -249,7 +296,12 @@ export interface WriteFightParams extends CommonParams {
 
 const FIGHT_DEFAULTS: Defaults<WriteFightParams> = {
   object: { apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', namespace: 'shop', name: 'checkout-api', subresource: '' },
-  applier: { namespace: 'argocd', serviceAccount: 'argocd-application-controller', deployment: 'argocd-application-controller', userAgent: 'argocd-application-controller/v0.0.0 (linux/amd64) kubernetes/$Format' },
+  applier: {
+    namespace: 'argocd',
+    serviceAccount: 'argocd-application-controller',
+    deployment: 'argocd-application-controller',
+    userAgent: 'argocd-application-controller/v0.0.0 (linux/amd64) kubernetes/$Format',
+  },
   fieldManager: 'argocd-controller',
   gitReplicas: 3,
   hpaPeriodMs: 5000,
@@ -258,8 +310,19 @@ const FIGHT_DEFAULTS: Defaults<WriteFightParams> = {
 
 const APPLIERS: Array<{ applier: OperatorParams; fieldManager: string }> = [
   { applier: FIGHT_DEFAULTS.applier, fieldManager: 'argocd-controller' },
-  { applier: { namespace: 'flux-system', serviceAccount: 'kustomize-controller', deployment: 'kustomize-controller', userAgent: 'kustomize-controller/v1.2.2 (linux/amd64) kubernetes/$Format' }, fieldManager: 'kustomize-controller' },
-  { applier: { namespace: 'ci', serviceAccount: 'deploy-bot', deployment: 'deploy-bot', userAgent: 'kubectl/v1.29.3 (linux/amd64) kubernetes/6813625' }, fieldManager: 'kubectl-client-side-apply' },
+  {
+    applier: {
+      namespace: 'flux-system',
+      serviceAccount: 'kustomize-controller',
+      deployment: 'kustomize-controller',
+      userAgent: 'kustomize-controller/v1.2.2 (linux/amd64) kubernetes/$Format',
+    },
+    fieldManager: 'kustomize-controller',
+  },
+  {
+    applier: { namespace: 'ci', serviceAccount: 'deploy-bot', deployment: 'deploy-bot', userAgent: 'kubectl/v1.29.3 (linux/amd64) kubernetes/6813625' },
+    fieldManager: 'kubectl-client-side-apply',
+  },
 ];
 
 /**
@@ -296,8 +359,12 @@ export const writeFight: Scenario<WriteFightParams> = (rng, params, w) => {
     const put = write(ctx, { client: hpa, verb: 'update', obj, subresource: 'scale', at: get.completedUs + rng.uniform(0.3, 2) * MS, subject: hpaSubject });
     const after = followStatus(put.completedUs);
     const revert = write(ctx, {
-      client: applier, verb: 'patch', obj, at: Math.max(after, put.completedUs + rng.uniform(p.revertMs[0], p.revertMs[1]) * MS),
-      query: { fieldManager: p.fieldManager }, subject: applierSubject,
+      client: applier,
+      verb: 'patch',
+      obj,
+      at: Math.max(after, put.completedUs + rng.uniform(p.revertMs[0], p.revertMs[1]) * MS),
+      query: { fieldManager: p.fieldManager },
+      subject: applierSubject,
     });
     followStatus(revert.completedUs);
   }
@@ -346,7 +413,11 @@ export const createConflictStorm: Scenario<CreateConflictParams> = (rng, params,
   let i = 0;
   for (const at of poisson(rng, 1000 / p.ratePerSec, w.startUs, w.endUs - 50 * MS)) {
     const t = targets[i++ % targets.length] as Target;
-    call(ctx, client, 'create', t, at, { status: alreadyExistsStatus(t), latencyUs: rng.uniform(0.7, 2.5) * MS, subject: subjectOf(label, 'create-conflict-storm', client, t, findings) });
+    call(ctx, client, 'create', t, at, {
+      status: alreadyExistsStatus(t),
+      latencyUs: rng.uniform(0.7, 2.5) * MS,
+      subject: subjectOf(label, 'create-conflict-storm', client, t, findings),
+    });
   }
   return ctx.requests;
 };
@@ -366,7 +437,12 @@ export interface CreateStormParams extends CommonParams {
 }
 
 const CREATE_STORM_DEFAULTS: Defaults<CreateStormParams> = {
-  operator: { namespace: 'cert-manager', serviceAccount: 'cert-manager', deployment: 'cert-manager', userAgent: 'cert-manager-certificates-request-manager/v1.14.4 (linux/amd64) cert-manager/4a1a1b4' },
+  operator: {
+    namespace: 'cert-manager',
+    serviceAccount: 'cert-manager',
+    deployment: 'cert-manager',
+    userAgent: 'cert-manager-certificates-request-manager/v1.14.4 (linux/amd64) cert-manager/4a1a1b4',
+  },
   object: { apiGroup: 'cert-manager.io', apiVersion: 'v1', resource: 'certificaterequests', namespace: 'payments', name: 'api-tls', subresource: '' },
   ratePerSec: 5,
   named: true,
@@ -429,7 +505,12 @@ const FLEET_DEFAULTS: Defaults<FleetStormParams> = {
   family: 'daemonset',
   agent: { namespace: 'kube-system', serviceAccount: 'netmesh-agent', deployment: 'netmesh-agent', userAgent: 'netmesh-agent/v1.15.1 (linux/amd64) kubernetes/$Format' },
   resource: { apiGroup: 'netmesh.io', apiVersion: 'v2', resource: 'meshnodes' },
-  contender: { namespace: 'kube-system', serviceAccount: 'netmesh-operator', deployment: 'netmesh-operator', userAgent: 'netmesh-operator/v1.15.1 (linux/amd64) kubernetes/$Format' },
+  contender: {
+    namespace: 'kube-system',
+    serviceAccount: 'netmesh-operator',
+    deployment: 'netmesh-operator',
+    userAgent: 'netmesh-operator/v1.15.1 (linux/amd64) kubernetes/$Format',
+  },
   members: 24,
   intervalMs: [15_000, 40_000],
   conflictWeights: [0.2, 0.4, 0.3, 0.1],
@@ -457,7 +538,10 @@ export const fleetStorm: Scenario<FleetStormParams> = (rng, params, w) => {
   const label = p.name ?? 'fleetStorm';
   const [contender] = podClients(rng, p.contender, 1);
   if (!contender) return [];
-  const nodes = Array.from({ length: p.members }, (_, i) => ({ name: `ip-10-0-${2 + Math.floor(i / 200)}-${30 + (i % 200)}.ec2.internal`, ip: `10.0.${2 + Math.floor(i / 200)}.${30 + (i % 200)}` }));
+  const nodes = Array.from({ length: p.members }, (_, i) => ({
+    name: `ip-10-0-${2 + Math.floor(i / 200)}-${30 + (i % 200)}.ec2.internal`,
+    ip: `10.0.${2 + Math.floor(i / 200)}.${30 + (i % 200)}`,
+  }));
   const agents = p.family === 'daemonset' ? podClients(rng, p.agent, p.members) : nodes.map((n) => kubeletClient(n.name, n.ip));
   const fleet: FindingRef[] = [{ kind: 'fleet-storm', id: 'fleet', object: null }];
   const benign: FindingRef[] = [{ kind: 'benign', id: 'contender', object: null }];
@@ -470,10 +554,19 @@ export const fleetStorm: Scenario<FleetStormParams> = (rng, params, w) => {
     const obj = trackObject(ctx, t);
     const writerSubject = subjectOf(label, 'fleet-storm', writer, t, fleet);
     const contenderSubject = subjectOf(label, 'benign', contender, obj.target, benign);
-    for (let at = w.startUs + rng.uniform(0, p.intervalMs[1]) * MS; at < w.endUs - SECOND; ) {
+    for (let at = w.startUs + rng.uniform(0, p.intervalMs[1]) * MS; at < w.endUs - SECOND;) {
       const end = conflictEpisode(ctx, {
-        writer, writerSubject, obj, subresource: 'status', contender, contenderSubject, contenderQuery: { fieldManager: p.contender.deployment },
-        at, conflicts: rng.weighted(p.conflictWeights), delayUs: () => rng.uniform(1, 5) * MS, readFirst: false,
+        writer,
+        writerSubject,
+        obj,
+        subresource: 'status',
+        contender,
+        contenderSubject,
+        contenderQuery: { fieldManager: p.contender.deployment },
+        at,
+        conflicts: rng.weighted(p.conflictWeights),
+        delayUs: () => rng.uniform(1, 5) * MS,
+        readFirst: false,
       });
       at = end + rng.uniform(p.intervalMs[0], p.intervalMs[1]) * MS;
     }
@@ -503,7 +596,12 @@ export interface ThrottlingParams extends CommonParams {
 }
 
 const THROTTLING_DEFAULTS: Defaults<ThrottlingParams> = {
-  victim: { namespace: 'billing-system', serviceAccount: 'invoice-controller', deployment: 'invoice-controller', userAgent: 'invoice-controller/v2.3.1 (linux/amd64) kubernetes/$Format' },
+  victim: {
+    namespace: 'billing-system',
+    serviceAccount: 'invoice-controller',
+    deployment: 'invoice-controller',
+    userAgent: 'invoice-controller/v2.3.1 (linux/amd64) kubernetes/$Format',
+  },
   object: { apiGroup: 'billing.contoso.net', apiVersion: 'v1', resource: 'invoiceruns', namespace: 'billing', name: 'nightly', subresource: 'status' },
   writer: { namespace: 'ci', serviceAccount: 'bulk-importer', deployment: 'bulk-importer', userAgent: 'bulk-importer/v0.3.0 (linux/amd64) kubernetes/$Format' },
   floodPerSec: 50,
@@ -522,8 +620,15 @@ export const throttling: Scenario<ThrottlingParams> = (rng, params, w) => {
   const random = randomized<ThrottlingParams>(rng, params, (n) => {
     const { operator, object } = randomStatusWriter(n);
     return {
-      victim: operator, object: object, writer: randomContender(n, operator),
-      floodPerSec: Math.round(n.uniform(30, 70)), rejectProbability: n.uniform(0.5, 0.8), retryAfterS: n.pick([[1, 1], [1, 3]] as Array<[number, number]>),
+      victim: operator,
+      object: object,
+      writer: randomContender(n, operator),
+      floodPerSec: Math.round(n.uniform(30, 70)),
+      rejectProbability: n.uniform(0.5, 0.8),
+      retryAfterS: n.pick([
+        [1, 1],
+        [1, 3],
+      ] as Array<[number, number]>),
     };
   });
   const p = resolve(THROTTLING_DEFAULTS, random, params);
@@ -544,7 +649,7 @@ export const throttling: Scenario<ThrottlingParams> = (rng, params, w) => {
   });
   const obj = trackObject(ctx, p.object);
   const subject = subjectOf(label, 'throttling', victim, p.object, findings);
-  for (let t = w.startUs + rng.uniform(0, 2) * SECOND; t < w.endUs - 15 * SECOND; ) {
+  for (let t = w.startUs + rng.uniform(0, 2) * SECOND; t < w.endUs - 15 * SECOND;) {
     const got = victimRequest(ctx, victim, 'get', obj.target, t, { floodFrom, floodTo, p, subject });
     const put = got.ok ? victimRequest(ctx, victim, 'update', obj.target, got.doneUs + rng.uniform(0.3, 2) * MS, { floodFrom, floodTo, p, subject, obj }) : got;
     // A reconcile that gave up returns its error: the workqueue requeues it a while later.

@@ -373,7 +373,7 @@ export function conflictEpisode(ctx: Ctx, o: EpisodeOptions): Micros {
  */
 export function watchChain(ctx: Ctx, client: Client, target: Target, from: Micros, to: Micros, fieldSelector?: string): void {
   const { rng, w } = ctx;
-  for (let t = from - rng.uniform(0, 600) * SECOND; t < to; ) {
+  for (let t = from - rng.uniform(0, 600) * SECOND; t < to;) {
     const timeoutSeconds = rng.int(300, 599);
     const req = ctx.add({
       client,
@@ -423,11 +423,7 @@ export function podClients(rng: Rng, op: OperatorParams, replicas: number): Clie
   const saUID = rng.uuid();
   const rsHash = rng.nameSuffix(rng.int(9, 10));
   const project = op.deployment.replace(/-controller-manager$/, ''); // kubebuilder names RBAC after the project
-  const authzReason = rbacReason(
-    `${project}-manager-rolebinding`,
-    `${project}-manager-role`,
-    `ServiceAccount "${op.serviceAccount}/${op.namespace}"`,
-  );
+  const authzReason = rbacReason(`${project}-manager-rolebinding`, `${project}-manager-role`, `ServiceAccount "${op.serviceAccount}/${op.namespace}"`);
   return Array.from({ length: replicas }, () => ({
     user: serviceAccountUser(op.namespace, op.serviceAccount, saUID, { name: `${op.deployment}-${rsHash}-${rng.nameSuffix(5)}`, uid: rng.uuid() }),
     sourceIP: podIP(rng),

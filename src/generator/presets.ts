@@ -34,8 +34,7 @@ export const PRESETS: Record<string, Preset> = {
     }),
   },
   incident: {
-    description:
-      'the payment-core incident: appdeployment-operator /status 409 storm from 2 pods, with background; ResponseComplete stage only (plain JSON lines)',
+    description: 'the payment-core incident: appdeployment-operator /status 409 storm from 2 pods, with background; ResponseComplete stage only (plain JSON lines)',
     seed: 20260227,
     fixture: { log: 'fixtures/incident/payment-core.log', truth: 'fixtures/incident/truth.json' },
     spec: (seed) => ({

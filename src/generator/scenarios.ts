@@ -116,7 +116,9 @@ interface StormVariant {
 
 /** A storm scenario whose unset parameters come from `defaults`; `type` labels its truth by default. */
 function stormWith(defaults: Defaults<StormParams>, type: string, variant: StormVariant = {}): Scenario<StormParams> {
-  const randomOf = variant.random ?? ((names: Rng) => ({ ...randomWriter(names), replicas: names.int(1, 3), ratePerSec: Math.round(names.uniform(20, 150)), conflictRatio: names.uniform(0.75, 0.97) }));
+  const randomOf =
+    variant.random ??
+    ((names: Rng) => ({ ...randomWriter(names), replicas: names.int(1, 3), ratePerSec: Math.round(names.uniform(20, 150)), conflictRatio: names.uniform(0.75, 0.97) }));
   return (rng, params, w) => {
     const names = rng.fork('names');
     const random: Partial<StormParams> = params.randomizeNames ? randomOf(names) : {};
@@ -190,7 +192,14 @@ export const jobControllerReplay: Scenario<StormParams> = stormWith(
   {
     clients: (rng) => [controllerClient(rng, 'job-controller')],
     random: (n) => ({
-      object: { apiGroup: 'batch', apiVersion: 'v1', resource: 'jobs', namespace: n.pick(NAMESPACES), name: `${n.pick(OBJECT_NAMES)}-${n.int(29_000_000, 29_999_999)}`, subresource: 'status' },
+      object: {
+        apiGroup: 'batch',
+        apiVersion: 'v1',
+        resource: 'jobs',
+        namespace: n.pick(NAMESPACES),
+        name: `${n.pick(OBJECT_NAMES)}-${n.int(29_000_000, 29_999_999)}`,
+        subresource: 'status',
+      },
       ratePerSec: Math.round(n.uniform(40, 80)),
       conflictRatio: n.uniform(0.8, 0.95),
     }),
@@ -204,7 +213,12 @@ export const jobControllerReplay: Scenario<StormParams> = stormWith(
  */
 export const policyEngineReplay: Scenario<StormParams> = stormWith(
   {
-    operator: { namespace: 'kyverno', serviceAccount: 'kyverno-background-controller', deployment: 'kyverno-background-controller', userAgent: 'kyverno/v1.11.4 (linux/amd64) kubernetes/$Format' },
+    operator: {
+      namespace: 'kyverno',
+      serviceAccount: 'kyverno-background-controller',
+      deployment: 'kyverno-background-controller',
+      userAgent: 'kyverno/v1.11.4 (linux/amd64) kubernetes/$Format',
+    },
     object: { apiGroup: 'kyverno.io', apiVersion: 'v1beta1', resource: 'updaterequests', namespace: 'kyverno', name: 'ur-7xq2k', subresource: 'status' },
     replicas: 1,
     ratePerSec: 14,
@@ -217,7 +231,12 @@ export const policyEngineReplay: Scenario<StormParams> = stormWith(
     random: (n) => {
       const engine = n.pick(['kyverno', 'gatekeeper', 'policy-engine']);
       return {
-        operator: { namespace: engine, serviceAccount: `${engine}-background-controller`, deployment: `${engine}-background-controller`, userAgent: `${engine}/v1.${n.int(8, 13)}.${n.int(0, 9)} (linux/amd64) kubernetes/$Format` },
+        operator: {
+          namespace: engine,
+          serviceAccount: `${engine}-background-controller`,
+          deployment: `${engine}-background-controller`,
+          userAgent: `${engine}/v1.${n.int(8, 13)}.${n.int(0, 9)} (linux/amd64) kubernetes/$Format`,
+        },
         object: { apiGroup: `${engine}.io`, apiVersion: 'v1beta1', resource: 'updaterequests', namespace: engine, name: `ur-${n.nameSuffix(5)}`, subresource: 'status' },
         replicas: n.int(1, 2),
         ratePerSec: Math.round(n.uniform(10, 18)),
@@ -272,7 +291,12 @@ export interface ExponentialBackoffParams extends ContendedWriterParams {
 }
 
 const RETRY_DEFAULTS: Defaults<RetryOnConflictParams> = {
-  writer: { namespace: 'quota-system', serviceAccount: 'tenantquota-controller', deployment: 'tenantquota-controller', userAgent: 'tenantquota-controller/v1.8.2 (linux/amd64) kubernetes/$Format' },
+  writer: {
+    namespace: 'quota-system',
+    serviceAccount: 'tenantquota-controller',
+    deployment: 'tenantquota-controller',
+    userAgent: 'tenantquota-controller/v1.8.2 (linux/amd64) kubernetes/$Format',
+  },
   object: { apiGroup: 'platform.example.com', apiVersion: 'v1beta1', resource: 'tenantquotas', namespace: 'team-a', name: 'team-a-quota', subresource: 'status' },
   contender: { namespace: 'quota-system', serviceAccount: 'usage-reporter', deployment: 'usage-reporter', userAgent: 'usage-reporter/v0.0.0 (linux/amd64) kubernetes/$Format' },
   intervalMs: [1000, 2000],
@@ -283,7 +307,12 @@ const RETRY_DEFAULTS: Defaults<RetryOnConflictParams> = {
 const BACKOFF_DEFAULTS: Defaults<ExponentialBackoffParams> = {
   writer: { namespace: 'cache-system', serviceAccount: 'cachecluster-controller-manager', deployment: 'cachecluster-controller-manager', userAgent: OPERATOR_UA },
   object: { apiGroup: 'cache.acme.dev', apiVersion: 'v1', resource: 'cacheclusters', namespace: 'prod', name: 'session-store', subresource: 'status' },
-  contender: { namespace: 'cache-system', serviceAccount: 'cachecluster-autoscaler', deployment: 'cachecluster-autoscaler', userAgent: 'cachecluster-autoscaler/v0.4.1 (linux/amd64) kubernetes/$Format' },
+  contender: {
+    namespace: 'cache-system',
+    serviceAccount: 'cachecluster-autoscaler',
+    deployment: 'cachecluster-autoscaler',
+    userAgent: 'cachecluster-autoscaler/v0.4.1 (linux/amd64) kubernetes/$Format',
+  },
   intervalMs: [1500, 4000],
   burstProbability: 0.35,
   maxConflicts: 6,
@@ -328,11 +357,20 @@ export const retryOnConflict: Scenario<RetryOnConflictParams> = (rng, params, w)
   const { ctx, obj, writer, contender, writerSubject, contenderSubject } = contendedSetup(rng, w, p, 'retryOnConflict');
   const { backoff } = p;
   const delayUs = (i: number): Micros => backoff.durationMs * backoff.factor ** i * (1 + rng.uniform(0, backoff.jitter)) * MS;
-  for (let t = w.startUs + rng.uniform(0, p.intervalMs[1]) * MS; t < w.endUs - SECOND; ) {
+  for (let t = w.startUs + rng.uniform(0, p.intervalMs[1]) * MS; t < w.endUs - SECOND;) {
     const conflicts = Math.min(rng.weighted(p.conflictWeights), backoff.steps - 1);
     const end = conflictEpisode(ctx, {
-      writer, writerSubject, obj, subresource: p.object.subresource, contender, contenderSubject,
-      contenderQuery: { fieldManager: p.contender.deployment }, at: t, conflicts, delayUs, readFirst: true,
+      writer,
+      writerSubject,
+      obj,
+      subresource: p.object.subresource,
+      contender,
+      contenderSubject,
+      contenderQuery: { fieldManager: p.contender.deployment },
+      at: t,
+      conflicts,
+      delayUs,
+      readFirst: true,
     });
     t = end + rng.uniform(p.intervalMs[0], p.intervalMs[1]) * MS;
   }
@@ -350,11 +388,20 @@ export const exponentialBackoff: Scenario<ExponentialBackoffParams> = (rng, para
   const { ctx, obj, writer, contender, writerSubject, contenderSubject } = contendedSetup(rng, w, p, 'exponentialBackoff');
   // Per-item delay plus the worker's pick-up time.
   const delayUs = (i: number): Micros => (Math.min(p.baseDelayMs * 2 ** i, p.maxDelayMs) + rng.uniform(0.05, 0.5)) * MS;
-  for (let t = w.startUs + rng.uniform(0, p.intervalMs[1]) * MS; t < w.endUs - 2 * SECOND; ) {
+  for (let t = w.startUs + rng.uniform(0, p.intervalMs[1]) * MS; t < w.endUs - 2 * SECOND;) {
     const conflicts = rng.chance(p.burstProbability) ? Math.min(1 + Math.floor(rng.exponential(1.5)), p.maxConflicts) : 0;
     const end = conflictEpisode(ctx, {
-      writer, writerSubject, obj, subresource: p.object.subresource, contender, contenderSubject,
-      contenderQuery: { fieldManager: p.contender.deployment, force: 'true' }, at: t, conflicts, delayUs, readFirst: false,
+      writer,
+      writerSubject,
+      obj,
+      subresource: p.object.subresource,
+      contender,
+      contenderSubject,
+      contenderQuery: { fieldManager: p.contender.deployment, force: 'true' },
+      at: t,
+      conflicts,
+      delayUs,
+      readFirst: false,
     });
     t = end + rng.uniform(p.intervalMs[0], p.intervalMs[1]) * MS;
   }

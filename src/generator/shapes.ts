@@ -154,9 +154,7 @@ function gkeEntry(ev: Json, first: boolean, last: boolean): Json {
   const payload: Json = {
     '@type': 'type.googleapis.com/google.cloud.audit.AuditLog',
     authenticationInfo: user?.username !== undefined ? { principalEmail: user.username } : {},
-    authorizationInfo: [
-      { granted: annotations?.['authorization.k8s.io/decision'] !== 'forbid', permission: methodName, resource: resourceName },
-    ],
+    authorizationInfo: [{ granted: annotations?.['authorization.k8s.io/decision'] !== 'forbid', permission: methodName, resource: resourceName }],
     methodName,
   };
   const requestObject = ev.requestObject;
@@ -275,8 +273,7 @@ export function toAks(lines: Iterable<string>, opts: { batchSize?: number } = {}
     const ev = JSON.parse(line) as Json;
     return {
       time: stageTime(ev),
-      resourceId:
-        '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG-SAMPLE/PROVIDERS/MICROSOFT.CONTAINERSERVICE/MANAGEDCLUSTERS/AKS-SAMPLE',
+      resourceId: '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG-SAMPLE/PROVIDERS/MICROSOFT.CONTAINERSERVICE/MANAGEDCLUSTERS/AKS-SAMPLE',
       category: 'kube-audit',
       operationName: 'Microsoft.ContainerService/managedClusters/diagnosticLogs/Read',
       properties: { log: line + '\n', stream: 'stdout', pod: 'kube-apiserver-6d7fc956fd-s68ss', containerID: '4f1c0000' },
@@ -304,7 +301,11 @@ export function toViaq(lines: Iterable<string>): string {
       openshift: { cluster_id: 'd24a392b-dd87-4eb8-a1a9-7384423567e3' },
     };
     // Vector writes keys sorted.
-    return Object.fromEntries(Object.keys(rec).sort().map((k) => [k, rec[k]]));
+    return Object.fromEntries(
+      Object.keys(rec)
+        .sort()
+        .map((k) => [k, rec[k]]),
+    );
   });
   return jsonLines(out);
 }

@@ -36,10 +36,7 @@ function num(v: unknown): string | null {
 export function formatAlertText(a: LiveAlert): string {
   const f = a.finding;
   const user = f.actors.map((x) => x.username).join(',');
-  const parts = [
-    `${a.at} ${PHASE_WORD[a.phase].padEnd(6)} ${f.severity.padEnd(8)} ${f.kind}`,
-    stripControlChars(f.title),
-  ];
+  const parts = [`${a.at} ${PHASE_WORD[a.phase].padEnd(6)} ${f.severity.padEnd(8)} ${f.kind}`, stripControlChars(f.title)];
   const tail = [`user=${stripControlChars(user)}`];
   if (f.object !== null) tail.push(`object=${stripControlChars(formatObject(f.object))}`);
   tail.push(`window=${f.window.from}→${f.window.to}`);

@@ -109,7 +109,10 @@ export class FileFollower {
     const head = Buffer.alloc(2);
     if (st.size >= 2 && (await fh.read(head, 0, 2, 0)).bytesRead === 2 && isGzipMagic(head)) {
       await fh.close();
-      throw new InputError(`Cannot follow "${this.path}": it is gzip-compressed (a rotated log).`, `Read it with \`auditstorm analyze ${this.path}\`, or follow the active log (audit.log).`);
+      throw new InputError(
+        `Cannot follow "${this.path}": it is gzip-compressed (a rotated log).`,
+        `Read it with \`auditstorm analyze ${this.path}\`, or follow the active log (audit.log).`,
+      );
     }
     return { fh, ino: st.ino, dev: st.dev };
   }

@@ -90,20 +90,55 @@ export function renderMetrics(m: MetricsInput): string {
   );
   family('auditstorm_body_bytes_total', 'counter', 'Body bytes received, after decompression.', [[{}, m.server.bodyBytes]]);
   const kinds = Object.keys(s.openByKind).sort();
-  family('auditstorm_open_episodes', 'gauge', 'Episodes open now, by finding kind.', kinds.map((k) => [{ kind: k }, s.openByKind[k]!]));
-  family('auditstorm_episodes_opened_total', 'counter', 'Episodes opened, by finding kind.', kinds.map((k) => [{ kind: k }, s.openedByKind[k] ?? 0]));
-  family('auditstorm_episodes_closed_total', 'counter', 'Episodes closed, by finding kind.', kinds.map((k) => [{ kind: k }, s.closedByKind[k] ?? 0]));
+  family(
+    'auditstorm_open_episodes',
+    'gauge',
+    'Episodes open now, by finding kind.',
+    kinds.map((k) => [{ kind: k }, s.openByKind[k]!]),
+  );
+  family(
+    'auditstorm_episodes_opened_total',
+    'counter',
+    'Episodes opened, by finding kind.',
+    kinds.map((k) => [{ kind: k }, s.openedByKind[k] ?? 0]),
+  );
+  family(
+    'auditstorm_episodes_closed_total',
+    'counter',
+    'Episodes closed, by finding kind.',
+    kinds.map((k) => [{ kind: k }, s.closedByKind[k] ?? 0]),
+  );
   if (s.streamTimeMs !== null) {
     family('auditstorm_stream_time_seconds', 'gauge', 'Stream clock: newest stageTimestamp seen, run on by wall time (Unix seconds).', [[{}, s.streamTimeMs / 1000]]);
   }
-  family('auditstorm_actor_writes_per_second', 'gauge', `Write rate per user over the last ${span}, top actors by 409 rate.`, m.actors.map((a) => [{ user: a.key }, a.writesPerSec]));
-  family('auditstorm_actor_conflicts_per_second', 'gauge', `409 Conflict rate per user over the last ${span}, top actors by 409 rate.`, m.actors.map((a) => [{ user: a.key }, a.conflictsPerSec]));
+  family(
+    'auditstorm_actor_writes_per_second',
+    'gauge',
+    `Write rate per user over the last ${span}, top actors by 409 rate.`,
+    m.actors.map((a) => [{ user: a.key }, a.writesPerSec]),
+  );
+  family(
+    'auditstorm_actor_conflicts_per_second',
+    'gauge',
+    `409 Conflict rate per user over the last ${span}, top actors by 409 rate.`,
+    m.actors.map((a) => [{ user: a.key }, a.conflictsPerSec]),
+  );
   const obj = (k: string): Record<string, string> => {
     const [resource = '', namespace = '', name = ''] = k.split('\u0000');
     return { resource, namespace, name };
   };
-  family('auditstorm_object_writes_per_second', 'gauge', `Write rate per object over the last ${span}, top objects by 409 rate.`, m.objects.map((o) => [obj(o.key), o.writesPerSec]));
-  family('auditstorm_object_conflicts_per_second', 'gauge', `409 Conflict rate per object over the last ${span}, top objects by 409 rate.`, m.objects.map((o) => [obj(o.key), o.conflictsPerSec]));
+  family(
+    'auditstorm_object_writes_per_second',
+    'gauge',
+    `Write rate per object over the last ${span}, top objects by 409 rate.`,
+    m.objects.map((o) => [obj(o.key), o.writesPerSec]),
+  );
+  family(
+    'auditstorm_object_conflicts_per_second',
+    'gauge',
+    `409 Conflict rate per object over the last ${span}, top objects by 409 rate.`,
+    m.objects.map((o) => [obj(o.key), o.conflictsPerSec]),
+  );
   family('auditstorm_uptime_seconds', 'gauge', 'Seconds since the server started.', [[{}, s.uptimeMs / 1000]]);
   if (m.residentMemoryBytes !== undefined) {
     family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', [[{}, m.residentMemoryBytes]]);

@@ -381,7 +381,10 @@ export async function serve(options: AnalyzeOptionsInput, settings: ServeSetting
   });
   const addr = server.address() as AddressInfo;
 
-  const timers = io.timers ?? { setInterval: (fn: () => void, ms: number) => setInterval(fn, ms), clearInterval: (h: unknown) => clearInterval(h as ReturnType<typeof setInterval>) };
+  const timers = io.timers ?? {
+    setInterval: (fn: () => void, ms: number) => setInterval(fn, ms),
+    clearInterval: (h: unknown) => clearInterval(h as ReturnType<typeof setInterval>),
+  };
   const tick = timers.setInterval(() => session.tick(), settings.tickMs ?? 250);
 
   let closing: Promise<Report> | null = null;

@@ -104,7 +104,10 @@ function liveOptions(input: AnalyzeOptionsInput): { options: AnalyzeOptions; det
   if (withDefaults.reorderWindowMs === undefined) withDefaults.reorderWindowMs = LIVE_REORDER_WINDOW_MS;
   // A pipe of something else must fail now, not after 1,000 lines that may take hours to come.
   if (withDefaults.sniffLines === undefined) withDefaults.sniffLines = LIVE_SNIFF_LINES;
-  for (const [flag, v] of [['--since', input.since], ['--until', input.until]] as const) {
+  for (const [flag, v] of [
+    ['--since', input.since],
+    ['--until', input.until],
+  ] as const) {
     if (v !== undefined && tryParseDuration(v) !== undefined) {
       throw new UsageError(`${flag} ${v}: a live stream has no end to count back from; give an RFC 3339 time (2026-08-08T18:00:00Z)`);
     }

@@ -109,7 +109,9 @@ export async function watch(options: AnalyzeOptionsInput, io: WatchIO, settings:
     const f = new FileFollower(path, {
       ...settings.follow,
       onTruncate: (size, offset) => {
-        io.onWarning?.(`${path} got shorter (${size.toLocaleString('en-US')} bytes) than the ${offset.toLocaleString('en-US')} bytes read: truncated in place; reading it again from its start`);
+        io.onWarning?.(
+          `${path} got shorter (${size.toLocaleString('en-US')} bytes) than the ${offset.toLocaleString('en-US')} bytes read: truncated in place; reading it again from its start`,
+        );
       },
     });
     follower = f;

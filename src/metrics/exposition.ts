@@ -170,7 +170,10 @@ export function parseSampleLine(text: string): LineResult {
       return { ok: false, reason: `expected "," or "}" after the value of label ${label}` };
     }
   }
-  const rest = text.slice(i).trim().split(/[ \t]+/);
+  const rest = text
+    .slice(i)
+    .trim()
+    .split(/[ \t]+/);
   if (rest.length === 0 || rest[0] === '') return { ok: false, reason: `no value for ${name}` };
   if (rest.length > 2) return { ok: false, reason: `unexpected text after the value of ${name}` };
   const value = parseValue(rest[0]!);
@@ -230,7 +233,8 @@ export function parseExposition(text: string, opts: ParseOptions = {}): Expositi
       }
       const m = /^#\s+TYPE\s+(\S+)\s+(\S+)\s*$/.exec(t);
       if (m) {
-        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped', 'gaugehistogram', 'info', 'stateset', 'unknown'].includes(m[2]!)) bad(`unknown metric type ${m[2]!} for ${m[1]!}`);
+        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped', 'gaugehistogram', 'info', 'stateset', 'unknown'].includes(m[2]!))
+          bad(`unknown metric type ${m[2]!} for ${m[1]!}`);
         else types.set(m[1]!, m[2]!);
       } else if (/^#\s+TYPE\b/.test(t)) {
         bad('a TYPE line needs a metric name and a type');

@@ -55,7 +55,8 @@ export async function readScrape(source: string, stdin?: NodeJS.ReadableStream):
     }
     return { source, kind: source === '-' ? 'stdin' : gzip ? 'gzip' : 'file', bytes: raw.length, exposition };
   } catch (e) {
-    if (e instanceof ScrapeTimeError) throw new InputError(`${source}:${e.line}: ${e.message}`, 'write it as: # auditstorm-scrape-time: 2026-12-05T20:00:00Z (date -u +%Y-%m-%dT%H:%M:%SZ)');
+    if (e instanceof ScrapeTimeError)
+      throw new InputError(`${source}:${e.line}: ${e.message}`, 'write it as: # auditstorm-scrape-time: 2026-12-05T20:00:00Z (date -u +%Y-%m-%dT%H:%M:%SZ)');
     throw e;
   }
 }

@@ -66,7 +66,7 @@ export function auditPolicyRule(group: string, resource: string, subresource: st
     '    resources:',
     `      - group: ${JSON.stringify(group)}`,
     `        resources: [${JSON.stringify(res)}]`,
-    '  # ...the cluster\'s other rules after this one',
+    "  # ...the cluster's other rules after this one",
   ].join('\n');
 }
 
@@ -77,7 +77,10 @@ function auditPolicyFlow(group: string, resource: string, subresource: string): 
 }
 
 /** The times of the scrapes (epoch ms or offsets), and where they came from. */
-function scrapeTimes(inputs: readonly ScrapeInput[], intervalMs: number | undefined): { times: (number | null)[]; offsets: (number | null)[]; from: ApiserverMetrics['timesFrom'] } {
+function scrapeTimes(
+  inputs: readonly ScrapeInput[],
+  intervalMs: number | undefined,
+): { times: (number | null)[]; offsets: (number | null)[]; from: ApiserverMetrics['timesFrom'] } {
   const headers = inputs.map((i) => i.exposition.scrapeTime);
   if (intervalMs !== undefined) {
     const first = headers[0] ?? null;
@@ -108,9 +111,10 @@ function scrapeTimes(inputs: readonly ScrapeInput[], intervalMs: number | undefi
  */
 export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: MetricsReportOptions): Report {
   const options: ResourceConflictsOptions = resourceConflictsOptions.parse(opts.resourceConflicts ?? {});
-  const inputs = opts.intervalMs === undefined && inputsGiven.every((i) => i.exposition.scrapeTime !== null)
-    ? [...inputsGiven].sort((a, b) => a.exposition.scrapeTime! - b.exposition.scrapeTime!)
-    : [...inputsGiven];
+  const inputs =
+    opts.intervalMs === undefined && inputsGiven.every((i) => i.exposition.scrapeTime !== null)
+      ? [...inputsGiven].sort((a, b) => a.exposition.scrapeTime! - b.exposition.scrapeTime!)
+      : [...inputsGiven];
   const { times, offsets, from: timesFrom } = scrapeTimes(inputs, opts.intervalMs);
   for (let i = 1; i < inputs.length; i++) {
     if (offsets[i] !== null && offsets[i - 1] !== null && offsets[i]! <= offsets[i - 1]!) {
@@ -138,14 +142,20 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
     return a !== null && d.processStart !== null && a !== d.processStart;
   });
   for (let i = 1; i < data.length; i++) {
-    if (newProcess[i]) warnings.push(`${data[i]!.source}: process_start_time_seconds differs from ${data[i - 1]!.source}: another API server process (restarted, or another replica); its counters are counted from 0`);
+    if (newProcess[i])
+      warnings.push(
+        `${data[i]!.source}: process_start_time_seconds differs from ${data[i - 1]!.source}: another API server process (restarted, or another replica); its counters are counted from 0`,
+      );
     else {
       // Falling counters of one process are resets too (counted from 0, as PromQL's increase does); without a
       // process_start_time_seconds they are the only sign of a restart or of scrapes that reached different replicas.
       const before = data[i - 1]!.requests;
       let fell = 0;
       for (const [k, v] of data[i]!.requests) if (v < (before.get(k) ?? 0)) fell++;
-      if (fell > 0) warnings.push(`${data[i]!.source}: ${fell} apiserver_request_total series fell below their value in ${data[i - 1]!.source}: counted from 0 as after a restart; if the two scrapes reached different API server replicas, the numbers between them are wrong`);
+      if (fell > 0)
+        warnings.push(
+          `${data[i]!.source}: ${fell} apiserver_request_total series fell below their value in ${data[i - 1]!.source}: counted from 0 as after a restart; if the two scrapes reached different API server replicas, the numbers between them are wrong`,
+        );
     }
   }
 
@@ -164,8 +174,14 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
   const perSec = (n: number): number | null => (spanSeconds !== null && spanSeconds > 0 ? round(n / spanSeconds, 3) : null);
 
   // --- requests ----------------------------------------------------------------------------
-  const req = increases(data.map((d) => d.requests), newProcess).total;
-  const dur = increases(data.map((d) => d.durations), newProcess).total;
+  const req = increases(
+    data.map((d) => d.requests),
+    newProcess,
+  ).total;
+  const dur = increases(
+    data.map((d) => d.durations),
+    newProcess,
+  ).total;
   interface Row {
     group: string;
     resource: string;
@@ -227,11 +243,20 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
         p99Ms: q(0.99),
       };
     })
-    .sort((a, b) => b.requests - a.requests || resourceName(a.group, a.resource, a.subresource).localeCompare(resourceName(b.group, b.resource, b.subresource)) || a.verb.localeCompare(b.verb));
+    .sort(
+      (a, b) =>
+        b.requests - a.requests || resourceName(a.group, a.resource, a.subresource).localeCompare(resourceName(b.group, b.resource, b.subresource)) || a.verb.localeCompare(b.verb),
+    );
 
   // --- APF ---------------------------------------------------------------------------------
-  const rej = increases(data.map((d) => d.rejected), newProcess).total;
-  const wait = increases(data.map((d) => d.waits), newProcess).total;
+  const rej = increases(
+    data.map((d) => d.rejected),
+    newProcess,
+  ).total;
+  const wait = increases(
+    data.map((d) => d.waits),
+    newProcess,
+  ).total;
   const pl = new Map<string, { rejected: number; byReason: Record<string, number>; inQueue: number; maxInQueue: number; waits: Bucket[] }>();
   const plOf = (k: string) => {
     let p = pl.get(k);
@@ -270,8 +295,16 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
         waitP99Ms: waitCount > 0 ? ms(histogramQuantile(0.99, p.waits)) : null,
       };
     })
-    .sort((a, b) => b.rejected - a.rejected || b.maxInQueue - a.maxInQueue || b.waitCount - a.waitCount || a.priorityLevel.localeCompare(b.priorityLevel) || a.flowSchema.localeCompare(b.flowSchema));
-  if (data.every((d) => d.rejected.size === 0 && d.inQueue.size === 0)) warnings.push('no API Priority and Fairness series (apiserver_flowcontrol_*): APF off, or the scrape predates it');
+    .sort(
+      (a, b) =>
+        b.rejected - a.rejected ||
+        b.maxInQueue - a.maxInQueue ||
+        b.waitCount - a.waitCount ||
+        a.priorityLevel.localeCompare(b.priorityLevel) ||
+        a.flowSchema.localeCompare(b.flowSchema),
+    );
+  if (data.every((d) => d.rejected.size === 0 && d.inQueue.size === 0))
+    warnings.push('no API Priority and Fairness series (apiserver_flowcontrol_*): APF off, or the scrape predates it');
 
   const kinds = new Set(data.flatMap((d) => [...d.inflight.keys()]));
   const inflight = [...kinds].sort().map((kind) => ({
@@ -284,11 +317,18 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
   const window = windowOf(times, offsets, data);
   const findings: Finding[] = [];
   const auditPolicy: Record<string, string> = {};
-  const perResource = new Map<string, { group: string; resource: string; subresource: string; updates: number; conflicts: number; writes: number; alreadyExists: number; throttled: number; p99Ms: number | null }>();
+  const perResource = new Map<
+    string,
+    { group: string; resource: string; subresource: string; updates: number; conflicts: number; writes: number; alreadyExists: number; throttled: number; p99Ms: number | null }
+  >();
   for (const r of resources) {
     const key = `${r.group}\0${r.resource}\0${r.subresource}`;
     let p = perResource.get(key);
-    if (p === undefined) perResource.set(key, (p = { group: r.group, resource: r.resource, subresource: r.subresource, updates: 0, conflicts: 0, writes: 0, alreadyExists: 0, throttled: 0, p99Ms: null }));
+    if (p === undefined)
+      perResource.set(
+        key,
+        (p = { group: r.group, resource: r.resource, subresource: r.subresource, updates: 0, conflicts: 0, writes: 0, alreadyExists: 0, throttled: 0, p99Ms: null }),
+      );
     p.throttled += r.code429;
     if (!METRIC_WRITE_VERBS.has(r.verb)) continue;
     p.writes += r.requests;
@@ -304,7 +344,8 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
     const conflictsPerSec = perSec(p.conflicts);
     const writesPerSec = perSec(p.writes);
     const writeShare = share(p.writes, totals.writes);
-    const conflictsStandOut = p.conflicts >= options.minConflicts && conflictShare >= options.minConflictShare && (conflictsPerSec === null || conflictsPerSec >= options.minConflictsPerSec);
+    const conflictsStandOut =
+      p.conflicts >= options.minConflicts && conflictShare >= options.minConflictShare && (conflictsPerSec === null || conflictsPerSec >= options.minConflictsPerSec);
     const writesStandOut = writesPerSec !== null && writesPerSec >= options.minWritesPerSec && writeShare >= options.minWriteShare;
     if (!conflictsStandOut && !writesStandOut) continue;
     const name = resourceName(p.group, p.resource, p.subresource);
@@ -315,7 +356,12 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
       writesPerSec: writesStandOut ? (writesPerSec ?? 0) : 0,
     });
     const id = `${RESOURCE_CONFLICTS}-${shortHash(key)}`;
-    const over = spanSeconds === null ? 'since the API server started' : single ? `in ${round(spanSeconds, 0)} s since the API server started` : `in ${round(spanSeconds, 3)} s between scrapes`;
+    const over =
+      spanSeconds === null
+        ? 'since the API server started'
+        : single
+          ? `in ${round(spanSeconds, 0)} s since the API server started`
+          : `in ${round(spanSeconds, 3)} s between scrapes`;
     const title = conflictsStandOut
       ? `409 Conflict on ${pct(conflictShare)} of updates to ${name}: ${p.conflicts.toLocaleString('en-US')} ${over}${conflictsPerSec === null ? '' : ` (${conflictsPerSec}/s)`}`
       : `${writesPerSec}/s writes to ${name}, ${pct(writeShare)} of all writes ${over}`;
@@ -344,7 +390,13 @@ export function buildMetricsReport(inputsGiven: readonly ScrapeInput[], opts: Me
       object: { apiGroup: p.group, apiVersion, resource: p.resource, namespace: '', name: '', subresource: p.subresource },
       window,
       metrics,
-      signals: [...(conflictsStandOut ? ['conflict-share'] : []), ...(writesStandOut ? ['write-rate'] : []), ...(single ? ['totals-since-start'] : []), 'metrics-only', 'one-replica'],
+      signals: [
+        ...(conflictsStandOut ? ['conflict-share'] : []),
+        ...(writesStandOut ? ['write-rate'] : []),
+        ...(single ? ['totals-since-start'] : []),
+        'metrics-only',
+        'one-replica',
+      ],
       evidence: { auditIDs: [], firstAuditID: '', lastAuditID: '', auditLevel: 'none (apiserver metrics)', level: 'suspected' },
       advice: [
         {

@@ -116,27 +116,13 @@ export interface KnownShape {
 
 type Json = Record<string, unknown>;
 
-const STAGES: ReadonlySet<string> = new Set([
-  'RequestReceived',
-  'ResponseStarted',
-  'ResponseComplete',
-  'Panic',
-]);
+const STAGES: ReadonlySet<string> = new Set(['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic']);
 const LEVELS: ReadonlySet<string> = new Set(['None', 'Metadata', 'Request', 'RequestResponse']);
 const V1 = 'audit.k8s.io/v1';
 const V1BETA1 = 'audit.k8s.io/v1beta1';
 const V1ALPHA1 = 'audit.k8s.io/v1alpha1';
 const REQUIRED = ['auditID', 'stage', 'verb', 'requestURI'] as const;
-const OBJECT_REF_FIELDS = [
-  'resource',
-  'namespace',
-  'name',
-  'uid',
-  'apiGroup',
-  'apiVersion',
-  'resourceVersion',
-  'subresource',
-] as const;
+const OBJECT_REF_FIELDS = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const;
 export const LEGACY_MARK = ' AUDIT: id="';
 export const CLOUDWATCH_TRUNCATED = '[Truncated...]';
 
@@ -279,11 +265,7 @@ function checkOptional(o: Json): string | undefined {
   const status = o.responseStatus;
   const ips = o.sourceIPs;
   let problem =
-    checkObject(user, 'user') ??
-    checkObject(ref, 'objectRef') ??
-    checkObject(status, 'responseStatus') ??
-    checkString(o.userAgent, 'userAgent') ??
-    checkString(o.level, 'level');
+    checkObject(user, 'user') ?? checkObject(ref, 'objectRef') ?? checkObject(status, 'responseStatus') ?? checkString(o.userAgent, 'userAgent') ?? checkString(o.level, 'level');
   if (problem !== undefined) return problem;
   if (ips !== undefined && ips !== null) {
     if (!Array.isArray(ips)) return 'sourceIPs is not an array';

@@ -595,7 +595,8 @@ function member(at: number): void {
     case 14:
       if (s.startsWith('stageTimestamp', at)) {
         const v = readTime(K_STAGETS);
-        if (v === null) fail(); // v1beta1 times are read only without it: the full path
+        if (v === null)
+          fail(); // v1beta1 times are read only without it: the full path
         else stageTs = v;
         return;
       }

@@ -332,8 +332,7 @@ function decodeSingle(parsed: LegacyFields): DecodeResult {
   });
 }
 
-const BASIC_NEEDS_STATE =
-  'pre-1.12 basic audit line (two lines per request): it needs its other line; read with LegacyDecoder';
+const BASIC_NEEDS_STATE = 'pre-1.12 basic audit line (two lines per request): it needs its other line; read with LegacyDecoder';
 
 /**
  * Decodes one advanced legacy line (or the 1.7 form, or the shorthand) into an audit event.

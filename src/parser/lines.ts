@@ -202,7 +202,7 @@ export function cutFrom(text: string, from: number, last: boolean, no: number, m
  */
 export function cutLines(bytes: Buffer, atEnd: boolean, first: number, maxLength: number, onLine: OnLine, onAscii?: OnAsciiPiece): number {
   let no = first - 1;
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     let end = bytes.length;
     if (end - at > PIECE) {
       end = bytes.lastIndexOf(NEWLINE, at + PIECE - 1) + 1;

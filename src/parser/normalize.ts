@@ -7,14 +7,7 @@
 import { digestBody, responseName, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './decode.js';
 import type { FastFields } from './fast.js';
-import {
-  WRITE_VERBS,
-  type Actor,
-  type FinalStage,
-  type ObjectRef,
-  type RequestRecord,
-  type ServiceAccountRef,
-} from './record.js';
+import { WRITE_VERBS, type Actor, type FinalStage, type ObjectRef, type RequestRecord, type ServiceAccountRef } from './record.js';
 import { flattened, fresh, StringPool } from './fresh.js';
 import { idLanes, LANES } from './hash.js';
 import { resourceLabel } from '../labels.js';
@@ -24,13 +17,7 @@ import { resourceLabel } from '../labels.js';
  * (`kubernetes/apiserver` `pkg/server/filters/longrunning.go`; reference §1.3).
  */
 const LONG_RUNNING_VERBS: ReadonlySet<string> = new Set(['watch', 'proxy']);
-const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set([
-  'attach',
-  'exec',
-  'log',
-  'portforward',
-  'proxy',
-]);
+const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set(['attach', 'exec', 'log', 'portforward', 'proxy']);
 
 /** Whether requests to `subresource` of any object are long-running (see {@link LONG_RUNNING_SUBRESOURCES}). */
 export function isLongRunningSubresource(subresource: string): boolean {
@@ -330,7 +317,25 @@ export class Normalizer {
     idLaneB = 0,
   ): RequestRecord {
     if (kept) {
-      return this.build(f.auditID, f.stage, f.fieldManager, f.dryRun, f.verb, f.stageTimeMs, f.receivedTimeMs, actor, object, objectLongRunning, f.resourceVersion, f.code, f.reason, f.sourceIP, f.level, idLaneA, idLaneB);
+      return this.build(
+        f.auditID,
+        f.stage,
+        f.fieldManager,
+        f.dryRun,
+        f.verb,
+        f.stageTimeMs,
+        f.receivedTimeMs,
+        actor,
+        object,
+        objectLongRunning,
+        f.resourceVersion,
+        f.code,
+        f.reason,
+        f.sourceIP,
+        f.level,
+        idLaneA,
+        idLaneB,
+      );
     }
     const query = uriFacts(f.requestURI, this.query);
     return this.build(

@@ -206,14 +206,12 @@ class Sniff {
     const name = spec.kind === 'stdin' ? 'the input' : shellQuote(spec.name);
     if (forced !== undefined && forced.detected !== forced.format) {
       return new InputError(
-        `"${spec.name}" was read as ${forced.format} (--input-format ${forced.format}), but ${none} an audit event${first}. ` +
-          `It looks like ${forced.detected} (${guess.what}).`,
+        `"${spec.name}" was read as ${forced.format} (--input-format ${forced.format}), but ${none} an audit event${first}. ` + `It looks like ${forced.detected} (${guess.what}).`,
         `Drop --input-format to detect the format of each file (or use --input-format ${forced.detected === 'base64' ? 'auto' : forced.detected} for ${name}).`,
       );
     }
     return new InputError(
-      `"${spec.name}" does not look like a kube-apiserver audit log: ${none} an audit event${first}. ` +
-        `It looks like: ${guess.what}.`,
+      `"${spec.name}" does not look like a kube-apiserver audit log: ${none} an audit event${first}. ` + `It looks like: ${guess.what}.`,
       spec.kind === 'stdin' ? guess.hint : guess.hint.replaceAll('FILE', shellQuote(spec.name)),
     );
   }
@@ -290,13 +288,7 @@ function docFormat(formats: Record<DocFormat, number>): string {
   return formats['json-wrapper'] > 0 ? 'json-wrapper' : 'json-docs';
 }
 
-async function* readMember(
-  spec: SourceSpec,
-  stats: SourceStats,
-  normalizer: Normalizer,
-  opts: ReadOptions,
-  bad: BadLineLog,
-): AsyncGenerator<RequestRecord[]> {
+async function* readMember(spec: SourceSpec, stats: SourceStats, normalizer: Normalizer, opts: ReadOptions, bad: BadLineLog): AsyncGenerator<RequestRecord[]> {
   const opened = await spec.open();
   if (opened.gzip && stats.kind === 'file') stats.kind = 'gzip';
   const peeked = await peek(opened.stream);
@@ -404,7 +396,7 @@ async function* readMember(
     stats.bytesRead = opened.bytesRead;
     setFormat();
     if (records.length > 0) yield flush();
-    if (sniff !== null && (sniff).lines > 0) throw (sniff).reject(spec, 0, forcedInfo);
+    if (sniff !== null && sniff.lines > 0) throw sniff.reject(spec, 0, forcedInfo);
     return;
   }
 
@@ -530,7 +522,7 @@ async function* readMember(
     stats.bytesRead = bytesRead();
     setFormat();
     if (records.length > 0) yield flush();
-    if (sniff !== null && (sniff).lines + overlongLines > 0) throw (sniff).reject(spec, overlongLines, forcedInfo);
+    if (sniff !== null && sniff.lines + overlongLines > 0) throw sniff.reject(spec, overlongLines, forcedInfo);
     onlyLogLines();
     return;
   }
@@ -581,7 +573,7 @@ async function* readMember(
   sampleOverlong();
   setFormat();
   if (records.length > 0) yield flush();
-  if (sniff !== null && (sniff).lines + counts.overlong > 0) throw (sniff).reject(spec, counts.overlong, forcedInfo);
+  if (sniff !== null && sniff.lines + counts.overlong > 0) throw sniff.reject(spec, counts.overlong, forcedInfo);
   onlyLogLines();
 }
 
@@ -597,9 +589,7 @@ function legacyResult(d: DecodeResult): ValueResult {
 function notJsonLine(text: string, err: unknown): ValueResult {
   if (text.endsWith(CLOUDWATCH_TRUNCATED)) {
     const ev = decodeTruncated(text);
-    return ev === null
-      ? { shape: '', events: [], bad: [], truncated: 1 }
-      : { shape: BARE, events: [ev], bad: [], truncated: 1, truncatedRead: 1 };
+    return ev === null ? { shape: '', events: [], bad: [], truncated: 1 } : { shape: BARE, events: [ev], bad: [], truncated: 1, truncatedRead: 1 };
   }
   return notEvents(notJsonReason(text, err));
 }
@@ -650,7 +640,10 @@ export function readChain(
         const st = stats[i]!;
         if (st.events > 0) {
           // Cut short (a .gz still being written, a truncated copy): what came before counts.
-          onError(member.name, new InputError(`${err.message} Read up to there: ${st.lines.toLocaleString('en-US')} lines, ${st.events.toLocaleString('en-US')} events counted.`, err.hint));
+          onError(
+            member.name,
+            new InputError(`${err.message} Read up to there: ${st.lines.toLocaleString('en-US')} lines, ${st.events.toLocaleString('en-US')} events counted.`, err.hint),
+          );
         } else {
           // Not read at all: its lines are not the run's bad lines.
           bad.forget(member.name);

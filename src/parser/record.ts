@@ -161,13 +161,7 @@ export interface BodyDigest {
 }
 
 /** Verbs that change state. Source: `kubernetes/apiserver` `pkg/endpoints/request/requestinfo.go`. */
-export const WRITE_VERBS: ReadonlySet<string> = new Set([
-  'create',
-  'update',
-  'patch',
-  'delete',
-  'deletecollection',
-]);
+export const WRITE_VERBS: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 /** True when a record is a 409 whose reason is `Conflict` (or unknown: `errors.IsConflict`). */
 export function isConflict(r: Pick<RequestRecord, 'code' | 'reason'>): boolean {

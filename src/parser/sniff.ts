@@ -20,8 +20,7 @@ export interface InputGuess {
 const LEGACY_MARK = ' AUDIT: id="';
 const POLICY_KIND = /^kind:\s*["']?Policy["']?\s*$/;
 const YAML_KEY = /^[A-Za-z_@"'][^\s:]*:(\s|$)/;
-const JSON_LINES_HINT =
-  'auditstorm reads kube-apiserver audit logs: one JSON audit.k8s.io Event per line (--audit-log-format=json).';
+const JSON_LINES_HINT = 'auditstorm reads kube-apiserver audit logs: one JSON audit.k8s.io Event per line (--audit-log-format=json).';
 
 function tryParse(text: string): unknown {
   try {

@@ -84,13 +84,8 @@ export function isGzipMagic(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-
 function pathError(p: string, err: unknown): InputError {
-  return new InputError(
-    `Cannot read input "${p}": ${describeFsError(err)}.`,
-    'Check the path and its permissions.',
-    { cause: err },
-  );
+  return new InputError(`Cannot read input "${p}": ${describeFsError(err)}.`, 'Check the path and its permissions.', { cause: err });
 }
 
 /** The error a source's stream emits: an {@link InputError} naming the source. */
@@ -233,7 +228,7 @@ async function openDecoded(name: string, raw: Readable): Promise<OpenedSource> {
   const chunks = counted(raw, counter);
   const head: Buffer[] = [];
   try {
-    for (let headBytes = 0; headBytes < 2; ) {
+    for (let headBytes = 0; headBytes < 2;) {
       const r = await chunks.next();
       if (r.done === true) break;
       headBytes += r.value.length;

@@ -96,7 +96,7 @@ function unwrapEventList(o: Json, at: number): UnwrapResult {
     r.bad.push('EventList: items is not an array');
     return r;
   }
-  items.forEach((item, i) => add(r, decodeEventValue(item), `EventList items[${i + at}]`))
+  items.forEach((item, i) => add(r, decodeEventValue(item), `EventList items[${i + at}]`));
   return r;
 }
 
@@ -189,16 +189,14 @@ function pathFromResourceName(resourceName: string): { path: string; isResource:
 function gkeStatus(p: Json, verb: string): { code: number; reason?: string } | string {
   const response = p.response;
   if (isStatus(response) && typeof response.code === 'number') {
-    return typeof response.reason === 'string' && response.reason !== ''
-      ? { code: response.code, reason: response.reason }
-      : { code: response.code };
+    return typeof response.reason === 'string' && response.reason !== '' ? { code: response.code, reason: response.reason } : { code: response.code };
   }
   const status = p.status;
   let grpc = 0;
   let message: unknown;
   if (isObject(status)) {
     if (status.code !== undefined && typeof status.code !== 'number') return 'protoPayload.status.code is not a number';
-    grpc = (status.code) ?? 0;
+    grpc = status.code ?? 0;
     message = status.message;
   } else if (status !== undefined && status !== null) {
     return 'protoPayload.status is not an object';
@@ -377,7 +375,8 @@ function valueEnd(text: string, i: number): number {
   for (let j = i; j < text.length; j++) {
     const c = text.charCodeAt(j);
     if (inString) {
-      if (c === 92) j++; // skip the escaped character
+      if (c === 92)
+        j++; // skip the escaped character
       else if (c === 34) {
         inString = false;
         if (depth === 0) return j + 1;
@@ -525,7 +524,8 @@ function addCloudWatchEvents(r: UnwrapResult, events: unknown, where: string, at
   }
   events.forEach((e, i) => {
     if (!isObject(e)) r.bad.push(`${where}[${i + at}] is not an object`);
-    else if (isOtherStream(e.logStreamName)) r.skipped++; // authenticator, scheduler, … streams
+    else if (isOtherStream(e.logStreamName))
+      r.skipped++; // authenticator, scheduler, … streams
     else addMessage(r, e.message, `${where}[${i + at}]`, e.timestamp);
   });
 }
@@ -698,11 +698,7 @@ function otlpLogType(attributes: unknown): string | undefined {
 
 /** A lone OTLP log record (a `logRecords` element): a string body and OTLP record fields. */
 function isOtlpLogRecord(o: Json): boolean {
-  return (
-    isObject(o.body) &&
-    typeof o.body.stringValue === 'string' &&
-    (o.timeUnixNano !== undefined || o.observedTimeUnixNano !== undefined || Array.isArray(o.attributes))
-  );
+  return isObject(o.body) && typeof o.body.stringValue === 'string' && (o.timeUnixNano !== undefined || o.observedTimeUnixNano !== undefined || Array.isArray(o.attributes));
 }
 
 /** One OTLP log record into `r`; records of a non-audit log type are skipped. */

@@ -129,8 +129,6 @@ export interface WorkResult {
   words: string[];
 }
 
-
-
 interface ActorEntry {
   username: string;
   userAgent: string;
@@ -372,7 +370,14 @@ class RunReader {
       this.nat!.remember(NATIVE_ID_ACTOR, F[ids + NATIVE_ID_ACTOR]!);
     }
     if (F[ids + NATIVE_ID_OBJECT] === -1 && (nativeOut[N.NATIVE_FLAGS]! & N.NATIVE_HAS_REF) !== 0) {
-      F[ids + NATIVE_ID_OBJECT] = this.objectId(cut(N.NATIVE_APIGROUP), cut(N.NATIVE_RESOURCE), cut(N.NATIVE_NAMESPACE), cut(N.NATIVE_NAME), cut(N.NATIVE_SUBRESOURCE), cut(N.NATIVE_APIVERSION));
+      F[ids + NATIVE_ID_OBJECT] = this.objectId(
+        cut(N.NATIVE_APIGROUP),
+        cut(N.NATIVE_RESOURCE),
+        cut(N.NATIVE_NAMESPACE),
+        cut(N.NATIVE_NAME),
+        cut(N.NATIVE_SUBRESOURCE),
+        cut(N.NATIVE_APIVERSION),
+      );
       this.nat!.remember(NATIVE_ID_OBJECT, F[ids + NATIVE_ID_OBJECT]!);
     }
     // WORD_FIELDS in order: verb, source IP, level (by its code), reason.
@@ -498,7 +503,10 @@ class RunReader {
           const rv = F[b + N.NATIVE_FINAL_RV]!;
           const uri = F[b + N.NATIVE_FINAL_URI]!;
           // Cut from the bytes: copies already (nothing to `fresh`).
-          this.strings.push(ascii.toString('latin1', F[b + N.NATIVE_FINAL_AUDITID], F[b + N.NATIVE_FINAL_AUDITID + 1]), rv === -1 ? '' : ascii.toString('latin1', rv, F[b + N.NATIVE_FINAL_RV + 1]));
+          this.strings.push(
+            ascii.toString('latin1', F[b + N.NATIVE_FINAL_AUDITID], F[b + N.NATIVE_FINAL_AUDITID + 1]),
+            rv === -1 ? '' : ascii.toString('latin1', rv, F[b + N.NATIVE_FINAL_RV + 1]),
+          );
           const query = uri === -1 ? NO_FACTS : uriFacts(ascii.toString('latin1', uri, F[b + N.NATIVE_FINAL_URI + 1]), this.facts);
           const ids = b + N.NATIVE_FINAL_IDS;
           const n = this.room();

@@ -11,7 +11,7 @@ if (parentPort !== null) {
   // Answers go back on the port the pool gave (`workerData.answers`), which the reading thread
   // reads synchronously (`receiveMessageOnPort`), in range mode only when it wants the answer.
   const data = workerData as { answers?: MessagePort; claims?: Int32Array; posted?: Int32Array } | null;
-  const answers = (data?.answers ?? parentPort);
+  const answers = data?.answers ?? parentPort;
   // Range claims shared with the reading thread, which decodes a range itself when it would
   // otherwise wait for it (`decodeRanges`).
   const claims = data?.claims ?? null;

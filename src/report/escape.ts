@@ -76,10 +76,7 @@ export function markdownCodeSpan(s: string): string {
   if (text === '') return '';
   const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
   const fence = '`'.repeat(longestRun + 1);
-  const pad =
-    text.startsWith('`') ||
-    text.endsWith('`') ||
-    (text.startsWith(' ') && text.endsWith(' ') && text.trim() !== '');
+  const pad = text.startsWith('`') || text.endsWith('`') || (text.startsWith(' ') && text.endsWith(' ') && text.trim() !== '');
   return pad ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
 }
 

@@ -4,15 +4,7 @@
  * renderer in its own syntax. Everything here is pure and deterministic.
  */
 import { objectLabel } from '../labels.js';
-import {
-  severityRank,
-  type Finding,
-  type InputSummary,
-  type ReportActor,
-  type ReportObject,
-  type Severity,
-  type Summaries,
-} from './schema.js';
+import { severityRank, type Finding, type InputSummary, type ReportActor, type ReportObject, type Severity, type Summaries } from './schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Numbers
@@ -350,15 +342,7 @@ export function summaryTables(s: Summaries, maxRows = MAX_SUMMARY_ROWS): Table[]
   const actorTable = (title: string, actors: Summaries['topActors']['byRequests']): Table => ({
     title,
     columns: [left('User', 'start'), left('User agent', 'end'), right('Requests'), right('Writes'), right('409 Conflict'), right('409 Exists'), right('429')],
-    rows: actors.map((a) => [
-      a.username,
-      a.userAgent,
-      formatInt(a.requests),
-      formatInt(a.writes),
-      formatInt(a.conflicts),
-      formatInt(a.alreadyExists),
-      formatInt(a.throttled),
-    ]),
+    rows: actors.map((a) => [a.username, a.userAgent, formatInt(a.requests), formatInt(a.writes), formatInt(a.conflicts), formatInt(a.alreadyExists), formatInt(a.throttled)]),
   });
   const objectTable = (title: string, objects: Summaries['topObjects']['byWrites']): Table => ({
     title,
@@ -388,15 +372,7 @@ export function summaryTables(s: Summaries, maxRows = MAX_SUMMARY_ROWS): Table[]
     {
       title: 'Latency by verb × resource',
       columns: [left('Verb'), left('Resource', 'middle'), right('Requests'), right('p50'), right('p90'), right('p99'), right('max')],
-      rows: latency.rows.map((r) => [
-        r.verb,
-        r.resource,
-        formatInt(r.count),
-        formatDurationMs(r.p50),
-        formatDurationMs(r.p90),
-        formatDurationMs(r.p99),
-        formatDurationMs(r.max),
-      ]),
+      rows: latency.rows.map((r) => [r.verb, r.resource, formatInt(r.count), formatDurationMs(r.p50), formatDurationMs(r.p90), formatDurationMs(r.p99), formatDurationMs(r.max)]),
       ...(latency.footer === undefined ? {} : { footer: latency.footer }),
     },
   ];
@@ -411,7 +387,5 @@ export function allowlistSummary(input: InputSummary): string {
   if (used.length === 0) return 'no request matched the allowlist';
   const requests = used.reduce((n, a) => n + a.requests, 0);
   const writes = used.reduce((n, a) => n + a.writes, 0);
-  return `${plural(requests, 'request')} (${plural(writes, 'write')}): ${used
-    .map((a) => `${a.name} ${formatInt(a.requests)}`)
-    .join(', ')}`;
+  return `${plural(requests, 'request')} (${plural(writes, 'write')}): ${used.map((a) => `${a.name} ${formatInt(a.requests)}`).join(', ')}`;
 }

@@ -76,7 +76,7 @@ function groupOf(members: Finding[]): Finding {
     for (const [name, v] of Object.entries(f.metrics)) {
       // Sums of counts only: shares, ratios, rates and percentiles of members do not add up.
       if (typeof v !== 'number' || /Share|Ratio|PerSec|P50|P90|Ms$|Per[A-Z]|Growth/.test(name)) continue;
-      metrics[name] = (typeof metrics[name] === 'number' ? (metrics[name]) : 0) + v;
+      metrics[name] = (typeof metrics[name] === 'number' ? metrics[name] : 0) + v;
     }
   }
   metrics.findings = members.length;

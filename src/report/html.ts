@@ -80,7 +80,11 @@ export function renderHtml(report: Report): string {
   const n = findings.length;
   const metrics = report.apiserverMetrics !== undefined;
   const title =
-    n === 0 ? (metrics ? 'auditstorm metrics: no resource stands out' : 'auditstorm: no retry or write loops found') : `auditstorm${metrics ? ' metrics' : ''}: ${plural(n, 'finding')} (${severityBreakdown(findings)})`;
+    n === 0
+      ? metrics
+        ? 'auditstorm metrics: no resource stands out'
+        : 'auditstorm: no retry or write loops found'
+      : `auditstorm${metrics ? ' metrics' : ''}: ${plural(n, 'finding')} (${severityBreakdown(findings)})`;
   const body = [
     '<header>',
     `<h1>${text(title)}</h1>`,
@@ -234,10 +238,7 @@ function findingCard(f: Finding, n: number): string {
   if (f.docs !== undefined && /^https:\/\/[!-~]+$/.test(f.docs)) out.push('<h4>Docs</h4>', `<p><a href="${text(f.docs)}" rel="noreferrer">${text(f.docs)}</a></p>`);
   const headline = HEADLINE.filter((k) => Object.hasOwn(f.metrics, k));
   if (headline.length > 0) {
-    out.push(
-      '<h4>How bad</h4>',
-      `<dl class="stats">${headline.map((k) => `<div><dt>${text(k)}</dt><dd>${text(formatMetric(k, f.metrics[k] ?? null))}</dd></div>`).join('')}</dl>`,
-    );
+    out.push('<h4>How bad</h4>', `<dl class="stats">${headline.map((k) => `<div><dt>${text(k)}</dt><dd>${text(formatMetric(k, f.metrics[k] ?? null))}</dd></div>`).join('')}</dl>`);
   }
   out.push('</div>', '<div class="col">', findingCharts(f, n), '</div>', '</div>');
   if (Object.keys(f.metrics).length > 0) {
@@ -252,7 +253,9 @@ function findingCard(f: Finding, n: number): string {
     );
   }
   const ids = evidenceIDs(f);
-  out.push(`<h4>Evidence <span class="muted">(${text(f.evidence.level)}, audit level ${text(f.evidence.auditLevel || 'unknown')}; grep the audit log for these auditIDs)</span></h4>`);
+  out.push(
+    `<h4>Evidence <span class="muted">(${text(f.evidence.level)}, audit level ${text(f.evidence.auditLevel || 'unknown')}; grep the audit log for these auditIDs)</span></h4>`,
+  );
   if (ids.length === 0) out.push('<p>No auditIDs recorded.</p>');
   else {
     out.push(
@@ -358,7 +361,15 @@ function summarySection(s: Summaries): string {
     `<p>${text(`Totals: ${plural(t.requests, 'request')}, ${plural(t.writes, 'write')}, ${formatInt(t.conflicts)} 409 Conflict, ${formatInt(t.alreadyExists)} 409 AlreadyExists, ${formatInt(t.throttled)} 429.`)} <span class="muted">Click a column header to sort.</span></p>`,
     '<h3>Top actors</h3>',
     table(
-      [{ header: 'User' }, { header: 'User agent' }, { header: 'Requests', num: true }, { header: 'Writes', num: true }, { header: '409 Conflict', num: true }, { header: '409 Exists', num: true }, { header: '429', num: true }],
+      [
+        { header: 'User' },
+        { header: 'User agent' },
+        { header: 'Requests', num: true },
+        { header: 'Writes', num: true },
+        { header: '409 Conflict', num: true },
+        { header: '409 Exists', num: true },
+        { header: '429', num: true },
+      ],
       [...actors.values()]
         .sort((a, b) => b.requests - a.requests || (a.username < b.username ? -1 : a.username > b.username ? 1 : 0))
         .map((a) => [{ text: a.username }, { text: a.userAgent }, num(a.requests), num(a.writes), num(a.conflicts), num(a.alreadyExists), num(a.throttled)]),
@@ -379,7 +390,15 @@ function summarySection(s: Summaries): string {
     more(codes.length),
     '<h3>Latency by verb × resource</h3>',
     table(
-      [{ header: 'Verb' }, { header: 'Resource' }, { header: 'Requests', num: true }, { header: 'p50', num: true }, { header: 'p90', num: true }, { header: 'p99', num: true }, { header: 'max', num: true }],
+      [
+        { header: 'Verb' },
+        { header: 'Resource' },
+        { header: 'Requests', num: true },
+        { header: 'p50', num: true },
+        { header: 'p90', num: true },
+        { header: 'p99', num: true },
+        { header: 'max', num: true },
+      ],
       latency.slice(0, MAX_ROWS).map((r) => [{ text: r.verb }, { text: r.resource }, num(r.count), ms(r.p50), ms(r.p90), ms(r.p99), ms(r.max)]),
       'latency',
     ),
@@ -409,7 +428,15 @@ function inputDetails(report: Report): string {
     '</ul>',
     '<h3>Sources</h3>',
     table(
-      [{ header: 'Source' }, { header: 'Format' }, { header: 'Size', num: true }, { header: 'Lines', num: true }, { header: 'Events', num: true }, { header: 'Requests', num: true }, { header: 'Bad lines', num: true }],
+      [
+        { header: 'Source' },
+        { header: 'Format' },
+        { header: 'Size', num: true },
+        { header: 'Lines', num: true },
+        { header: 'Events', num: true },
+        { header: 'Requests', num: true },
+        { header: 'Bad lines', num: true },
+      ],
       i.sources.map((x) => [{ text: x.name }, { text: sourceFormat(x) }, num(x.bytes, formatBytes(x.bytes)), num(x.lines), num(x.events), num(x.requests), num(x.badLines)]),
       'sources',
     ),
@@ -441,9 +468,7 @@ export interface Cell {
 /** A sortable table (the page script sorts it by a header click); cells escaped and shortened. */
 export function table(columns: Array<{ header: string; num?: boolean }>, rows: Cell[][], id: string): string {
   if (rows.length === 0) return '<p class="muted">None.</p>';
-  const head = columns
-    .map((c) => `<th scope="col"${c.num ? ' class="num" data-type="num"' : ''}><button type="button" class="sort">${text(c.header)}</button></th>`)
-    .join('');
+  const head = columns.map((c) => `<th scope="col"${c.num ? ' class="num" data-type="num"' : ''}><button type="button" class="sort">${text(c.header)}</button></th>`).join('');
   const body = rows
     .map(
       (r) =>
@@ -542,7 +567,12 @@ export function niceCeil(v: number): number {
   return 10 * p;
 }
 
-const TICKS_MS = [1, 2, 5, 10, 15, 30].map((s) => s * 1000).concat([1, 2, 5, 10, 15, 30].map((m) => m * 60_000), [1, 2, 3, 6, 12, 24].map((h) => h * 3_600_000));
+const TICKS_MS = [1, 2, 5, 10, 15, 30]
+  .map((s) => s * 1000)
+  .concat(
+    [1, 2, 5, 10, 15, 30].map((m) => m * 60_000),
+    [1, 2, 3, 6, 12, 24].map((h) => h * 3_600_000),
+  );
 
 const f1 = (x: number): string => (Math.round(x * 10) / 10).toString();
 
@@ -620,10 +650,14 @@ function timeChart(c: TimeChartSpec): string {
   for (const s of c.shades) {
     const a = x(s.from);
     const w = Math.max(3, x(s.to) - a);
-    parts.push(`<g class="episode"><rect x="${f1(a)}" y="${M.t}" width="${f1(w)}" height="${ph}"><title>${text(s.label)}</title></rect><text x="${f1(a + 3)}" y="${M.t + 11}">${text(s.label.split(' ')[0] ?? '')}</text></g>`);
+    parts.push(
+      `<g class="episode"><rect x="${f1(a)}" y="${M.t}" width="${f1(w)}" height="${ph}"><title>${text(s.label)}</title></rect><text x="${f1(a + 3)}" y="${M.t + 11}">${text(s.label.split(' ')[0] ?? '')}</text></g>`,
+    );
   }
   for (const v of [0, max / 2, max]) {
-    parts.push(`<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${f1(y(v))}" y2="${f1(y(v))}"/><text class="ylab" x="${M.l - 6}" y="${f1(y(v) + 4)}">${text(rateLabel(v))}</text>`);
+    parts.push(
+      `<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${f1(y(v))}" y2="${f1(y(v))}"/><text class="ylab" x="${M.l - 6}" y="${f1(y(v) + 4)}">${text(rateLabel(v))}</text>`,
+    );
   }
   // Ticks per stretch, about one per 110 px (dated labels are wider), never closer than 70 px.
   const tickPx = dated ? 130 : 110;
@@ -638,7 +672,9 @@ function timeChart(c: TimeChartSpec): string {
       const xt = x(t);
       if (xt - lastTickX < 70) continue;
       const day = new Date(t).toISOString().slice(0, 10);
-      parts.push(`<line class="tick" x1="${f1(xt)}" x2="${f1(xt)}" y1="${M.t + ph}" y2="${M.t + ph + 4}"/><text class="xlab" x="${f1(xt)}" y="${H - 8}">${text(tickLabel(t, withSeconds, dated && day !== lastDay))}</text>`);
+      parts.push(
+        `<line class="tick" x1="${f1(xt)}" x2="${f1(xt)}" y1="${M.t + ph}" y2="${M.t + ph + 4}"/><text class="xlab" x="${f1(xt)}" y="${H - 8}">${text(tickLabel(t, withSeconds, dated && day !== lastDay))}</text>`,
+      );
       lastTickX = xt;
       lastDay = day;
     }
@@ -646,7 +682,9 @@ function timeChart(c: TimeChartSpec): string {
   parts.push(`<line class="axis" x1="${M.l}" x2="${W - M.r}" y1="${M.t + ph}" y2="${M.t + ph}"/>`);
   for (const s of parts_.slice(1)) {
     const xb = s.x0 - BREAK_PX / 2;
-    parts.push(`<g class="break"><title>${text(`no requests from ${tickLabel(prevEnd(parts_, s), false, true)} to ${tickLabel(s.from, false, true)} UTC`)}</title><line x1="${f1(xb - 3)}" x2="${f1(xb + 1)}" y1="${M.t + ph + 5}" y2="${M.t + ph - 5}"/><line x1="${f1(xb - 1)}" x2="${f1(xb + 3)}" y1="${M.t + ph + 5}" y2="${M.t + ph - 5}"/></g>`);
+    parts.push(
+      `<g class="break"><title>${text(`no requests from ${tickLabel(prevEnd(parts_, s), false, true)} to ${tickLabel(s.from, false, true)} UTC`)}</title><line x1="${f1(xb - 3)}" x2="${f1(xb + 1)}" y1="${M.t + ph + 5}" y2="${M.t + ph - 5}"/><line x1="${f1(xb - 1)}" x2="${f1(xb + 3)}" y1="${M.t + ph + 5}" y2="${M.t + ph - 5}"/></g>`,
+    );
   }
   for (const l of c.lines) {
     let d = '';

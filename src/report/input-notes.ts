@@ -15,10 +15,7 @@ export function truncatedNote(input: InputSummary): string | null {
   const cut = `${plural(input.truncated, 'event')} cut by CloudWatch ([Truncated...])`;
   if (read === 0) return `${cut}; none could be read (lost)`;
   const lost = input.truncated - read;
-  return (
-    `${cut}; ${formatInt(read)} read from the part before the cut (no bodies; fields after the cut missing)` +
-    (lost > 0 ? `, ${formatInt(lost)} lost` : '')
-  );
+  return `${cut}; ${formatInt(read)} read from the part before the cut (no bodies; fields after the cut missing)` + (lost > 0 ? `, ${formatInt(lost)} lost` : '');
 }
 
 /**

@@ -51,10 +51,7 @@ export function renderMarkdown(report: Report): string {
   const n = findings.length;
   out.push(n === 0 ? '# auditstorm: no retry or write loops found' : `# auditstorm: ${plural(n, 'finding')} (${severityBreakdown(findings)})`, '');
   out.push(verdict(report, findings), '');
-  out.push(
-    `_${text(`${report.tool.name} ${report.tool.version}`)}, generated ${text(formatTime(report.generatedAt))}_`,
-    '',
-  );
+  out.push(`_${text(`${report.tool.name} ${report.tool.version}`)}, generated ${text(formatTime(report.generatedAt))}_`, '');
   findings.forEach((f, i) => out.push(...finding(f, i + 1)));
   out.push(...notes(report.notes));
   out.push('## Summary', '');
@@ -127,12 +124,7 @@ function finding(f: Finding, n: number): string[] {
   }
   const ids = evidenceIDs(f);
   const level = `${f.evidence.level}, audit level ${code(f.evidence.auditLevel)}`;
-  out.push(
-    ids.length === 0
-      ? `**Evidence** (${level}): no auditIDs recorded`
-      : `**Evidence** (${level}; grep the audit log for these auditIDs): ${ids.map(code).join(', ')}`,
-    '',
-  );
+  out.push(ids.length === 0 ? `**Evidence** (${level}): no auditIDs recorded` : `**Evidence** (${level}; grep the audit log for these auditIDs): ${ids.map(code).join(', ')}`, '');
   return out;
 }
 
@@ -154,7 +146,14 @@ function input(report: Report): string[] {
   out.push(
     `- ${plural(i.lines, 'line')}, ${plural(i.events, 'event')}, ${plural(i.requests, 'request')}, ${plural(i.badLines, 'bad line')}`,
     `- Skipped: ${plural(s.nonFinalStages, 'non-final stage event')}, ${plural(s.duplicates, 'duplicate')}, ${formatInt(s.filtered)} filtered, ${plural(s.overlongLines, 'overlong line')}`,
-    ...([['Truncated', truncatedNote(i)], ['Not audit', skippedRecordsNote(i)], ['Server log', logLinesNote(i)], ['Reader', readerNote(i)]] as const)
+    ...(
+      [
+        ['Truncated', truncatedNote(i)],
+        ['Not audit', skippedRecordsNote(i)],
+        ['Server log', logLinesNote(i)],
+        ['Reader', readerNote(i)],
+      ] as const
+    )
       .filter(([, n]) => n !== null)
       .map(([label, n]) => `- ${label}: ${escapeMarkdownInline(n!)}`),
     `- Late: ${plural(i.lateRequests, 'request')} came later than the reorder window (placed at the stream clock)`,
@@ -169,11 +168,7 @@ function input(report: Report): string[] {
     ...table(sourcesTable(i)),
   );
   if (i.badLineSamples.length > 0) {
-    out.push(
-      '### Bad lines',
-      '',
-      ...badLinesTable(i.badLineSamples),
-    );
+    out.push('### Bad lines', '', ...badLinesTable(i.badLineSamples));
   }
   return out;
 }
@@ -213,11 +208,7 @@ function metricsMarkdown(report: Report, m: ApiserverMetrics): string {
   out.push('## Metrics', '');
   for (const t of metricsTables(m)) out.push(`### ${text(t.title)}`, '', ...table(t));
   if (report.input.badLineSamples.length > 0) {
-    out.push(
-      `### Bad lines: ${formatInt(report.input.badLines)}`,
-      '',
-      ...badLinesTable(report.input.badLineSamples),
-    );
+    out.push(`### Bad lines: ${formatInt(report.input.badLines)}`, '', ...badLinesTable(report.input.badLineSamples));
   }
   while (out[out.length - 1] === '') out.pop();
   return `${out.join('\n')}\n`;

@@ -79,20 +79,60 @@ export function metricsTables(m: ApiserverMetrics, maxRows = MAX_METRICS_ROWS): 
     ms(r.p90Ms),
     ms(r.p99Ms),
   ];
-  const columns = [left('Resource'), left('Verb'), right('Requests'), right('/s'), right('409'), right('409 %'), right('429'), right('429 %'), right('p50 ms'), right('p90 ms'), right('p99 ms')];
+  const columns = [
+    left('Resource'),
+    left('Verb'),
+    right('Requests'),
+    right('/s'),
+    right('409'),
+    right('409 %'),
+    right('429'),
+    right('429 %'),
+    right('p50 ms'),
+    right('p90 ms'),
+    right('p99 ms'),
+  ];
   const rest = m.resources.slice(maxRows);
   tables.push({
     title: 'Requests by resource and verb',
     columns,
     rows: m.resources.slice(0, maxRows).map(row),
-    ...(rest.length > 0 ? { footer: `${plural(rest.length, 'more row')} not shown (${plural(rest.reduce((a, r) => a + r.requests, 0), 'request')}); --format json lists all` } : {}),
+    ...(rest.length > 0
+      ? {
+          footer: `${plural(rest.length, 'more row')} not shown (${plural(
+            rest.reduce((a, r) => a + r.requests, 0),
+            'request',
+          )}); --format json lists all`,
+        }
+      : {}),
   });
-  tables.push({ title: '409 responses (Conflict on updates, AlreadyExists on creates)', columns, rows: m.resources.filter((r) => r.code409 > 0).sort((a, b) => b.code409 - a.code409).map(row) });
+  tables.push({
+    title: '409 responses (Conflict on updates, AlreadyExists on creates)',
+    columns,
+    rows: m.resources
+      .filter((r) => r.code409 > 0)
+      .sort((a, b) => b.code409 - a.code409)
+      .map(row),
+  });
   if (m.resources.some((r) => r.code429 > 0)) {
-    tables.push({ title: '429 responses (TooManyRequests)', columns, rows: m.resources.filter((r) => r.code429 > 0).sort((a, b) => b.code429 - a.code429).map(row) });
+    tables.push({
+      title: '429 responses (TooManyRequests)',
+      columns,
+      rows: m.resources
+        .filter((r) => r.code429 > 0)
+        .sort((a, b) => b.code429 - a.code429)
+        .map(row),
+    });
   }
-  const slow = m.resources.filter((r) => r.p99Ms !== null).sort((a, b) => b.p99Ms! - a.p99Ms! || b.requests - a.requests).slice(0, 15);
-  tables.push({ title: 'Slowest p99 latency (long-running requests excluded)', columns: [left('Resource'), left('Verb'), right('Observed'), right('p50 ms'), right('p90 ms'), right('p99 ms')], rows: slow.map((r) => [resourceLabel(r), r.verb, formatInt(r.latencyCount), ms(r.p50Ms), ms(r.p90Ms), ms(r.p99Ms)]) });
+  const slow = m.resources
+    .filter((r) => r.p99Ms !== null)
+    .sort((a, b) => b.p99Ms! - a.p99Ms! || b.requests - a.requests)
+    .slice(0, 15);
+  tables.push({
+    title: 'Slowest p99 latency (long-running requests excluded)',
+    columns: [left('Resource'), left('Verb'), right('Observed'), right('p50 ms'), right('p90 ms'), right('p99 ms')],
+    rows: slow.map((r) => [resourceLabel(r), r.verb, formatInt(r.latencyCount), ms(r.p50Ms), ms(r.p90Ms), ms(r.p99Ms)]),
+  });
   tables.push({
     title: 'API Priority and Fairness (per priority level and flow schema)',
     columns: [left('Priority level'), left('Flow schema'), right('Rejected'), left('Reasons'), right('In queue'), right('Max in queue'), right('Waited'), right('Wait p99 ms')],
@@ -102,14 +142,20 @@ export function metricsTables(m: ApiserverMetrics, maxRows = MAX_METRICS_ROWS): 
         p.priorityLevel,
         p.flowSchema,
         formatInt(p.rejected),
-        Object.entries(p.rejectedByReason).map(([k, v]) => `${k} ${formatInt(v)}`).join(', ') || '–',
+        Object.entries(p.rejectedByReason)
+          .map(([k, v]) => `${k} ${formatInt(v)}`)
+          .join(', ') || '–',
         formatInt(p.inQueue),
         formatInt(p.maxInQueue),
         formatInt(p.waitCount),
         ms(p.waitP99Ms),
       ]),
   });
-  tables.push({ title: 'In-flight requests', columns: [left('Kind'), right('Last scrape'), right('Most')], rows: m.inflight.map((f) => [f.kind, formatInt(f.current), formatInt(f.max)]) });
+  tables.push({
+    title: 'In-flight requests',
+    columns: [left('Kind'), right('Last scrape'), right('Most')],
+    rows: m.inflight.map((f) => [f.kind, formatInt(f.current), formatInt(f.max)]),
+  });
   return tables;
 }
 

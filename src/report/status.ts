@@ -34,7 +34,11 @@ function objectsTable(s: ObjectsSection): Table {
       r.namespace === '' ? r.name : `${r.namespace}/${r.name}`,
       r.kind,
       r.generation === null ? '-' : String(r.generation),
-      r.observedGeneration === null ? '-' : typeof r.observedGeneration === 'string' ? JSON.stringify(r.observedGeneration) : `${r.observedGeneration}${r.observedFrom === 'condition' ? '*' : ''}`,
+      r.observedGeneration === null
+        ? '-'
+        : typeof r.observedGeneration === 'string'
+          ? JSON.stringify(r.observedGeneration)
+          : `${r.observedGeneration}${r.observedFrom === 'condition' ? '*' : ''}`,
       r.ready === null ? '-' : `${r.readyType}=${r.ready}`,
       r.reason ?? '-',
       ageText(r.readyForMs),
@@ -61,10 +65,18 @@ function tableOf(report: Report): { title: string; table: Table; note: string } 
   if (report.objects !== undefined) {
     const s = report.objects;
     const clock = s.now === null ? 'no timestamps in the input: ages unknown' : `ages at ${s.now} (${s.clock === 'flag' ? '--now' : 'the newest timestamp in the input'})`;
-    return { title: `Objects (${s.rows.length})`, table: objectsTable(s), note: `${clock}; OBS_GEN with * is the readiness condition's observedGeneration (no status.observedGeneration)` };
+    return {
+      title: `Objects (${s.rows.length})`,
+      table: objectsTable(s),
+      note: `${clock}; OBS_GEN with * is the readiness condition's observedGeneration (no status.observedGeneration)`,
+    };
   }
   const s = report.crd!;
-  return { title: `Served versions (${s.versions.length})`, table: crdTable(s), note: s.otherDocuments > 0 ? `${s.otherDocuments} document(s) that are not CustomResourceDefinitions were skipped` : '' };
+  return {
+    title: `Served versions (${s.versions.length})`,
+    table: crdTable(s),
+    note: s.otherDocuments > 0 ? `${s.otherDocuments} document(s) that are not CustomResourceDefinitions were skipped` : '',
+  };
 }
 
 function headline(report: Report): string {
@@ -89,7 +101,11 @@ export function renderStatusText(report: Report): string {
   out.push(title);
   const cells = table.rows.map((r) => r.map(c));
   const widths = table.headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-  const line = (r: string[]): string => r.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (r: string[]): string =>
+    r
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   out.push(line(table.headers), ...cells.map(line));
   if (note !== '') out.push(c(note));
   const bad = report.input.badLineSamples;

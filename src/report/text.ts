@@ -143,7 +143,10 @@ class TextWriter {
    * otherwise it is printed whole, past the width if need be.
    */
   identity(indent: number, label: string, value: string, where: Truncate): void {
-    const v = clean(value).split(' ').filter((w) => w !== '').join(' ');
+    const v = clean(value)
+      .split(' ')
+      .filter((w) => w !== '')
+      .join(' ');
     const avail = this.width - indent - LABEL;
     if (!this.fit && v.includes(' ')) return this.field(indent, label, v);
     const shown = this.fit ? truncate(v, avail, where) : v;
@@ -211,7 +214,11 @@ function fitWidths(natural: number[], data: number[], cols: Column[], available:
   const leftFloor = natural.map((n, i) => (cols[i]!.align === 'right' ? n : Math.min(n, MIN_COLUMN)));
   const fitted = waterFill(natural, leftFloor, available);
   if (sum(fitted) <= available) return fitted;
-  return waterFill(fitted, fitted.map((w, i) => (cols[i]!.align === 'right' ? data[i]! : w)), available);
+  return waterFill(
+    fitted,
+    fitted.map((w, i) => (cols[i]!.align === 'right' ? data[i]! : w)),
+    available,
+  );
 }
 
 /** Widths plus the gaps between columns. */
@@ -285,12 +292,9 @@ function writeHeader(r: TextWriter, report: Report): void {
   r.field(
     0,
     'Skipped',
-    [
-      plural(s.nonFinalStages, 'non-final stage event'),
-      plural(s.duplicates, 'duplicate'),
-      `${formatInt(s.filtered)} filtered`,
-      plural(s.overlongLines, 'overlong line'),
-    ].join(' · '),
+    [plural(s.nonFinalStages, 'non-final stage event'), plural(s.duplicates, 'duplicate'), `${formatInt(s.filtered)} filtered`, plural(s.overlongLines, 'overlong line')].join(
+      ' · ',
+    ),
   );
   const truncated = truncatedNote(input);
   if (truncated !== null) r.field(0, 'Truncated', truncated);

@@ -226,16 +226,22 @@ export function operator(w: World, s: OperatorSpec): { informer: Informer; queue
       case 'requeueNow':
         return done({ kind: 'requeueNow' });
       case 'retryOnConflict': {
-        return retryOnConflict(w, BACKOFFS.DefaultRetry, (d) => {
-          const attempt = (live: SimObject) => write(live, { ...(s.target === 'status' ? live.status : live.spec), ...s.desired(live, w) }, (r) => d(r.code === 409));
-          w.call(s.user, { verb: 'get', ref: o.ref }, (g) => (g.object ? attempt(g.object) : d(false)));
-        }, (ok) => done(ok ? { kind: 'ok' } : { kind: 'error' }));
+        return retryOnConflict(
+          w,
+          BACKOFFS.DefaultRetry,
+          (d) => {
+            const attempt = (live: SimObject) => write(live, { ...(s.target === 'status' ? live.status : live.spec), ...s.desired(live, w) }, (r) => d(r.code === 409));
+            w.call(s.user, { verb: 'get', ref: o.ref }, (g) => (g.object ? attempt(g.object) : d(false)));
+          },
+          (ok) => done(ok ? { kind: 'ok' } : { kind: 'error' }),
+        );
       }
       case 'retryStale': {
-        const again = () => write(o, { ...(s.target === 'status' ? o.status : o.spec), ...s.desired(o, w) }, (r) => {
-          if (r.code === 409) w.at(w.now + (s.staleRetryMs ?? 1000) * MS, again);
-          else done({ kind: 'ok' });
-        });
+        const again = () =>
+          write(o, { ...(s.target === 'status' ? o.status : o.spec), ...s.desired(o, w) }, (r) => {
+            if (r.code === 409) w.at(w.now + (s.staleRetryMs ?? 1000) * MS, again);
+            else done({ kind: 'ok' });
+          });
         return w.at(w.now + (s.staleRetryMs ?? 1000) * MS, again);
       }
     }

@@ -31,11 +31,21 @@ export function renewLease(w: World, user: SimUser, lease: SimRef, periodUs: num
   const tick = () => {
     if (w.now >= stopUs) return;
     const body = { holderIdentity: user.username, renewTime: new Date(w.opts.startMs + w.now / 1000).toISOString(), leaseDurationSeconds: 40 };
-    const go = () => w.call(user, { verb: 'update', ref: lease, rv, body }, (r) => {
-      if (r.object) rv = String(r.object.rv);
-      else if (r.code === 409) w.call(user, { verb: 'get', ref: lease }, (g) => { if (g.object) rv = String(g.object.rv); });
-    });
-    if (rv === '') w.call(user, { verb: 'get', ref: lease }, (g) => { if (g.object) { rv = String(g.object.rv); go(); } });
+    const go = () =>
+      w.call(user, { verb: 'update', ref: lease, rv, body }, (r) => {
+        if (r.object) rv = String(r.object.rv);
+        else if (r.code === 409)
+          w.call(user, { verb: 'get', ref: lease }, (g) => {
+            if (g.object) rv = String(g.object.rv);
+          });
+      });
+    if (rv === '')
+      w.call(user, { verb: 'get', ref: lease }, (g) => {
+        if (g.object) {
+          rv = String(g.object.rv);
+          go();
+        }
+      });
     else go();
     w.at(w.now + periodUs * (1 + w.rng.uniform(-0.02, 0.02)), tick);
   };
@@ -55,7 +65,12 @@ export function background(w: World, p: Sampler, nodeCount: number, namespaces: 
     renewLease(w, n.user, ref('coordination.k8s.io', 'v1', 'leases', 'kube-node-lease', n.name), 10 * SECOND, w.rng.uniform(0, 10) * SECOND);
     // Node status: reported every nodeStatusReportFrequency (5 min) or on change; a minute here.
     w.every(w.rng.uniform(0, 60) * SECOND, 60 * SECOND, 0.1, () =>
-      w.call(n.user, { verb: 'patch', ref: ref('', 'v1', 'nodes', '', n.name), subresource: 'status', body: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: new Date(w.opts.startMs + w.now / 1000).toISOString() }] } }),
+      w.call(n.user, {
+        verb: 'patch',
+        ref: ref('', 'v1', 'nodes', '', n.name),
+        subresource: 'status',
+        body: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: new Date(w.opts.startMs + w.now / 1000).toISOString() }] },
+      }),
     );
   }
   for (const [name, user] of [
@@ -67,7 +82,11 @@ export function background(w: World, p: Sampler, nodeCount: number, namespaces: 
   }
   const rs = kcm('replicaset-controller');
   const eventers = [kcm('deployment-controller'), component('system:kube-scheduler', 'kube-scheduler', ''), rs];
-  const readers = [serviceAccount('monitoring', 'prometheus', 'prometheus', 'v2.53.0', '10.244.3.17'), serviceAccount('kube-system', 'coredns', 'coredns', 'v1.11.1', '10.244.1.5'), serviceAccount('argocd', 'argocd-application-controller', 'argocd-application-controller', 'v2.11.3', '10.244.2.9')];
+  const readers = [
+    serviceAccount('monitoring', 'prometheus', 'prometheus', 'v2.53.0', '10.244.3.17'),
+    serviceAccount('kube-system', 'coredns', 'coredns', 'v1.11.1', '10.244.1.5'),
+    serviceAccount('argocd', 'argocd-application-controller', 'argocd-application-controller', 'v2.11.3', '10.244.2.9'),
+  ];
   // Pod churn: a pod every ~3 s, Running ~2 s later, deleted 1–3 min later.
   w.every(w.rng.uniform(0, 3) * SECOND, 3 * SECOND, 0.5, () => {
     const nsName = w.rng.pick(namespaces);
@@ -80,7 +99,15 @@ export function background(w: World, p: Sampler, nodeCount: number, namespaces: 
   });
   // Events with unique names (`<object>.<16 hex>`), several a second.
   w.every(0, 400 * MS, 0.6, () => {
-    const e = ref('', 'v1', 'events', w.rng.pick(namespaces), `${w.rng.pick(p.pool.apps)}-${w.rng.suffix(5)}.${Math.floor(w.rng.next() * 2 ** 48).toString(16).padStart(12, '0')}${w.rng.int(1000, 9999)}`);
+    const e = ref(
+      '',
+      'v1',
+      'events',
+      w.rng.pick(namespaces),
+      `${w.rng.pick(p.pool.apps)}-${w.rng.suffix(5)}.${Math.floor(w.rng.next() * 2 ** 48)
+        .toString(16)
+        .padStart(12, '0')}${w.rng.int(1000, 9999)}`,
+    );
     w.call(w.rng.pick(eventers), { verb: 'create', ref: e, body: { reason: 'Scheduled' } });
   });
   // Reads: gets of configmaps/secrets, lists, and watch (re)starts.

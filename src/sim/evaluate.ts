@@ -47,9 +47,18 @@ function toExpected(scenario: string, e: SimExpected): ExpectedFinding {
   const users = new Map(e.actors.map((a) => [`${a.username}\u0000${a.userAgent}`, { username: a.username, userAgent: a.userAgent }]));
   const o = e.object;
   return {
-    scenario, kind: e.kind, actors: [...users.values()].sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0)),
+    scenario,
+    kind: e.kind,
+    actors: [...users.values()].sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0)),
     object: o ? { apiGroup: o.ref.group, resource: o.ref.resource, namespace: o.ref.namespace, name: o.ref.name, subresource: o.subresource } : null,
-    from: '', to: '', writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0, noOps: 0, objects: 0,
+    from: '',
+    to: '',
+    writes: 0,
+    conflicts: 0,
+    alreadyExists: 0,
+    throttled: 0,
+    noOps: 0,
+    objects: 0,
   };
 }
 
@@ -88,7 +97,13 @@ export interface SimulatedLog {
 export function simulate(sc: SimScenario, set: SimSet, seed: number): SimulatedLog {
   const p = new Sampler(seed * 1009 + hash(sc.name), set.part, set.pool);
   const plan = sc.plan(p);
-  const w = new World({ seed: seed * 31 + hash(sc.name), startMs: START_MS, durationUs: (plan.minutes ?? SIM_MINUTES) * 60_000_000, requestResponse: plan.requestResponse, legacyApplyTimestamps: plan.legacyApplyTimestamps ?? false });
+  const w = new World({
+    seed: seed * 31 + hash(sc.name),
+    startMs: START_MS,
+    durationUs: (plan.minutes ?? SIM_MINUTES) * 60_000_000,
+    requestResponse: plan.requestResponse,
+    legacyApplyTimestamps: plan.legacyApplyTimestamps ?? false,
+  });
   const nsCount = 4;
   const namespaces: string[] = [];
   while (namespaces.length < nsCount) {
@@ -122,7 +137,19 @@ export async function runSimCase(sc: SimScenario, set: SimSet, seed: number): Pr
   const acceptableFindings = report.findings.filter((f) => !sim.expected.some((e) => matches(f, e)) && sim.acceptable.some((a) => matches(f, a)));
   const judged = report.findings.filter((f) => !acceptableFindings.includes(f));
   const inconsistent = report.findings.map((finding) => ({ finding, problems: inconsistencies(finding) })).filter((x) => x.problems.length > 0);
-  return { case: sc.name, seed, expected: sim.expected, findings: report.findings, ...score(sim.expected, judged), inconsistent, ms: performance.now() - t0, params: sim.params, acceptableFindings, lines: sim.lines, benign: sc.benign };
+  return {
+    case: sc.name,
+    seed,
+    expected: sim.expected,
+    findings: report.findings,
+    ...score(sim.expected, judged),
+    inconsistent,
+    ms: performance.now() - t0,
+    params: sim.params,
+    acceptableFindings,
+    lines: sim.lines,
+    benign: sc.benign,
+  };
 }
 
 /** Options of {@link evaluateSim}. */

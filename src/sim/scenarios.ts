@@ -60,7 +60,16 @@ function s(x: number): number {
 }
 
 /** Create objects on the store before the log starts (not logged). */
-function objects(w: World, group: string, version: string, resource: string, namespace: string, names: string[], spec: Record<string, unknown> = { replicas: 1 }, status: Record<string, unknown> = {}): SimRef[] {
+function objects(
+  w: World,
+  group: string,
+  version: string,
+  resource: string,
+  namespace: string,
+  names: string[],
+  spec: Record<string, unknown> = { replicas: 1 },
+  status: Record<string, unknown> = {},
+): SimRef[] {
   return names.map((n) => {
     const r = ref(group, version, resource, namespace, n);
     w.store.create(r, spec, status);
@@ -97,25 +106,52 @@ function podChurn(w: World, pods: SimRef[], node: SimUser, gapUs: number, startU
 /** The incident scenarios. */
 export const INCIDENT_SCENARIOS: SimScenario[] = [
   {
-    name: 'job-self-conflict', source: 'kubernetes/kubernetes#16134', benign: false,
+    name: 'job-self-conflict',
+    source: 'kubernetes/kubernetes#16134',
+    benign: false,
     description: 'job controller writes jobs/status from an informer cache that has not seen its own last write; on 409 it requeues at once',
     plan: (p) => {
       const jobs = p.int('jobs', 1, 2);
       const podGapMs = p.num('podChangeGapMs', 20, 200);
       const delayMs = p.num('watchDelayMs', 30, 250);
       return {
-        requestResponse: [], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: [],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const ns = bg.namespaces[0] as string;
           const user = kcm('job-controller');
           const js = objects(w, 'batch', 'v1', 'jobs', ns, names(p, 'job', jobs), { parallelism: 50 }, { active: 0 });
-          const pods = js.flatMap((j) => objects(w, '', 'v1', 'pods', ns, Array.from({ length: 20 }, (_, i) => `${j.name}-${w.rng.suffix(5)}${i}`), {}, { ready: false }));
+          const pods = js.flatMap((j) =>
+            objects(
+              w,
+              '',
+              'v1',
+              'pods',
+              ns,
+              Array.from({ length: 20 }, (_, i) => `${j.name}-${w.rng.suffix(5)}${i}`),
+              {},
+              { ready: false },
+            ),
+          );
           const podInf = w.informer('', 'pods', delayMs * MS);
-          const ctl = operator(w, opSpec({
-            user, group: 'batch', version: 'v1', resource: 'jobs', objects: js, watchDelayUs: delayMs * MS, workers: 5, onConflict: 'requeueNow',
-            desired: (o) => ({ active: [...podInf.cache.values()].filter((x) => x.ref.name.startsWith(`${o.ref.name}-`) && x.status.ready === true).length }),
-          }));
-          podInf.on((e) => { const j = js.find((x) => e.object.ref.name.startsWith(`${x.name}-`)); if (j) ctl.queue.add(`batch/jobs/${ns}/${j.name}`); });
+          const ctl = operator(
+            w,
+            opSpec({
+              user,
+              group: 'batch',
+              version: 'v1',
+              resource: 'jobs',
+              objects: js,
+              watchDelayUs: delayMs * MS,
+              workers: 5,
+              onConflict: 'requeueNow',
+              desired: (o) => ({ active: [...podInf.cache.values()].filter((x) => x.ref.name.startsWith(`${o.ref.name}-`) && x.status.ready === true).length }),
+            }),
+          );
+          podInf.on((e) => {
+            const j = js.find((x) => e.object.ref.name.startsWith(`${x.name}-`));
+            if (j) ctl.queue.add(`batch/jobs/${ns}/${j.name}`);
+          });
           podChurn(w, pods, (bg.nodes[0] as { user: SimUser }).user, podGapMs * MS, s(20));
           return { expected: [{ kind: 'conflict-storm', actors: [user], object: null }] };
         },
@@ -123,13 +159,16 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
     },
   },
   {
-    name: 'node-patch-conflicts-fleet', source: 'kubernetes/kubernetes#46851', benign: false,
+    name: 'node-patch-conflicts-fleet',
+    source: 'kubernetes/kubernetes#46851',
+    benign: false,
     description: 'every kubelet patches nodes/status with the resourceVersion of a lagging cache while node-problem-detector patches conditions; 5 tries per sync, all stale',
     plan: (p) => {
       const n = p.int('nodes', 100, 400);
       const npdPeriod = p.num('npdPeriodS', 2, 8);
       return {
-        requestResponse: [], nodes: n,
+        requestResponse: [],
+        nodes: n,
         run: (w, bg) => {
           const npd = serviceAccount('kube-system', 'node-problem-detector', 'node-problem-detector', 'v0.8.19', '10.20.0.30');
           const kubeletCache = w.informer('', 'nodes', s(3));
@@ -137,12 +176,16 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
           for (const node of bg.nodes) {
             const r = ref('', 'v1', 'nodes', '', node.name);
             users.push(node.user);
-            w.every(s(w.rng.uniform(10, 30)), s(npdPeriod), 0.2, () => w.call({ ...npd, sourceIP: node.user.sourceIP }, { verb: 'patch', ref: r, subresource: 'status', body: { npd: nowMs(w) } }));
+            w.every(s(w.rng.uniform(10, 30)), s(npdPeriod), 0.2, () =>
+              w.call({ ...npd, sourceIP: node.user.sourceIP }, { verb: 'patch', ref: r, subresource: 'status', body: { npd: nowMs(w) } }),
+            );
             w.every(s(w.rng.uniform(20, 30)), s(10), 0.05, () => {
               let tries = 0;
               const go = () => {
                 const cached = kubeletCache.get(r);
-                w.call(node.user, { verb: 'patch', ref: r, subresource: 'status', rv: cached ? String(cached.rv) : '', body: { heartbeat: nowMs(w) } }, (res) => { if (res.code === 409 && ++tries < 5) go(); });
+                w.call(node.user, { verb: 'patch', ref: r, subresource: 'status', rv: cached ? String(cached.rv) : '', body: { heartbeat: nowMs(w) } }, (res) => {
+                  if (res.code === 409 && ++tries < 5) go();
+                });
               };
               go();
             });
@@ -153,19 +196,25 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
     },
   },
   {
-    name: 'node-stale-watch-cache', source: 'kubernetes/kubernetes#58002', benign: false,
+    name: 'node-stale-watch-cache',
+    source: 'kubernetes/kubernetes#58002',
+    benign: false,
     description: 'one kubelet whose watch cache is stuck: every 10 s node-status sync patches with a stale resourceVersion, 5 tries, all 409, indefinitely',
     plan: (p) => {
       const retries = p.int('tries', 3, 5);
       return {
-        requestResponse: [], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: [],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const node = bg.nodes[1] as { name: string; user: SimUser };
           const r = ref('', 'v1', 'nodes', '', node.name);
           const stuck = w.store.get(r) as SimObject;
           w.every(s(15), s(10), 0.02, () => {
             let tries = 0;
-            const go = () => w.call(node.user, { verb: 'patch', ref: r, subresource: 'status', rv: String(stuck.rv), body: { heartbeat: nowMs(w) } }, (res) => { if (res.code === 409 && ++tries < retries) go(); });
+            const go = () =>
+              w.call(node.user, { verb: 'patch', ref: r, subresource: 'status', rv: String(stuck.rv), body: { heartbeat: nowMs(w) } }, (res) => {
+                if (res.code === 409 && ++tries < retries) go();
+              });
             go();
           });
           return { expected: [{ kind: 'conflict-storm', actors: [node.user], object: obj(r, 'status') }] };
@@ -174,21 +223,26 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
     },
   },
   {
-    name: 'node-status-apf-429', source: 'kubernetes/kubernetes#47899, #60589', benign: false,
+    name: 'node-status-apf-429',
+    source: 'kubernetes/kubernetes#47899, #60589',
+    benign: false,
     description: 'kubelets and node-problem-detector write pod and node status faster than the system-nodes APF share: 429s across the fleet',
     plan: (p) => {
       const n = p.int('nodes', 100, 400);
       const perNode = p.num('writesPerNodePerS', 0.4, 1.5);
       const share = p.num('apfShareOfDemand', 0.3, 0.8);
       return {
-        requestResponse: [], nodes: n,
+        requestResponse: [],
+        nodes: n,
         run: (w, bg) => {
           w.setApf('system-nodes', { ratePerSec: n * perNode * share, burst: 50 });
           const users: SimUser[] = [];
           for (const node of bg.nodes) {
             users.push(node.user);
             const pods = objects(w, '', 'v1', 'pods', bg.namespaces[0] as string, [`${p.pool.apps[0]}-${node.name}`], {}, {});
-            w.every(s(w.rng.uniform(20, 22)), s(1 / perNode), 0.5, () => w.call(node.user, { verb: 'update', ref: pods[0] as SimRef, subresource: 'status', body: { t: nowMs(w) } }));
+            w.every(s(w.rng.uniform(20, 22)), s(1 / perNode), 0.5, () =>
+              w.call(node.user, { verb: 'update', ref: pods[0] as SimRef, subresource: 'status', body: { t: nowMs(w) } }),
+            );
           }
           return { expected: [{ kind: 'throttling', actors: users, object: null }], acceptable: [{ kind: 'fleet-storm', actors: users, object: null }] };
         },
@@ -196,66 +250,147 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
     },
   },
   {
-    name: 'hpa-self-trigger-loop', source: 'kubernetes/kubernetes#42715', benign: false,
+    name: 'hpa-self-trigger-loop',
+    source: 'kubernetes/kubernetes#42715',
+    benign: false,
     description: 'HPA controller posts status, sees its own update, fetches new (changed) metrics and posts again',
     plan: (p) => {
       const delay = p.num('watchDelayMs', 20, 200);
       return {
-        requestResponse: [], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: [],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const user = kcm('horizontal-pod-autoscaler');
           const [h] = objects(w, 'autoscaling', 'v2', 'horizontalpodautoscalers', bg.namespaces[1] as string, names(p, 'hpa', 1), { maxReplicas: 10 }, { currentCPU: 50 });
-          operator(w, opSpec({ user, group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', objects: [h as SimRef], watchDelayUs: delay * MS, desired: (o) => ({ currentCPU: ((o.status.currentCPU as number) + w.rng.int(1, 9)) % 100 }), startUs: s(20) }));
+          operator(
+            w,
+            opSpec({
+              user,
+              group: 'autoscaling',
+              version: 'v2',
+              resource: 'horizontalpodautoscalers',
+              objects: [h as SimRef],
+              watchDelayUs: delay * MS,
+              desired: (o) => ({ currentCPU: ((o.status.currentCPU as number) + w.rng.int(1, 9)) % 100 }),
+              startUs: s(20),
+            }),
+          );
           return { expected: [{ kind: 'hot-loop', actors: [user], object: obj(h as SimRef, 'status') }] };
         },
       };
     },
   },
   {
-    name: 'hpa-unchanged-every-sync', source: 'kubernetes/kubernetes#47077', benign: false,
+    name: 'hpa-unchanged-every-sync',
+    source: 'kubernetes/kubernetes#47077',
+    benign: false,
     description: 'HPA controller writes every HPA status every 15 s sync even when nothing changed (RequestResponse on horizontalpodautoscalers)',
     plan: (p) => {
       const hpas = p.int('hpas', 30, 200);
       return {
-        requestResponse: ['horizontalpodautoscalers'], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: ['horizontalpodautoscalers'],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const user = kcm('horizontal-pod-autoscaler');
           const hs = objects(w, 'autoscaling', 'v2', 'horizontalpodautoscalers', bg.namespaces[0] as string, names(p, 'hpa', hpas), { maxReplicas: 10 }, { currentCPU: 50 });
-          operator(w, opSpec({ user, group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', objects: hs, watchOwn: false, skipUnchanged: false, requeueAfterUs: s(15), desired: () => ({}), startUs: s(5) }));
+          operator(
+            w,
+            opSpec({
+              user,
+              group: 'autoscaling',
+              version: 'v2',
+              resource: 'horizontalpodautoscalers',
+              objects: hs,
+              watchOwn: false,
+              skipUnchanged: false,
+              requeueAfterUs: s(15),
+              desired: () => ({}),
+              startUs: s(5),
+            }),
+          );
           return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }] };
         },
       };
     },
   },
   {
-    name: 'endpointslice-resync-burst', source: 'kubernetes/kubernetes#108231', benign: false,
+    name: 'endpointslice-resync-burst',
+    source: 'kubernetes/kubernetes#108231',
+    benign: false,
     description: 'endpointslice controller rewrites every (empty) EndpointSlice unchanged at each resync (RequestResponse on endpointslices)',
     plan: (p) => {
       const n = p.int('slices', 300, 1500);
       const period = p.num('resyncS', 40, 100);
       return {
-        requestResponse: ['endpointslices'], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: ['endpointslices'],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const user = kcm('endpointslice-controller');
-          const sl = bg.namespaces.flatMap((ns, i) => objects(w, 'discovery.k8s.io', 'v1', 'endpointslices', ns, Array.from({ length: Math.ceil(n / bg.namespaces.length) }, (_, k) => `${p.pool.apps[k % p.pool.apps.length]}-${i}${k}-${w.rng.suffix(5)}`), { endpoints: [] }));
-          operator(w, opSpec({ user, group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', objects: sl, target: '', watchOwn: false, skipUnchanged: false, workers: 5, requeueAfterUs: s(period), desired: () => ({}), startUs: s(20) }));
+          const sl = bg.namespaces.flatMap((ns, i) =>
+            objects(
+              w,
+              'discovery.k8s.io',
+              'v1',
+              'endpointslices',
+              ns,
+              Array.from({ length: Math.ceil(n / bg.namespaces.length) }, (_, k) => `${p.pool.apps[k % p.pool.apps.length]}-${i}${k}-${w.rng.suffix(5)}`),
+              { endpoints: [] },
+            ),
+          );
+          operator(
+            w,
+            opSpec({
+              user,
+              group: 'discovery.k8s.io',
+              version: 'v1',
+              resource: 'endpointslices',
+              objects: sl,
+              target: '',
+              watchOwn: false,
+              skipUnchanged: false,
+              workers: 5,
+              requeueAfterUs: s(period),
+              desired: () => ({}),
+              startUs: s(20),
+            }),
+          );
           return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }] };
         },
       };
     },
   },
   {
-    name: 'ssa-apply-every-second', source: 'kubernetes/kubernetes#121404, #124605', benign: false,
-    description: 'an operator server-side-applies an identical object on every reconcile; the server (before the fix) rewrites managedFields time once per new second, so each apply self-triggers',
+    name: 'ssa-apply-every-second',
+    source: 'kubernetes/kubernetes#121404, #124605',
+    benign: false,
+    description:
+      'an operator server-side-applies an identical object on every reconcile; the server (before the fix) rewrites managedFields time once per new second, so each apply self-triggers',
     plan: (p) => {
       const rr = p.chance('requestResponse', 0.7);
       return {
-        requestResponse: rr ? ['configmaps'] : [], legacyApplyTimestamps: true, nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: rr ? ['configmaps'] : [],
+        legacyApplyTimestamps: true,
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const ns = bg.namespaces[2] as string;
           const user = operatorUser(p, ns);
           const cms = objects(w, '', 'v1', 'configmaps', ns, names(p, 'cm', 2), { data: 'x' });
-          operator(w, opSpec({ user, group: '', version: 'v1', resource: 'configmaps', objects: cms, target: '', verb: 'apply', skipUnchanged: false, requeueAfterUs: s(p.num('requeueAfterS', 0.5, 4)), desired: () => ({ data: 'x' }), fieldManager: user.username.split(':').pop() }));
+          operator(
+            w,
+            opSpec({
+              user,
+              group: '',
+              version: 'v1',
+              resource: 'configmaps',
+              objects: cms,
+              target: '',
+              verb: 'apply',
+              skipUnchanged: false,
+              requeueAfterUs: s(p.num('requeueAfterS', 0.5, 4)),
+              desired: () => ({ data: 'x' }),
+              fieldManager: user.username.split(':').pop(),
+            }),
+          );
           return rr
             ? { expected: [{ kind: 'no-op-writes', actors: [user], object: null }], acceptable: [{ kind: 'hot-loop', actors: [user], object: null }] }
             : { expected: [{ kind: 'hot-loop', actors: [user], object: null }] };
@@ -264,40 +399,82 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
     },
   },
   {
-    name: 'cronjob-blind-status-update', source: 'kubernetes/kubernetes#100473', benign: false,
+    name: 'cronjob-blind-status-update',
+    source: 'kubernetes/kubernetes#100473',
+    benign: false,
     description: 'cronjob controller updates every CronJob status on each 10 s check without comparing (RequestResponse on cronjobs)',
     plan: (p) => {
       const n = p.int('cronjobs', 20, 120);
       return {
-        requestResponse: ['cronjobs'], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: ['cronjobs'],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const user = kcm('cronjob-controller');
-          const cj = objects(w, 'batch', 'v1', 'cronjobs', bg.namespaces[0] as string, names(p, 'cron', n), { schedule: '0 * * * *' }, { lastScheduleTime: '2026-07-01T07:00:00Z' });
-          operator(w, opSpec({ user, group: 'batch', version: 'v1', resource: 'cronjobs', objects: cj, watchOwn: false, skipUnchanged: false, requeueAfterUs: s(10), desired: () => ({}) }));
+          const cj = objects(
+            w,
+            'batch',
+            'v1',
+            'cronjobs',
+            bg.namespaces[0] as string,
+            names(p, 'cron', n),
+            { schedule: '0 * * * *' },
+            { lastScheduleTime: '2026-07-01T07:00:00Z' },
+          );
+          operator(
+            w,
+            opSpec({ user, group: 'batch', version: 'v1', resource: 'cronjobs', objects: cj, watchOwn: false, skipUnchanged: false, requeueAfterUs: s(10), desired: () => ({}) }),
+          );
           return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }] };
         },
       };
     },
   },
   {
-    name: 'rc-retry-get-put', source: 'kubernetes/kubernetes#79277', benign: false,
+    name: 'rc-retry-get-put',
+    source: 'kubernetes/kubernetes#79277',
+    benign: false,
     description: 'replication controller writes status from a lagging cache under pod churn; on 409 RetryOnConflict GETs and PUTs again (409 → GET → PUT triplets)',
     plan: (p) => {
       const rcs = p.int('rcs', 10, 40);
       const podGapMs = p.num('podChangeGapMs', 10, 60);
       return {
-        requestResponse: [], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: [],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w, bg) => {
           const ns = bg.namespaces[1] as string;
           const user = kcm('replication-controller');
           const rc = objects(w, '', 'v1', 'replicationcontrollers', ns, names(p, 'rc', rcs), { replicas: 3 }, { ready: 0 });
-          const pods = rc.flatMap((r) => objects(w, '', 'v1', 'pods', ns, [0, 1, 2].map((i) => `${r.name}-${w.rng.suffix(5)}${i}`), {}, {}));
+          const pods = rc.flatMap((r) =>
+            objects(
+              w,
+              '',
+              'v1',
+              'pods',
+              ns,
+              [0, 1, 2].map((i) => `${r.name}-${w.rng.suffix(5)}${i}`),
+              {},
+              {},
+            ),
+          );
           const podInf = w.informer('', 'pods', 80 * MS);
-          const ctl = operator(w, opSpec({
-            user, resource: 'replicationcontrollers', group: '', version: 'v1', objects: rc, watchDelayUs: 80 * MS, workers: 5, onConflict: 'retryOnConflict',
-            desired: (o) => ({ ready: [...podInf.cache.values()].filter((x) => x.ref.name.startsWith(`${o.ref.name}-`) && x.status.ready === true).length }),
-          }));
-          podInf.on((e) => { const r = rc.find((x) => e.object.ref.name.startsWith(`${x.name}-`)); if (r) ctl.queue.add(`/replicationcontrollers/${ns}/${r.name}`); });
+          const ctl = operator(
+            w,
+            opSpec({
+              user,
+              resource: 'replicationcontrollers',
+              group: '',
+              version: 'v1',
+              objects: rc,
+              watchDelayUs: 80 * MS,
+              workers: 5,
+              onConflict: 'retryOnConflict',
+              desired: (o) => ({ ready: [...podInf.cache.values()].filter((x) => x.ref.name.startsWith(`${o.ref.name}-`) && x.status.ready === true).length }),
+            }),
+          );
+          podInf.on((e) => {
+            const r = rc.find((x) => e.object.ref.name.startsWith(`${x.name}-`));
+            if (r) ctl.queue.add(`/replicationcontrollers/${ns}/${r.name}`);
+          });
           podChurn(w, pods, (bg.nodes[0] as { user: SimUser }).user, podGapMs * MS, s(20));
           // One controller meeting 409s across many objects is fleet-storm's (minClients 1).
           return { expected: [{ kind: 'fleet-storm', actors: [user], object: null }], acceptable: [{ kind: 'conflict-storm', actors: [user], object: null }] };
@@ -306,17 +483,38 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
     },
   },
   {
-    name: 'flux-status-patch-409', source: 'fluxcd/flux2#3689', benign: false,
-    description: 'kustomize-controller (96 workers) patches Kustomization status twice per reconcile with an optimistic lock from the same cached copy; the second patch 409s, rate-limited requeue',
+    name: 'flux-status-patch-409',
+    source: 'fluxcd/flux2#3689',
+    benign: false,
+    description:
+      'kustomize-controller (96 workers) patches Kustomization status twice per reconcile with an optimistic lock from the same cached copy; the second patch 409s, rate-limited requeue',
     plan: (p) => {
       const n = p.int('kustomizations', 200, 800);
       const interval = p.num('intervalS', 20, 90);
       return {
-        requestResponse: [], nodes: p.int('nodes', ...BASE_NODES),
+        requestResponse: [],
+        nodes: p.int('nodes', ...BASE_NODES),
         run: (w) => {
           const user = serviceAccount('flux-system', 'kustomize-controller', 'kustomize-controller', 'v0.32.0', '10.244.7.21', '');
           const ks = objects(w, 'kustomize.toolkit.fluxcd.io', 'v1beta2', 'kustomizations', 'flux-system', names(p, 'ks', n), { interval: '1m' }, {});
-          operator(w, opSpec({ user, group: 'kustomize.toolkit.fluxcd.io', version: 'v1beta2', resource: 'kustomizations', objects: ks, verb: 'patch', sendRv: true, workers: 96, writesPerReconcile: 2, watchOwn: false, requeueAfterUs: s(interval), spreadStartUs: s(interval), desired: (_o, w) => ({ lastHandledReconcileAt: nowMs(w) }) }));
+          operator(
+            w,
+            opSpec({
+              user,
+              group: 'kustomize.toolkit.fluxcd.io',
+              version: 'v1beta2',
+              resource: 'kustomizations',
+              objects: ks,
+              verb: 'patch',
+              sendRv: true,
+              workers: 96,
+              writesPerReconcile: 2,
+              watchOwn: false,
+              requeueAfterUs: s(interval),
+              spreadStartUs: s(interval),
+              desired: (_o, w) => ({ lastHandledReconcileAt: nowMs(w) }),
+            }),
+          );
           // One controller meeting 409s across many objects is fleet-storm's (minClients 1).
           return { expected: [{ kind: 'fleet-storm', actors: [user], object: null }], acceptable: [{ kind: 'conflict-storm', actors: [user], object: null }] };
         },
@@ -324,4 +522,3 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
     },
   },
 ];
-

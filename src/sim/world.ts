@@ -122,9 +122,21 @@ export interface WorldOptions {
 
 /** Kinds of the resources the simulator uses, for 409 messages and bodies. */
 const KINDS: Record<string, string> = {
-  pods: 'Pod', nodes: 'Node', leases: 'Lease', events: 'Event', configmaps: 'ConfigMap', secrets: 'Secret', services: 'Service',
-  deployments: 'Deployment', statefulsets: 'StatefulSet', replicasets: 'ReplicaSet', jobs: 'Job', cronjobs: 'CronJob',
-  horizontalpodautoscalers: 'HorizontalPodAutoscaler', endpointslices: 'EndpointSlice', replicationcontrollers: 'ReplicationController',
+  pods: 'Pod',
+  nodes: 'Node',
+  leases: 'Lease',
+  events: 'Event',
+  configmaps: 'ConfigMap',
+  secrets: 'Secret',
+  services: 'Service',
+  deployments: 'Deployment',
+  statefulsets: 'StatefulSet',
+  replicasets: 'ReplicaSet',
+  jobs: 'Job',
+  cronjobs: 'CronJob',
+  horizontalpodautoscalers: 'HorizontalPodAutoscaler',
+  endpointslices: 'EndpointSlice',
+  replicationcontrollers: 'ReplicationController',
   customresourcedefinitions: 'CustomResourceDefinition',
 };
 
@@ -298,7 +310,10 @@ export class World {
         w = s.update(req.ref, sub, rv, req.body ?? {});
         break;
       case 'patch':
-        w = req.patchType === 'apply' ? s.apply(req.ref, req.body ?? {}, this.opts.legacyApplyTimestamps ? Math.floor(this.now / SECOND) : undefined) : s.patch(req.ref, sub, rv, req.body ?? {});
+        w =
+          req.patchType === 'apply'
+            ? s.apply(req.ref, req.body ?? {}, this.opts.legacyApplyTimestamps ? Math.floor(this.now / SECOND) : undefined)
+            : s.patch(req.ref, sub, rv, req.body ?? {});
         break;
       case 'delete':
         w = s.delete(req.ref);
@@ -367,10 +382,12 @@ export class World {
       status.status = 'Failure';
       status.reason = res.reason;
       const what = `${r.resource}${r.group ? `.${r.group}` : ''}`;
-      if (res.reason === 'Conflict') status.message = `Operation cannot be fulfilled on ${what} "${r.name}": the object has been modified; please apply your changes to the latest version and try again`;
+      if (res.reason === 'Conflict')
+        status.message = `Operation cannot be fulfilled on ${what} "${r.name}": the object has been modified; please apply your changes to the latest version and try again`;
       else if (res.reason === 'AlreadyExists') status.message = `${what} "${r.name}" already exists`;
       else if (res.code === 429) status.message = 'Too many requests, please try again later.';
-      else if (res.reason === 'Invalid') status.message = `${kindOf(r.resource)}.${r.group} "${r.name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`;
+      else if (res.reason === 'Invalid')
+        status.message = `${kindOf(r.resource)}.${r.group} "${r.name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`;
       else status.message = `${what} "${r.name}" not found`;
     }
     let bodies = '';
@@ -378,11 +395,32 @@ export class World {
       const meta: Record<string, unknown> = generated ? { generateName: req.generateName } : { name: r.name };
       if (r.namespace) meta.namespace = r.namespace;
       if (req.rv) meta.resourceVersion = req.rv;
-      const body = req.verb === 'patch' ? { metadata: req.rv ? { resourceVersion: req.rv } : undefined, ...(sub === 'status' ? { status: req.body } : { spec: req.body }) } : { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: meta, ...(sub === 'status' ? { status: req.body } : { spec: req.body }) };
+      const body =
+        req.verb === 'patch'
+          ? { metadata: req.rv ? { resourceVersion: req.rv } : undefined, ...(sub === 'status' ? { status: req.body } : { spec: req.body }) }
+          : {
+              kind: kindOf(r.resource),
+              apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+              metadata: meta,
+              ...(sub === 'status' ? { status: req.body } : { spec: req.body }),
+            };
       let response: unknown;
       if (res.object) {
         const o = res.object;
-        response = { kind: kindOf(r.resource), apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { name: r.name, generateName: generated ? req.generateName : undefined, namespace: r.namespace || undefined, uid: o.uid, resourceVersion: String(o.rv), generation: o.generation }, spec: o.spec, status: o.status };
+        response = {
+          kind: kindOf(r.resource),
+          apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+          metadata: {
+            name: r.name,
+            generateName: generated ? req.generateName : undefined,
+            namespace: r.namespace || undefined,
+            uid: o.uid,
+            resourceVersion: String(o.rv),
+            generation: o.generation,
+          },
+          spec: o.spec,
+          status: o.status,
+        };
       } else response = { kind: 'Status', apiVersion: 'v1', ...status };
       bodies = `,"requestObject":${canonical(body)},"responseObject":${JSON.stringify(response)}`;
     }

@@ -45,10 +45,11 @@ type Schema = Record<string, unknown>;
 function props(s: Schema | undefined): Record<string, Schema> {
   const p = asRecord(s?.['properties']);
   const out: Record<string, Schema> = {};
-  if (p) for (const [k, v] of Object.entries(p)) {
-    const r = asRecord(v);
-    if (r) out[k] = r;
-  }
+  if (p)
+    for (const [k, v] of Object.entries(p)) {
+      const r = asRecord(v);
+      if (r) out[k] = r;
+    }
   return out;
 }
 
@@ -70,7 +71,10 @@ function atomicLists(s: Schema, path: string, out: string[], depth = 0): void {
 
 /** camelCase words of a field name, lower-case: `promoteFull` → `['promote', 'full']`. */
 function words(name: string): string[] {
-  return name.split(/(?=[A-Z])|[_-]/).map((w) => w.toLowerCase()).filter((w) => w !== '');
+  return name
+    .split(/(?=[A-Z])|[_-]/)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w !== '');
 }
 
 interface Version {
@@ -149,13 +153,23 @@ export function analyzeCrds(objects: readonly InputObject[], source: string, opt
 
       // Status subresource.
       if (hasStatus && !statusSubresource) {
-        findings.push(statusFinding({
-          kind: 'crd-status-subresource', severity: 'high', at, object: ref,
-          title: `${label}: the schema has .status but the status subresource is not enabled`,
-          metrics: { version: v.name },
-          signals: ['no-status-subresource'],
-          advice: [{ id: 'enable-status-subresource', text: 'Add `subresources: {status: {}}` (kubebuilder: +kubebuilder:subresource:status) and write status with UpdateStatus/Patch on /status. Without it every status write is a write of the whole object: it can overwrite spec, and a controller that watches its own objects re-reconciles after each of its status writes, a self-triggering loop.' }],
-        }));
+        findings.push(
+          statusFinding({
+            kind: 'crd-status-subresource',
+            severity: 'high',
+            at,
+            object: ref,
+            title: `${label}: the schema has .status but the status subresource is not enabled`,
+            metrics: { version: v.name },
+            signals: ['no-status-subresource'],
+            advice: [
+              {
+                id: 'enable-status-subresource',
+                text: 'Add `subresources: {status: {}}` (kubebuilder: +kubebuilder:subresource:status) and write status with UpdateStatus/Patch on /status. Without it every status write is a write of the whole object: it can overwrite spec, and a controller that watches its own objects re-reconciles after each of its status writes, a self-triggering loop.',
+              },
+            ],
+          }),
+        );
       }
 
       // Conditions.
@@ -177,26 +191,49 @@ export function analyzeCrds(objects: readonly InputObject[], source: string, opt
           if (!req.includes('type') || !req.includes('status')) signals.push('type-status-not-required');
           const en = condProps['status']?.['enum'];
           if (condProps['status'] !== undefined && !(Array.isArray(en) && en.length === 3 && CONDITION_STATUSES_SET.every((s) => en.includes(s)))) signals.push('status-not-enum');
-          const extra = Object.keys(condProps).filter((k) => !CONDITION_FIELDS.includes(k)).sort();
+          const extra = Object.keys(condProps)
+            .filter((k) => !CONDITION_FIELDS.includes(k))
+            .sort();
           if (extra.length > 0) signals.push('not-metav1-condition');
           if (signals.length > 0) {
             const severe = signals.includes('no-list-type-map') || signals.includes('list-map-keys-not-type') || signals.includes('no-type') || signals.includes('no-status');
-            findings.push(statusFinding({
-              kind: 'crd-conditions', severity: severe ? 'medium' : 'low', at, object: ref,
-              title: `${label}: status.conditions ${describeCondSignals(signals, conds, extra)}`,
-              metrics: { listType: typeof listType === 'string' ? listType : null, extraFields: extra.join(',') || null },
-              signals,
-              advice: [{ id: 'metav1-condition-list-map', text: 'Declare `Conditions []metav1.Condition` with +listType=map and +listMapKey=type (and patchStrategy=merge, patchMergeKey=type): each condition is then its own server-side-apply entry, so two writers setting different condition types do not replace each other\'s, and the schema enforces status True/False/Unknown and a CamelCase reason.' }],
-            }));
+            findings.push(
+              statusFinding({
+                kind: 'crd-conditions',
+                severity: severe ? 'medium' : 'low',
+                at,
+                object: ref,
+                title: `${label}: status.conditions ${describeCondSignals(signals, conds, extra)}`,
+                metrics: { listType: typeof listType === 'string' ? listType : null, extraFields: extra.join(',') || null },
+                signals,
+                advice: [
+                  {
+                    id: 'metav1-condition-list-map',
+                    text: "Declare `Conditions []metav1.Condition` with +listType=map and +listMapKey=type (and patchStrategy=merge, patchMergeKey=type): each condition is then its own server-side-apply entry, so two writers setting different condition types do not replace each other's, and the schema enforces status True/False/Unknown and a CamelCase reason.",
+                  },
+                ],
+              }),
+            );
           }
         }
       } else if (hasStatus) {
-        findings.push(statusFinding({
-          kind: 'crd-conditions', severity: 'low', at, object: ref,
-          title: `${label}: status has no conditions`,
-          metrics: {}, signals: ['no-conditions'],
-          advice: [{ id: 'add-conditions', text: 'Add status.conditions ([]metav1.Condition, a list-map keyed by type) with a Ready (or Available) condition: kubectl wait --for=condition=Ready, kstatus and GitOps tools read readiness from it.' }],
-        }));
+        findings.push(
+          statusFinding({
+            kind: 'crd-conditions',
+            severity: 'low',
+            at,
+            object: ref,
+            title: `${label}: status has no conditions`,
+            metrics: {},
+            signals: ['no-conditions'],
+            advice: [
+              {
+                id: 'add-conditions',
+                text: 'Add status.conditions ([]metav1.Condition, a list-map keyed by type) with a Ready (or Available) condition: kubectl wait --for=condition=Ready, kstatus and GitOps tools read readiness from it.',
+              },
+            ],
+          }),
+        );
       }
 
       // observedGeneration.
@@ -205,30 +242,63 @@ export function analyzeCrds(objects: readonly InputObject[], source: string, opt
       if (obs !== undefined) {
         if (obs['type'] !== 'integer') {
           obsState = 'other';
-          findings.push(statusFinding({
-            kind: 'crd-observed-generation', severity: 'medium', at, object: ref,
-            title: `${label}: status.observedGeneration is declared as ${typeof obs['type'] === 'string' ? obs['type'] : 'an untyped field'}, not an integer`,
-            metrics: { type: typeof obs['type'] === 'string' ? obs['type'] : null }, signals: ['observed-generation-not-integer'],
-            advice: [{ id: 'observed-generation-int64', text: 'Declare observedGeneration as an int64 with minimum 0 (`type: integer`, `format: int64`, `minimum: 0`): readers compare it with metadata.generation as numbers.' }],
-          }));
+          findings.push(
+            statusFinding({
+              kind: 'crd-observed-generation',
+              severity: 'medium',
+              at,
+              object: ref,
+              title: `${label}: status.observedGeneration is declared as ${typeof obs['type'] === 'string' ? obs['type'] : 'an untyped field'}, not an integer`,
+              metrics: { type: typeof obs['type'] === 'string' ? obs['type'] : null },
+              signals: ['observed-generation-not-integer'],
+              advice: [
+                {
+                  id: 'observed-generation-int64',
+                  text: 'Declare observedGeneration as an int64 with minimum 0 (`type: integer`, `format: int64`, `minimum: 0`): readers compare it with metadata.generation as numbers.',
+                },
+              ],
+            }),
+          );
         } else if (typeof obs['minimum'] !== 'number' || obs['minimum'] < 0) {
           obsState = 'integer-no-minimum';
-          findings.push(statusFinding({
-            kind: 'crd-observed-generation', severity: 'info', at, object: ref,
-            title: `${label}: status.observedGeneration is an integer without minimum 0`,
-            metrics: {}, signals: ['observed-generation-no-minimum'],
-            advice: [{ id: 'observed-generation-minimum', text: 'Add `minimum: 0` (+kubebuilder:validation:Minimum=0), as metav1.Condition\'s observedGeneration has: a negative value never describes a generation.' }],
-          }));
+          findings.push(
+            statusFinding({
+              kind: 'crd-observed-generation',
+              severity: 'info',
+              at,
+              object: ref,
+              title: `${label}: status.observedGeneration is an integer without minimum 0`,
+              metrics: {},
+              signals: ['observed-generation-no-minimum'],
+              advice: [
+                {
+                  id: 'observed-generation-minimum',
+                  text: "Add `minimum: 0` (+kubebuilder:validation:Minimum=0), as metav1.Condition's observedGeneration has: a negative value never describes a generation.",
+                },
+              ],
+            }),
+          );
         } else obsState = 'integer';
       } else if (hasStatus) {
         obsState = hasCondObsGen ? 'per-condition' : 'none';
         if (!hasCondObsGen) {
-          findings.push(statusFinding({
-            kind: 'crd-observed-generation', severity: 'low', at, object: ref,
-            title: `${label}: status has no observedGeneration (neither top-level nor in conditions)`,
-            metrics: {}, signals: ['no-observed-generation'],
-            advice: [{ id: 'observed-generation', text: 'Add status.observedGeneration (int64, minimum 0), set to metadata.generation after a successful reconcile, so readers can tell whether status describes the current spec.' }],
-          }));
+          findings.push(
+            statusFinding({
+              kind: 'crd-observed-generation',
+              severity: 'low',
+              at,
+              object: ref,
+              title: `${label}: status has no observedGeneration (neither top-level nor in conditions)`,
+              metrics: {},
+              signals: ['no-observed-generation'],
+              advice: [
+                {
+                  id: 'observed-generation',
+                  text: 'Add status.observedGeneration (int64, minimum 0), set to metadata.generation after a successful reconcile, so readers can tell whether status describes the current spec.',
+                },
+              ],
+            }),
+          );
         }
       }
 
@@ -238,12 +308,23 @@ export function analyzeCrds(objects: readonly InputObject[], source: string, opt
         const exact = imperative.has(name.toLowerCase());
         const verbBool = f['type'] === 'boolean' && w.length > 0 && imperative.has(w[0]!);
         if (!exact && !verbBool) continue;
-        findings.push(statusFinding({
-          kind: 'crd-imperative-field', severity: 'low', at, object: ref,
-          title: `${label}: spec.${name}${f['type'] === 'boolean' ? ' (boolean)' : ''} reads as a command, not a desired state`,
-          metrics: { field: `spec.${name}`, type: typeof f['type'] === 'string' ? f['type'] : null }, signals: ['imperative-spec-field'],
-          advice: [{ id: 'declarative-alternative', text: 'Spec says what should be, status what is: replace a command field with a desired state the controller converges to (a replica count, a paused flag, a version) or, for one-off actions, a value the controller compares with one it records in status (e.g. spec.restartedAt vs status.lastRestartedAt, as kubectl rollout restart uses an annotation timestamp). A command field must be reset by someone, and the controller and the user then fight over it.' }],
-        }));
+        findings.push(
+          statusFinding({
+            kind: 'crd-imperative-field',
+            severity: 'low',
+            at,
+            object: ref,
+            title: `${label}: spec.${name}${f['type'] === 'boolean' ? ' (boolean)' : ''} reads as a command, not a desired state`,
+            metrics: { field: `spec.${name}`, type: typeof f['type'] === 'string' ? f['type'] : null },
+            signals: ['imperative-spec-field'],
+            advice: [
+              {
+                id: 'declarative-alternative',
+                text: 'Spec says what should be, status what is: replace a command field with a desired state the controller converges to (a replica count, a paused flag, a version) or, for one-off actions, a value the controller compares with one it records in status (e.g. spec.restartedAt vs status.lastRestartedAt, as kubectl rollout restart uses an annotation timestamp). A command field must be reset by someone, and the controller and the user then fight over it.',
+              },
+            ],
+          }),
+        );
       }
 
       // Server-side apply list markers.
@@ -252,15 +333,36 @@ export function analyzeCrds(objects: readonly InputObject[], source: string, opt
       if (status) atomicLists(status, '.status', lists);
       const unmarked = lists.filter((p) => p !== '.status.conditions');
       if (unmarked.length > 0) {
-        findings.push(statusFinding({
-          kind: 'ssa-list-markers', severity: 'info', at, object: ref,
-          title: `${label}: ${unmarked.length} list${unmarked.length === 1 ? '' : 's'} of objects without x-kubernetes-list-type, e.g. ${unmarked.slice(0, options.examplePaths).join(', ')}`,
-          metrics: { lists: unmarked.length }, signals: ['no-list-type'],
-          advice: [{ id: 'ssa-list-type', text: 'Mark each list of objects +listType=map with +listMapKey (a field that names the item), or +listType=atomic on purpose: without a marker the list is atomic, so with server-side apply the last field manager that sets it owns it whole and two writers replace each other\'s items.' }],
-        }));
+        findings.push(
+          statusFinding({
+            kind: 'ssa-list-markers',
+            severity: 'info',
+            at,
+            object: ref,
+            title: `${label}: ${unmarked.length} list${unmarked.length === 1 ? '' : 's'} of objects without x-kubernetes-list-type, e.g. ${unmarked.slice(0, options.examplePaths).join(', ')}`,
+            metrics: { lists: unmarked.length },
+            signals: ['no-list-type'],
+            advice: [
+              {
+                id: 'ssa-list-type',
+                text: "Mark each list of objects +listType=map with +listMapKey (a field that names the item), or +listType=atomic on purpose: without a marker the list is atomic, so with server-side apply the last field manager that sets it owns it whole and two writers replace each other's items.",
+              },
+            ],
+          }),
+        );
       }
 
-      versions.push({ crd: crdName, kind, version: v.name, storage: v.storage, hasStatus, statusSubresource, conditions: condState, observedGeneration: obsState, atomicObjectLists: unmarked.length });
+      versions.push({
+        crd: crdName,
+        kind,
+        version: v.name,
+        storage: v.storage,
+        hasStatus,
+        statusSubresource,
+        conditions: condState,
+        observedGeneration: obsState,
+        atomicObjectLists: unmarked.length,
+      });
     }
   }
   return { section: { versions, otherDocuments: other }, findings, bad };

@@ -205,7 +205,10 @@ export function readObjects(text: string, source: string): ReadObjects {
     if (doc.contents !== null && !isMap(doc.contents) && !Array.isArray(doc.toJS())) {
       const v = doc.toJS() as unknown;
       if (v === null) continue;
-      throw new InputError(`${source}:${line}: expected a Kubernetes object (a YAML mapping), got ${typeof v === 'string' ? 'text' : typeof v}`, 'give the output of kubectl get -o yaml or -o json');
+      throw new InputError(
+        `${source}:${line}: expected a Kubernetes object (a YAML mapping), got ${typeof v === 'string' ? 'text' : typeof v}`,
+        'give the output of kubectl get -o yaml or -o json',
+      );
     }
     expand(doc.toJS({ maxAliasCount: 1000 }), line, '', objects);
   }

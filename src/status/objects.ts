@@ -30,7 +30,11 @@ export const ObjectsOptionsSchema = z.object({
    */
   readyConditionTypes: z.array(z.string().min(1)).min(1).default(['Ready', 'Healthy', 'Available']),
   /** A readiness condition `False` at least this long (ms, since its lastTransitionTime) is `stuck`. */
-  stuckAfterMs: z.number().int().positive().default(30 * 60_000),
+  stuckAfterMs: z
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000),
   /** A condition whose lastTransitionTime is at most this old (ms) at the clock counts as just changed. */
   churnWindowMs: z.number().int().positive().default(60_000),
   /** `condition-churn` needs at least this many objects with a just-changed condition… */
@@ -230,33 +234,64 @@ export function analyzeObjects(objects: readonly InputObject[], source: string, 
       const obs = genNumber(observedGeneration);
       const field = observedFrom === 'status' ? 'status.observedGeneration' : `the ${readyType ?? ''} condition's observedGeneration`;
       if (obsType !== null && !(typeof observedGeneration === 'number' && Number.isInteger(observedGeneration))) {
-        findings.push(statusFinding({
-          kind: 'status-lag', severity: 'low', at, object: ref,
-          title: typeof observedGeneration === 'number'
-            ? `${label}: ${field} is ${observedGeneration}, not an integer`
-            : `${label}: ${field} is ${/^[aeiou]/.test(obsType) ? 'an' : 'a'} ${obsType} (${JSON.stringify(String(observedGeneration).slice(0, 20))}), not an integer`,
-          metrics: { generation, observedGeneration: obs, lag: obs === null ? null : generation - obs },
-          signals: ['observed-generation-not-integer'],
-          advice: [{ id: 'observed-generation-int64', text: 'Declare observedGeneration as an integer (int64, minimum 0) and copy metadata.generation into it as a number: clients such as kstatus and Argo CD compare it numerically.' }],
-        }));
+        findings.push(
+          statusFinding({
+            kind: 'status-lag',
+            severity: 'low',
+            at,
+            object: ref,
+            title:
+              typeof observedGeneration === 'number'
+                ? `${label}: ${field} is ${observedGeneration}, not an integer`
+                : `${label}: ${field} is ${/^[aeiou]/.test(obsType) ? 'an' : 'a'} ${obsType} (${JSON.stringify(String(observedGeneration).slice(0, 20))}), not an integer`,
+            metrics: { generation, observedGeneration: obs, lag: obs === null ? null : generation - obs },
+            signals: ['observed-generation-not-integer'],
+            advice: [
+              {
+                id: 'observed-generation-int64',
+                text: 'Declare observedGeneration as an integer (int64, minimum 0) and copy metadata.generation into it as a number: clients such as kstatus and Argo CD compare it numerically.',
+              },
+            ],
+          }),
+        );
       }
       if (obs !== null && obs > generation) {
-        findings.push(statusFinding({
-          kind: 'status-lag', severity: 'high', at, object: ref,
-          title: `${label}: ${field} ${obs} is ahead of metadata.generation ${generation}`,
-          metrics: { generation, observedGeneration: obs, lag: generation - obs },
-          signals: ['observed-generation-ahead'],
-          advice: [{ id: 'observed-generation-from-object', text: 'Set observedGeneration from the generation of the object the reconcile read (not a counter, not another object\'s): a value ahead of generation means status no longer says which spec it describes.' }],
-        }));
+        findings.push(
+          statusFinding({
+            kind: 'status-lag',
+            severity: 'high',
+            at,
+            object: ref,
+            title: `${label}: ${field} ${obs} is ahead of metadata.generation ${generation}`,
+            metrics: { generation, observedGeneration: obs, lag: generation - obs },
+            signals: ['observed-generation-ahead'],
+            advice: [
+              {
+                id: 'observed-generation-from-object',
+                text: "Set observedGeneration from the generation of the object the reconcile read (not a counter, not another object's): a value ahead of generation means status no longer says which spec it describes.",
+              },
+            ],
+          }),
+        );
       } else if (obs !== null && generation - obs >= options.lagMinGenerations) {
         const lag = generation - obs;
-        findings.push(statusFinding({
-          kind: 'status-lag', severity: lag >= options.lagMediumGenerations ? 'medium' : 'low', at, object: ref,
-          title: `${label}: status describes generation ${obs}, spec is at ${generation} (${lag} behind)${ready !== null ? `; ${readyType}=${ready}` : ''}`,
-          metrics: { generation, observedGeneration: obs, lag },
-          signals: ['observed-generation-behind'],
-          advice: [{ id: 'reconcile-behind', text: 'The controller has not finished reconciling the newest spec: look for 409 Conflicts or errors on this object in the audit log (auditstorm analyze), and set observedGeneration only after a successful reconcile.' }],
-        }));
+        findings.push(
+          statusFinding({
+            kind: 'status-lag',
+            severity: lag >= options.lagMediumGenerations ? 'medium' : 'low',
+            at,
+            object: ref,
+            title: `${label}: status describes generation ${obs}, spec is at ${generation} (${lag} behind)${ready !== null ? `; ${readyType}=${ready}` : ''}`,
+            metrics: { generation, observedGeneration: obs, lag },
+            signals: ['observed-generation-behind'],
+            advice: [
+              {
+                id: 'reconcile-behind',
+                text: 'The controller has not finished reconciling the newest spec: look for 409 Conflicts or errors on this object in the audit log (auditstorm analyze), and set observedGeneration only after a successful reconcile.',
+              },
+            ],
+          }),
+        );
       }
     }
 
@@ -267,29 +302,54 @@ export function analyzeObjects(objects: readonly InputObject[], source: string, 
       const serious = names.some((n) => ['conditions-not-a-list', 'condition-not-an-object', 'missing-type', 'duplicate-type', 'status-not-true-false-unknown'].includes(n));
       const metrics: Record<string, number> = { conditions: Array.isArray(condsRaw) ? condsRaw.length : 0 };
       for (const n of names) metrics[n] = problems.get(n)!;
-      findings.push(statusFinding({
-        kind: 'condition-shape', severity: serious ? 'medium' : 'low', at, object: ref,
-        title: `${label}: ${names.map((n) => SHAPE_WORDS[n] ?? n).join('; ')}`,
-        metrics, signals: names,
-        advice: [{ id: 'metav1-condition', text: 'Use metav1.Condition and meta.SetStatusCondition: type, status True/False/Unknown, a CamelCase reason, a message saying why, and lastTransitionTime moved only when status changes.' }],
-      }));
+      findings.push(
+        statusFinding({
+          kind: 'condition-shape',
+          severity: serious ? 'medium' : 'low',
+          at,
+          object: ref,
+          title: `${label}: ${names.map((n) => SHAPE_WORDS[n] ?? n).join('; ')}`,
+          metrics,
+          signals: names,
+          advice: [
+            {
+              id: 'metav1-condition',
+              text: 'Use metav1.Condition and meta.SetStatusCondition: type, status True/False/Unknown, a CamelCase reason, a message saying why, and lastTransitionTime moved only when status changes.',
+            },
+          ],
+        }),
+      );
     }
 
     // condition-churn (counted here, judged after the loop)
-    if (now !== null && conds.some((c) => {
-      const t = timeMs(c.lastTransitionTime);
-      return t !== null && now - t <= options.churnWindowMs;
-    })) recent.push(namespace === '' ? name : `${namespace}/${name}`);
+    if (
+      now !== null &&
+      conds.some((c) => {
+        const t = timeMs(c.lastTransitionTime);
+        return t !== null && now - t <= options.churnWindowMs;
+      })
+    )
+      recent.push(namespace === '' ? name : `${namespace}/${name}`);
 
     // stuck
     if (ready === 'False' && readyForMs !== null && readyForMs >= options.stuckAfterMs) {
-      findings.push(statusFinding({
-        kind: 'stuck', severity: 'medium', at, object: ref,
-        title: `${label}: ${readyType}=False${reason !== null ? ` (${reason})` : ''} for ${formatDuration(readyForMs)}`,
-        metrics: { readyFalseForMs: readyForMs, stuckAfterMs: options.stuckAfterMs, generation, observedGeneration: genNumber(observedGeneration) },
-        signals: ['ready-false'],
-        advice: [{ id: 'stuck-object', text: 'The controller reports it cannot make progress: read the condition\'s message (kubectl describe) and the controller\'s log; if status also lags the spec, the controller may not be reconciling this object at all.' }],
-      }));
+      findings.push(
+        statusFinding({
+          kind: 'stuck',
+          severity: 'medium',
+          at,
+          object: ref,
+          title: `${label}: ${readyType}=False${reason !== null ? ` (${reason})` : ''} for ${formatDuration(readyForMs)}`,
+          metrics: { readyFalseForMs: readyForMs, stuckAfterMs: options.stuckAfterMs, generation, observedGeneration: genNumber(observedGeneration) },
+          signals: ['ready-false'],
+          advice: [
+            {
+              id: 'stuck-object',
+              text: "The controller reports it cannot make progress: read the condition's message (kubectl describe) and the controller's log; if status also lags the spec, the controller may not be reconciling this object at all.",
+            },
+          ],
+        }),
+      );
     }
   }
 
@@ -297,24 +357,58 @@ export function analyzeObjects(objects: readonly InputObject[], source: string, 
     if (m.n === 0) continue;
     const [apiVersion = '', kind = ''] = kindKey.split(' ');
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
-    findings.push(statusFinding({
-      kind: 'status-lag', severity: 'low', at: now ?? 0,
-      object: m.n === 1 && m.of === 1 ? { apiGroup: group, apiVersion: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), resource: kind, namespace: m.names[0]!.includes('/') ? m.names[0]!.split('/')[0]! : '', name: m.names[0]!.split('/').pop()!, subresource: '' } : null,
-      title: `${kind || 'object'}: no observedGeneration (in status or the readiness condition) on ${m.n} of ${m.of} objects${m.n > 1 ? `, e.g. ${m.names.join(', ')}` : `: ${m.names[0]}`}`,
-      metrics: { objects: m.of, missing: m.n },
-      signals: ['observed-generation-missing'],
-      advice: [{ id: 'observed-generation', text: 'Without status.observedGeneration nobody (kubectl wait, kstatus, Argo CD, Flux) can tell whether status describes the current spec: set it to metadata.generation at the end of a successful reconcile.' }],
-    }));
+    findings.push(
+      statusFinding({
+        kind: 'status-lag',
+        severity: 'low',
+        at: now ?? 0,
+        object:
+          m.n === 1 && m.of === 1
+            ? {
+                apiGroup: group,
+                apiVersion: apiVersion.slice(apiVersion.lastIndexOf('/') + 1),
+                resource: kind,
+                namespace: m.names[0]!.includes('/') ? m.names[0]!.split('/')[0]! : '',
+                name: m.names[0]!.split('/').pop()!,
+                subresource: '',
+              }
+            : null,
+        title: `${kind || 'object'}: no observedGeneration (in status or the readiness condition) on ${m.n} of ${m.of} objects${m.n > 1 ? `, e.g. ${m.names.join(', ')}` : `: ${m.names[0]}`}`,
+        metrics: { objects: m.of, missing: m.n },
+        signals: ['observed-generation-missing'],
+        advice: [
+          {
+            id: 'observed-generation',
+            text: 'Without status.observedGeneration nobody (kubectl wait, kstatus, Argo CD, Flux) can tell whether status describes the current spec: set it to metadata.generation at the end of a successful reconcile.',
+          },
+        ],
+      }),
+    );
   }
 
   if (now !== null && recent.length >= options.churnMinObjects && withConditions > 0 && recent.length / withConditions >= options.churnMinShare) {
-    findings.push(statusFinding({
-      kind: 'condition-churn', severity: 'medium', at: now, object: null,
-      title: `${recent.length} of ${withConditions} objects had a condition change state in the ${formatDuration(options.churnWindowMs)} before ${new Date(now).toISOString()}, e.g. ${recent.slice(0, 3).join(', ')}`,
-      metrics: { objects: withConditions, recentObjects: recent.length, share: Math.round((recent.length / withConditions) * 10_000) / 10_000, churnWindowMs: options.churnWindowMs },
-      signals: [fromInput ? 'clock-from-input' : 'clock-from-flag'],
-      advice: [{ id: 'condition-churn', text: 'lastTransitionTime should move only when a condition\'s status changes: use meta.SetStatusCondition (it keeps the time when status is unchanged) and do not put changing text (timestamps, counters) in status, or every reconcile writes and triggers the next.' }],
-    }));
+    findings.push(
+      statusFinding({
+        kind: 'condition-churn',
+        severity: 'medium',
+        at: now,
+        object: null,
+        title: `${recent.length} of ${withConditions} objects had a condition change state in the ${formatDuration(options.churnWindowMs)} before ${new Date(now).toISOString()}, e.g. ${recent.slice(0, 3).join(', ')}`,
+        metrics: {
+          objects: withConditions,
+          recentObjects: recent.length,
+          share: Math.round((recent.length / withConditions) * 10_000) / 10_000,
+          churnWindowMs: options.churnWindowMs,
+        },
+        signals: [fromInput ? 'clock-from-input' : 'clock-from-flag'],
+        advice: [
+          {
+            id: 'condition-churn',
+            text: "lastTransitionTime should move only when a condition's status changes: use meta.SetStatusCondition (it keeps the time when status is unchanged) and do not put changing text (timestamps, counters) in status, or every reconcile writes and triggers the next.",
+          },
+        ],
+      }),
+    );
   }
 
   return { section: { now: now === null ? null : new Date(now).toISOString(), clock: nowMs !== null ? 'flag' : now !== null ? 'input' : 'none', rows }, findings, bad };

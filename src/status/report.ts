@@ -25,10 +25,18 @@ function emptyReport(input: StatusInput, format: string, lines: number, bad: { l
     generatedAt,
     input: {
       sources: [{ name: input.name, kind: input.kind, format, bytes: input.bytes, lines, events: 0, requests: 0, badLines: bad.length, truncated: 0 }],
-      lines, events: 0, requests: 0, badLines: bad.length,
+      lines,
+      events: 0,
+      requests: 0,
+      badLines: bad.length,
       badLineSamples: bad.slice(0, 20).map((b) => ({ source: input.name, line: b.line, reason: b.reason })),
       skipped: { nonFinalStages: 0, duplicates: 0, filtered: 0, overlongLines: 0 },
-      truncated: 0, sourceErrors: [], lateRequests: 0, nonResourceRequests: 0, allowlisted: [], timeRange: null,
+      truncated: 0,
+      sourceErrors: [],
+      lateRequests: 0,
+      nonResourceRequests: 0,
+      allowlisted: [],
+      timeRange: null,
     },
     settings: {},
     findings: [],
@@ -98,7 +106,12 @@ function resourceNames(kind: string): string[] {
 /** The sentence of a finding's `objectStatus.text`: what the object's status says about a storm of `rate` writes/s. */
 export function objectStatusText(row: ObjectRow, f: Finding): string {
   const gen = row.generation;
-  const obs = typeof row.observedGeneration === 'number' ? row.observedGeneration : row.observedGeneration !== null && /^\d+$/.test(row.observedGeneration) ? Number(row.observedGeneration) : null;
+  const obs =
+    typeof row.observedGeneration === 'number'
+      ? row.observedGeneration
+      : row.observedGeneration !== null && /^\d+$/.test(row.observedGeneration)
+        ? Number(row.observedGeneration)
+        : null;
   const ready = row.ready === null ? 'no readiness condition' : `${row.readyType} ${row.ready}${row.reason !== null ? ` (${row.reason})` : ''}`;
   const m = f.metrics;
   const w = m['writes'];
@@ -106,7 +119,8 @@ export function objectStatusText(row: ObjectRow, f: Finding): string {
   const rateRaw = m['meanWritesPerSec'] ?? m['noOpWritesPerSec'] ?? (typeof w === 'number' && typeof d === 'number' && d > 0 ? Math.round((w * 100_000) / d) / 100 : null);
   const rate = typeof rateRaw === 'number' ? `${rateRaw} times/s` : 'this often';
   const head = `generation ${gen ?? '-'}, observedGeneration ${row.observedGeneration === null ? '-' : String(row.observedGeneration)}, ${ready}`;
-  if (gen !== null && obs !== null && obs === gen && row.ready === 'True') return `${head}: observedGeneration == generation and ${row.readyType} True: the controller had nothing to do, yet wrote ${rate}`;
+  if (gen !== null && obs !== null && obs === gen && row.ready === 'True')
+    return `${head}: observedGeneration == generation and ${row.readyType} True: the controller had nothing to do, yet wrote ${rate}`;
   if (gen !== null && obs !== null && obs < gen) return `${head}: status is ${gen - obs} generation(s) behind the spec: the writes are not getting the reconcile through`;
   if (row.ready === 'False') return `${head}: the controller reports it cannot converge, and retries by writing`;
   if (obs === null) return `${head}: no observedGeneration, so status cannot say whether the writes changed anything`;
@@ -137,7 +151,16 @@ export function joinObjects(report: Report, capture: StatusInput): { report: Rep
     joined++;
     return {
       ...f,
-      objectStatus: { source: capture.name, kind: row.kind, generation: row.generation, observedGeneration: row.observedGeneration, readyType: row.readyType, ready: row.ready, reason: row.reason, text: objectStatusText(row, f) },
+      objectStatus: {
+        source: capture.name,
+        kind: row.kind,
+        generation: row.generation,
+        observedGeneration: row.observedGeneration,
+        readyType: row.readyType,
+        ready: row.ready,
+        reason: row.reason,
+        text: objectStatusText(row, f),
+      },
     };
   });
   return { report: { ...report, findings }, joined };

@@ -43,7 +43,11 @@ beforeAll(async () => {
   const before = await analyze({ inputs: ['fixtures/sample/audit.log.gz'] }, { now });
   const after = await analyze({ inputs: [afterLog] }, { now });
   after.findings.find((f) => f.kind === 'conflict-storm' && f.actors[0]!.username.includes('appdeployment'))!.actors[0]!.serviceAccount!.name = HOSTILE;
-  const d = diffReports({ name: 'fixtures/sample/audit.log.gz', from: 'log', report: before }, { name: 'diff-after.log', from: 'log', report: after }, { generatedAt: now().toISOString(), version: 'test' });
+  const d = diffReports(
+    { name: 'fixtures/sample/audit.log.gz', from: 'log', report: before },
+    { name: 'diff-after.log', from: 'log', report: after },
+    { generatedAt: now().toISOString(), version: 'test' },
+  );
   html = renderDiffHtml(d);
 }, 120_000);
 

@@ -47,9 +47,38 @@ describe('parseArgs', () => {
 
   it('maps every option', async () => {
     const a = await run([
-      '--since', '15m', '--until', '2026-08-08T18:00:00Z', '--config', 'c.yaml', '--window', '2m', '--step', '20s',
-      '--min-conflicts', '30', '--min-conflict-ratio', '0.5', '--format', 'json', '-o', 'r.json', '--out', 'r.md',
-      '--fail-on', 'high', '--top', '5', '--max-line-length', '1024', '--no-color', '-q', '--code', '409,4xx', '--code', '2xx',
+      '--since',
+      '15m',
+      '--until',
+      '2026-08-08T18:00:00Z',
+      '--config',
+      'c.yaml',
+      '--window',
+      '2m',
+      '--step',
+      '20s',
+      '--min-conflicts',
+      '30',
+      '--min-conflict-ratio',
+      '0.5',
+      '--format',
+      'json',
+      '-o',
+      'r.json',
+      '--out',
+      'r.md',
+      '--fail-on',
+      'high',
+      '--top',
+      '5',
+      '--max-line-length',
+      '1024',
+      '--no-color',
+      '-q',
+      '--code',
+      '409,4xx',
+      '--code',
+      '2xx',
     ]);
     expect(a).toEqual({
       paths: [],
@@ -105,8 +134,27 @@ describe('parseArgs', () => {
     expect(r.kind).toBe('print');
     const text = r.kind === 'print' ? r.text : '';
     for (const heading of ['Input:', 'Filters:', 'Detection:', 'Output:', 'Examples:']) expect(text).toContain(heading);
-    for (const flag of ['--since', '--until', '--namespace', '--user', '--resource', '--verb', '--config', '--window', '--step',
-      '--min-conflicts', '--min-conflict-ratio', '--format', '--out', '--fail-on', '--top', '--max-line-length', '--no-color', '--quiet', '--version']) {
+    for (const flag of [
+      '--since',
+      '--until',
+      '--namespace',
+      '--user',
+      '--resource',
+      '--verb',
+      '--config',
+      '--window',
+      '--step',
+      '--min-conflicts',
+      '--min-conflict-ratio',
+      '--format',
+      '--out',
+      '--fail-on',
+      '--top',
+      '--max-line-length',
+      '--no-color',
+      '--quiet',
+      '--version',
+    ]) {
       expect(text).toContain(flag);
     }
     expect(text.indexOf('Input:')).toBeLessThan(text.indexOf('Filters:'));

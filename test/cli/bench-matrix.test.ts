@@ -32,7 +32,9 @@ interface Line {
 }
 
 function parse(file: string): { raw: string[]; events: Line[] } {
-  const raw = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  const raw = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   return { raw, events: raw.map((l) => JSON.parse(l) as Line) };
 }
 

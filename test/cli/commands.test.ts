@@ -39,8 +39,28 @@ function flags(text: string): Set<string> {
 }
 
 describe('help per command', () => {
-  const global = ['--config', '--reorder-window', '--since', '--until', '--namespace', '--user', '--resource', '--verb', '--code',
-    '--window', '--step', '--min-conflicts', '--min-conflict-ratio', '--format', '--out', '--top', '--no-color', '--quiet', '--version', '--help'];
+  const global = [
+    '--config',
+    '--reorder-window',
+    '--since',
+    '--until',
+    '--namespace',
+    '--user',
+    '--resource',
+    '--verb',
+    '--code',
+    '--window',
+    '--step',
+    '--min-conflicts',
+    '--min-conflict-ratio',
+    '--format',
+    '--out',
+    '--top',
+    '--no-color',
+    '--quiet',
+    '--version',
+    '--help',
+  ];
 
   it('analyze lists its own flags and the global ones, none of serve or watch', async () => {
     for (const argv of [['analyze', '--help'], ['--help'], ['help']]) {
@@ -143,11 +163,41 @@ describe('-o FILE with no known extension', () => {
   });
 
   it('keeps the format of a known extension, and stdout the --format when no file took it', async () => {
-    const o = await createOptions({ paths: [], namespace: [], user: [], resource: [], verb: [], code: [], out: ['r.html', 'plain'], noColor: false, quiet: false, format: 'markdown' });
-    expect([o.output.outs, o.output.stdout]).toEqual([[{ path: 'r.html', format: 'html' }, { path: 'plain', format: 'markdown' }], false]);
+    const o = await createOptions({
+      paths: [],
+      namespace: [],
+      user: [],
+      resource: [],
+      verb: [],
+      code: [],
+      out: ['r.html', 'plain'],
+      noColor: false,
+      quiet: false,
+      format: 'markdown',
+    });
+    expect([o.output.outs, o.output.stdout]).toEqual([
+      [
+        { path: 'r.html', format: 'html' },
+        { path: 'plain', format: 'markdown' },
+      ],
+      false,
+    ]);
     const o2 = await createOptions({ paths: [], namespace: [], user: [], resource: [], verb: [], code: [], out: ['r.html'], noColor: false, quiet: false, format: 'markdown' });
     expect([o2.output.outs, o2.output.stdout, o2.output.format]).toEqual([[{ path: 'r.html', format: 'html' }], true, 'markdown']);
-    const live = await createOptions({ command: 'watch', paths: [], namespace: [], user: [], resource: [], verb: [], code: [], out: ['final'], noColor: false, quiet: false, format: 'ndjson', live: { fromStart: false } });
+    const live = await createOptions({
+      command: 'watch',
+      paths: [],
+      namespace: [],
+      user: [],
+      resource: [],
+      verb: [],
+      code: [],
+      out: ['final'],
+      noColor: false,
+      quiet: false,
+      format: 'ndjson',
+      live: { fromStart: false },
+    });
     expect([live.output.outs, live.output.stdout]).toEqual([[{ path: 'final', format: 'json' }], true]);
   });
 });
@@ -229,7 +279,7 @@ describe('--code', () => {
 });
 
 describe('completion', () => {
-  it('prints yargs\' bash or zsh script, and answers its requests', async () => {
+  it("prints yargs' bash or zsh script, and answers its requests", async () => {
     const bash = fakeIO();
     expect(await main(['completion', 'bash'], bash)).toBe(0);
     expect(bash.stdout.text).toContain('complete -o bashdefault -o default -F _auditstorm_yargs_completions auditstorm');
@@ -273,9 +323,15 @@ describe('as a kubectl plugin', () => {
     expect(h.stdout.text.replace(/\s+/g, ' ')).toContain('Examples: kubectl auditstorm serve --listen');
     for (const [argv, text] of [
       [['--bogus'], 'auditstorm: Unknown argument: bogus\nhint: run `kubectl auditstorm --help` for usage\n'],
-      [['wach', 'x.log'], 'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)\n'],
+      [
+        ['wach', 'x.log'],
+        'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)\n',
+      ],
       [['a.log', '--listen', ':1'], 'auditstorm: --listen is an option of serve, not of analyze\nhint: run `kubectl auditstorm serve --help` for its options\n'],
-      [['watch', 'a.log', 'b.log'], 'auditstorm: watch follows one input: a file, or "-" for stdin\nhint: run one watch per log, or pipe them together: tail -F a.log b.log | kubectl auditstorm watch\n'],
+      [
+        ['watch', 'a.log', 'b.log'],
+        'auditstorm: watch follows one input: a file, or "-" for stdin\nhint: run one watch per log, or pipe them together: tail -F a.log b.log | kubectl auditstorm watch\n',
+      ],
     ] as const) {
       const io = fakeIO({ program: 'kubectl auditstorm' });
       expect(await main([...argv], io)).toBe(2);

@@ -100,7 +100,14 @@ describe('auditstorm diff on generated pairs', () => {
   it('different audit levels: says what only one run can see', async () => {
     const { d } = await diff(path('bodies.log'), path('metadata.log'));
     expect(d.findings.map((f) => [f.verdict, f.kind, f.limits])).toEqual([
-      ['same', 'no-op-writes', ['audit level RequestResponse in BEFORE, Metadata in AFTER', 'BEFORE counted 479 no-op writes that change only timestamps, seen in bodies; AFTER was logged at Metadata level, where only writes that left the resourceVersion unchanged can be seen']],
+      [
+        'same',
+        'no-op-writes',
+        [
+          'audit level RequestResponse in BEFORE, Metadata in AFTER',
+          'BEFORE counted 479 no-op writes that change only timestamps, seen in bodies; AFTER was logged at Metadata level, where only writes that left the resourceVersion unchanged can be seen',
+        ],
+      ],
       ['same', 'hot-loop', ['audit level RequestResponse in BEFORE, Metadata in AFTER']],
     ]);
     expect(d.limits).toEqual([
@@ -120,7 +127,9 @@ describe('auditstorm diff on generated pairs', () => {
   it('warns that analysis options apply to log inputs only, and that the filters differ', async () => {
     const io = fakeIO();
     expect(await main(['diff', path('before.json'), path('reduced.log'), '-n', 'checkout', '--format', 'json'], io)).toBe(0);
-    expect(io.stderr.text).toBe(`auditstorm: warning: BEFORE ${path('before.json')} is a report: analysis options apply to log inputs only; it keeps the settings it was made with\n`);
+    expect(io.stderr.text).toBe(
+      `auditstorm: warning: BEFORE ${path('before.json')} is a report: analysis options apply to log inputs only; it keeps the settings it was made with\n`,
+    );
     const d = DiffReportSchema.parse(JSON.parse(io.stdout.text));
     expect(d.limits.filter((l) => l.startsWith('the runs were filtered differently'))).toHaveLength(1);
     expect(d.findings.map((f) => [f.verdict, f.key])).toEqual([['better', STORM_KEY]]);

@@ -41,8 +41,15 @@ describe('heap growth', () => {
     const all: string[] = [];
     // Only the heap flags (a test process's heap may pass YOUNG_CAP.liveAboveMb: then the young
     // generation is shrunk too, through the no-op given here).
-    const stop = adaptHeapGrowth((f) => all.push(f), () => undefined);
-    const set = { get heap(): string[] { return all.filter((f) => f.startsWith('--heap-growing')); } };
+    const stop = adaptHeapGrowth(
+      (f) => all.push(f),
+      () => undefined,
+    );
+    const set = {
+      get heap(): string[] {
+        return all.filter((f) => f.startsWith('--heap-growing'));
+      },
+    };
     try {
       const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
       gc(); // the first: nothing to compare with, stays at 100

@@ -72,8 +72,13 @@ describe('auditstorm watch', () => {
     w.child.stdin.write(first);
     await until(() => w.out().includes(' OPEN '), 'the OPEN alert', 15_000);
     expect(w.child.stdin.writableEnded).toBe(false);
-    const open = w.out().split('\n').find((l) => l.includes(' OPEN '))!;
-    expect(open).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z OPEN {3}critical conflict-storm appdeployment-operator retries 409 Conflict on appdeployments\.infra\.company\.io\/status default\/payment-core without backoff: /);
+    const open = w
+      .out()
+      .split('\n')
+      .find((l) => l.includes(' OPEN '))!;
+    expect(open).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z OPEN {3}critical conflict-storm appdeployment-operator retries 409 Conflict on appdeployments\.infra\.company\.io\/status default\/payment-core without backoff: /,
+    );
     expect(open).toContain(`| user=${STORM.user} object=${STORM.object} `);
     expect(open).toContain(`id=${STORM.id}`);
     // The episode is still open (its 60 s window still holds the storm): SIGINT closes it.
@@ -101,8 +106,16 @@ describe('auditstorm watch', () => {
     await until(() => w.out().includes('"phase":"close"'), 'the close alert from the new file', 15_000);
     w.child.kill('SIGTERM');
     expect(await w.exit).toEqual({ code: 0, signal: null });
-    const objs = w.out().trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; id?: string; report?: unknown });
-    expect(objs.map((o) => [o.type, o.id])).toEqual([['alert', STORM.id], ['alert', STORM.id], ['report', undefined]]);
+    const objs = w
+      .out()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; id?: string; report?: unknown });
+    expect(objs.map((o) => [o.type, o.id])).toEqual([
+      ['alert', STORM.id],
+      ['alert', STORM.id],
+      ['report', undefined],
+    ]);
     const report = ReportSchema.parse(objs[2]!.report);
     expect(report.input.requests).toBe(1184);
     expect(report.input.sources.map((x) => [x.name, x.requests])).toEqual([[active, 1184]]);
@@ -113,7 +126,11 @@ describe('auditstorm watch', () => {
     const w = start(['watch', '--format', 'ndjson', '-']);
     w.child.stdin.end(first + rest);
     expect(await w.exit).toEqual({ code: 0, signal: null });
-    const objs = w.out().trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; phase?: string; id?: string; kind?: string; outcome?: string; report?: unknown });
+    const objs = w
+      .out()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; phase?: string; id?: string; kind?: string; outcome?: string; report?: unknown });
     expect(objs.map((o) => [o.type, o.phase, o.kind, o.id, o.outcome])).toEqual([
       ['alert', 'open', STORM.kind, STORM.id, undefined],
       ['alert', 'close', STORM.kind, STORM.id, 'finding'],

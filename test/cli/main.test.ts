@@ -115,8 +115,8 @@ describe('main: what reaches analyze', () => {
     expect(await main([], io)).toBe(2);
     expect(analyze).not.toHaveBeenCalled();
     expect(io.stderr.text).toBe(
-      'auditstorm: no input: give audit log files or directories, or pipe a log into stdin\n'
-        + 'hint: e.g. auditstorm /var/log/kubernetes/audit.log, or zcat audit.log.gz | auditstorm\n',
+      'auditstorm: no input: give audit log files or directories, or pipe a log into stdin\n' +
+        'hint: e.g. auditstorm /var/log/kubernetes/audit.log, or zcat audit.log.gz | auditstorm\n',
     );
   });
 });
@@ -135,7 +135,9 @@ describe('main: stdout', () => {
     const ua = 'flag-controller-manager/v1.30.2-with-a-rather-long-build-suffix (linux/amd64) kubernetes/$Format';
     report.findings[0]!.actors[0]!.username = 'system:serviceaccount:openshift-operator-lifecycle-manager:olm-operator-serviceaccount';
     report.findings[0]!.actors[0]!.userAgent = ua;
-    report.summaries.topActors.byRequests = [{ username: report.findings[0]!.actors[0]!.username, userAgent: ua, requests: 9, writes: 1, conflicts: 0, alreadyExists: 0, throttled: 0 }];
+    report.summaries.topActors.byRequests = [
+      { username: report.findings[0]!.actors[0]!.username, userAgent: ua, requests: 9, writes: 1, conflicts: 0, alreadyExists: 0, throttled: 0 },
+    ];
     const piped = fakeIO({ analyze: returning(report), env: { COLUMNS: '200' } });
     expect(await main(['a.log'], piped)).toBe(0);
     expect(piped.stdout.text).toContain('    User            system:serviceaccount:openshift-operator-lifecycle-manager:olm-operator-serviceaccount\n');
@@ -227,8 +229,7 @@ describe('main: --out files', () => {
     expect(await main(['a.log', '-o', path], io)).toBe(2);
     expect(analyze).not.toHaveBeenCalled();
     expect(io.stderr.text).toBe(
-      `auditstorm: --out ${path}: directory ${join(dir, 'no-such-dir')} does not exist\n`
-        + 'hint: create the directory first; auditstorm does not create directories\n',
+      `auditstorm: --out ${path}: directory ${join(dir, 'no-such-dir')} does not exist\n` + 'hint: create the directory first; auditstorm does not create directories\n',
     );
   });
 
@@ -256,7 +257,13 @@ describe('main: errors', () => {
 
   it('says a mistyped command is neither a file nor a command, before reading anything', async () => {
     const analyze = vi.fn<AnalyzeFn>(async () => fakeReport());
-    for (const [word, command] of [['analz', 'analyze'], ['wach', 'watch'], ['servve', 'serve'], ['dif', 'diff'], ['hepl', 'help']] as const) {
+    for (const [word, command] of [
+      ['analz', 'analyze'],
+      ['wach', 'watch'],
+      ['servve', 'serve'],
+      ['dif', 'diff'],
+      ['hepl', 'help'],
+    ] as const) {
       const io = fakeIO({ analyze });
       expect(await main([word, 'a.log'], io)).toBe(2);
       expect(io.stderr.text).toBe(

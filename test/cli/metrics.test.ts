@@ -67,8 +67,8 @@ describe('auditstorm metrics', () => {
     const bad = await run([p('n1.txt'), p('n2.txt')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      'auditstorm: 2 scrapes but no times: rates need the time between them\n'
-        + 'hint: add the line when scraping: { echo "# auditstorm-scrape-time: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; kubectl get --raw /metrics; } > scrape-1.txt, or give --interval 30s for scrapes taken that far apart\n',
+      'auditstorm: 2 scrapes but no times: rates need the time between them\n' +
+        'hint: add the line when scraping: { echo "# auditstorm-scrape-time: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; kubectl get --raw /metrics; } > scrape-1.txt, or give --interval 30s for scrapes taken that far apart\n',
     );
   });
 
@@ -136,7 +136,10 @@ describe('auditstorm metrics', () => {
   });
 
   it('usage errors exit 2; --help prints the command help; the main help lists the command', async () => {
-    expect(await run([])).toMatchObject({ code: 2, stderr: 'auditstorm: metrics needs at least one scrape: a file, a .gz file, or - for stdin\nhint: e.g. kubectl get --raw /metrics | auditstorm metrics -\n' });
+    expect(await run([])).toMatchObject({
+      code: 2,
+      stderr: 'auditstorm: metrics needs at least one scrape: a file, a .gz file, or - for stdin\nhint: e.g. kubectl get --raw /metrics | auditstorm metrics -\n',
+    });
     expect((await run([p('m1.txt'), '--window', '1m'])).stderr).toBe("auditstorm: metrics: Unknown option '--window'\nhint: run `auditstorm metrics --help` for usage\n");
     expect((await run([p('m1.txt'), '--format', 'pdf'])).code).toBe(2);
     expect((await run([p('m1.txt'), '--interval', 'soon'])).code).toBe(2);
@@ -146,6 +149,8 @@ describe('auditstorm metrics', () => {
     expect(io.stdout.text).toContain('metrics <scrapes..>');
     const typo = fakeIO();
     expect(await main(['metrcs', 'm1.txt'], typo)).toBe(2);
-    expect(typo.stderr.text.split('\n')[1]).toBe('hint: did you mean `auditstorm metrics`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)');
+    expect(typo.stderr.text.split('\n')[1]).toBe(
+      'hint: did you mean `auditstorm metrics`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)',
+    );
   });
 });

@@ -37,9 +37,34 @@ describe('createOptions', () => {
 
   it('maps every flag', async () => {
     const o = await opts([
-      'a.log', 'b.log', '--since', '15m', '--until', '2026-08-08T18:00:00Z', '-n', 'shop,ops', '--user', 'u', '--resource', 'pods',
-      '--verb', 'update', '--window', '2m', '--step', '20s', '--min-conflicts', '30', '--min-conflict-ratio', '0.5',
-      '--fail-on', 'high', '--top', '5', '--max-line-length', '1024',
+      'a.log',
+      'b.log',
+      '--since',
+      '15m',
+      '--until',
+      '2026-08-08T18:00:00Z',
+      '-n',
+      'shop,ops',
+      '--user',
+      'u',
+      '--resource',
+      'pods',
+      '--verb',
+      'update',
+      '--window',
+      '2m',
+      '--step',
+      '20s',
+      '--min-conflicts',
+      '30',
+      '--min-conflict-ratio',
+      '0.5',
+      '--fail-on',
+      'high',
+      '--top',
+      '5',
+      '--max-line-length',
+      '1024',
     ]);
     expect(o.analyze).toEqual({
       inputs: ['a.log', 'b.log'],
@@ -87,10 +112,9 @@ describe('createOptions', () => {
     });
     expect(fromFile.output.failOn).toBe('medium');
 
-    const flagsWin = await opts(
-      ['--config', 'config.yaml', '--since', '30m', '-n', 'ops', '--fail-on', 'critical', '--top', '3', '--window', '30s', '--min-conflicts', '5'],
-      { 'config.yaml': config },
-    );
+    const flagsWin = await opts(['--config', 'config.yaml', '--since', '30m', '-n', 'ops', '--fail-on', 'critical', '--top', '3', '--window', '30s', '--min-conflicts', '5'], {
+      'config.yaml': config,
+    });
     expect(flagsWin.analyze).toMatchObject({
       since: '30m',
       namespaces: ['ops'],
@@ -159,9 +183,7 @@ describe('createOptions', () => {
       expect(e.message).toBe('config.yaml: detectors.conflict-storm: unknown key "minConflict"');
       const e2 = await failure(['--config', 'config.yaml'], { 'config.yaml': 'detectors:\n  conflict-storms: {}\n' });
       expect(e2.message).toBe('config.yaml: detectors.conflict-storms: unknown detector');
-      expect((e2 as ConfigError).hint).toBe(
-        'known detectors: conflict-storm, create-conflict-storm, create-storm, fleet-storm, hot-loop, no-op-writes, throttling, write-fight',
-      );
+      expect((e2 as ConfigError).hint).toBe('known detectors: conflict-storm, create-conflict-storm, create-storm, fleet-storm, hot-loop, no-op-writes, throttling, write-fight');
     });
 
     it('rejects a top level that is not a mapping', async () => {
@@ -170,15 +192,9 @@ describe('createOptions', () => {
     });
 
     it('rejects bad durations and time bounds', async () => {
-      expect((await failure(['--config', 'c.yaml'], { 'c.yaml': 'window: 60\n' })).message).toBe(
-        'c.yaml: window: "60" has no unit (did you mean 60s?)',
-      );
-      expect((await failure(['--config', 'c.yaml'], { 'c.yaml': 'step: 1x\n' })).message).toBe(
-        'c.yaml: step: "1x" is not a duration (expected e.g. 90s, 15m, 1h30m)',
-      );
-      expect((await failure(['--config', 'c.yaml'], { 'c.yaml': 'step: [1s]\n' })).message).toBe(
-        'c.yaml: step: expected a duration such as 60s',
-      );
+      expect((await failure(['--config', 'c.yaml'], { 'c.yaml': 'window: 60\n' })).message).toBe('c.yaml: window: "60" has no unit (did you mean 60s?)');
+      expect((await failure(['--config', 'c.yaml'], { 'c.yaml': 'step: 1x\n' })).message).toBe('c.yaml: step: "1x" is not a duration (expected e.g. 90s, 15m, 1h30m)');
+      expect((await failure(['--config', 'c.yaml'], { 'c.yaml': 'step: [1s]\n' })).message).toBe('c.yaml: step: expected a duration such as 60s');
       expect((await failure(['--config', 'c.yaml'], { 'c.yaml': 'since: yesterday\n' })).message).toBe(
         'c.yaml: since: "yesterday" is neither an RFC 3339 time (2026-08-08T18:00:00Z) nor a duration (15m, 2h)',
       );

@@ -16,9 +16,7 @@ describe('formatProgress', () => {
   });
 
   it('leaves out the total when unknown (stdin)', () => {
-    expect(formatProgress(p(1000, { bytesTotal: 0, requests: 1_500_000 }))).toBe(
-      'reading 40.0 MB · 40.0 MB/s · 200k events/s · 1.5M requests',
-    );
+    expect(formatProgress(p(1000, { bytesTotal: 0, requests: 1_500_000 }))).toBe('reading 40.0 MB · 40.0 MB/s · 200k events/s · 1.5M requests');
   });
 
   it('leaves out rates before any time passed', () => {

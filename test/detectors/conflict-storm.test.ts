@@ -97,24 +97,12 @@ describe('conflict-storm: storms', () => {
     // 12,000 storm writes among 12,000 + 12 lease renewals in the steps the episode covers.
     expect(f.metrics.shareOfWrites).toBe(0.999);
     expect(f.signals).toEqual(['no-backoff', 'duplicate-replicas']);
-    expect(f.advice.map((a) => a.id)).toEqual([
-      'compare-before-write',
-      'patch-status',
-      'requeue-with-backoff',
-      'leader-election',
-      'confirm-with-request-level',
-    ]);
+    expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'patch-status', 'requeue-with-backoff', 'leader-election', 'confirm-with-request-level']);
     // At Metadata level the log cannot show a churning lastTransitionTime: say how to confirm it.
     expect(f.advice[4]!.text).toContain('level: Request, verbs: ["update", "patch"], resources: [{group: "example.com", resources: ["widgets/status"]}]');
     expect(f.evidence.firstAuditID).toBe(storm[0]!.auditID);
     expect(f.evidence.lastAuditID).toBe(storm[storm.length - 1]!.auditID);
-    expect(f.evidence.auditIDs).toEqual([
-      storm[0]!.auditID,
-      storm[1]!.auditID,
-      storm[2]!.auditID,
-      storm[3]!.auditID,
-      storm[storm.length - 1]!.auditID,
-    ]);
+    expect(f.evidence.auditIDs).toEqual([storm[0]!.auditID, storm[1]!.auditID, storm[2]!.auditID, storm[3]!.auditID, storm[storm.length - 1]!.auditID]);
     expect(alerts).toEqual(['open conflict-storm w1', 'close conflict-storm w1']);
   });
 
@@ -251,11 +239,7 @@ describe('conflict-storm: handled well or below thresholds', () => {
     expect(notes).toEqual([]);
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
-    expect([f.metrics.backoff, f.signals, f.advice.map((a) => a.id)]).toEqual([
-      'exponential',
-      ['stale-cache'],
-      ['compare-before-write', 'patch-status', 'reread-before-retry'],
-    ]);
+    expect([f.metrics.backoff, f.signals, f.advice.map((a) => a.id)]).toEqual(['exponential', ['stale-cache'], ['compare-before-write', 'patch-status', 'reread-before-retry']]);
     // The cap less the 3 ms each request takes (the gap runs from a 409's answer to the next request).
     expect(f.metrics.retryGapP50Ms).toBe(997);
   });
@@ -314,28 +298,16 @@ describe('conflict-storm: handled well or below thresholds', () => {
       () => Array.from({ length: 100 }, (_, i) => rec(T0 + i * 3000, operator, widget, { code: i % 2 === 0 ? 409 : 200 })),
     ],
     [
-      'low Conflict ratio (5 % of 100 writes/s) for 4 minutes: under the sustained look\'s share too',
+      "low Conflict ratio (5 % of 100 writes/s) for 4 minutes: under the sustained look's share too",
       () => Array.from({ length: 24_000 }, (_, i) => rec(T0 + i * 10, operator, widget, { code: i % 20 === 0 ? 409 : 200 })),
     ],
-    [
-      'low Conflict ratio (5 % of 100 writes/s)',
-      () => Array.from({ length: 6000 }, (_, i) => rec(T0 + i * 10, operator, widget, { code: i % 20 === 0 ? 409 : 200 })),
-    ],
+    ['low Conflict ratio (5 % of 100 writes/s)', () => Array.from({ length: 6000 }, (_, i) => rec(T0 + i * 10, operator, widget, { code: i % 20 === 0 ? 409 : 200 }))],
     [
       '409 AlreadyExists on create',
-      () =>
-        Array.from({ length: 600 }, (_, i) =>
-          rec(T0 + i * 20, operator, object('configmaps', 'shop', 'cfg'), { verb: 'create', code: 409, reason: 'AlreadyExists' }),
-        ),
+      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 20, operator, object('configmaps', 'shop', 'cfg'), { verb: 'create', code: 409, reason: 'AlreadyExists' })),
     ],
-    [
-      'dry-run updates',
-      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 20, operator, widget, { code: 409, dryRun: true })),
-    ],
-    [
-      'node lease renewals',
-      () => leases(600),
-    ],
+    ['dry-run updates', () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 20, operator, widget, { code: 409, dryRun: true }))],
+    ['node lease renewals', () => leases(600)],
   ];
   it.each(quiet)('%s: nothing', (_name, make) => {
     const { findings, notes } = runDetector(detector, {}, make());
@@ -407,7 +379,10 @@ describe('conflict-storm: one identity, several userAgents (issue 25, class 3)',
     });
     expect(findings[0]!.signals).toEqual(['no-backoff']);
     // Evidence: the first Conflicts (issuing's, readiness's, …, of every client) and the last retry.
-    const first409s = records.filter((r) => r.code === 409).slice(0, 4).map((r) => r.auditID);
+    const first409s = records
+      .filter((r) => r.code === 409)
+      .slice(0, 4)
+      .map((r) => r.auditID);
     expect(findings[0]!.evidence.auditIDs).toEqual([...first409s, records.at(-1)!.auditID]);
   });
 
@@ -486,7 +461,7 @@ describe('conflict-storm: backing off but losing to itself (prometheus-operator#
   });
 });
 
-describe('conflict-storm: conflicts that never stop under the window\'s rule (issue 25, sustained look)', () => {
+describe("conflict-storm: conflicts that never stop under the window's rule (issue 25, sustained look)", () => {
   const node = actor('system:node:node-7', 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7');
   const nodeStatus = object('nodes', '', 'node-7', 'status');
   const nodeLease = object('leases', 'kube-node-lease', 'node-7', '', 'coordination.k8s.io');
@@ -555,9 +530,12 @@ describe('conflict-storm: conflicts that never stop under the window\'s rule (is
   });
 
   it.each([
-    ['the stuck kubelet for 2 minutes only (409s in too few of the 3-minute look\'s steps)', () => stuckKubelet(120, 3)],
+    ["the stuck kubelet for 2 minutes only (409s in too few of the 3-minute look's steps)", () => stuckKubelet(120, 3)],
     ['the daemons for 1 minute only', () => daemons(60)],
-    ['one 409 per sync, a success after it (6 a minute, converging)', () => stuckKubelet(300, 1).flatMap((r) => (r.object === nodeStatus ? [r, rec(r.receivedTs + 20, node, nodeStatus, { verb: 'patch' })] : [r]))],
+    [
+      'one 409 per sync, a success after it (6 a minute, converging)',
+      () => stuckKubelet(300, 1).flatMap((r) => (r.object === nodeStatus ? [r, rec(r.receivedTs + 20, node, nodeStatus, { verb: 'patch' })] : [r])),
+    ],
   ])('look-alike: %s: nothing', (_name, make) => {
     const { findings, notes } = runDetector(detector, {}, make());
     expect([...findings, ...notes]).toEqual([]);
@@ -601,7 +579,9 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
     expect(f.object).toBeNull();
-    expect(f.title).toBe('kyverno-background-controller retries 409 Conflict on 480 updaterequests.kyverno.io/status objects with exponential backoff: 1,920 of 2,879 writes conflicted (67%), peak 8 409/s');
+    expect(f.title).toBe(
+      'kyverno-background-controller retries 409 Conflict on 480 updaterequests.kyverno.io/status objects with exponential backoff: 1,920 of 2,879 writes conflicted (67%), peak 8 409/s',
+    );
     // From the first 409 (the first object's Pending write came before it): 5 + 479 × 6 writes.
     expect(f.metrics).toMatchObject({
       attempts: 2879,
@@ -627,12 +607,18 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
   });
 
   it.each([
-    ['one 409 on every tenth of 600 objects (ratio under minConflictRatio)', () =>
-      Array.from({ length: 2400 }, (_, i) => rec(T0 + i * 100, bg, ur(i % 600), { code: i % 40 === 0 ? 409 : 200 }))],
-    ['the same pattern from one DaemonSet\'s 480 pods (one service account, one IP and one object each: a fleet)', () =>
-      updateRequests(240).map((r) => ({ ...r, sourceIP: `10.3.${Math.floor(Number(r.object!.name.slice(3)) / 250)}.${Number(r.object!.name.slice(3)) % 250}` }))],
-    ['the same pattern from 480 kubelets, each on its own node (one object per identity)', () =>
-      updateRequests(240).map((r) => ({ ...r, actor: actor(`system:node:${r.object!.name}`, 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7') }))],
+    [
+      'one 409 on every tenth of 600 objects (ratio under minConflictRatio)',
+      () => Array.from({ length: 2400 }, (_, i) => rec(T0 + i * 100, bg, ur(i % 600), { code: i % 40 === 0 ? 409 : 200 })),
+    ],
+    [
+      "the same pattern from one DaemonSet's 480 pods (one service account, one IP and one object each: a fleet)",
+      () => updateRequests(240).map((r) => ({ ...r, sourceIP: `10.3.${Math.floor(Number(r.object!.name.slice(3)) / 250)}.${Number(r.object!.name.slice(3)) % 250}` })),
+    ],
+    [
+      'the same pattern from 480 kubelets, each on its own node (one object per identity)',
+      () => updateRequests(240).map((r) => ({ ...r, actor: actor(`system:node:${r.object!.name}`, 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7') })),
+    ],
   ])('look-alike: %s: nothing', (_name, make) => {
     const { findings, notes } = runDetector(detector, {}, make());
     expect([...findings, ...notes]).toEqual([]);
@@ -646,7 +632,10 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
 });
 
 describe('conflict-storm: severity weighs excess requests for a writer that converges (issue 25)', () => {
-  const dsController = actor('system:serviceaccount:kube-system:daemon-set-controller', 'kube-controller-manager/v1.30.4 (linux/amd64) kubernetes/a51b3b7/system:serviceaccount:kube-system:daemon-set-controller');
+  const dsController = actor(
+    'system:serviceaccount:kube-system:daemon-set-controller',
+    'kube-controller-manager/v1.30.4 (linux/amd64) kubernetes/a51b3b7/system:serviceaccount:kube-system:daemon-set-controller',
+  );
   const dsStatus = object('daemonsets', 'kube-system', 'agent', 'status', 'apps');
 
   /**
@@ -673,7 +662,7 @@ describe('conflict-storm: severity weighs excess requests for a writer that conv
     ['four a second for 5 min (1,200 excess requests)', 300, 4, 'high', 1200],
   ])('%s: %s', (_name, seconds, perSec, severity, excess) => {
     const { findings } = runDetector(detector, {}, rollout(seconds, perSec));
-    expect(findings.map((f) => [f.severity, f.metrics.excessRequests, f.metrics.retryChainsSucceeded, f.metrics.backoff])).toEqual([[severity, excess, (seconds) * (perSec), 'none']]);
+    expect(findings.map((f) => [f.severity, f.metrics.excessRequests, f.metrics.retryChainsSucceeded, f.metrics.backoff])).toEqual([[severity, excess, seconds * perSec, 'none']]);
   });
 
   it('severityExcess comes from options', () => {

@@ -53,7 +53,11 @@ describe('finding metrics are self-consistent', () => {
   const cases: Array<[string, () => RequestRecord[], string[]]> = [
     ['retries 4–6 ms apart, 9 in 10 answered 409, the 10th an unchanged 200', () => retryWithoutBackoff(120), ['conflict-storm', 'no-op-writes']],
     ['successive updates sending one resourceVersion, 2 s apart', () => steadyNoOps(50, 2000), ['no-op-writes']],
-    ['conflicts exactly 5 ms apart for a minute', () => retryWithoutBackoff(60).map((r, k) => ({ ...r, ts: T0 + k * 5, receivedTs: T0 + k * 5 })), ['conflict-storm', 'no-op-writes']],
+    [
+      'conflicts exactly 5 ms apart for a minute',
+      () => retryWithoutBackoff(60).map((r, k) => ({ ...r, ts: T0 + k * 5, receivedTs: T0 + k * 5 })),
+      ['conflict-storm', 'no-op-writes'],
+    ],
   ];
   it.each(cases)('%s', (_name, make, kinds) => {
     const findings = findingsOf(make());

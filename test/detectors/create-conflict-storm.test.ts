@@ -67,7 +67,12 @@ describe('create-conflict-storm: storms', () => {
     });
     expect(f.title).toBe('shop-operator creates objects that already exist: 600 × 409 AlreadyExists on 5 names (median 120 each), peak 10/s');
     // The finding's timeline: its buckets add up to its own counts.
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([600, 600, 'creates/s', 'AlreadyExists/s']);
+    expect([
+      f.series?.points.reduce((n, p) => n + p.writes, 0),
+      f.series?.points.reduce((n, p) => n + p.conflicts, 0),
+      f.series?.labels?.writes,
+      f.series?.labels?.conflicts,
+    ]).toEqual([600, 600, 'creates/s', 'AlreadyExists/s']);
     expect(alerts).toEqual(['open create-conflict-storm cm-0', 'close create-conflict-storm cm-0']);
   });
 
@@ -112,14 +117,8 @@ describe('create-conflict-storm: not a storm', () => {
       'an ensure loop probing 10 names every 30 s (2 a minute each)',
       () => Array.from({ length: 200 }, (_, i) => rec(T0 + Math.floor(i / 10) * 30_000 + (i % 10) * 10, operator, object('configmaps', 'shop', `cm-${i % 10}`), AE)),
     ],
-    [
-      '409 Conflict on update',
-      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('configmaps', 'shop', 'cm'), { code: 409 })),
-    ],
-    [
-      'generateName collisions (no name)',
-      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('pods', 'shop', ''), AE)),
-    ],
+    ['409 Conflict on update', () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('configmaps', 'shop', 'cm'), { code: 409 }))],
+    ['generateName collisions (no name)', () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('pods', 'shop', ''), AE))],
     ['node lease renewals', () => Array.from({ length: 60 }, (_, i) => rec(T0 + i * 10_000, kubelet, lease))],
   ];
   it.each(quiet)('%s: nothing', (_name, make) => {
@@ -129,9 +128,7 @@ describe('create-conflict-storm: not a storm', () => {
 
   it('thresholds come from options', () => {
     // 10 names, each probed 2 times a window (every 30 s): 20 AlreadyExists a window.
-    const records = Array.from({ length: 200 }, (_, i) =>
-      rec(T0 + Math.floor(i / 10) * 30_000 + (i % 10) * 10, operator, object('configmaps', 'shop', `cm-${i % 10}`), AE),
-    );
+    const records = Array.from({ length: 200 }, (_, i) => rec(T0 + Math.floor(i / 10) * 30_000 + (i % 10) * 10, operator, object('configmaps', 'shop', `cm-${i % 10}`), AE));
     expect(runDetector(detector, { minRepeatsPerName: 2, minAlreadyExists: 21 }, records).findings).toHaveLength(0);
     const { findings } = runDetector(detector, { minRepeatsPerName: 2, minAlreadyExists: 20 }, records);
     expect(findings).toHaveLength(1);

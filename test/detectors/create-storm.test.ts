@@ -12,11 +12,23 @@ const certificates = actor(CM_SA, ua('certificates-issuing'));
 const requestManager = actor(CM_SA, ua('certificates-request-manager'));
 const readiness = actor(CM_SA, ua('certificates-readiness'));
 const kyverno = actor('system:serviceaccount:kyverno:kyverno-background-controller', 'kyverno/v1.11.4 (linux/amd64) kyverno/f4ad6b9');
-const cronJobs = actor('system:serviceaccount:kube-system:cronjob-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:cronjob-controller');
-const rsController = actor('system:serviceaccount:kube-system:replicaset-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller');
+const cronJobs = actor(
+  'system:serviceaccount:kube-system:cronjob-controller',
+  'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:cronjob-controller',
+);
+const rsController = actor(
+  'system:serviceaccount:kube-system:replicaset-controller',
+  'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller',
+);
 const restorer = actor('system:serviceaccount:velero:velero', 'velero-server/v1.13.0 (linux/amd64) 76670e9');
-const pvcController = actor('system:serviceaccount:kube-system:statefulset-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:statefulset-controller');
-const sliceController = actor('system:serviceaccount:kube-system:endpointslice-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:endpointslice-controller');
+const pvcController = actor(
+  'system:serviceaccount:kube-system:statefulset-controller',
+  'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:statefulset-controller',
+);
+const sliceController = actor(
+  'system:serviceaccount:kube-system:endpointslice-controller',
+  'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:endpointslice-controller',
+);
 const proxy = actor('system:serviceaccount:monitoring:kube-rbac-proxy', 'kube-rbac-proxy/v0.16.0');
 
 /** `generateName`'s alphabet (k8s.io/apimachinery/pkg/util/rand), to make suffixes as the API server does. */
@@ -110,7 +122,14 @@ describe('create-storm: storms', () => {
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
     // 10/s for 3 min: 1 + 1,799 × 0.9 = 1,620 excess creates.
-    expect([f.severity, f.metrics.creates, f.metrics.namedCreates, f.metrics.namePrefixes, f.metrics.excessCreates, f.metrics.meanCreatesPerSec]).toEqual(['high', 1800, 0, '', 1620, 10]);
+    expect([f.severity, f.metrics.creates, f.metrics.namedCreates, f.metrics.namePrefixes, f.metrics.excessCreates, f.metrics.meanCreatesPerSec]).toEqual([
+      'high',
+      1800,
+      0,
+      '',
+      1620,
+      10,
+    ]);
     // Deletes of updaterequests in the namespace from the episode's first create to its close: all 1,800.
     expect(f.metrics.deletes).toBe(1800);
     expect(f.signals).toEqual(['new-object-per-pass', 'churn']);
@@ -184,12 +203,12 @@ describe('create-storm: not a storm', () => {
     ],
     [
       '40 CronJobs in one namespace, each creating a Job every minute for an hour (0.67/s)',
-      () => Array.from({ length: 2400 }, (_, i) => rec(T0 + Math.floor(i / 40) * 60_000 + (i % 40) * 25, cronJobs, object('jobs', 'batch', `report-${i % 40}-${29_000_000 + Math.floor(i / 40)}`, '', 'batch'), CREATE)),
+      () =>
+        Array.from({ length: 2400 }, (_, i) =>
+          rec(T0 + Math.floor(i / 40) * 60_000 + (i % 40) * 25, cronJobs, object('jobs', 'batch', `report-${i % 40}-${29_000_000 + Math.floor(i / 40)}`, '', 'batch'), CREATE),
+        ),
     ],
-    [
-      'a steady creator at 0.9/s for an hour',
-      () => Array.from({ length: 3240 }, (_, i) => rec(T0 + Math.round(i * 1111.2), certificates, certRequest(`c-${i}`), CREATE)),
-    ],
+    ['a steady creator at 0.9/s for an hour', () => Array.from({ length: 3240 }, (_, i) => rec(T0 + Math.round(i * 1111.2), certificates, certRequest(`c-${i}`), CREATE))],
     [
       'a ReplicaSet scale-up: 3,000 Pods in 2 min (Pods are the workload: ignoreResources)',
       () => Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 40, rsController, object('pods', 'shop', ''), CREATE)),
@@ -202,10 +221,7 @@ describe('create-storm: not a storm', () => {
       'a node drain: pods/eviction creates at 20/s for 5 min (a subresource: an action)',
       () => Array.from({ length: 6000 }, (_, i) => rec(T0 + i * 50, rsController, object('pods', 'shop', `web-${i}`, 'eviction'), CREATE)),
     ],
-    [
-      'dry-run creates at 10/s (nothing stored)',
-      () => Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 100, certificates, certRequest(`d-${i}`), { ...CREATE, dryRun: true })),
-    ],
+    ['dry-run creates at 10/s (nothing stored)', () => Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 100, certificates, certRequest(`d-${i}`), { ...CREATE, dryRun: true }))],
     [
       'creates answered 409 AlreadyExists at 10/s (create-conflict-storm judges those)',
       () => Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 100, certificates, certRequest('web-tls'), { verb: 'create', code: 409, reason: 'AlreadyExists' })),
@@ -224,7 +240,8 @@ describe('create-storm: not a storm', () => {
     ],
     [
       'an EndpointSlice rollout: 20 Services get 15 new slices each (generateName) within a minute',
-      () => Array.from({ length: 300 }, (_, i) => rec(T0 + i * 200, sliceController, object('endpointslices', 'shop', `svc-${i % 20}-${suffix(i)}`, '', 'discovery.k8s.io'), CREATE)),
+      () =>
+        Array.from({ length: 300 }, (_, i) => rec(T0 + i * 200, sliceController, object('endpointslices', 'shop', `svc-${i % 20}-${suffix(i)}`, '', 'discovery.k8s.io'), CREATE)),
     ],
     [
       'one owner re-issued every 15 s for an hour (under the per-owner budget of one per 10 s)',

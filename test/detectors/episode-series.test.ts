@@ -93,4 +93,3 @@ describe('bucketedSeries', () => {
     expect(bucketedSeries(short, 720).points).toHaveLength(31);
   });
 });
-

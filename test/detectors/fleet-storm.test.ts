@@ -123,7 +123,12 @@ describe('fleet-storm: storms', () => {
     expect(f.evidence.auditIDs.filter((id) => !listed.has(byID.get(id) ?? ''))).toEqual([]);
     expect(f.title).toBe('kubelet (system:node:*): 429 TooManyRequests on 60 objects from 20 clients (20 actors): 3,600 in 59.4 s, peak 60/s');
     // The finding's timeline: its buckets add up to its own counts.
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([3600, 3600, 'requests/s', '409+429/s']);
+    expect([
+      f.series?.points.reduce((n, p) => n + p.writes, 0),
+      f.series?.points.reduce((n, p) => n + p.conflicts, 0),
+      f.series?.labels?.writes,
+      f.series?.labels?.conflicts,
+    ]).toEqual([3600, 3600, 'requests/s', '409+429/s']);
     expect(alerts).toEqual(['open fleet-storm ', 'close fleet-storm ']);
   });
 
@@ -160,7 +165,8 @@ describe('fleet-storm: clients', () => {
     // 100 pods of one DaemonSet behind one service account, each on its own object and address.
     const out: RequestRecord[] = [];
     for (let s = 0; s < 3; s++) {
-      for (let pod = 0; pod < 100; pod++) out.push(rec(T0 + s * 1000 + pod * 5, agent, object('nodeinfos', '', `node-${pod}`, '', 'agents.example.com'), { code: 409, sourceIP: `10.0.3.${pod}` }));
+      for (let pod = 0; pod < 100; pod++)
+        out.push(rec(T0 + s * 1000 + pod * 5, agent, object('nodeinfos', '', `node-${pod}`, '', 'agents.example.com'), { code: 409, sourceIP: `10.0.3.${pod}` }));
     }
     const { findings } = runDetector(detector, {}, out);
     expect(findings).toHaveLength(1);
@@ -179,7 +185,13 @@ describe('fleet-storm: one controller storming wide', () => {
       for (let k = 0; k < 400; k++) {
         const conflict = (t / 23_000 + k) % 2 === 0;
         if (conflict) conflicts++;
-        out.push(rec(T0 + t + k * 50, kustomize, object('kustomizations', `team-${k % 40}`, `app-${k}`, 'status', 'kustomize.toolkit.fluxcd.io'), { verb: 'patch', code: conflict ? 409 : 200, sourceIP: '10.2.0.7' }));
+        out.push(
+          rec(T0 + t + k * 50, kustomize, object('kustomizations', `team-${k % 40}`, `app-${k}`, 'status', 'kustomize.toolkit.fluxcd.io'), {
+            verb: 'patch',
+            code: conflict ? 409 : 200,
+            sourceIP: '10.2.0.7',
+          }),
+        );
       }
     }
     const { findings } = runDetector(detector, {}, out);
@@ -209,13 +221,12 @@ describe('fleet-storm: not a fleet', () => {
     [
       // One 429 per kubelet: 20 answers on 20 objects from 20 clients, below minEvents (30).
       'a few 429s across many kubelets',
-      () => kubelets429().slice(0, 60).filter((_, i) => i % 3 === 0),
-    ],
-    [
-      '409 AlreadyExists on create across many objects',
       () =>
-        kubelets429().map((r) => ({ ...r, verb: 'create', isWrite: true, code: 409, reason: 'AlreadyExists' })),
+        kubelets429()
+          .slice(0, 60)
+          .filter((_, i) => i % 3 === 0),
     ],
+    ['409 AlreadyExists on create across many objects', () => kubelets429().map((r) => ({ ...r, verb: 'create', isWrite: true, code: 409, reason: 'AlreadyExists' }))],
   ];
   it.each(quiet)('%s: nothing', (_name, make) => {
     const { findings, notes } = runDetector(detector, {}, make());
@@ -226,7 +237,9 @@ describe('fleet-storm: not a fleet', () => {
     const records = daemonSetConflicts();
     expect(runDetector(detector, { minObjects: 11 }, records).findings).toHaveLength(0);
     expect(runDetector(detector, { minClients: 11 }, records).findings).toHaveLength(0);
-    const few = kubelets429().slice(0, 60).filter((_, i) => i % 3 === 0);
+    const few = kubelets429()
+      .slice(0, 60)
+      .filter((_, i) => i % 3 === 0);
     expect(runDetector(detector, { minEvents: 20 }, few).findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual([[20, 20, 20]]);
     // One client on 30 objects is a finding (minClients 1 by default), not with minClients 2.
     const one = Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('widgets', 'shop', `w${i % 30}`), { code: 409 }));

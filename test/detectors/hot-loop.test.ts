@@ -160,7 +160,9 @@ describe('hot-loop: loops', () => {
   });
 
   it('counts patches and failed writes, keeps the loop while ≥ minSuccessRatio succeed', () => {
-    const records = Array.from({ length: 1200 }, (_, k) => rec(T0 + k * 100, operator, widget, { verb: k % 2 ? 'patch' : 'update', code: k % 10 === 9 ? 409 : k % 10 === 8 ? 500 : 200 }));
+    const records = Array.from({ length: 1200 }, (_, k) =>
+      rec(T0 + k * 100, operator, widget, { verb: k % 2 ? 'patch' : 'update', code: k % 10 === 9 ? 409 : k % 10 === 8 ? 500 : 200 }),
+    );
     const { findings } = runDetector(detector, {}, records);
     expect(findings).toHaveLength(1);
     expect(findings[0]!.metrics).toMatchObject({ writes: 1200, successes: 960, conflicts: 120, otherErrors: 120, successRatio: 0.8 });
@@ -183,7 +185,10 @@ describe('hot-loop: loops', () => {
     // Severity caps by excess writes: the 100 ms loop for 2 min (1,080) is critical when 1,000 is enough.
     expect(runDetector(detector, { severityExcess: { critical: 1_000 } }, loop(T0, 1200, 100)).findings[0]!.severity).toBe('critical');
     expect(runDetector(detector, { severityExcess: { high: 2_000 } }, loop(T0, 1200, 100)).findings[0]!.severity).toBe('medium');
-    expect(runDetector(detector, { severity: { medium: { share: 1, writesPerSec: 0.1 } } }, [...loop(T0, 750, 2000, operator, widget, noop), ...busy(T0, 24_000, 62.5)]).findings[0]!.severity).toBe('medium');
+    expect(
+      runDetector(detector, { severity: { medium: { share: 1, writesPerSec: 0.1 } } }, [...loop(T0, 750, 2000, operator, widget, noop), ...busy(T0, 24_000, 62.5)]).findings[0]!
+        .severity,
+    ).toBe('medium');
     expect(() => hotLoop.meta.optionsSchema.parse({ windowMs: 60_000, stepMs: 7_000 })).toThrow(/multiple of stepMs/);
   });
 });
@@ -195,9 +200,10 @@ describe('hot-loop: not loops', () => {
     ['a busy controller writing 1,000 different objects once each', () => busy(T0, 1000)],
     [
       'a Deployment rollout: deployment-controller updates its status 20 times in 60 s',
-      () => [0, 400, 900, 2100, 2500, 5200, 6000, 9800, 12_500, 14_000, 18_200, 21_000, 26_500, 30_100, 35_000, 41_200, 44_800, 50_300, 55_000, 59_900].map((t) =>
-        rec(T0 + t, deployCtl, object('deployments', 'shop', 'web', 'status', 'apps')),
-      ),
+      () =>
+        [0, 400, 900, 2100, 2500, 5200, 6000, 9800, 12_500, 14_000, 18_200, 21_000, 26_500, 30_100, 35_000, 41_200, 44_800, 50_300, 55_000, 59_900].map((t) =>
+          rec(T0 + t, deployCtl, object('deployments', 'shop', 'web', 'status', 'apps')),
+        ),
     ],
     ['a 300-replica Deployment rollout: status and EndpointSlice writers at ~1 write/s for 10 min, every write a change', bigRollout],
     ['a busy half-minute: 10 writes/s for 30 s, then quiet (270 writes beyond 1/s, under minExcessWrites)', () => loop(T0, 300, 100)],
@@ -269,10 +275,22 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
     const rollout: RequestRecord[] = [rec(T0 - 500, kubectl, deploy, { verb: 'patch' })];
     for (let k = 0; k < 294; k++) {
       const rv = String(2000 + 2 * k);
-      rollout.push(rec(T0 + k * (1000 / 2.8), deployCtl, object('deployments', 'shop', 'web', 'status', 'apps'), { level: 'RequestResponse', resourceVersion: rv, responseResourceVersion: String(2000 + 2 * k + 1) }));
+      rollout.push(
+        rec(T0 + k * (1000 / 2.8), deployCtl, object('deployments', 'shop', 'web', 'status', 'apps'), {
+          level: 'RequestResponse',
+          resourceVersion: rv,
+          responseResourceVersion: String(2000 + 2 * k + 1),
+        }),
+      );
       if (k % 3 === 0) rollout.push(rec(T0 + k * (1000 / 2.8) + 40, rsCtl, object('replicasets', 'shop', k % 2 ? 'web-new' : 'web-old', 'status', 'apps')));
     }
-    expect(runDetector(detector, {}, rollout.sort((a, b) => a.ts - b.ts)).findings).toEqual([]);
+    expect(
+      runDetector(
+        detector,
+        {},
+        rollout.sort((a, b) => a.ts - b.ts),
+      ).findings,
+    ).toEqual([]);
     // At Metadata level the same rollout is judged on rate and duration alone, and stays out too.
     expect(runDetector(detector, {}, at(2.8, 294)).findings).toEqual([]);
   });
@@ -334,10 +352,14 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
 
   it('change signals: writes proven to change only timestamps lose the change budget', () => {
     // 1.5/s for 10 min: 300 excess writes if each may be a change (under 500)...
-    const changes = Array.from({ length: 900 }, (_, k) => rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: `c${k}`, timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }));
+    const changes = Array.from({ length: 900 }, (_, k) =>
+      rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: `c${k}`, timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }),
+    );
     expect(runDetector(detector, {}, changes).findings).toEqual([]);
     // ...but the same body each time with a fresh lastTransitionTime earns one per 10 s: 1 + 899 × (1 − 1/15) = 840.
-    const stamps = Array.from({ length: 900 }, (_, k) => rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: 'same', timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }));
+    const stamps = Array.from({ length: 900 }, (_, k) =>
+      rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: 'same', timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }),
+    );
     expect(runDetector(detector, {}, stamps).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 840]]);
   });
 });
@@ -351,7 +373,14 @@ describe('hot-loop: one controller looping over many objects (actor-level roll-u
     const out: RequestRecord[] = [];
     for (let j = 0; j < count; j++)
       for (let k = 0; k < objects; k++)
-        out.push(rec(T0 + j * periodMs + k * offsetMs, a, of(k), metadata ? { resourceVersion: String(1000 + j * objects + k) } : { level: 'RequestResponse', resourceVersion: String(k + 1), responseResourceVersion: String(k + 1) }));
+        out.push(
+          rec(
+            T0 + j * periodMs + k * offsetMs,
+            a,
+            of(k),
+            metadata ? { resourceVersion: String(1000 + j * objects + k) } : { level: 'RequestResponse', resourceVersion: String(k + 1), responseResourceVersion: String(k + 1) },
+          ),
+        );
     return out.sort((x, y) => x.ts - y.ts);
   }
 

@@ -39,9 +39,7 @@ describe('shared window options', () => {
     const { conflictStormOptions } = await import('../../src/detectors/conflict-storm.js');
     const r = conflictStormOptions.safeParse({ windowMs: 3_600_000, stepMs: 1 });
     expect(r.success).toBe(false);
-    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
-      ['stepMs', 'windowMs / stepMs must be at most 1000 steps per window'],
-    ]);
+    expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['stepMs', 'windowMs / stepMs must be at most 1000 steps per window']]);
     const ok = conflictStormOptions.parse({ severity: { critical: { share: 0.99 } } });
     expect(ok.severity).toEqual({
       critical: { share: 0.99, peak409PerSec: 50 },

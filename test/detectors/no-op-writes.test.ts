@@ -67,7 +67,12 @@ describe('no-op-writes: proven', () => {
     expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'skip-identical-write']);
     expect(f.title).toBe('shop-operator wrote widgets.example.com/status shop/w1 120 times in 1m 59s and 120 changed nothing: 120 left resourceVersion unchanged');
     // The finding's timeline: its buckets add up to its own counts.
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([120, 120, 'writes/s', 'no-op writes/s']);
+    expect([
+      f.series?.points.reduce((n, p) => n + p.writes, 0),
+      f.series?.points.reduce((n, p) => n + p.conflicts, 0),
+      f.series?.labels?.writes,
+      f.series?.labels?.conflicts,
+    ]).toEqual([120, 120, 'writes/s', 'no-op writes/s']);
     expect(alerts).toEqual(['open no-op-writes w1', 'close no-op-writes w1']);
   });
 
@@ -76,7 +81,10 @@ describe('no-op-writes: proven', () => {
     const records = Array.from({ length: 120 }, (_, k) =>
       rec(T0 + k * 5000, operator, widget, { level: 'Request', resourceVersion: String(1000 + k), body: body(1000 + k, 3, stamp(T0 + k * 5000)) }),
     );
-    const { findings } = runDetector(detector, {}, [...records, ...Array.from({ length: 600 }, (_, k) => rec(T0 + k * 1000, rsCtl, object('replicasets', 'shop', `rs-${k}`, '', 'apps')))]);
+    const { findings } = runDetector(detector, {}, [
+      ...records,
+      ...Array.from({ length: 600 }, (_, k) => rec(T0 + k * 1000, rsCtl, object('replicasets', 'shop', `rs-${k}`, '', 'apps'))),
+    ]);
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
     // The first write has nothing to compare with: 119 of the 119 writes after it.
@@ -116,7 +124,11 @@ describe('no-op-writes: proven', () => {
     const f = findings[0]!;
     // All 50 writes are the episode's (the first is credited at the second), 49 of them no-ops.
     expect(f.metrics).toMatchObject({ writes: 50, noOpWrites: 49, unchangedRVWrites: 49 });
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([50, 49, 'no-op writes/s']);
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([
+      50,
+      49,
+      'no-op writes/s',
+    ]);
     // The no-ops are the first 49 writes; the last one is not judged (nothing came after it).
     expect(f.evidence).toEqual({
       auditIDs: [records[0]!.auditID, records[1]!.auditID, records[2]!.auditID, records[48]!.auditID],
@@ -152,14 +164,20 @@ describe('no-op-writes: suspected', () => {
     const f = findings[0]!;
     // Steadiness needs two gaps: the third write is the first steady one.
     expect(f.metrics).toMatchObject({ writes: 58, noOpWrites: 58, steadyWrites: 58, unchangedRVWrites: 0, writePeriodP50Ms: 30_000, excessRequests: 58 });
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([58, 58, 'suspected no-op writes/s']);
+    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.conflicts]).toEqual([
+      58,
+      58,
+      'suspected no-op writes/s',
+    ]);
     expect(f.window).toEqual({ from: '2026-08-08T18:01:00.003Z', to: '2026-08-08T18:29:30.003Z' });
     expect(f.evidence).toMatchObject({ level: 'suspected', auditLevel: 'Metadata', firstAuditID: records[2]!.auditID, lastAuditID: records[59]!.auditID });
     // Share of writes is 100 %, but timing alone is capped at suspectedMaxSeverity.
     expect(f.severity).toBe('low');
     expect(f.signals).toEqual(['steady-period', 'no-body-logged']);
     expect(f.advice.map((a) => a.id)).toEqual(['compare-before-write', 'log-request-bodies']);
-    expect(f.title).toBe('shop-operator writes widgets.example.com/status shop/w1 every 30.0 s with no sign of change (suspected: 58 of 58 writes evenly spaced, no request bodies logged)');
+    expect(f.title).toBe(
+      'shop-operator writes widgets.example.com/status shop/w1 every 30.0 s with no sign of change (suspected: 58 of 58 writes evenly spaced, no request bodies logged)',
+    );
     expect(runDetector(detector, { suspectedMaxSeverity: 'high' }, records).findings[0]!.severity).toBe('high');
     expect(runDetector(detector, { suspectSteadyStatusWrites: false }, records).findings).toEqual([]);
   });
@@ -204,18 +222,33 @@ describe('no-op-writes: not no-ops', () => {
       () => Array.from({ length: 40 }, (_, k) => rec(T0 + k * 15_000, other, widget, { resourceVersion: String(3000 + k) })),
     ],
     [
-      'a steady writer every 10 s for 10 min, two updates then a patch: each update pair proves a change, clearing the patches\' suspicion',
+      "a steady writer every 10 s for 10 min, two updates then a patch: each update pair proves a change, clearing the patches' suspicion",
       () => Array.from({ length: 60 }, (_, k) => rec(T0 + k * 10_000, operator, widget, k % 3 === 2 ? { verb: 'patch' } : { resourceVersion: String(4000 + k) })),
     ],
-    ['status updates every 200 ms for 3 min, resourceVersion moving (a hot loop: hot-loop reports it, with proof)', () => Array.from({ length: 900 }, (_, k) => rec(T0 + k * 200, operator, widget, { resourceVersion: String(5000 + k) }))],
-    ['status patches every 200 ms for 3 min without bodies (faster than suspectedMinPeriodMs: left to hot-loop)', () => Array.from({ length: 900 }, (_, k) => rec(T0 + k * 200, operator, widget, { verb: 'patch' }))],
-    ['a ConfigMap heartbeat every 10 s at Metadata level (not a /status writer)', () => Array.from({ length: 360 }, (_, k) => rec(T0 + k * 10_000, operator, object('configmaps', 'shop', 'hb'), { resourceVersion: String(k) }))],
-    ['a busy controller writing 1,000 different objects once each', () => Array.from({ length: 1000 }, (_, k) => rec(T0 + k * 100, rsCtl, object('replicasets', 'shop', `rs-${k}`, 'status', 'apps'), { resourceVersion: '1' }))],
+    [
+      'status updates every 200 ms for 3 min, resourceVersion moving (a hot loop: hot-loop reports it, with proof)',
+      () => Array.from({ length: 900 }, (_, k) => rec(T0 + k * 200, operator, widget, { resourceVersion: String(5000 + k) })),
+    ],
+    [
+      'status patches every 200 ms for 3 min without bodies (faster than suspectedMinPeriodMs: left to hot-loop)',
+      () => Array.from({ length: 900 }, (_, k) => rec(T0 + k * 200, operator, widget, { verb: 'patch' })),
+    ],
+    [
+      'a ConfigMap heartbeat every 10 s at Metadata level (not a /status writer)',
+      () => Array.from({ length: 360 }, (_, k) => rec(T0 + k * 10_000, operator, object('configmaps', 'shop', 'hb'), { resourceVersion: String(k) })),
+    ],
+    [
+      'a busy controller writing 1,000 different objects once each',
+      () => Array.from({ length: 1000 }, (_, k) => rec(T0 + k * 100, rsCtl, object('replicasets', 'shop', `rs-${k}`, 'status', 'apps'), { resourceVersion: '1' })),
+    ],
     [
       'a conflict storm: the same resourceVersion resent, but only 409s in between successes',
       () => Array.from({ length: 3000 }, (_, k) => rec(T0 + k * 20, operator, widget, { resourceVersion: String(Math.floor(k / 10)), code: k % 10 === 9 ? 200 : 409 })),
     ],
-    ['fewer than minNoOpWrites in any window (one no-op a minute)', () => Array.from({ length: 30 }, (_, k) => rec(T0 + k * 60_000 + (k % 3) * 7000, operator, widget, { resourceVersion: String(Math.floor(k / 2)) }))],
+    [
+      'fewer than minNoOpWrites in any window (one no-op a minute)',
+      () => Array.from({ length: 30 }, (_, k) => rec(T0 + k * 60_000 + (k % 3) * 7000, operator, widget, { resourceVersion: String(Math.floor(k / 2)) })),
+    ],
   ];
   it.each(quiet)('%s', (_, make) => {
     const { findings, notes, alerts } = runDetector(detector, {}, make());
@@ -353,14 +386,16 @@ describe('no-op-writes: one controller rewriting many objects unchanged (actor-l
       280,
       280,
     ]);
-    expect(f.metrics.topObjects).toBe('deployments.apps serving/rev-0(7), deployments.apps serving/rev-1(7), deployments.apps serving/rev-10(7), deployments.apps serving/rev-11(7), deployments.apps serving/rev-12(7)');
+    expect(f.metrics.topObjects).toBe(
+      'deployments.apps serving/rev-0(7), deployments.apps serving/rev-1(7), deployments.apps serving/rev-10(7), deployments.apps serving/rev-11(7), deployments.apps serving/rev-12(7)',
+    );
     expect(f.window).toEqual({ from: '2026-08-08T18:00:40.003Z', to: '2026-08-08T18:04:59.503Z' });
     expect(f.evidence.auditIDs).toEqual([records[40]!.auditID, records[41]!.auditID, records[42]!.auditID, records[319]!.auditID]);
     expect(f.signals).toEqual(['many-objects', 'unchanged-resource-version']);
     expect(alerts).toEqual(['open no-op-writes ', 'close no-op-writes ']);
   });
 
-  it('every minute plus a reconcile\'s latency (VictoriaMetrics#1418, grafana-operator#808: Deployments updated unchanged every minute), 60 objects for 10 min: one actor-level finding, none with rollupMaxPeriodMs 60 s', () => {
+  it("every minute plus a reconcile's latency (VictoriaMetrics#1418, grafana-operator#808: Deployments updated unchanged every minute), 60 objects for 10 min: one actor-level finding, none with rollupMaxPeriodMs 60 s", () => {
     const records = sweep(60, 10, 62_000, 200);
     const { findings } = runDetector(detector, {}, records);
     expect(findings.map((f) => [f.object, f.metrics.objects, f.metrics.writes, f.metrics.noOpWrites])).toEqual([[null, 60, 540, 540]]);

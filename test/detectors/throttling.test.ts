@@ -78,7 +78,12 @@ describe('throttling: throttled actors', () => {
     });
     expect(f.title).toBe('metrics-collector is throttled: 150 of 300 requests answered 429 (50%), peak 3/s; coincides with shop-operator (3,000 requests)');
     // The finding's timeline: its buckets add up to its own counts.
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([300, 150, 'requests/s', '429/s']);
+    expect([
+      f.series?.points.reduce((n, p) => n + p.writes, 0),
+      f.series?.points.reduce((n, p) => n + p.conflicts, 0),
+      f.series?.labels?.writes,
+      f.series?.labels?.conflicts,
+    ]).toEqual([300, 150, 'requests/s', '429/s']);
     // Opened at low (under 30 s of 429s so far), raised to medium as it went on.
     expect(alerts).toEqual(['open throttling ', 'update throttling ', 'close throttling ']);
   });
@@ -101,7 +106,10 @@ describe('throttling: throttled actors', () => {
     [
       // 600 requests: 15 % of all, above minCauseShare, but a fifth of the operator's 3,000.
       'a steady background client at 10/s throughout is a bystander (below causeMinOfTop)',
-      () => Array.from({ length: 600 }, (_, k) => rec(T0 + 5 + k * 100, bystander, object('configmaps', 'x', `bg-${k % 30}`), { verb: k % 4 === 0 ? 'update' : 'get', sourceIP: '10.9.9.9' })),
+      () =>
+        Array.from({ length: 600 }, (_, k) =>
+          rec(T0 + 5 + k * 100, bystander, object('configmaps', 'x', `bg-${k % 30}`), { verb: k % 4 === 0 ? 'update' : 'get', sourceIP: '10.9.9.9' }),
+        ),
       ['system:serviceaccount:shop-system:shop-operator'],
     ],
     [
@@ -111,7 +119,7 @@ describe('throttling: throttled actors', () => {
       ['system:serviceaccount:shop-system:shop-operator'],
     ],
     [
-      'two heavy clients throughout, the second with ≥ half the first\'s requests: both named',
+      "two heavy clients throughout, the second with ≥ half the first's requests: both named",
       () => Array.from({ length: 2400 }, (_, k) => rec(T0 + 7 + k * 25, latecomer, widget, { sourceIP: '10.4.0.1' })),
       ['system:serviceaccount:shop-system:shop-operator', 'system:serviceaccount:shop-system:widget-operator'],
     ],

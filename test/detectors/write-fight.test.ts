@@ -18,7 +18,10 @@ const widget = object('widgets', 'shop', 'w1', '', 'example.com', 'v1alpha1');
 const widgetStatus = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
 const kubelet = actor('system:node:node-1', 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
 const lease = object('leases', 'kube-node-lease', 'node-1', '', 'coordination.k8s.io');
-const busy = actor('system:serviceaccount:kube-system:replicaset-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller');
+const busy = actor(
+  'system:serviceaccount:kube-system:replicaset-controller',
+  'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:replicaset-controller',
+);
 
 /** HPA writes /scale every 2 s; Argo CD re-applies the manifest 1 s after each: 60 writes each. */
 function hpaVsArgo(startMs: number): RequestRecord[] {
@@ -77,12 +80,7 @@ describe('write-fight: fights', () => {
     // Share below medium (0.05), 60 flips a minute above medium's 30.
     expect(f.severity).toBe('medium');
     expect(f.signals).toEqual(['alternating-writers', 'subresource-split', 'scale-vs-spec']);
-    expect(f.advice.map((a) => a.id)).toEqual([
-      'one-owner-for-replicas',
-      'one-owner-per-field',
-      'server-side-apply-without-force',
-      'gitops-ignore-differences',
-    ]);
+    expect(f.advice.map((a) => a.id)).toEqual(['one-owner-for-replicas', 'one-owner-per-field', 'server-side-apply-without-force', 'gitops-ignore-differences']);
     expect(f.advice[0]!.text).toContain('horizontal-pod-autoscaler sets spec.replicas through /scale while argocd-application-controller');
     expect(f.evidence).toEqual({
       auditIDs: [fight[0]!.auditID, fight[1]!.auditID, fight[2]!.auditID, fight[3]!.auditID, fight[119]!.auditID],
@@ -97,7 +95,12 @@ describe('write-fight: fights', () => {
     expect(f.id).toMatch(/^write-fight:[0-9a-f]{8}$/);
     // Opens at 19 flips in the window (low), worsens to medium once a full window holds 60.
     // The finding's timeline: its buckets add up to its own counts.
-    expect([f.series?.points.reduce((n, p) => n + p.writes, 0), f.series?.points.reduce((n, p) => n + p.conflicts, 0), f.series?.labels?.writes, f.series?.labels?.conflicts]).toEqual([120, 0, 'writes/s', '409/s']);
+    expect([
+      f.series?.points.reduce((n, p) => n + p.writes, 0),
+      f.series?.points.reduce((n, p) => n + p.conflicts, 0),
+      f.series?.labels?.writes,
+      f.series?.labels?.conflicts,
+    ]).toEqual([120, 0, 'writes/s', '409/s']);
     expect(alerts).toEqual(['open write-fight web', 'update write-fight web', 'close write-fight web']);
   });
 
@@ -116,7 +119,16 @@ describe('write-fight: fights', () => {
     const f = findings[0]!;
     expect(f.object?.subresource).toBe('');
     expect(f.evidence.level).toBe('suspected');
-    expect(f.metrics).toMatchObject({ alternations: 59, writes: 60, attempts: 90, conflicts: 30, domain: 'status', subresourceSplit: false, splitSubresource: null, excessRequests: 88 });
+    expect(f.metrics).toMatchObject({
+      alternations: 59,
+      writes: 60,
+      attempts: 90,
+      conflicts: 30,
+      domain: 'status',
+      subresourceSplit: false,
+      splitSubresource: null,
+      excessRequests: 88,
+    });
     expect(f.signals).toEqual(['alternating-writers', 'status-fight', 'conflicts']);
     expect(f.advice.map((a) => a.id)).toEqual(['one-status-writer', 'server-side-apply-without-force']);
   });
@@ -184,7 +196,10 @@ describe('write-fight: not a fight', () => {
     ],
     [
       'alternating, but at most 9 flips a minute',
-      () => Array.from({ length: 60 }, (_, i) => rec(T0 + i * 7000, i % 2 === 0 ? operator : labeler, webScale, { level: 'Request', body: { content: String(i % 2), timestamps: '', timestampFields: [] } })),
+      () =>
+        Array.from({ length: 60 }, (_, i) =>
+          rec(T0 + i * 7000, i % 2 === 0 ? operator : labeler, webScale, { level: 'Request', body: { content: String(i % 2), timestamps: '', timestampFields: [] } }),
+        ),
     ],
     ['dry-run writes', () => hpaVsArgo(T0).map((r) => ({ ...r, dryRun: true, isWrite: false }))],
   ];
@@ -274,10 +289,9 @@ describe('write-fight: resourceVersion ping-pong at Metadata level', () => {
   /** Two co-owners of one Secret, each GET-then-PUT on its own timer (every 5 s and every 7 s) for 10 minutes. */
   function coOwnersOnTimers(): RequestRecord[] {
     const s = new Store();
-    const times = [
-      ...Array.from({ length: 120 }, (_, i) => [T0 + i * 5000, 0] as const),
-      ...Array.from({ length: 86 }, (_, i) => [T0 + 2300 + i * 7000, 1] as const),
-    ].sort((x, y) => x[0] - y[0]);
+    const times = [...Array.from({ length: 120 }, (_, i) => [T0 + i * 5000, 0] as const), ...Array.from({ length: 86 }, (_, i) => [T0 + 2300 + i * 7000, 1] as const)].sort(
+      (x, y) => x[0] - y[0],
+    );
     return times.map(([t, w]) => s.put(t, w === 0 ? rotator : eso, dbSecret));
   }
 
@@ -359,7 +373,9 @@ describe('write-fight: resourceVersion ping-pong at Metadata level', () => {
     expect(f.advice[0]!.text).toContain("199 of external-secrets's 200 writes and 200 of postgres-operator's 200 were PUTs sent");
     expect(f.advice[0]!.text).toContain('Metadata level does not show which fields each write set');
     expect(f.advice[0]!.text).toContain('kubectl get secret db-credentials -n shop -o yaml --show-managed-fields');
-    expect(f.title).toBe('external-secrets and postgres-operator take turns overwriting secrets shop/db-credentials (resourceVersion ping-pong): 399 flips in 120 s, one flip every 0.3 s');
+    expect(f.title).toBe(
+      'external-secrets and postgres-operator take turns overwriting secrets shop/db-credentials (resourceVersion ping-pong): 399 flips in 120 s, one flip every 0.3 s',
+    );
     // 416 of 3,016 writes in the window (share 0.138: medium), 200 flips a minute (high).
     expect([f.metrics.shareOfWrites, f.severity]).toEqual([0.1379, 'high']);
     expect(alerts).toEqual(['open write-fight db-credentials', 'update write-fight db-credentials', 'close write-fight db-credentials']);
@@ -381,9 +397,15 @@ describe('write-fight: resourceVersion ping-pong at Metadata level', () => {
 
   it('on a resource other than Secrets the advice names the Request-level audit rule that would prove it', () => {
     const { records } = secretFight();
-    const f = runDetector(detector, {}, records.map((r) => ({ ...r, object: appConfig }))).findings;
+    const f = runDetector(
+      detector,
+      {},
+      records.map((r) => ({ ...r, object: appConfig })),
+    ).findings;
     expect(f.map((x) => [x.object?.resource, x.metrics.evidenceBasis])).toEqual([['configmaps', 'rv-ping-pong']]);
-    expect(f[0]!.advice[0]!.text).toContain('To confirm, log writes to configmaps at Request level (an audit policy rule with level: Request for that resource, verbs update and patch)');
+    expect(f[0]!.advice[0]!.text).toContain(
+      'To confirm, log writes to configmaps at Request level (an audit policy rule with level: Request for that resource, verbs update and patch)',
+    );
   });
 
   const lookAlikes: Array<[string, () => RequestRecord[]]> = [

@@ -89,7 +89,9 @@ describe('verdicts', () => {
     expect(d.findings.map((f) => [f.verdict, f.text])).toEqual([
       ['same', '409/s 1 → 1, writes/s 1 → 1, excess requests 3,600/h → 3,600/h, peak 409/s 9 → 9, share of writes 50.0% → 50.0%'],
     ]);
-    expect(d.limits).toContain("BEFORE covers 1h 00m, AFTER 30m 00s: rates are averaged over each run's whole length, so a storm shorter than its run looks weaker in the longer run");
+    expect(d.limits).toContain(
+      "BEFORE covers 1h 00m, AFTER 30m 00s: rates are averaged over each run's whole length, so a storm shorter than its run looks weaker in the longer run",
+    );
   });
 
   it('better and worse at the tolerance boundary (20 % by default, --tolerance)', () => {
@@ -106,7 +108,12 @@ describe('verdicts', () => {
   });
 
   it('create storms (no bad answers) are judged on creates/s, keyed by their resource', () => {
-    const cs = (creates: number) => storm(0, creates, { kind: 'create-storm', object: null, metrics: { creates, resource: 'certificaterequests.cert-manager.io', excessRequests: creates - 3600, peakCreatesPerSec: 4 } });
+    const cs = (creates: number) =>
+      storm(0, creates, {
+        kind: 'create-storm',
+        object: null,
+        metrics: { creates, resource: 'certificaterequests.cert-manager.io', excessRequests: creates - 3600, peakCreatesPerSec: 4 },
+      });
     expect(matchKey(cs(1)).key).toBe('create-storm · shop/ctrl · certificaterequests.cert-manager.io');
     const d = one([cs(36_000)], [cs(7200)]);
     expect(d.findings.map((f) => [f.verdict, f.text])).toEqual([['better', 'creates/s 10 → 2, excess requests 32,400/h → 3,600/h, peak creates/s 4 → 4']]);
@@ -132,7 +139,9 @@ describe('verdicts', () => {
     const proven = storm(1000, 1000);
     proven.evidence = { ...proven.evidence, level: 'proven', auditLevel: 'RequestResponse' };
     const d = one([suspected], [proven]);
-    expect(d.findings[0]!.limits).toEqual(['evidence suspected in BEFORE (audit level Metadata) but proven in AFTER (audit level RequestResponse): the two runs do not prove the same thing']);
+    expect(d.findings[0]!.limits).toEqual([
+      'evidence suspected in BEFORE (audit level Metadata) but proven in AFTER (audit level RequestResponse): the two runs do not prove the same thing',
+    ]);
     expect(d.limits).toContain(
       "BEFORE's evidence was logged at Metadata, AFTER's at RequestResponse: what only bodies show (no-op writes that change only timestamps, the fields a write fight flips) is seen at Request level and above, so a finding proven in one run may be only suspected, or missing, in the other",
     );
@@ -176,7 +185,10 @@ describe('cluster figures', () => {
     ];
     const a = report(HALF_HOUR, []);
     a.summaries.totals = { requests: 1800, writes: 900, conflicts: 9, alreadyExists: 0, throttled: 0 };
-    a.summaries.requestsByVerbResourceCode = [{ verb: 'update', resource: 'pods', code: 200, count: 900 }, { verb: 'get', resource: 'pods', code: 200, count: 900 }];
+    a.summaries.requestsByVerbResourceCode = [
+      { verb: 'update', resource: 'pods', code: 200, count: 900 },
+      { verb: 'get', resource: 'pods', code: 200, count: 900 },
+    ];
     a.summaries.latency = [{ verb: 'update', resource: 'pods', count: 900, p50: 2, p90: 5, p99: 12, max: 20 }];
     const d = diffReports(input('b', b), input('a', a), OPTS);
     expect(d.cluster.map((c) => [c.key, c.before, c.after])).toEqual([

@@ -57,13 +57,7 @@ describe.skipIf(!present)(present ? `public corpus (${CORPUS})` : `public corpus
   it.each(Object.entries(FILES))('%s: exact counts', async (file, [lines, events, requests, bad, dups, from, format]) => {
     const r = await analyze({ inputs: [path.join(CORPUS, file)] }, { now: () => new Date(0) });
     expect(r.input.sources.map((s) => s.format)).toEqual([format]);
-    expect([r.input.lines, r.input.events, r.input.requests, r.input.badLines, r.input.skipped.duplicates]).toEqual([
-      lines,
-      events,
-      requests,
-      bad,
-      dups,
-    ]);
+    expect([r.input.lines, r.input.events, r.input.requests, r.input.badLines, r.input.skipped.duplicates]).toEqual([lines, events, requests, bad, dups]);
     expect(r.input.timeRange?.from ?? null).toBe(from);
     expect(r.findings).toEqual([]);
   });
@@ -84,4 +78,3 @@ describe.skipIf(!present)(present ? `public corpus (${CORPUS})` : `public corpus
     expect((err as InputError).message).toContain('It looks like: JSON or text that is not audit events.');
   });
 });
-

@@ -29,9 +29,7 @@ function truthObject(t: GroundTruth): string {
 /** The planted storms must be the findings, one each; nothing benign may be a finding. */
 function expectMatchesTruth(report: Report, truth: GroundTruth[]): void {
   const storms = truth.filter((t) => t.kind === 'conflict-storm');
-  expect(report.findings.map((f) => [f.kind, f.actors[0]!.username, objectOf(f)]).sort()).toEqual(
-    storms.map((t) => ['conflict-storm', t.actor.username, truthObject(t)]).sort(),
-  );
+  expect(report.findings.map((f) => [f.kind, f.actors[0]!.username, objectOf(f)]).sort()).toEqual(storms.map((t) => ['conflict-storm', t.actor.username, truthObject(t)]).sort());
   for (const t of storms) {
     const f = report.findings.find((x) => objectOf(x) === truthObject(t))!;
     // Every planted 409 is in the episode; attempts may miss the successes before the first 409.
@@ -99,9 +97,7 @@ describe('the incident that started the project (fixtures/incident/payment-core.
     });
     expect(f.metrics.conflicts).toBe(811);
     expect(Number(f.metrics.peak409PerSec)).toBeGreaterThan(40);
-    expect(f.advice.map((a) => a.id)).toEqual(
-      expect.arrayContaining(['patch-status', 'requeue-with-backoff', 'leader-election', 'compare-before-write']),
-    );
+    expect(f.advice.map((a) => a.id)).toEqual(expect.arrayContaining(['patch-status', 'requeue-with-backoff', 'leader-election', 'compare-before-write']));
   });
 });
 
@@ -110,39 +106,59 @@ describe('logs it has never seen: other names, rates, replicas and noise', () =>
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const MINUTE = 60_000;
   const variants: Array<[string, LogSpec]> = [
-    ['slow storm, 1 replica, quiet cluster', {
-      seed: 101, start: '2026-06-01T00:00:00Z', durationMs: 6 * MINUTE,
-      scenarios: [
-        { type: 'background', nodes: 5, randomizeNames: true },
-        { type: 'storm', startOffsetMs: MINUTE, durationMs: 2 * MINUTE, ratePerSec: 6, replicas: 1, randomizeNames: true },
-      ],
-    }],
-    ['fast storm, 3 replicas, busy cluster, healthy retriers', {
-      seed: 202, start: '2026-06-02T12:00:00Z', durationMs: 8 * MINUTE,
-      scenarios: [
-        { type: 'background', nodes: 60, noise: 2, randomizeNames: true },
-        { type: 'storm', startOffsetMs: 3 * MINUTE, durationMs: 90_000, ratePerSec: 150, replicas: 3, randomizeNames: true },
-        { type: 'retryOnConflict', randomizeNames: true },
-        { type: 'exponentialBackoff', randomizeNames: true },
-      ],
-    }],
-    ['two storms at once on different objects', {
-      seed: 303, start: '2026-06-03T06:30:00Z', durationMs: 7 * MINUTE,
-      scenarios: [
-        { type: 'background', nodes: 20, randomizeNames: true },
-        { type: 'storm', startOffsetMs: MINUTE, durationMs: 3 * MINUTE, ratePerSec: 25, randomizeNames: true },
-        { type: 'incident', startOffsetMs: 2 * MINUTE, durationMs: 2 * MINUTE, ratePerSec: 60, randomizeNames: true },
-        { type: 'retryOnConflict', randomizeNames: true },
-      ],
-    }],
-    ['benign only: RetryOnConflict, backoff, leases, controllers', {
-      seed: 404, start: '2026-06-04T22:00:00Z', durationMs: 10 * MINUTE,
-      scenarios: [
-        { type: 'background', nodes: 40, noise: 3, randomizeNames: true },
-        { type: 'retryOnConflict', randomizeNames: true },
-        { type: 'exponentialBackoff', randomizeNames: true },
-      ],
-    }],
+    [
+      'slow storm, 1 replica, quiet cluster',
+      {
+        seed: 101,
+        start: '2026-06-01T00:00:00Z',
+        durationMs: 6 * MINUTE,
+        scenarios: [
+          { type: 'background', nodes: 5, randomizeNames: true },
+          { type: 'storm', startOffsetMs: MINUTE, durationMs: 2 * MINUTE, ratePerSec: 6, replicas: 1, randomizeNames: true },
+        ],
+      },
+    ],
+    [
+      'fast storm, 3 replicas, busy cluster, healthy retriers',
+      {
+        seed: 202,
+        start: '2026-06-02T12:00:00Z',
+        durationMs: 8 * MINUTE,
+        scenarios: [
+          { type: 'background', nodes: 60, noise: 2, randomizeNames: true },
+          { type: 'storm', startOffsetMs: 3 * MINUTE, durationMs: 90_000, ratePerSec: 150, replicas: 3, randomizeNames: true },
+          { type: 'retryOnConflict', randomizeNames: true },
+          { type: 'exponentialBackoff', randomizeNames: true },
+        ],
+      },
+    ],
+    [
+      'two storms at once on different objects',
+      {
+        seed: 303,
+        start: '2026-06-03T06:30:00Z',
+        durationMs: 7 * MINUTE,
+        scenarios: [
+          { type: 'background', nodes: 20, randomizeNames: true },
+          { type: 'storm', startOffsetMs: MINUTE, durationMs: 3 * MINUTE, ratePerSec: 25, randomizeNames: true },
+          { type: 'incident', startOffsetMs: 2 * MINUTE, durationMs: 2 * MINUTE, ratePerSec: 60, randomizeNames: true },
+          { type: 'retryOnConflict', randomizeNames: true },
+        ],
+      },
+    ],
+    [
+      'benign only: RetryOnConflict, backoff, leases, controllers',
+      {
+        seed: 404,
+        start: '2026-06-04T22:00:00Z',
+        durationMs: 10 * MINUTE,
+        scenarios: [
+          { type: 'background', nodes: 40, noise: 3, randomizeNames: true },
+          { type: 'retryOnConflict', randomizeNames: true },
+          { type: 'exponentialBackoff', randomizeNames: true },
+        ],
+      },
+    ],
   ];
 
   it.each(variants)('%s', async (name, spec) => {

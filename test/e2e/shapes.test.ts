@@ -36,7 +36,10 @@ const SPEC: LogSpec = {
   start: '2026-03-14T09:00:00Z',
   durationMs: 3 * 60_000,
   stages: 'final-only',
-  scenarios: [{ type: 'background', nodes: 3 }, { type: 'storm', startOffsetMs: 30_000, durationMs: 60_000, ratePerSec: 40 }],
+  scenarios: [
+    { type: 'background', nodes: 3 },
+    { type: 'storm', startOffsetMs: 30_000, durationMs: 60_000, ratePerSec: 40 },
+  ],
 };
 
 let lines: string[];
@@ -100,7 +103,9 @@ describe('every shape gives the findings of the JSON lines', () => {
     // A forced format that does not fit is named, with the advice to drop the flag.
     for (const inputFormat of ['legacy', 'jsonl'] as const) {
       await expect(analyze({ inputs: [file], inputFormat }, fixed)).rejects.toMatchObject({
-        message: expect.stringMatching(new RegExp(`was read as ${inputFormat} \\(--input-format ${inputFormat}\\), but none of its first 1000 non-blank lines is an audit event .*It looks like json`)),
+        message: expect.stringMatching(
+          new RegExp(`was read as ${inputFormat} \\(--input-format ${inputFormat}\\), but none of its first 1000 non-blank lines is an audit event .*It looks like json`),
+        ),
         hint: `Drop --input-format to detect the format of each file (or use --input-format json for ${file}).`,
       });
     }
@@ -113,9 +118,7 @@ describe('every shape gives the findings of the JSON lines', () => {
     expect(r.input.sources[0]!.format).toBe('gke');
     expect(r.input.requests).toBe(base.input.requests);
     const storm = (x: Report) => x.findings.filter((f) => f.kind === 'conflict-storm');
-    expect(storm(r).map((f) => [f.id, f.metrics.attempts, f.metrics.conflicts])).toEqual(
-      storm(base).map((f) => [f.id, f.metrics.attempts, f.metrics.conflicts]),
-    );
+    expect(storm(r).map((f) => [f.id, f.metrics.attempts, f.metrics.conflicts])).toEqual(storm(base).map((f) => [f.id, f.metrics.attempts, f.metrics.conflicts]));
   });
 
   it('GKE entries with gRPC 6 (not 10) on the conflicting updates: still a Conflict storm', async () => {

@@ -269,7 +269,15 @@ describe('Aggregates', () => {
       { verb: 'watch', resource: 'pods', code: 200, count: 1 },
     ]);
     expect(s.topActors.byConflicts).toEqual([
-      { username: 'system:serviceaccount:shop:op', userAgent: 'manager/v0.0.0 (linux/amd64) kubernetes/$Format', requests: 3, writes: 3, conflicts: 1, alreadyExists: 1, throttled: 1 },
+      {
+        username: 'system:serviceaccount:shop:op',
+        userAgent: 'manager/v0.0.0 (linux/amd64) kubernetes/$Format',
+        requests: 3,
+        writes: 3,
+        conflicts: 1,
+        alreadyExists: 1,
+        throttled: 1,
+      },
     ]);
     expect(s.topObjects.byWrites.map((o) => [o.object.resource, o.object.subresource, o.writes, o.conflicts])).toEqual([
       ['pods', 'status', 2, 1],
@@ -420,7 +428,10 @@ describe('Allowlist', () => {
         create: () => ({ onRecord: (r: RequestRecord) => seen.push(`${id}:${r.auditID}`), advance: () => {}, finish: () => {} }),
       }) as unknown as Detector;
     const e = new Engine({
-      detectors: [{ detector: spy('hot-loop'), options: {} }, { detector: spy('fleet-storm'), options: {} }],
+      detectors: [
+        { detector: spy('hot-loop'), options: {} },
+        { detector: spy('fleet-storm'), options: {} },
+      ],
       filter: null,
       allowlist: new Allowlist(DEFAULT_ALLOWLIST),
       reorderWindowMs: 0,
@@ -470,7 +481,14 @@ describe('Allowlist', () => {
         const conflict = every > 0 && n % every === 0;
         if (conflict) conflicts++;
         const kubelet = actor(`system:node:node-${node}`, 'kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
-        e.push(rec(T0 + t + node * 20, kubelet, object('nodes', '', `node-${node}`, 'status'), { auditID: `k${n++}`, verb: 'patch', code: conflict ? 409 : 200, reason: conflict ? 'Conflict' : '' }));
+        e.push(
+          rec(T0 + t + node * 20, kubelet, object('nodes', '', `node-${node}`, 'status'), {
+            auditID: `k${n++}`,
+            verb: 'patch',
+            code: conflict ? 409 : 200,
+            reason: conflict ? 'Conflict' : '',
+          }),
+        );
       }
     }
     e.finish();
@@ -497,7 +515,8 @@ describe('Allowlist', () => {
     expect([quiet.findings, Object.values(sizes).every((n) => n === 0)]).toEqual([[], true]);
     // The same lock updated every 20 ms, 9 in 10 answered 409: a conflict storm, allowlisted or not.
     const storm = make();
-    for (let k = 0; k < 6000; k++) storm.push(rec(T0 + k * 20, candidate, lock, { auditID: `s${k}`, verb: 'update', code: k % 10 === 9 ? 200 : 409, reason: k % 10 === 9 ? '' : 'Conflict' }));
+    for (let k = 0; k < 6000; k++)
+      storm.push(rec(T0 + k * 20, candidate, lock, { auditID: `s${k}`, verb: 'update', code: k % 10 === 9 ? 200 : 409, reason: k % 10 === 9 ? '' : 'Conflict' }));
     storm.finish();
     expect(storm.findings.map((f) => [f.kind, f.metrics.conflicts])).toEqual([['conflict-storm', 5400]]);
   });
@@ -511,7 +530,9 @@ describe('Allowlist', () => {
     const e = new Engine({
       detectors: [{ detector: spy, options: {} }],
       filter: null,
-      allowlist: new Allowlist([{ name: 'mine', description: '', users: ['system:serviceaccount:shop:*'], userAgents: [], namespaces: [], resources: [], verbs: ['update'], detectors: [] }]),
+      allowlist: new Allowlist([
+        { name: 'mine', description: '', users: ['system:serviceaccount:shop:*'], userAgents: [], namespaces: [], resources: [], verbs: ['update'], detectors: [] },
+      ]),
       reorderWindowMs: 0,
       seriesStepMs: 10_000,
     });
@@ -554,7 +575,21 @@ describe('idLanes (the auditID hash de-duplication keys on)', () => {
     // (The native scanner's lanes are compared with these through whole answers and records:
     // native.test.ts decodes runs with and without the scanner, parallel.test.ts reads files both ways.)
     const seen = new Set<string>();
-    for (const s of ['', 'a', 'b', 'ab', 'ba', 'abc', 'abd', 'a\u0000', '\u0000a', 'é', 'e\u0301', '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21', '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e22']) {
+    for (const s of [
+      '',
+      'a',
+      'b',
+      'ab',
+      'ba',
+      'abc',
+      'abd',
+      'a\u0000',
+      '\u0000a',
+      'é',
+      'e\u0301',
+      '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e21',
+      '6f1b0c8e-2f7d-4a43-9a55-0d7c3c8b9e22',
+    ]) {
       seen.add(lanesOf(s).join());
     }
     expect(seen.size).toBe(13);

@@ -26,8 +26,21 @@ const PER_SEED: Record<string, number> = {
 describe('matching rule', () => {
   const obj = { apiGroup: 'apps', resource: 'deployments', namespace: 'shop', name: 'web', subresource: '' };
   const expected = (kind: ExpectedFinding['kind'], object: ExpectedFinding['object']): ExpectedFinding => ({
-    scenario: 's', kind, actors: [{ username: 'a', userAgent: 'ua' }, { username: 'b', userAgent: 'ub' }], object, from: '', to: '',
-    writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0, noOps: 0, objects: 1,
+    scenario: 's',
+    kind,
+    actors: [
+      { username: 'a', userAgent: 'ua' },
+      { username: 'b', userAgent: 'ub' },
+    ],
+    object,
+    from: '',
+    to: '',
+    writes: 0,
+    conflicts: 0,
+    alreadyExists: 0,
+    throttled: 0,
+    noOps: 0,
+    objects: 1,
   });
   const finding = (kind: string, username: string, subresource: string | null): Finding =>
     ({ kind, actors: [{ username }], object: subresource === null ? null : { ...obj, apiVersion: 'v1', subresource } }) as unknown as Finding;

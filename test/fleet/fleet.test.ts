@@ -63,19 +63,26 @@ function withoutCluster(f: Finding): Finding {
 /** Runs `fn` over `items`, `n` at a time (publish processes in parallel, bounded for 2 cores). */
 async function eachLimited<T>(items: readonly T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 async function publish(url: string, c: Expected, replicas = 1): Promise<string> {
-  const { stderr } = await run(process.execPath, [BIN, 'publish', '--nats', url, '--cluster', c.name, '--partitions', '8', '--replicas', String(replicas), c.path], { timeout: 60_000 });
+  const { stderr } = await run(process.execPath, [BIN, 'publish', '--nats', url, '--cluster', c.name, '--partitions', '8', '--replicas', String(replicas), c.path], {
+    timeout: 60_000,
+  });
   return stderr;
 }
 
 /** POSTs a cluster's events to `serve --nats` as EventList batches of 400; returns the statuses. */
 async function postViaServe(port: number, c: Expected): Promise<number[]> {
-  const items = readFileSync(c.path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+  const items = readFileSync(c.path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as unknown);
   const statuses: number[] = [];
   for (let i = 0; i < items.length; i += 400) {
     const res = await fetch(`http://127.0.0.1:${port}/`, {
@@ -169,9 +176,25 @@ describe.skipIf(!HAVE_NATS)('fleet on one nats-server', () => {
         await publish(nats.url, c);
       });
       const servePort = await freePort();
-      const serve = procs.start('serve', process.execPath, [BIN, 'serve', '--nats', nats.url, '--cluster', VIA_SERVE[0]!, '--partitions', '8', '--port', String(servePort), '--publish-timeout', '1s']);
+      const serve = procs.start('serve', process.execPath, [
+        BIN,
+        'serve',
+        '--nats',
+        nats.url,
+        '--cluster',
+        VIA_SERVE[0]!,
+        '--partitions',
+        '8',
+        '--port',
+        String(servePort),
+        '--publish-timeout',
+        '1s',
+      ]);
       await waitFor(serve.out, 'serving the audit webhook', 10_000);
-      const statuses = await postViaServe(servePort, fleetLogs.find((c) => c.name === VIA_SERVE[0])!);
+      const statuses = await postViaServe(
+        servePort,
+        fleetLogs.find((c) => c.name === VIA_SERVE[0])!,
+      );
       expect(new Set(statuses)).toEqual(new Set([200]));
       const serve2Port = await freePort();
       const serve2 = procs.start('serve2', process.execPath, [BIN, 'serve', '--nats', nats.url, '--cluster', VIA_SERVE[1]!, '--partitions', '8', '--port', String(serve2Port)]);
@@ -185,7 +208,10 @@ describe.skipIf(!HAVE_NATS)('fleet on one nats-server', () => {
       await checkFleetReport(nats.url);
       // One cluster's report (`--cluster`) is analyze's, summaries included (latency percentiles too).
       for (const name of ['cluster-03', 'cluster-05']) {
-        const { stdout } = await run(process.execPath, [BIN, 'report', '--nats', nats.url, '--cluster', name, '--format', 'json'], { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 });
+        const { stdout } = await run(process.execPath, [BIN, 'report', '--nats', nats.url, '--cluster', name, '--format', 'json'], {
+          timeout: 30_000,
+          maxBuffer: 64 * 1024 * 1024,
+        });
         const one = JSON.parse(stdout) as Report;
         const want = fleetLogs.find((c) => c.name === name)!.report;
         expect([one.findings, one.notes, one.summaries, one.input.requests], name).toEqual([want.findings, want.notes, want.summaries, want.input.requests]);
@@ -193,7 +219,11 @@ describe.skipIf(!HAVE_NATS)('fleet on one nats-server', () => {
 
       // Alerts: every finding of the clusters applied before the kill was announced when it opened.
       for (const c of firstHalf) {
-        for (const fd of c.report.findings) expect(alerts.some((a) => a.cluster === c.name && a.phase === 'open' && a.id === fd.id), `${c.name} ${fd.id}`).toBe(true);
+        for (const fd of c.report.findings)
+          expect(
+            alerts.some((a) => a.cluster === c.name && a.phase === 'open' && a.id === fd.id),
+            `${c.name} ${fd.id}`,
+          ).toBe(true);
       }
 
       // Restart from the checkpoint: stop w-b (final checkpoint, leases released), start w-d.
@@ -222,7 +252,10 @@ describe.skipIf(!HAVE_NATS)('fleet on a 3-node JetStream cluster', () => {
   it('stream at 3 replicas; one server node killed mid-stream: the report still equals analyze per cluster', async () => {
     const nodes = await startNatsCluster(procs, join(dir, 'cluster'));
     const url = nodes.map((n) => n.url).join(',');
-    const survivors = nodes.slice(0, 2).map((n) => n.url).join(',');
+    const survivors = nodes
+      .slice(0, 2)
+      .map((n) => n.url)
+      .join(',');
     // Ten clusters keep this test short; the 20-cluster equality is the test above.
     const logs = fleetLogs.slice(0, 10);
     const half = logs.length / 2;

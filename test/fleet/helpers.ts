@@ -87,8 +87,21 @@ export async function startNatsCluster(procs: Procs, dir: string): Promise<NatsN
     const d = join(dir, `n${i}`);
     mkdirSync(d, { recursive: true });
     const proc = procs.start(`nats-${i}`, 'nats-server', [
-      '-js', '-a', '127.0.0.1', '-p', String(ports[i]), '-sd', d, '-n', `n${i}`,
-      '--cluster_name', 'auditstorm-test', '--cluster', `nats://127.0.0.1:${routes[i]}`, '--routes', routeList,
+      '-js',
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(ports[i]),
+      '-sd',
+      d,
+      '-n',
+      `n${i}`,
+      '--cluster_name',
+      'auditstorm-test',
+      '--cluster',
+      `nats://127.0.0.1:${routes[i]}`,
+      '--routes',
+      routeList,
     ]);
     nodes.push({ url: `nats://127.0.0.1:${ports[i]}`, proc });
   }

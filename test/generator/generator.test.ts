@@ -28,7 +28,27 @@ interface Ev {
   annotations?: Record<string, string>;
 }
 
-const EVENT_KEYS = ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'impersonatedUser', 'authenticationMetadata', 'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations'];
+const EVENT_KEYS = [
+  'kind',
+  'apiVersion',
+  'level',
+  'auditID',
+  'stage',
+  'requestURI',
+  'verb',
+  'user',
+  'impersonatedUser',
+  'authenticationMetadata',
+  'sourceIPs',
+  'userAgent',
+  'objectRef',
+  'responseStatus',
+  'requestObject',
+  'responseObject',
+  'requestReceivedTimestamp',
+  'stageTimestamp',
+  'annotations',
+];
 const OBJECT_REF_KEYS = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'];
 const STATUS_KEYS = ['metadata', 'status', 'message', 'reason', 'details', 'code'];
 const USER_KEYS = ['username', 'uid', 'groups', 'extra'];
@@ -193,7 +213,12 @@ describe('generateLog', () => {
       expect(attempts.length, `${t.scenario} ${t.actor.username}`).toBe(t.attempts);
       expect(attempts.filter(is409).length).toBe(t.conflicts);
       expect(attempts.map((e) => e.requestReceivedTimestamp).sort()[0]).toBe(t.from);
-      expect(attempts.map((e) => e.stageTimestamp).sort().at(-1)).toBe(t.to);
+      expect(
+        attempts
+          .map((e) => e.stageTimestamp)
+          .sort()
+          .at(-1),
+      ).toBe(t.to);
       expect(t.sourceIPs).toEqual([...new Set(attempts.map((e) => e.sourceIPs[0]))].sort());
     }
     const planted = truth.reduce((n, t) => n + t.conflicts, 0);
@@ -303,7 +328,9 @@ describe('generateLog', () => {
     const { events: rr } = parse({ seed: 3, start: START, durationMs: 20_000, scenarios: [{ type: 'background', nodes: 1, requestResponseLeases: true }] });
     const leases = rr.filter((e) => e.objectRef?.resource === 'leases');
     expect(leases.every((e) => e.level === 'RequestResponse')).toBe(true);
-    for (const e of final(leases) as Array<Ev & { requestObject: { metadata: { resourceVersion: string } }; responseObject: { kind: string; metadata: { resourceVersion: string } } }>) {
+    for (const e of final(leases) as Array<
+      Ev & { requestObject: { metadata: { resourceVersion: string } }; responseObject: { kind: string; metadata: { resourceVersion: string } } }
+    >) {
       expect(e.requestObject.metadata.resourceVersion).toBe(e.objectRef?.resourceVersion);
       expect(e.responseObject.kind).toBe('Lease');
       expect(Number(e.responseObject.metadata.resourceVersion)).toBeGreaterThan(Number(e.objectRef?.resourceVersion));

@@ -73,9 +73,15 @@ describe('every scenario type', () => {
       // Per pair: attempts and conflicts as in the lines.
       for (const t of log.truth) {
         const evs = finals.filter(
-          (e) => WRITES.has(e.verb) && e.user.username === t.actor.username && e.userAgent === t.actor.userAgent &&
-            (e.objectRef?.apiGroup ?? '') === t.object.apiGroup && e.objectRef?.resource === t.object.resource &&
-            (e.objectRef.namespace ?? '') === t.object.namespace && (e.objectRef.name ?? '') === t.object.name && (e.objectRef.subresource ?? '') === t.object.subresource,
+          (e) =>
+            WRITES.has(e.verb) &&
+            e.user.username === t.actor.username &&
+            e.userAgent === t.actor.userAgent &&
+            (e.objectRef?.apiGroup ?? '') === t.object.apiGroup &&
+            e.objectRef?.resource === t.object.resource &&
+            (e.objectRef.namespace ?? '') === t.object.namespace &&
+            (e.objectRef.name ?? '') === t.object.name &&
+            (e.objectRef.subresource ?? '') === t.object.subresource,
         );
         expect(evs.length, `${type} ${t.actor.username}`).toBe(t.attempts);
         expect(evs.filter((e) => e.responseStatus?.reason === 'Conflict').length).toBe(t.conflicts);
@@ -110,7 +116,7 @@ describe('finding scenarios', () => {
     expect(evs.every((x) => x.level === 'Metadata' && x.verb === 'update' && x.responseStatus?.code === 200)).toBe(true);
     expect(new Set(evs.map((x) => x.objectRef?.resourceVersion)).size).toBe(1);
     expect(e.noOps).toBe(evs.length);
-    expect(evs.length).toBeLessThan(3 * 60 / 3);
+    expect(evs.length).toBeLessThan((3 * 60) / 3);
   });
 
   it('noOpWrites at RequestResponse level with identical bodies: the response RV is the request RV', () => {
@@ -201,7 +207,12 @@ describe('finding scenarios', () => {
   it('jobControllerReplay: the job controller on jobs/status, ~60 updates/s, mostly 409', () => {
     const { log } = run([{ type: 'jobControllerReplay' }], MINUTE);
     const e = only(log, 'conflict-storm');
-    expect(e.actors).toEqual([{ username: 'system:serviceaccount:kube-system:job-controller', userAgent: 'kube-controller-manager/v1.30.2 (linux/amd64) kubernetes/3968350/system:serviceaccount:kube-system:job-controller' }]);
+    expect(e.actors).toEqual([
+      {
+        username: 'system:serviceaccount:kube-system:job-controller',
+        userAgent: 'kube-controller-manager/v1.30.2 (linux/amd64) kubernetes/3968350/system:serviceaccount:kube-system:job-controller',
+      },
+    ]);
     expect(e.object).toMatchObject({ apiGroup: 'batch', resource: 'jobs', subresource: 'status' });
     expect(e.writes / 60).toBeGreaterThan(45);
     expect(e.writes / 60).toBeLessThan(75);
@@ -212,7 +223,10 @@ describe('finding scenarios', () => {
     const { log, finals } = run([{ type: 'policyEngineReplay' }], MINUTE);
     const e = only(log, 'conflict-storm');
     const evs = eventsOf(finals, e).filter((x) => x.verb === 'update');
-    const gaps = evs.slice(1).map((x, i) => (us(x.requestReceivedTimestamp) - us(evs[i]!.stageTimestamp)) / 1000).filter((_, i) => evs[i]!.responseStatus?.code === 409);
+    const gaps = evs
+      .slice(1)
+      .map((x, i) => (us(x.requestReceivedTimestamp) - us(evs[i]!.stageTimestamp)) / 1000)
+      .filter((_, i) => evs[i]!.responseStatus?.code === 409);
     expect(gaps.length).toBeGreaterThan(300);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(100);

@@ -33,14 +33,7 @@ export function actor(username: string, userAgent = 'manager/v0.0.0 (linux/amd64
 }
 
 /** An interned object. */
-export function object(
-  resource: string,
-  namespace: string,
-  name: string,
-  subresource = '',
-  apiGroup = '',
-  apiVersion = 'v1',
-): ObjectRef {
+export function object(resource: string, namespace: string, name: string, subresource = '', apiGroup = '', apiVersion = 'v1'): ObjectRef {
   const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
   let o = objects.get(key);
   if (!o) {
@@ -53,12 +46,7 @@ export function object(
 let seq = 0;
 
 /** A record; `t` is the request's receive time in ms, latency 3 ms unless given. */
-export function rec(
-  t: number,
-  a: Actor,
-  o: ObjectRef | null,
-  over: Partial<Omit<RequestRecord, 'actor' | 'object'>> = {},
-): RequestRecord {
+export function rec(t: number, a: Actor, o: ObjectRef | null, over: Partial<Omit<RequestRecord, 'actor' | 'object'>> = {}): RequestRecord {
   const latencyMs = over.latencyMs ?? 3;
   const verb = over.verb ?? 'update';
   const dryRun = over.dryRun ?? false;
@@ -90,11 +78,7 @@ export function rec(
 }
 
 /** Run one detector (with options) over records through the real engine. */
-export function runDetector(
-  detector: Detector,
-  options: Record<string, unknown>,
-  records: RequestRecord[],
-): { findings: Finding[]; notes: Finding[]; alerts: string[] } {
+export function runDetector(detector: Detector, options: Record<string, unknown>, records: RequestRecord[]): { findings: Finding[]; notes: Finding[]; alerts: string[] } {
   const alerts: string[] = [];
   const engine = new Engine(
     {

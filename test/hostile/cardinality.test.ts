@@ -40,10 +40,15 @@ function distinctWrites(n: number): RequestRecord[] {
   for (let i = 0; i < n; i++) {
     const conflict = i % 4 === 0;
     out.push(
-      rec(T0 + i * 0.4, actor(`system:serviceaccount:ns${Math.floor(i / 10) % 500}:ctl-${Math.floor(i / 10)}`, 'ctl/v1'), object('widgets', `ns${i % 100}`, `obj-${i}`, 'status', 'example.com'), {
-        auditID: `d${i}`,
-        code: conflict ? 409 : 200,
-      }),
+      rec(
+        T0 + i * 0.4,
+        actor(`system:serviceaccount:ns${Math.floor(i / 10) % 500}:ctl-${Math.floor(i / 10)}`, 'ctl/v1'),
+        object('widgets', `ns${i % 100}`, `obj-${i}`, 'status', 'example.com'),
+        {
+          auditID: `d${i}`,
+          code: conflict ? 409 : 200,
+        },
+      ),
     );
   }
   return out;
@@ -52,7 +57,7 @@ function distinctWrites(n: number): RequestRecord[] {
 describe('FirstWrites', () => {
   const w = (t: number, name: string) => rec(t, actor('u'), object('pods', 'ns', name, 'status'));
 
-  it('holds a key\'s first write and gives it back at the second, once', () => {
+  it("holds a key's first write and gives it back at the second, once", () => {
     const fw = new FirstWrites<string>(60_000, 10, (k) => k);
     const a1 = w(T0, 'a');
     expect(fw.take('a', a1)).toBeUndefined();
@@ -156,7 +161,13 @@ describe('throttling with more actors than it holds', () => {
       for (let k = 0; k < 2; k++) {
         const i = ms * 2.5 + k;
         if (k === 1 && ms % 2 === 1) continue;
-        out.push(rec(T0 + ms, actor(`system:serviceaccount:ns${i % 100}:a-${Math.floor(i / 10)}`, 'a/v1'), object('configmaps', `ns${i % 100}`, `c-${i}`), { auditID: `n${i}`, verb: 'get', code: 200 }));
+        out.push(
+          rec(T0 + ms, actor(`system:serviceaccount:ns${i % 100}:a-${Math.floor(i / 10)}`, 'a/v1'), object('configmaps', `ns${i % 100}`, `c-${i}`), {
+            auditID: `n${i}`,
+            verb: 'get',
+            code: 200,
+          }),
+        );
       }
     }
     return out.sort((a, b) => a.ts - b.ts);

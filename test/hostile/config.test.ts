@@ -73,6 +73,11 @@ describe('config file', () => {
   it('aliases a config file reasonably uses still resolve', async () => {
     const text = 'window: &w 2m\nstep: 10s\nnamespace: &ns [shop, payments]\ndetectors:\n  conflict-storm: &storm\n    minConflicts: 5\n  hot-loop: {}\nuser: *ns\n';
     const config = await loadConfig('ok.yaml', () => Promise.resolve(text));
-    expect([config.window, config.namespace, config.user, config.detectors]).toEqual(['2m', ['shop', 'payments'], ['shop', 'payments'], { 'conflict-storm': { minConflicts: 5 }, 'hot-loop': {} }]);
+    expect([config.window, config.namespace, config.user, config.detectors]).toEqual([
+      '2m',
+      ['shop', 'payments'],
+      ['shop', 'payments'],
+      { 'conflict-storm': { minConflicts: 5 }, 'hot-loop': {} },
+    ]);
   });
 });

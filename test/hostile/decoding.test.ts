@@ -155,10 +155,7 @@ describe('deep nesting', () => {
 
   it('analyze --format json reports the deep lines of a file', async () => {
     const deep = nestedText(100_000);
-    const file = fileOf(
-      'deep.log',
-      around([lineWith('r', `"requestObject":${deep}`), lineWith('s', `"responseObject":${deep}`), lineWith('m', `"metadata":${deep}`)].join('\n')),
-    );
+    const file = fileOf('deep.log', around([lineWith('r', `"requestObject":${deep}`), lineWith('s', `"responseObject":${deep}`), lineWith('m', `"metadata":${deep}`)].join('\n')));
     const io = fakeIO();
     expect(await main(['analyze', file, '--format', 'json', '--threads', '0'], io)).toBe(0);
     const input = (JSON.parse(io.stdout.text) as { input: { lines: number; events: number; requests: number; badLines: number } }).input;

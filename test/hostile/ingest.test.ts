@@ -28,9 +28,7 @@ afterAll(removeTempDirs);
 vi.mock('node:fs/promises', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs/promises')>();
   const open: typeof fs.open = (p, ...rest) =>
-    String(p).endsWith('denied.log')
-      ? Promise.reject(Object.assign(new Error(`EACCES: permission denied, open '${String(p)}'`), { code: 'EACCES' }))
-      : fs.open(p, ...rest);
+    String(p).endsWith('denied.log') ? Promise.reject(Object.assign(new Error(`EACCES: permission denied, open '${String(p)}'`), { code: 'EACCES' })) : fs.open(p, ...rest);
   return { ...fs, open };
 });
 

@@ -42,7 +42,10 @@ function read(text: string, chunk: number, max = 16 * 1024 * 1024): { ids: strin
 }
 
 const SIZES = [1, 7, 4096, 32768, 65536, 65537, Number.MAX_SAFE_INTEGER];
-const idsBut = (n: number, skipped: number[]) => Array.from({ length: n }, (_, i) => i).filter((i) => !skipped.includes(i)).map((i) => `id-${i}`);
+const idsBut = (n: number, skipped: number[]) =>
+  Array.from({ length: n }, (_, i) => i)
+    .filter((i) => !skipped.includes(i))
+    .map((i) => `id-${i}`);
 const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
 
 describe('JsonDocReader: a stray quote in a one-line EventList', () => {

@@ -74,7 +74,7 @@ describe('serve: a damaged batch keeps its valid events', () => {
       const items = lines.map((l, i) => (i === at ? '{"kind":"Event","auditID":,"verb":"update"}' : l));
       const r = await call(s.port, 'POST', '/audit', eventList(items), { 'content-type': 'application/json' });
       expect(r.status).toBe(400);
-      expect(r.body).toBe("body is not a whole JSON document: not JSON (expected a value); this element is skipped\n");
+      expect(r.body).toBe('body is not a whole JSON document: not JSON (expected a value); this element is skipped\n');
       const first = await counts(s.port);
       expect(first.metrics).toEqual({
         auditstorm_events_parsed_total: 399,
@@ -82,9 +82,7 @@ describe('serve: a damaged batch keeps its valid events', () => {
         auditstorm_requests_read_total: 399,
       });
       expect(first.report.input.sources[0]).toMatchObject({ name: 'webhook', events: 399, requests: 399, badLines: 1 });
-      expect(first.report.input.badLineSamples.map((b) => [b.source, b.line, b.reason])).toEqual([
-        ['webhook batch 1', 1, 'not JSON (expected a value); this element is skipped'],
-      ]);
+      expect(first.report.input.badLineSamples.map((b) => [b.source, b.line, b.reason])).toEqual([['webhook batch 1', 1, 'not JSON (expected a value); this element is skipped']]);
       // The API server sends the batch again, repaired: only the missing event is new.
       expect((await call(s.port, 'POST', '/audit', eventList(lines))).status).toBe(200);
       const again = await counts(s.port);
@@ -151,8 +149,7 @@ describe('JsonDocReader: syntax errors in a one-line batch longer than 64 KiB', 
   }
 
   // userAgents holding what a scanner blind to strings would take for element ends and commas.
-  const event = (i: number): string =>
-    JSON.stringify({ ...JSON.parse(incidentLines()[0]!), auditID: `a${i}`, userAgent: `tricky\\"},{"x":[1,2],"y":"${i}\\` });
+  const event = (i: number): string => JSON.stringify({ ...JSON.parse(incidentLines()[0]!), auditID: `a${i}`, userAgent: `tricky\\"},{"x":[1,2],"y":"${i}\\` });
   const items = Array.from({ length: 600 }, (_, i) => event(i));
   const broken = new Set([0, 3, 150, 151, 420, 599]);
   const damaged = items.map((t, i) => (broken.has(i) ? t.replace('"verb":', '"verb" ') : t));
@@ -170,7 +167,7 @@ describe('JsonDocReader: syntax errors in a one-line batch longer than 64 KiB', 
     });
   }
 
-  it('an error in the EventList\'s own fields skips the rest of that document, and reading goes on at the next line', () => {
+  it("an error in the EventList's own fields skips the rest of that document, and reading goes on at the next line", () => {
     const text = `${eventList(items).replace('"metadata":{}', '"metadata":{"x" 1}')}\n${event(1000)}\n`;
     expect(read(text, 16 * 1024)).toEqual({ ids: ['a1000'], bad: [[1, "not JSON (expected ':'); the rest of this document is skipped"]] });
   });

@@ -18,7 +18,9 @@ export const STORM = {
 
 /** JSON lines of `fixtures/incident/payment-core.log` (1,184 ResponseComplete events, 14:10:00–14:13:00 UTC). */
 export function incidentLines(): string[] {
-  return readFileSync(new URL('../../fixtures/incident/payment-core.log', import.meta.url), 'utf8').trimEnd().split('\n');
+  return readFileSync(new URL('../../fixtures/incident/payment-core.log', import.meta.url), 'utf8')
+    .trimEnd()
+    .split('\n');
 }
 
 /** Request records of `lines` (every line must be a final-stage event). */

@@ -74,7 +74,7 @@ describe('RecentRates', () => {
     expect(r.untracked).toBe(7);
   });
 
-  it('gives a swept key\'s slot to a new key without its counts, and keeps counts across growth', () => {
+  it("gives a swept key's slot to a new key without its counts, and keeps counts across growth", () => {
     const r = new RecentRates(10_000, 6, 2);
     const t0 = 1_000_000_000_000;
     for (let i = 0; i < 30; i++) r.add('a', t0 + i * 100, true);

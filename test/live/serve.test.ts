@@ -88,7 +88,9 @@ describe('serve', () => {
     const actorLine = m.find((l) => l.startsWith(`auditstorm_actor_conflicts_per_second{user="${STORM.user}"}`));
     expect(actorLine).toBeDefined();
     expect(Number(actorLine!.split(' ')[1])).toBeGreaterThan(5);
-    expect(m.find((l) => l.startsWith('auditstorm_object_conflicts_per_second{'))).toContain('resource="appdeployments.infra.company.io/status",namespace="default",name="payment-core"');
+    expect(m.find((l) => l.startsWith('auditstorm_object_conflicts_per_second{'))).toContain(
+      'resource="appdeployments.infra.company.io/status",namespace="default",name="payment-core"',
+    );
 
     const report = ReportSchema.parse(JSON.parse((await call(s.port, 'GET', '/report')).body));
     // The second batch ends inside the storm (14:11:2x): the episode is still open.

@@ -61,7 +61,12 @@ describe('LiveSession', () => {
     const records = recordsOf(lines);
     const clock = { t: 0 };
     const session = new LiveSession({}, { now: () => clock.t });
-    replay(session, records.filter((r) => r.ts < Date.parse('2026-02-27T14:11:25Z')), clock, Date.parse('2026-02-27T14:11:25Z'));
+    replay(
+      session,
+      records.filter((r) => r.ts < Date.parse('2026-02-27T14:11:25Z')),
+      clock,
+      Date.parse('2026-02-27T14:11:25Z'),
+    );
     const snap = session.snapshot();
     expect(snap.findings.map((f) => [f.id, f.ongoing])).toEqual([[STORM.id, true]]);
     session.push(records.filter((r) => r.ts >= Date.parse('2026-02-27T14:11:25Z')));

@@ -75,5 +75,4 @@ describe.skipIf(!present)('real kube-apiserver scrapes (1.19 to 1.35)', () => {
     // The queue-wait histogram of workload-high/kube-system-service-accounts: 490 waits, all ≤ 5 ms.
     expect(m.priorityLevels[0]).toMatchObject({ priorityLevel: 'workload-high', flowSchema: 'kube-system-service-accounts', rejected: 0, waitCount: 490 });
   });
-
 });

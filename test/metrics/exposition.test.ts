@@ -7,7 +7,12 @@ import { histogramQuantile } from '../../src/metrics/quantile.js';
 
 describe('parseSampleLine', () => {
   it('reads names, labels with escapes, a trailing comma, values and timestamps', () => {
-    expect(parseSampleLine('apiserver_request_total{code="409",group="apps",verb="PUT"} 8')).toEqual({ ok: true, name: 'apiserver_request_total', labels: { code: '409', group: 'apps', verb: 'PUT' }, value: 8 });
+    expect(parseSampleLine('apiserver_request_total{code="409",group="apps",verb="PUT"} 8')).toEqual({
+      ok: true,
+      name: 'apiserver_request_total',
+      labels: { code: '409', group: 'apps', verb: 'PUT' },
+      value: 8,
+    });
     expect(parseSampleLine('x{a="q\\"uo\\\\te\\nd",} 1.5e+09 1700000000000')).toEqual({ ok: true, name: 'x', labels: { a: 'q"uo\\te\nd' }, value: 1.5e9 });
     expect(parseSampleLine('process_start_time_seconds 1.68549934601e+09')).toEqual({ ok: true, name: 'process_start_time_seconds', labels: {}, value: 1685499346.01 });
     expect(parseSampleLine('b{le="+Inf"} +Inf')).toMatchObject({ ok: true, labels: { le: '+Inf' }, value: Infinity });
@@ -97,11 +102,28 @@ describe('histogramQuantile (PromQL histogram_quantile)', () => {
     expect(histogramQuantile(0.9, [...b].reverse())).toBeCloseTo(0.005 + 0.02 * ((0.9 * 78 - 62) / 15), 12);
   });
   it('a rank in +Inf gives the highest finite bound; no +Inf or no observations gives null', () => {
-    expect(histogramQuantile(0.99, [{ le: 1, count: 1 }, { le: Infinity, count: 10 }])).toBe(1);
+    expect(
+      histogramQuantile(0.99, [
+        { le: 1, count: 1 },
+        { le: Infinity, count: 10 },
+      ]),
+    ).toBe(1);
     expect(histogramQuantile(0.5, [{ le: 1, count: 1 }])).toBeNull();
-    expect(histogramQuantile(0.5, [{ le: 1, count: 0 }, { le: Infinity, count: 0 }])).toBeNull();
+    expect(
+      histogramQuantile(0.5, [
+        { le: 1, count: 0 },
+        { le: Infinity, count: 0 },
+      ]),
+    ).toBeNull();
   });
   it('cumulative counts that fall are raised to the one before', () => {
-    expect(histogramQuantile(0.5, [{ le: 1, count: 4 }, { le: 2, count: 2 }, { le: 3, count: 10 }, { le: Infinity, count: 10 }])).toBeCloseTo(2 + 1 / 6, 12);
+    expect(
+      histogramQuantile(0.5, [
+        { le: 1, count: 4 },
+        { le: 2, count: 2 },
+        { le: 3, count: 10 },
+        { le: Infinity, count: 10 },
+      ]),
+    ).toBeCloseTo(2 + 1 / 6, 12);
   });
 });

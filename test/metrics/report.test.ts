@@ -68,7 +68,9 @@ describe('two scrapes 30 s apart with a 409 storm on appdeployments.example.com/
     expect(f.evidence).toEqual({ auditIDs: [], firstAuditID: '', lastAuditID: '', auditLevel: 'none (apiserver metrics)', level: 'suspected' });
     expect(f.advice.map((a) => a.id)).toEqual(['metrics-cannot-name-controller', 'audit-policy-rule', 'scrape-every-replica']);
     expect(f.advice[0]!.text).toContain('cannot name the controller writing appdeployments.example.com/status');
-    expect(f.advice[1]!.text).toBe('Audit policy rule, first in the policy\'s rules: {level: Metadata, verbs: [update, patch], resources: [{group: "example.com", resources: ["appdeployments/status"]}]}');
+    expect(f.advice[1]!.text).toBe(
+      'Audit policy rule, first in the policy\'s rules: {level: Metadata, verbs: [update, patch], resources: [{group: "example.com", resources: ["appdeployments/status"]}]}',
+    );
     expect(f.docs).toMatch(/\/blob\/main\/docs\/detectors\/resource-conflicts\.md$/);
     expect(m.auditPolicy).toEqual({ [f.id]: POLICY });
   });
@@ -79,16 +81,85 @@ describe('two scrapes 30 s apart with a 409 storm on appdeployments.example.com/
     expect(m.spanSeconds).toBe(30);
     expect(m.totals).toEqual({ requests: 3348, writes: 3043, conflicts: 2403, alreadyExists: 0, throttled: 0, nonResource: 5 });
     expect(m.resources).toEqual([
-      { group: 'example.com', resource: 'appdeployments', subresource: 'status', verb: 'PUT', requests: 3000, perSec: 100, code409: 2400, share409: 0.8, code429: 0, share429: 0, latencyCount: 3000, p50Ms: 750, p90Ms: 3828.3, p99Ms: 4919.2 },
-      { group: '', resource: 'pods', subresource: '', verb: 'GET', requests: 300, perSec: 10, code409: 0, share409: 0, code429: 0, share429: 0, latencyCount: 0, p50Ms: null, p90Ms: null, p99Ms: null },
-      { group: 'apps', resource: 'deployments', subresource: '', verb: 'PUT', requests: 30, perSec: 1, code409: 0, share409: 0, code429: 0, share429: 0, latencyCount: 0, p50Ms: null, p90Ms: null, p99Ms: null },
-      { group: 'apps', resource: 'deployments', subresource: 'status', verb: 'PUT', requests: 13, perSec: 0.433, code409: 3, share409: 0.2308, code429: 0, share429: 0, latencyCount: 0, p50Ms: null, p90Ms: null, p99Ms: null },
+      {
+        group: 'example.com',
+        resource: 'appdeployments',
+        subresource: 'status',
+        verb: 'PUT',
+        requests: 3000,
+        perSec: 100,
+        code409: 2400,
+        share409: 0.8,
+        code429: 0,
+        share429: 0,
+        latencyCount: 3000,
+        p50Ms: 750,
+        p90Ms: 3828.3,
+        p99Ms: 4919.2,
+      },
+      {
+        group: '',
+        resource: 'pods',
+        subresource: '',
+        verb: 'GET',
+        requests: 300,
+        perSec: 10,
+        code409: 0,
+        share409: 0,
+        code429: 0,
+        share429: 0,
+        latencyCount: 0,
+        p50Ms: null,
+        p90Ms: null,
+        p99Ms: null,
+      },
+      {
+        group: 'apps',
+        resource: 'deployments',
+        subresource: '',
+        verb: 'PUT',
+        requests: 30,
+        perSec: 1,
+        code409: 0,
+        share409: 0,
+        code429: 0,
+        share429: 0,
+        latencyCount: 0,
+        p50Ms: null,
+        p90Ms: null,
+        p99Ms: null,
+      },
+      {
+        group: 'apps',
+        resource: 'deployments',
+        subresource: 'status',
+        verb: 'PUT',
+        requests: 13,
+        perSec: 0.433,
+        code409: 3,
+        share409: 0.2308,
+        code429: 0,
+        share429: 0,
+        latencyCount: 0,
+        p50Ms: null,
+        p90Ms: null,
+        p99Ms: null,
+      },
     ]);
   });
 
   it('APF rejections and queue, in-flight requests', () => {
     expect(m.priorityLevels).toEqual([
-      { priorityLevel: 'workload-low', flowSchema: 'service-accounts', rejected: 60, rejectedByReason: { 'queue-full': 55, 'time-out': 5 }, inQueue: 12, maxInQueue: 12, waitCount: 0, waitP99Ms: null },
+      {
+        priorityLevel: 'workload-low',
+        flowSchema: 'service-accounts',
+        rejected: 60,
+        rejectedByReason: { 'queue-full': 55, 'time-out': 5 },
+        inQueue: 12,
+        maxInQueue: 12,
+        waitCount: 0,
+        waitP99Ms: null,
+      },
     ]);
     expect(m.inflight).toEqual([
       { kind: 'mutating', current: 40, max: 40 },
@@ -152,7 +223,9 @@ describe('times', () => {
     expect(f.metrics['conflictShare']).toBe(0.619);
     expect(f.severity).toBe('critical');
     expect(f.signals).toContain('totals-since-start');
-    expect(m.warnings[1]).toBe('one scrape: numbers are totals since the API server started 100 s before it; rates are averages over that uptime, not the current rate (take two scrapes for that)');
+    expect(m.warnings[1]).toBe(
+      'one scrape: numbers are totals since the API server started 100 s before it; rates are averages over that uptime, not the current rate (take two scrapes for that)',
+    );
   });
 
   it('one scrape without a time: totals, no rates, the finding judged on count and share', () => {
@@ -171,7 +244,9 @@ describe('times', () => {
     const m = report.apiserverMetrics!;
     // Every second-scrape value counts whole: 1,600 + 2,600 PUTs, 2,600 of them 409.
     expect(m.resources[0]).toMatchObject({ requests: 4200, code409: 2600 });
-    expect(m.warnings).toContain('m2.txt: process_start_time_seconds differs from m1.txt: another API server process (restarted, or another replica); its counters are counted from 0');
+    expect(m.warnings).toContain(
+      'm2.txt: process_start_time_seconds differs from m1.txt: another API server process (restarted, or another replica); its counters are counted from 0',
+    );
   });
 
   it('a counter that falls without a new process start is a reset too', () => {
@@ -187,9 +262,15 @@ describe('thresholds', () => {
   it('below minConflicts, or a quiet write rate, is no finding; options move the line', () => {
     expect(build(stormScrapes(), { resourceConflicts: { minConflicts: 2401, minWritesPerSec: 101 } }).findings).toEqual([]);
     const writesOnly = build(stormScrapes(), { resourceConflicts: { minConflicts: 2401 } }).findings;
-    expect(writesOnly.map((f) => [f.title, f.signals])).toEqual([['100/s writes to appdeployments.example.com/status, 98.6% of all writes in 30 s between scrapes', ['write-rate', 'metrics-only', 'one-replica']]]);
+    expect(writesOnly.map((f) => [f.title, f.signals])).toEqual([
+      ['100/s writes to appdeployments.example.com/status, 98.6% of all writes in 30 s between scrapes', ['write-rate', 'metrics-only', 'one-replica']],
+    ]);
     // deployments/status: 3 409s of 13 updates (23 %) is a finding only when 3 are enough and 0.1/s is.
-    const low = build(stormScrapes(), { resourceConflicts: { minConflicts: 3, minConflictsPerSec: 0.1 } }).findings.map((f) => [f.severity, f.object?.resource, f.object?.subresource]);
+    const low = build(stormScrapes(), { resourceConflicts: { minConflicts: 3, minConflictsPerSec: 0.1 } }).findings.map((f) => [
+      f.severity,
+      f.object?.resource,
+      f.object?.subresource,
+    ]);
     expect(low).toEqual([
       ['critical', 'appdeployments', 'status'],
       ['medium', 'deployments', 'status'],

@@ -43,8 +43,11 @@ export function scrapeText(spec: ScrapeSpec): string {
   out.push('# TYPE apiserver_flowcontrol_current_inqueue_requests gauge');
   for (const [pl, fs, n] of spec.inQueue ?? []) out.push(`apiserver_flowcontrol_current_inqueue_requests{flow_schema="${fs}",priority_level="${pl}"} ${n}`);
   out.push('# TYPE apiserver_flowcontrol_rejected_requests_total counter');
-  for (const [pl, fs, reason, n] of spec.rejected ?? []) out.push(`apiserver_flowcontrol_rejected_requests_total{flow_schema="${fs}",priority_level="${pl}",reason="${reason}"} ${n}`);
-  out.push('# HELP apiserver_request_duration_seconds [STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.');
+  for (const [pl, fs, reason, n] of spec.rejected ?? [])
+    out.push(`apiserver_flowcontrol_rejected_requests_total{flow_schema="${fs}",priority_level="${pl}",reason="${reason}"} ${n}`);
+  out.push(
+    '# HELP apiserver_request_duration_seconds [STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  );
   out.push('# TYPE apiserver_request_duration_seconds histogram');
   for (const [g, r, s, verb, bounds, counts] of spec.durations ?? []) {
     for (const [k, scope] of ['namespace', 'resource'].entries()) {
@@ -54,14 +57,20 @@ export function scrapeText(spec: ScrapeSpec): string {
       out.push(`apiserver_request_duration_seconds_count{${labels}} ${halves(counts[counts.length - 1]!)[k]}`);
     }
   }
-  out.push('# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+  out.push(
+    '# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+  );
   out.push('# TYPE apiserver_request_total counter');
   for (const [g, r, s, verb, code, n] of spec.requests) {
     const [a, b] = halves(n);
     const component = r === '' ? '' : 'apiserver';
     const scope = (x: string): string => (r === '' ? '' : x);
-    out.push(`apiserver_request_total{code="${code}",component="${component}",dry_run="",group="${g}",resource="${r}",scope="${scope('namespace')}",subresource="${s}",verb="${verb}",version="${r === '' ? '' : 'v1'}"} ${a}`);
-    out.push(`apiserver_request_total{code="${code}",component="${component}",dry_run="",group="${g}",resource="${r}",scope="${scope('resource')}",subresource="${s}",verb="${verb}",version="${r === '' ? '' : 'v1'}"} ${b}`);
+    out.push(
+      `apiserver_request_total{code="${code}",component="${component}",dry_run="",group="${g}",resource="${r}",scope="${scope('namespace')}",subresource="${s}",verb="${verb}",version="${r === '' ? '' : 'v1'}"} ${a}`,
+    );
+    out.push(
+      `apiserver_request_total{code="${code}",component="${component}",dry_run="",group="${g}",resource="${r}",scope="${scope('resource')}",subresource="${s}",verb="${verb}",version="${r === '' ? '' : 'v1'}"} ${b}`,
+    );
   }
   if (spec.processStart !== undefined) {
     out.push('# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.');

@@ -21,13 +21,21 @@ function scrape(source: string, time: string, put409: number, put200: number): S
 
 describe('falling counters without process_start_time_seconds', () => {
   it('count from 0 and are named in a warning', () => {
-    const r = buildMetricsReport([scrape('a.txt', '2026-12-06T01:00:00Z', 100, 100), scrape('b.txt', '2026-12-06T01:00:10Z', 50, 20)], { now: new Date('2026-12-06T02:00:00Z'), version: '0.0.0-test' });
+    const r = buildMetricsReport([scrape('a.txt', '2026-12-06T01:00:00Z', 100, 100), scrape('b.txt', '2026-12-06T01:00:10Z', 50, 20)], {
+      now: new Date('2026-12-06T02:00:00Z'),
+      version: '0.0.0-test',
+    });
     const m = r.apiserverMetrics!;
     expect(m.resources.find((q) => q.resource === 'widgets')).toMatchObject({ requests: 70, code409: 50 });
-    expect(m.warnings).toContain('b.txt: 2 apiserver_request_total series fell below their value in a.txt: counted from 0 as after a restart; if the two scrapes reached different API server replicas, the numbers between them are wrong');
+    expect(m.warnings).toContain(
+      'b.txt: 2 apiserver_request_total series fell below their value in a.txt: counted from 0 as after a restart; if the two scrapes reached different API server replicas, the numbers between them are wrong',
+    );
   });
   it('rising counters give no such warning', () => {
-    const r = buildMetricsReport([scrape('a.txt', '2026-12-06T01:00:00Z', 100, 100), scrape('b.txt', '2026-12-06T01:00:10Z', 150, 120)], { now: new Date('2026-12-06T02:00:00Z'), version: '0.0.0-test' });
+    const r = buildMetricsReport([scrape('a.txt', '2026-12-06T01:00:00Z', 100, 100), scrape('b.txt', '2026-12-06T01:00:10Z', 150, 120)], {
+      now: new Date('2026-12-06T02:00:00Z'),
+      version: '0.0.0-test',
+    });
     expect(r.apiserverMetrics!.warnings.filter((w) => w.includes('fell below'))).toEqual([]);
   });
 });

@@ -31,7 +31,9 @@ describe('README', () => {
   });
 
   it('names in its options table only flags the CLI defines', () => {
-    const table = section('Options').split('\n').filter((l) => l.startsWith('| `'));
+    const table = section('Options')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
     const named = new Set(table.flatMap((l) => [...l.split('|')[1]!.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1]!)));
     expect(named.size).toBeGreaterThan(20);
     expect([...named].filter((f) => !cliFlags.includes(f))).toEqual([]);
@@ -45,7 +47,13 @@ describe('README', () => {
   });
 
   it('links only files that exist (README and docs/detectors)', () => {
-    const pages = ['README.md', ...['conflict-storm', 'create-conflict-storm', 'create-storm', 'fleet-storm', 'hot-loop', 'no-op-writes', 'resource-conflicts', 'throttling', 'write-fight'].map((k) => `docs/detectors/${k}.md`), 'docs/input.md'];
+    const pages = [
+      'README.md',
+      ...['conflict-storm', 'create-conflict-storm', 'create-storm', 'fleet-storm', 'hot-loop', 'no-op-writes', 'resource-conflicts', 'throttling', 'write-fight'].map(
+        (k) => `docs/detectors/${k}.md`,
+      ),
+      'docs/input.md',
+    ];
     const broken: string[] = [];
     for (const page of pages) {
       const text = readFileSync(path.join(ROOT, page), 'utf8');

@@ -86,24 +86,25 @@ describe('digestBody', () => {
     });
     expect(b).toEqual(a);
     // Nested fields of the same name are content.
-    expect(digest({ spec: { template: { metadata: { generation: 1 } } } }).content).not.toBe(
-      digest({ spec: { template: { metadata: { generation: 2 } } } }).content,
-    );
+    expect(digest({ spec: { template: { metadata: { generation: 1 } } } }).content).not.toBe(digest({ spec: { template: { metadata: { generation: 2 } } } }).content);
   });
 
   it('keeps array order and tells where a timestamp sits', () => {
     expect(digest({ list: [1, 2] }).content).not.toBe(digest({ list: [2, 1] }).content);
     const c = (t0: string | undefined, t1: string | undefined) =>
-      digest({ conditions: [{ type: 'A', lastTransitionTime: t0 }, { type: 'B', lastTransitionTime: t1 }] });
+      digest({
+        conditions: [
+          { type: 'A', lastTransitionTime: t0 },
+          { type: 'B', lastTransitionTime: t1 },
+        ],
+      });
     const swapped = [c('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'), c('2026-01-02T00:00:00Z', '2026-01-01T00:00:00Z')];
     expect(swapped[0]!.content).toBe(swapped[1]!.content);
     expect(swapped[0]!.timestamps).not.toBe(swapped[1]!.timestamps);
   });
 
   it('distinguishes values that print alike', () => {
-    const contents = [{ a: '1' }, { a: 1 }, { a: true }, { a: 'true' }, { a: null }, { a: [] }, { a: {} }, { ab: '' }, { a: 'b' }].map(
-      (b) => digest(b).content,
-    );
+    const contents = [{ a: '1' }, { a: 1 }, { a: true }, { a: 'true' }, { a: null }, { a: [] }, { a: {} }, { ab: '' }, { a: 'b' }].map((b) => digest(b).content);
     expect(new Set(contents).size).toBe(contents.length);
   });
 

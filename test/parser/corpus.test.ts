@@ -107,9 +107,7 @@ describe.skipIf(!present)(`public corpus (${present ? CORPUS : `skipped: ${CORPU
     }
     expect(error).toBeInstanceOf(InputError);
     const message = (error as InputError).message;
-    expect(message).toContain(
-      `"${path.join(CORPUS, 'SOURCES.md')}" does not look like a kube-apiserver audit log: none of its first 28 non-blank lines is an audit event`,
-    );
+    expect(message).toContain(`"${path.join(CORPUS, 'SOURCES.md')}" does not look like a kube-apiserver audit log: none of its first 28 non-blank lines is an audit event`);
     expect(message.endsWith('It looks like: JSON or text that is not audit events.')).toBe(true);
   });
 
@@ -159,14 +157,24 @@ describe.skipIf(!present)(`public corpus (${present ? CORPUS : `skipped: ${CORPU
     const recs = r.records;
     expect(tally(recs, (x) => x.code)).toEqual({ 200: 66, 201: 15, 403: 4, 404: 3, 409: 4 });
     expect(tally(recs, (x) => x.verb)).toEqual({ create: 23, delete: 2, get: 48, list: 2, patch: 7, update: 4, watch: 6 });
-    expect(tally(recs.filter((x) => x.code === 409), (x) => x.reason)).toEqual({ AlreadyExists: 4 });
+    expect(
+      tally(
+        recs.filter((x) => x.code === 409),
+        (x) => x.reason,
+      ),
+    ).toEqual({ AlreadyExists: 4 });
     expect(recs.filter(isConflict)).toHaveLength(0);
     expect(recs.filter((x) => x.latencyMs === -1)).toHaveLength(6);
     expect(recs.filter((x) => x.isWrite)).toHaveLength(36);
     expect(new Set(recs.map((x) => x.actor)).size).toBe(19);
     expect(new Set(recs.map((x) => x.object)).size).toBe(69);
     expect(recs.filter((x) => x.actor.serviceAccount !== null)).toHaveLength(80);
-    expect(tally(recs.filter((x) => x.fieldManager !== ''), (x) => x.fieldManager)).toEqual({
+    expect(
+      tally(
+        recs.filter((x) => x.fieldManager !== ''),
+        (x) => x.fieldManager,
+      ),
+    ).toEqual({
       'cluster-network-operator/operconfig': 6,
     });
     const conflict = recs.find((x) => x.code === 409)!;
@@ -183,8 +191,7 @@ describe.skipIf(!present)(`public corpus (${present ? CORPUS : `skipped: ${CORPU
       verb: 'create',
       isWrite: true,
       dryRun: false,
-      actor:
-        'system:serviceaccount:openshift-operator-lifecycle-manager:olm-operator-serviceaccount\u0000catalog/v0.0.0 (linux/amd64) kubernetes/$Format',
+      actor: 'system:serviceaccount:openshift-operator-lifecycle-manager:olm-operator-serviceaccount\u0000catalog/v0.0.0 (linux/amd64) kubernetes/$Format',
       object: '/serviceaccounts/openshift-marketplace/redhat-operators/',
       code: 409,
       reason: 'AlreadyExists',

@@ -75,8 +75,7 @@ describe('decodeLine: valid events', () => {
   });
 
   it('splits a v1alpha1 objectRef.apiVersion on the last "/"', () => {
-    const alpha = (apiVersion: string) =>
-      event(eventLine({ apiVersion: 'audit.k8s.io/v1alpha1', objectRef: { resource: 'x', apiVersion } })).objectRef;
+    const alpha = (apiVersion: string) => event(eventLine({ apiVersion: 'audit.k8s.io/v1alpha1', objectRef: { resource: 'x', apiVersion } })).objectRef;
     expect(alpha('apps/v1beta1')).toEqual({ resource: 'x', apiGroup: 'apps', apiVersion: 'v1beta1' });
     expect(alpha('rbac.authorization.k8s.io/v1')).toEqual({
       resource: 'x',
@@ -101,9 +100,7 @@ describe('decodeLine: reasons', () => {
     expect(reason('not json')).toMatch(/^not JSON \(Unexpected token .*\)$/);
     // The message inside is V8's and varies between Node versions.
     expect(reason('{"auditID":"a",')).toMatch(/^not JSON \(.*position 15.*\)$/);
-    expect(reason(`${INNER.slice(0, 50)}[Truncated...]`)).toBe(
-      'not JSON (cut by CloudWatch: ends with "[Truncated...]")',
-    );
+    expect(reason(`${INNER.slice(0, 50)}[Truncated...]`)).toBe('not JSON (cut by CloudWatch: ends with "[Truncated...]")');
     expect(
       reason(
         '2026-07-01T10:00:00.123456Z AUDIT: id="6f1b0c8e" stage="ResponseComplete" ip="10.244.1.17" method="update" user="u" groups="<none>" as="<self>" asgroups="<lookup>" user-agent="x" namespace="shop" uri="/api" response="409"',
@@ -124,30 +121,18 @@ describe('decodeLine: reasons', () => {
     expect(reason(eventLine({ verb: undefined }))).toBe('JSON but not an audit event: no verb');
     expect(reason(eventLine({ requestURI: undefined }))).toBe('JSON but not an audit event: no requestURI');
     expect(reason(eventLine({ kind: 'Pod' }))).toBe('JSON but not an audit event: kind "Pod"');
-    expect(reason(eventLine({ apiVersion: 'v1' }))).toBe(
-      'JSON but not an audit event: apiVersion "v1" is not audit.k8s.io',
-    );
+    expect(reason(eventLine({ apiVersion: 'v1' }))).toBe('JSON but not an audit event: apiVersion "v1" is not audit.k8s.io');
   });
 
   it('names malformed events', () => {
     expect(reason(eventLine({ stage: 'Done' }))).toBe('malformed audit event: unknown stage "Done"');
-    expect(reason(eventLine({ stageTimestamp: 'yesterday' }))).toBe(
-      'malformed audit event: stageTimestamp "yesterday" is not an RFC 3339 time',
-    );
-    expect(reason(eventLine({ requestReceivedTimestamp: 7 }))).toBe(
-      'malformed audit event: requestReceivedTimestamp 7 is not an RFC 3339 time',
-    );
-    expect(reason(eventLine({ stageTimestamp: undefined, requestReceivedTimestamp: undefined }))).toBe(
-      'malformed audit event: no stageTimestamp',
-    );
+    expect(reason(eventLine({ stageTimestamp: 'yesterday' }))).toBe('malformed audit event: stageTimestamp "yesterday" is not an RFC 3339 time');
+    expect(reason(eventLine({ requestReceivedTimestamp: 7 }))).toBe('malformed audit event: requestReceivedTimestamp 7 is not an RFC 3339 time');
+    expect(reason(eventLine({ stageTimestamp: undefined, requestReceivedTimestamp: undefined }))).toBe('malformed audit event: no stageTimestamp');
     expect(reason(eventLine({ objectRef: 'pods' }))).toBe('malformed audit event: objectRef is not an object');
     expect(reason(eventLine({ objectRef: { name: 3 } }))).toBe('malformed audit event: objectRef.name is not a string');
-    expect(reason(eventLine({ responseStatus: { code: '409' } }))).toBe(
-      'malformed audit event: responseStatus.code is not a number',
-    );
-    expect(reason(eventLine({ user: { username: ['a'] } }))).toBe(
-      'malformed audit event: user.username is not a string',
-    );
+    expect(reason(eventLine({ responseStatus: { code: '409' } }))).toBe('malformed audit event: responseStatus.code is not a number');
+    expect(reason(eventLine({ user: { username: ['a'] } }))).toBe('malformed audit event: user.username is not a string');
     expect(reason(eventLine({ sourceIPs: '10.0.0.1' }))).toBe('malformed audit event: sourceIPs is not an array');
     expect(reason(eventLine({ userAgent: 1 }))).toBe('malformed audit event: userAgent is not a string');
   });
@@ -160,41 +145,20 @@ describe('decodeLine: reasons', () => {
 
 describe('decodeLine: known non-event shapes', () => {
   const cases: [string, unknown][] = [
-    [
-      'GKE Cloud Logging entry (protoPayload): not read yet',
-      { insertId: 'x', protoPayload: { serviceName: 'k8s.io', methodName: 'io.k8s.core.v1.pods.create' } },
-    ],
-    [
-      'EKS CloudWatch record (message holds an event): not read yet',
-      { logStreamName: 'kube-apiserver-audit-0a1b', timestamp: 1782900000131, message: INNER },
-    ],
+    ['GKE Cloud Logging entry (protoPayload): not read yet', { insertId: 'x', protoPayload: { serviceName: 'k8s.io', methodName: 'io.k8s.core.v1.pods.create' } }],
+    ['EKS CloudWatch record (message holds an event): not read yet', { logStreamName: 'kube-apiserver-audit-0a1b', timestamp: 1782900000131, message: INNER }],
     ['EKS CloudWatch Logs export (events[]): not read yet', { events: [{ message: INNER }] }],
-    [
-      'EKS CloudWatch subscription record (logEvents[]): not read yet',
-      { messageType: 'DATA_MESSAGE', logEvents: [{ id: '1', message: INNER }] },
-    ],
+    ['EKS CloudWatch subscription record (logEvents[]): not read yet', { messageType: 'DATA_MESSAGE', logEvents: [{ id: '1', message: INNER }] }],
     ['CloudWatch Logs Insights row (@message): not read yet', { '@timestamp': 'x', '@message': INNER }],
-    [
-      'AKS diagnostic records (records[].properties.log): not read yet',
-      { records: [{ category: 'kube-audit', properties: { log: INNER } }] },
-    ],
-    [
-      'AKS diagnostic record (properties.log): not read yet',
-      { category: 'kube-audit-admin', properties: { log: CONFLICT_EVENT } },
-    ],
+    ['AKS diagnostic records (records[].properties.log): not read yet', { records: [{ category: 'kube-audit', properties: { log: INNER } }] }],
+    ['AKS diagnostic record (properties.log): not read yet', { category: 'kube-audit-admin', properties: { log: CONFLICT_EVENT } }],
     ['AKS Log Analytics AzureDiagnostics row (log_s): not read yet', { Category: 'kube-audit', log_s: INNER }],
-    [
-      'audit EventList document (webhook batch, items[]): not read yet',
-      { kind: 'EventList', apiVersion: 'audit.k8s.io/v1', metadata: {}, items: [CONFLICT_EVENT] },
-    ],
+    ['audit EventList document (webhook batch, items[]): not read yet', { kind: 'EventList', apiVersion: 'audit.k8s.io/v1', metadata: {}, items: [CONFLICT_EVENT] }],
     [
       'OpenShift Logging ViaQ record (k8s_audit_level): not read yet',
       { ...CONFLICT_EVENT, level: 'default', k8s_audit_level: 'Metadata', log_type: 'audit', hostname: 'ip-10-0-1-2' },
     ],
-    [
-      'OpenTelemetry (OTLP) log export (resourceLogs): not read yet',
-      { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: INNER } }] }] }] },
-    ],
+    ['OpenTelemetry (OTLP) log export (resourceLogs): not read yet', { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: INNER } }] }] }] }],
   ];
   it.each(cases)('%s', (expected, value) => {
     expect(reason(JSON.stringify(value))).toBe(expected);
@@ -232,7 +196,15 @@ describe('decodeLine: implausible times', () => {
 describe('decodeLine: objectRef completed from a resource URL', () => {
   it('fills the fields of an objectRef without resource from requestURI; present fields win', () => {
     const ev = event(eventLine({ objectRef: { subresource: 'status', resourceVersion: '7' } }));
-    expect(ev.objectRef).toStrictEqual({ subresource: 'status', resourceVersion: '7', resource: 'deployments', namespace: 'shop', name: 'web', apiGroup: 'apps', apiVersion: 'v1' });
+    expect(ev.objectRef).toStrictEqual({
+      subresource: 'status',
+      resourceVersion: '7',
+      resource: 'deployments',
+      namespace: 'shop',
+      name: 'web',
+      apiGroup: 'apps',
+      apiVersion: 'v1',
+    });
   });
   it('leaves an objectRef with resource, and a non-resource URL, alone', () => {
     expect(event(eventLine({ objectRef: { resource: 'pods' } })).objectRef).toStrictEqual({ resource: 'pods' });

@@ -72,7 +72,6 @@ function agree(line: string): Outcome {
   return { fast, full };
 }
 
-
 describe('fast path agrees with the full path', () => {
   it('on every line of the committed fixtures, reading all of them itself', () => {
     const tally = { final: 0, nonfinal: 0, fallback: 0 };

@@ -186,10 +186,14 @@ describe('syntax errors inside streamed documents', () => {
     const last = await readStdin(`[\n${[...items.slice(0, 5), broken[2]!].join(',\n')}\n]\n${pretty(ev('after'))}`);
     expect(last.records.map((x) => x.auditID)).toEqual(['e0', 'e1', 'e2', 'e3', 'e4', 'after']);
     expect(last.bad.map((b) => b.reason)).toEqual(["not JSON (expected ','); this element is skipped"]);
-    const otlp = pretty(JSON.parse(toOtlp(['a', 'b', 'c'].map((auditID) => eventLine({ auditID })), { batchSize: 10 }))).replace(
-      /("body": \{\n\s+"stringValue": "[^\n]*"auditID\\":\\"b\\"[^\n]*")/,
-      '$1 oops',
-    );
+    const otlp = pretty(
+      JSON.parse(
+        toOtlp(
+          ['a', 'b', 'c'].map((auditID) => eventLine({ auditID })),
+          { batchSize: 10 },
+        ),
+      ),
+    ).replace(/("body": \{\n\s+"stringValue": "[^\n]*"auditID\\":\\"b\\"[^\n]*")/, '$1 oops');
     const o = await readStdin(otlp);
     expect([o.records.map((x) => x.auditID), o.bad.map((b) => b.reason)]).toEqual([['a', 'c'], ["not JSON (expected ','); this element is skipped"]]);
   });
@@ -231,7 +235,14 @@ describe('wrapper items: indexes, skipped records, formats', () => {
   });
 
   it('a subscription file with only a CONTROL_MESSAGE is eks, with one skipped record', async () => {
-    const ctl = { messageType: 'CONTROL_MESSAGE', owner: 'CloudwatchLogs', logGroup: '', logStream: '', subscriptionFilters: [], logEvents: [{ id: '', timestamp: 1, message: 'CWL CONTROL MESSAGE: Checking health of destination Firehose.' }] };
+    const ctl = {
+      messageType: 'CONTROL_MESSAGE',
+      owner: 'CloudwatchLogs',
+      logGroup: '',
+      logStream: '',
+      subscriptionFilters: [],
+      logEvents: [{ id: '', timestamp: 1, message: 'CWL CONTROL MESSAGE: Checking health of destination Firehose.' }],
+    };
     const r = await readStdin(`${gzipSync(JSON.stringify(ctl)).toString('base64')}\n`);
     expect(r.stats[0]).toMatchObject({ format: 'eks', events: 0, badLines: 0, skippedRecords: 1 });
   });
@@ -243,7 +254,9 @@ describe('wrapper items: indexes, skipped records, formats', () => {
         { resource: { attributes: [{ key: 'log_type', value: { stringValue: 'application' } }] }, scopeLogs: [{ logRecords: [lr('hello')] }] },
         {
           resource: { attributes: [{ key: 'log_type', value: { stringValue: 'audit' } }] },
-          scopeLogs: [{ logRecords: [lr(eventLine({ auditID: 'a' })), lr('{"type":"SYSCALL","msg":"audit(123)"}'), lr('type=SYSCALL msg=audit(1)'), lr('{"kind":"Event","auditID":"x"}')] }],
+          scopeLogs: [
+            { logRecords: [lr(eventLine({ auditID: 'a' })), lr('{"type":"SYSCALL","msg":"audit(123)"}'), lr('type=SYSCALL msg=audit(1)'), lr('{"kind":"Event","auditID":"x"}')] },
+          ],
         },
       ],
     };

@@ -35,7 +35,10 @@ export function corpusLines(): string[] {
 
 /** The non-blank lines of `text`, without `\r`. */
 export function linesOf(text: string): string[] {
-  return text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)).filter((l) => l.trim() !== '');
+  return text
+    .split('\n')
+    .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
+    .filter((l) => l.trim() !== '');
 }
 
 /** The lines of fixtures/sample/audit.log.gz. */
@@ -64,9 +67,20 @@ function mutateValue(v: Json, rng: Rng, depth: number): Json {
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const keys = Object.keys(v);
     const what = rng.int(0, 9);
-    if (what === 0 && keys.length > 0) delete v[pick(rng, keys)]; // missing field
-    else if (what === 1 && keys.length > 0) v[pick(rng, keys)] = null; // null field
-    else if (what === 2) v[pick(rng, ['extra', 'username', 'sourceIPs', 'objectRef', 'stage', 'code', 'timestamp', 'metadata'])] = pick<Json>(rng, [1, 'x', null, [], {}, { username: 'evil', code: 500 }, ['1.2.3.4']]); // extra field
+    if (what === 0 && keys.length > 0)
+      delete v[pick(rng, keys)]; // missing field
+    else if (what === 1 && keys.length > 0)
+      v[pick(rng, keys)] = null; // null field
+    else if (what === 2)
+      v[pick(rng, ['extra', 'username', 'sourceIPs', 'objectRef', 'stage', 'code', 'timestamp', 'metadata'])] = pick<Json>(rng, [
+        1,
+        'x',
+        null,
+        [],
+        {},
+        { username: 'evil', code: 500 },
+        ['1.2.3.4'],
+      ]); // extra field
     else if (what === 3 && keys.length > 0) {
       const k = pick(rng, keys);
       v[k] = pick<Json>(rng, [0, true, 'str', [v[k] ?? null], { v: v[k] ?? null }]); // retyped
@@ -75,7 +89,7 @@ function mutateValue(v: Json, rng: Rng, depth: number): Json {
       v[k] = mutateValue(v[k]!, rng, depth + 1);
     } else if (keys.length > 0) {
       const k = pick(rng, keys);
-      if (typeof v[k] === 'string') v[k] = (v[k]) + pick(rng, ODD_STRINGS); // unicode, quotes
+      if (typeof v[k] === 'string') v[k] = v[k] + pick(rng, ODD_STRINGS); // unicode, quotes
     }
     return v;
   }
@@ -126,7 +140,9 @@ export function mutate(line: string, rng: Rng, keepLayout = false): string {
   }
   if (kind === 3) {
     // a duplicated member inside user, objectRef or responseStatus, with another value
-    const m = pick(rng, [/"username":"[^"]*"/, /"resource":"[^"]*"/, /"name":"[^"]*"/, /"namespace":"[^"]*"/, /"reason":"[^"]*"/, /"code":\d+/, /"resourceVersion":"[^"]*"/]).exec(line);
+    const m = pick(rng, [/"username":"[^"]*"/, /"resource":"[^"]*"/, /"name":"[^"]*"/, /"namespace":"[^"]*"/, /"reason":"[^"]*"/, /"code":\d+/, /"resourceVersion":"[^"]*"/]).exec(
+      line,
+    );
     if (m) {
       const dup = m[0].replace(/:("?)([^"]*)("?)$/, ':$1dup$2$3').replace(/:dup(\d)/, ':9$1');
       return rng.chance(0.5) ? line.replace(m[0], `${m[0]},${dup}`) : line.replace(m[0], `${dup},${m[0]}`);

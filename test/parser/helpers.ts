@@ -78,11 +78,7 @@ export function chunks(bytes: Buffer, size: number): Buffer[] {
 }
 
 /** Reads `input` fed as stdin in chunks of `chunkSize` bytes. */
-export async function readStdin(
-  input: string | Buffer,
-  opts: ReadOptions = DEFAULT_READ,
-  chunkSize = 65536,
-): Promise<ReadResult> {
+export async function readStdin(input: string | Buffer, opts: ReadOptions = DEFAULT_READ, chunkSize = 65536): Promise<ReadResult> {
   const bytes = typeof input === 'string' ? Buffer.from(input) : input;
   const chains = await resolveInputs([], { stdin: Readable.from(chunks(bytes, chunkSize)) });
   return readChains(chains, opts);

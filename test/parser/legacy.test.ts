@@ -89,7 +89,8 @@ describe('decodeLegacyLine: advanced legacy line', () => {
   });
 
   it('reads the 1.7 line (no stage=): <deferred> is RequestReceived, a code the final stage', () => {
-    const base = '2017-07-01T10:00:00Z AUDIT: id="x" ip="10.0.0.1" method="update" user="u" as="<self>" asgroups="<lookup>" namespace="shop" uri="/api/v1/namespaces/shop/configmaps/c"';
+    const base =
+      '2017-07-01T10:00:00Z AUDIT: id="x" ip="10.0.0.1" method="update" user="u" as="<self>" asgroups="<lookup>" namespace="shop" uri="/api/v1/namespaces/shop/configmaps/c"';
     expect(ok(decodeLegacyLine(`${base} response="<deferred>"`)).stage).toBe('RequestReceived');
     const done = ok(decodeLegacyLine(`${base} response="409"`));
     expect(done.stage).toBe('ResponseComplete');
@@ -137,7 +138,10 @@ describe('decodeLegacyLine: bad lines', () => {
   const cases: [string, string][] = [
     ['AUDIT: id="x"', 'malformed legacy audit line: not a legacy audit line (no " AUDIT: ")'],
     ['yesterday AUDIT: id="x" stage="ResponseComplete" method="get" uri="/x" response="200"', 'malformed legacy audit line: time "yesterday" is not an RFC 3339 time'],
-    ['1999-12-31T23:59:59Z AUDIT: id="x" stage="ResponseComplete" method="get" uri="/x" response="200"', 'malformed legacy audit line: time "1999-12-31T23:59:59Z" is implausible (before 2000 or after 2199)'],
+    [
+      '1999-12-31T23:59:59Z AUDIT: id="x" stage="ResponseComplete" method="get" uri="/x" response="200"',
+      'malformed legacy audit line: time "1999-12-31T23:59:59Z" is implausible (before 2000 or after 2199)',
+    ],
     ['2026-07-01T10:00:00Z AUDIT: id="x stage="ResponseComplete"', 'malformed legacy audit line: no "=" after "ResponseComplete""'],
     ['2026-07-01T10:00:00Z AUDIT: id="x', 'malformed legacy audit line: id= has an unterminated or malformed quoted value'],
     ['2026-07-01T10:00:00Z AUDIT: id="x\\q"', 'malformed legacy audit line: id= has an unterminated or malformed quoted value'],

@@ -32,7 +32,12 @@ afterAll(() => {
 
 describe('zeroedWords (the de-duplication table)', () => {
   it('gives zeroed, writable words of the length asked, in huge-page memory when the addon is built, mapped ahead if asked', () => {
-    for (const [count, populate] of [[1000, false], [1 << 20, false], [1000, true], [1 << 20, true]] as const) {
+    for (const [count, populate] of [
+      [1000, false],
+      [1 << 20, false],
+      [1000, true],
+      [1 << 20, true],
+    ] as const) {
       const w = zeroedWords(count, populate);
       expect(w.length).toBe(count);
       expect(w.every((x) => x === 0)).toBe(true);
@@ -155,7 +160,7 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     expect(scanned - before).toBeGreaterThan(0);
   });
 
-  it('on 30,000 fuzzed variants of fixture lines, half of them in kube-apiserver\'s layout', () => {
+  it("on 30,000 fuzzed variants of fixture lines, half of them in kube-apiserver's layout", () => {
     const rng = createRng('native-scanner-fuzz');
     const base = [...sample.slice(0, 3000), ...incident.slice(0, 1000)];
     const before = scanned;
@@ -232,13 +237,35 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     const line = sample.find((l) => l.includes('"stage":"ResponseComplete"') && l.includes('"requestReceivedTimestamp":"'))!;
     const rng = createRng('native-times');
     const times = [
-      '2026-06-01T00:00:00.000003Z', '2026-06-01T00:00:00Z', '2026-06-01t23:59:59.999999z', '2026-06-01 12:00:00.5Z',
-      '2024-02-29T00:00:00.123456789Z', '2024-02-29T00:00:00.1234567891234Z', '2023-02-29T00:00:00Z', '2100-02-29T00:00:00Z',
-      '2000-02-29T00:00:00Z', '2026-06-01T00:00:60Z', '2026-06-01T24:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z',
-      '2026-06-01T00:00:00.Z', '2026-06-01T00:00:00+02:00', '2026-06-01T00:00:00.25-05:30', '2026-06-01T00:00:00+2:00',
-      '2026-06-01T00:00:00+24:00', '2026-06-01T00:00:00+02:60', '2026-06-01T00:00:00', '2026-06-01T00:00:00ZZ', '0001-01-01T00:00:00Z',
-      '0099-12-31T23:59:59.999Z', '2199-12-31T23:59:59.999999Z', '2200-01-01T00:00:00Z', '1999-12-31T23:59:59Z', 'not a time at all, no',
-      '2026-06-01T00:00:00.00000\\u0033Z', '',
+      '2026-06-01T00:00:00.000003Z',
+      '2026-06-01T00:00:00Z',
+      '2026-06-01t23:59:59.999999z',
+      '2026-06-01 12:00:00.5Z',
+      '2024-02-29T00:00:00.123456789Z',
+      '2024-02-29T00:00:00.1234567891234Z',
+      '2023-02-29T00:00:00Z',
+      '2100-02-29T00:00:00Z',
+      '2000-02-29T00:00:00Z',
+      '2026-06-01T00:00:60Z',
+      '2026-06-01T24:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-00-10T00:00:00Z',
+      '2026-06-01T00:00:00.Z',
+      '2026-06-01T00:00:00+02:00',
+      '2026-06-01T00:00:00.25-05:30',
+      '2026-06-01T00:00:00+2:00',
+      '2026-06-01T00:00:00+24:00',
+      '2026-06-01T00:00:00+02:60',
+      '2026-06-01T00:00:00',
+      '2026-06-01T00:00:00ZZ',
+      '0001-01-01T00:00:00Z',
+      '0099-12-31T23:59:59.999Z',
+      '2199-12-31T23:59:59.999999Z',
+      '2200-01-01T00:00:00Z',
+      '1999-12-31T23:59:59Z',
+      'not a time at all, no',
+      '2026-06-01T00:00:00.00000\\u0033Z',
+      '',
     ];
     for (let k = 0; k < 400; k++) {
       // Random valid-looking ones too: every field, fraction length and zone.
@@ -283,11 +310,18 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
       if (isAscii(line)) lines.push(line);
     }
     // One piece read in JavaScript (not ASCII), in the middle, with values the scanner saw before and after.
-    lines.splice(2500, 0, '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"é","stage":"ResponseComplete","requestURI":"/","verb":"get","user":{"username":"ü"},"stageTimestamp":"2026-01-01T00:00:00Z"}', ...sample.slice(0, 100));
-    lines.push('{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"é","stage":"ResponseComplete","requestURI":"/","verb":"get","user":{"username":"ü"},"stageTimestamp":"2026-01-01T00:00:00Z"}');
+    lines.splice(
+      2500,
+      0,
+      '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"é","stage":"ResponseComplete","requestURI":"/","verb":"get","user":{"username":"ü"},"stageTimestamp":"2026-01-01T00:00:00Z"}',
+      ...sample.slice(0, 100),
+    );
+    lines.push(
+      '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"é","stage":"ResponseComplete","requestURI":"/","verb":"get","user":{"username":"ü"},"stageTimestamp":"2026-01-01T00:00:00Z"}',
+    );
     const text = Buffer.from(lines.join('\n') + '\n', 'utf8');
     const runs: Buffer[] = [];
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       let end = text.indexOf(10, Math.min(text.length - 1, at + 200_000));
       if (end === -1) end = text.length - 1;
       runs.push(text.subarray(at, end + 1));
@@ -312,8 +346,16 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     // values out of the piece, looked them up and had the scanner remember them, without reading
     // the line again), and on the per-line path the lines with an escaped auditID,
     // resourceVersion or requestURI (44).
-    expect({ scanned: afterFirst.scanned - before.scanned, batched: afterFirst.batched - before.batched, missed: afterFirst.missed - before.missed }).toEqual({ scanned: 44, batched: 2_720, missed: 132 });
-    expect({ scanned: scanned - afterFirst.scanned, batched: batched - afterFirst.batched, missed: missed - afterFirst.missed }).toEqual({ scanned: 44, batched: 2_720, missed: 0 });
+    expect({ scanned: afterFirst.scanned - before.scanned, batched: afterFirst.batched - before.batched, missed: afterFirst.missed - before.missed }).toEqual({
+      scanned: 44,
+      batched: 2_720,
+      missed: 132,
+    });
+    expect({ scanned: scanned - afterFirst.scanned, batched: batched - afterFirst.batched, missed: missed - afterFirst.missed }).toEqual({
+      scanned: 44,
+      batched: 2_720,
+      missed: 0,
+    });
     expect([afterFirst.leftOver - before.leftOver, leftOver - afterFirst.leftOver]).toEqual([2_274, 2_274]);
     expect(afterFirst.remembered - before.remembered).toBe(205);
     expect(remembered).toBe(afterFirst.remembered);
@@ -333,7 +375,11 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     const rng = createRng('native-pieces');
     const finals = sample.filter((l) => l.includes('"stage":"ResponseComplete"')).slice(0, 400);
     const others = sample.filter((l) => !l.includes('"stage":"ResponseComplete"')).slice(0, 200);
-    const withQuery = finals.slice(0, 40).map((l, k) => l.replace(/"requestURI":"([^"?]*)(\?[^"]*)?"/, k % 2 === 0 ? '"requestURI":"$1?fieldManager=kubectl-edit&dryRun=All"' : '"requestURI":"$1?dryRun=None&fieldManager=a%2Bb"'));
+    const withQuery = finals
+      .slice(0, 40)
+      .map((l, k) =>
+        l.replace(/"requestURI":"([^"?]*)(\?[^"]*)?"/, k % 2 === 0 ? '"requestURI":"$1?fieldManager=kubectl-edit&dryRun=All"' : '"requestURI":"$1?dryRun=None&fieldManager=a%2Bb"'),
+      );
     const panic = finals[3]!.replace('"stage":"ResponseComplete"', '"stage":"Panic"');
     const dryRunOnly = finals[4]!.replace(/"requestURI":"([^"?]*)(\?[^"]*)?"/, '"requestURI":"$1?dryRun=All"');
     const specials = ['', ' ', '\t  ', '\r', 'host-1 ' + finals[0]!, 'not json', '{"kind":"Event"}', finals[1]! + '\r', '\r' + finals[2]!, panic, dryRunOnly];

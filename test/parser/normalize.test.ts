@@ -121,12 +121,8 @@ describe('Normalizer.normalize', () => {
 
   it('decodes the fieldManager query parameter', () => {
     const fm = (requestURI: string) => record({ requestURI }).fieldManager;
-    expect(fm('/apis/apps/v1/namespaces/a/deployments/b?fieldManager=kubectl-client-side-apply')).toBe(
-      'kubectl-client-side-apply',
-    );
-    expect(fm('/x?force=true&fieldManager=cluster-network-operator%2Foperconfig&y=1')).toBe(
-      'cluster-network-operator/operconfig',
-    );
+    expect(fm('/apis/apps/v1/namespaces/a/deployments/b?fieldManager=kubectl-client-side-apply')).toBe('kubectl-client-side-apply');
+    expect(fm('/x?force=true&fieldManager=cluster-network-operator%2Foperconfig&y=1')).toBe('cluster-network-operator/operconfig');
     expect(fm('/x?fieldManager=my+manager')).toBe('my manager');
     expect(fm('/x?notfieldManager=no&fieldManager=yes')).toBe('yes');
     expect(fm('/x?fieldManager=first&fieldManager=second')).toBe('first');
@@ -306,7 +302,9 @@ describe('Normalizer.normalize: bodies (Request / RequestResponse level)', () =>
       expect(record({ ...created, level: 'Metadata' }).object?.name).toBe('');
       const failed = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Invalid', code: 422 };
       expect(record({ ...created, responseStatus: { metadata: {}, code: 422 }, level: 'RequestResponse', requestObject: request, responseObject: failed }).object?.name).toBe('');
-      expect(record({ ...created, objectRef: { ...objectRef, name: 'named' }, level: 'RequestResponse', requestObject: request, responseObject: response }).object?.name).toBe('named');
+      expect(record({ ...created, objectRef: { ...objectRef, name: 'named' }, level: 'RequestResponse', requestObject: request, responseObject: response }).object?.name).toBe(
+        'named',
+      );
     });
 
     it('only creates: a list response or an update keeps objectRef as it is', () => {
@@ -319,12 +317,7 @@ describe('Normalizer.normalize: bodies (Request / RequestResponse level)', () =>
 
 describe('parseUserAgent', () => {
   it.each([
-    [
-      'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/deployment-controller',
-      'kube-controller-manager',
-      'v1.29.0',
-      'deployment-controller',
-    ],
+    ['kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/deployment-controller', 'kube-controller-manager', 'v1.29.0', 'deployment-controller'],
     [
       'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/system:serviceaccount:kube-system:deployment-controller',
       'kube-controller-manager',

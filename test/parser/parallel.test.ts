@@ -85,15 +85,27 @@ describe('parallel reader', () => {
       }),
       // Two objects the normalizer's key makes one ('a/b/c/log' both ways): the record takes the
       // interned object's subresource ('c/log', not long-running), as the single-threaded reader does.
-      rc('slash-sub', { verb: 'get', objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'c/log' }, responseStatus: { metadata: {}, code: 200 } }),
-      rc('slash-name', { verb: 'get', objectRef: { resource: 'pods', namespace: 'a', name: 'b/c', apiVersion: 'v1', subresource: 'log' }, responseStatus: { metadata: {}, code: 200 } }),
+      rc('slash-sub', {
+        verb: 'get',
+        objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'c/log' },
+        responseStatus: { metadata: {}, code: 200 },
+      }),
+      rc('slash-name', {
+        verb: 'get',
+        objectRef: { resource: 'pods', namespace: 'a', name: 'b/c', apiVersion: 'v1', subresource: 'log' },
+        responseStatus: { metadata: {}, code: 200 },
+      }),
       rc('last-without-newline'),
     ];
     // Many copies with fresh IDs, so the file spans many runs and workers' answers interleave.
     const body: string[] = [];
     for (let k = 0; k < 400; k++) for (const l of lines) body.push(k === 0 ? l : l.replaceAll('"auditID":"', `"auditID":"${k}-`).replace('\ufeff', ''));
     // A legacy text line among JSON lines is read as one (kube-apiserver's `--audit-log-format=legacy`).
-    body.splice(2000, 0, '2026-07-01T10:00:00.123456Z AUDIT: id="6f1b2c3d-0000-4000-8000-000000000001" stage="ResponseComplete" ip="10.0.0.1" method="update" user="u" groups="" as="<self>" asgroups="<lookup>" namespace="ns" uri="/api/v1/namespaces/ns/configmaps/c" response="409"');
+    body.splice(
+      2000,
+      0,
+      '2026-07-01T10:00:00.123456Z AUDIT: id="6f1b2c3d-0000-4000-8000-000000000001" stage="ResponseComplete" ip="10.0.0.1" method="update" user="u" groups="" as="<self>" asgroups="<lookup>" namespace="ns" uri="/api/v1/namespaces/ns/configmaps/c" response="409"',
+    );
     // Lines far past what the limit allows (3 bytes per character) are skipped while read,
     // also when they run across many ranges.
     for (const at of [100, 2500, 3900]) body.splice(at, 0, rc(`huge-${at}`, { userAgent: 'y'.repeat(40_000) }));
@@ -128,7 +140,13 @@ describe('parallel reader', () => {
     // the same lines, in ranges cut elsewhere.
     const flat = (xs: unknown[]) => {
       const rs = xs as Array<{ offset: number; lines: number; kinds: number[]; strings: string[]; fallback: string[] }>;
-      return { offset: rs.at(-1)!.offset, lines: rs.reduce((n, r) => n + r.lines, 0), kinds: rs.flatMap((r) => r.kinds), strings: rs.flatMap((r) => r.strings), fallback: rs.flatMap((r) => r.fallback) };
+      return {
+        offset: rs.at(-1)!.offset,
+        lines: rs.reduce((n, r) => n + r.lines, 0),
+        kinds: rs.flatMap((r) => r.kinds),
+        strings: rs.flatMap((r) => r.strings),
+        fallback: rs.flatMap((r) => r.fallback),
+      };
     };
     expect(flat(await runs(1, 1000))).toEqual(flat(alone));
     const r = await both(file, 2048);
@@ -168,7 +186,10 @@ describe('parallel reader', () => {
     // once); once the worker's answers come in time, it hands over. Either way the same runs,
     // none twice, none lost.
     const file = path.join(tempDir(), 'audit.log');
-    writeFileSync(file, Array.from({ length: 20_000 }, (_, k) => eventLine({ auditID: `id-${k}`, objectRef: { resource: 'pods', namespace: 'ns', name: `p-${k % 300}` } })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      Array.from({ length: 20_000 }, (_, k) => eventLine({ auditID: `id-${k}`, objectRef: { resource: 'pods', namespace: 'ns', name: `p-${k % 300}` } })).join('\n') + '\n',
+    );
     const size = statSync(file).size;
     const read = async (workers: number): Promise<{ by: number[]; ids: string[] }> => {
       const by: number[] = [];

@@ -170,19 +170,13 @@ describe('resolveInputs', () => {
     }
     const [chain] = await resolveInputs([dir], NO_STDIN);
     expect(chain!.name).toBe(path.join(dir, 'a'));
-    expect(chain!.members.map((m) => path.basename(m.name))).toEqual([
-      'a-2025-12-31T23-59-59.999.gz',
-      'a-2026-01-01T00-00-00.001',
-      'a-2026-01-02T00-00-00.000',
-    ]);
+    expect(chain!.members.map((m) => path.basename(m.name))).toEqual(['a-2025-12-31T23-59-59.999.gz', 'a-2026-01-01T00-00-00.001', 'a-2026-01-02T00-00-00.000']);
   });
 
   it('reads stdin for [] and "-"', async () => {
     for (const paths of [[], ['-']]) {
       const chains = await resolveInputs(paths, NO_STDIN);
-      expect(chains.map((c) => [c.name, c.members.map((m) => [m.name, m.kind, m.bytes])])).toEqual([
-        [STDIN_NAME, [[STDIN_NAME, 'stdin', 0]]],
-      ]);
+      expect(chains.map((c) => [c.name, c.members.map((m) => [m.name, m.kind, m.bytes])])).toEqual([[STDIN_NAME, [[STDIN_NAME, 'stdin', 0]]]]);
     }
   });
 
@@ -192,9 +186,7 @@ describe('resolveInputs', () => {
     const err = await inputError(resolveInputs([missing], NO_STDIN));
     expect(err.message).toBe(`Cannot read input "${missing}": no such file or directory.`);
     expect((await inputError(resolveInputs([dir], NO_STDIN))).message).toBe(`Directory "${dir}" has no files to read.`);
-    expect((await inputError(resolveInputs(['-', '-'], NO_STDIN))).message).toBe(
-      'Standard input ("-") is given more than once.',
-    );
+    expect((await inputError(resolveInputs(['-', '-'], NO_STDIN))).message).toBe('Standard input ("-") is given more than once.');
   });
 });
 
@@ -270,16 +262,12 @@ describe('sniffing', () => {
     const looks = async (input: string | Buffer, o = opts) => (await rejection(input, o)).message.split('It looks like: ')[1];
     expect(await looks('# comment\napiVersion: audit.k8s.io/v1\nkind: Event\nlevel: Metadata\n')).toBe('YAML.');
     expect(await looks('---\nkind: Event\n')).toBe('YAML.');
-    expect(
-      await looks('2026-07-01T10:00:00.123456Z AUDIT: id="6f1b" stage="ResponseComplete" ip="10.0.0.1" method="update"\n'),
-    ).toBe('the legacy text audit format (--audit-log-format=legacy).');
+    expect(await looks('2026-07-01T10:00:00.123456Z AUDIT: id="6f1b" stage="ResponseComplete" ip="10.0.0.1" method="update"\n')).toBe(
+      'the legacy text audit format (--audit-log-format=legacy).',
+    );
     expect(await looks('<!DOCTYPE html>\n<html><body>Sign in</body></html>\n')).toBe('an HTML or XML document.');
-    expect(await looks(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x0a, 0x01, 0x00, 0xff, 0xfe]))).toBe(
-      'binary data.',
-    );
-    expect(await looks(`${'x'.repeat(50)}\n`, { maxLineLength: 10, sniffLines: 3 })).toBe(
-      'only lines longer than the maximum line length.',
-    );
+    expect(await looks(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x0a, 0x01, 0x00, 0xff, 0xfe]))).toBe('binary data.');
+    expect(await looks(`${'x'.repeat(50)}\n`, { maxLineLength: 10, sniffLines: 3 })).toBe('only lines longer than the maximum line length.');
   });
 });
 

@@ -95,15 +95,17 @@ describe('server log lines', () => {
     const io = fakeIO();
     expect(await main([path], io)).toBe(2);
     expect(io.stderr.text).toBe(
-      `auditstorm: "${path}" holds 4 lines of the API server's own log (klog) and no audit event\n`
-        + 'hint: kubectl logs shows audit events only when the API server writes them to stdout (--audit-log-path=-); else read the file given to --audit-log-path\n',
+      `auditstorm: "${path}" holds 4 lines of the API server's own log (klog) and no audit event\n` +
+        'hint: kubectl logs shows audit events only when the API server writes them to stdout (--audit-log-path=-); else read the file given to --audit-log-path\n',
     );
   });
 
-  it('the report\'s input section says them, and which reader read the lines', () => {
+  it("the report's input section says them, and which reader read the lines", () => {
     const input = fakeReport().input;
     expect([logLinesNote(input), readerNote(input)]).toEqual([null, null]);
-    expect(logLinesNote({ ...input, skipped: { ...input.skipped, logLines: 3 } })).toBe("3 lines of the API server's own log (klog) among the events (kubectl logs): not audit events, skipped");
+    expect(logLinesNote({ ...input, skipped: { ...input.skipped, logLines: 3 } })).toBe(
+      "3 lines of the API server's own log (klog) among the events (kubectl logs): not audit events, skipped",
+    );
     expect(readerNote({ ...input, nativeScanner: true })).toBe('native line scanner (native/scan.cc)');
     expect(readerNote({ ...input, nativeScanner: false })).toBe('JavaScript only: the native line scanner was not built (same results, slower)');
   });

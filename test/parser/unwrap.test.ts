@@ -256,7 +256,14 @@ describe('eks', () => {
     });
   });
   it('reads a subscription DATA_MESSAGE and skips a CONTROL_MESSAGE', () => {
-    const data = { messageType: 'DATA_MESSAGE', owner: '1', logGroup: '/aws/eks/c/cluster', logStream: 'kube-apiserver-audit-1', subscriptionFilters: ['f'], logEvents: [{ id: '1', timestamp: 1, message: LINE }] };
+    const data = {
+      messageType: 'DATA_MESSAGE',
+      owner: '1',
+      logGroup: '/aws/eks/c/cluster',
+      logStream: 'kube-apiserver-audit-1',
+      subscriptionFilters: ['f'],
+      logEvents: [{ id: '1', timestamp: 1, message: LINE }],
+    };
     expectEvents(unwrapValue(data), 'eks', [LINE]);
     expect(unwrapValue({ messageType: 'CONTROL_MESSAGE', logEvents: [{ id: '', timestamp: 1, message: 'CWL CONTROL MESSAGE: Checking health of destination' }] })).toStrictEqual({
       shape: 'eks',
@@ -278,7 +285,14 @@ describe('eks', () => {
   it('reads a Logs Insights row and S3 export lines', () => {
     expectEvents(unwrapValue({ '@timestamp': '2026-07-01 10:00:00.131', '@message': LINE }), 'eks', [LINE]);
     expectEvents(unwrapExportLine(`2026-07-01T10:00:00.131Z ${LINE}`), 'eks', [LINE]);
-    expect(unwrapExportLine(`2026-07-01T10:00:00.131Z ${LINE.slice(0, 100)}[Truncated...]`)).toStrictEqual({ shape: 'eks', events: [], bad: [], truncated: 1, truncatedRead: 0, skipped: 0 });
+    expect(unwrapExportLine(`2026-07-01T10:00:00.131Z ${LINE.slice(0, 100)}[Truncated...]`)).toStrictEqual({
+      shape: 'eks',
+      events: [],
+      bad: [],
+      truncated: 1,
+      truncatedRead: 0,
+      skipped: 0,
+    });
     expect(unwrapExportLine(LINE)).toBeNull();
     expect(unwrapExportLine('2026-07-01T10:00:00.131Z plain text')).toBeNull();
   });
@@ -305,7 +319,14 @@ describe('aks', () => {
   it('reads a single record and an AzureDiagnostics row (log_s)', () => {
     expectEvents(unwrapValue(record(LINE)), 'aks', [LINE]);
     expectEvents(unwrapValue({ Category: 'kube-audit', log_s: LINE, pod_s: 'kube-apiserver-1' }), 'aks', [LINE]);
-    expect(unwrapValue({ Category: 'cluster-autoscaler', log_s: 'I0701 scale up' })).toStrictEqual({ shape: 'aks', events: [], bad: [], truncated: 0, truncatedRead: 0, skipped: 1 });
+    expect(unwrapValue({ Category: 'cluster-autoscaler', log_s: 'I0701 scale up' })).toStrictEqual({
+      shape: 'aks',
+      events: [],
+      bad: [],
+      truncated: 0,
+      truncatedRead: 0,
+      skipped: 1,
+    });
   });
 });
 
@@ -344,7 +365,10 @@ describe('otlp', () => {
   it('reads every log record of every scope, skipping other log types', () => {
     const value = {
       resourceLogs: [
-        { resource: { attributes: [{ key: 'openshift.log.type', value: { stringValue: 'audit' } }] }, scopeLogs: [{ scope: {}, logRecords: [rec(LINE), rec('app log', 'application')] }] },
+        {
+          resource: { attributes: [{ key: 'openshift.log.type', value: { stringValue: 'audit' } }] },
+          scopeLogs: [{ scope: {}, logRecords: [rec(LINE), rec('app log', 'application')] }],
+        },
         { scopeLogs: [{ logRecords: [rec(LINE), { body: { kvlistValue: {} } }] }] },
       ],
     };
@@ -370,7 +394,20 @@ describe.skipIf(!corpusPresent)('public corpus', () => {
       .filter((l) => l.trim() !== '')
       .map((l) => JSON.parse(l) as unknown);
   /** The parts of an event that normalization reads, bodies left out. */
-  const brief = (e: AuditEvent): unknown => [e.auditID, e.stage, e.level, e.verb, e.requestURI, e.user?.username, e.sourceIPs?.[0], e.objectRef ?? null, e.responseStatus?.code, e.responseStatus?.reason, e.stageTimeMs, e.receivedTimeMs];
+  const brief = (e: AuditEvent): unknown => [
+    e.auditID,
+    e.stage,
+    e.level,
+    e.verb,
+    e.requestURI,
+    e.user?.username,
+    e.sourceIPs?.[0],
+    e.objectRef ?? null,
+    e.responseStatus?.code,
+    e.responseStatus?.reason,
+    e.stageTimeMs,
+    e.receivedTimeMs,
+  ];
 
   it('GKE YAML (khi): pods create by the replicaset-controller', () => {
     const r = unwrap(YAML.parse(read('GoogleCloudPlatform__khi__test__logs__k8s_audit__container_recorder_test_1_1.yaml')));
@@ -431,7 +468,20 @@ describe.skipIf(!corpusPresent)('public corpus', () => {
     const r = unwrap(values[0]);
     expect([r.shape, r.bad, r.truncated, r.skipped]).toStrictEqual(['gke', [], 0, 0]);
     expect(r.events.map(brief)).toStrictEqual([
-      ['k8s-nonmatch-0001', 'ResponseComplete', 'Metadata', 'get', '/HNAP1', 'system:anonymous', '192.168.1.1', null, 403, undefined, Date.UTC(2021, 3, 23, 14, 47, 7, 535) + 0.383, Date.UTC(2021, 3, 23, 14, 47, 7, 535) + 0.383],
+      [
+        'k8s-nonmatch-0001',
+        'ResponseComplete',
+        'Metadata',
+        'get',
+        '/HNAP1',
+        'system:anonymous',
+        '192.168.1.1',
+        null,
+        403,
+        undefined,
+        Date.UTC(2021, 3, 23, 14, 47, 7, 535) + 0.383,
+        Date.UTC(2021, 3, 23, 14, 47, 7, 535) + 0.383,
+      ],
     ]);
     expect(r.events[0]?.responseObject).toBeUndefined();
   });
@@ -444,7 +494,20 @@ describe.skipIf(!corpusPresent)('public corpus', () => {
     const aks = results[4];
     expect([gke?.shape, gke?.events.length, gke?.bad, aks?.shape, aks?.events.length, aks?.bad]).toStrictEqual(['gke', 1, [], 'aks', 1, []]);
     expect(gke?.events.map(brief)).toStrictEqual([
-      ['1234abcd', 'ResponseComplete', 'Metadata', 'get', '/readyz', 'system:gke-master-healthcheck', '67.43.156.1', null, 200, undefined, Date.UTC(2025, 6, 13, 8, 38, 39, 127) + 0.266, Date.UTC(2025, 6, 13, 8, 38, 39, 127) + 0.266],
+      [
+        '1234abcd',
+        'ResponseComplete',
+        'Metadata',
+        'get',
+        '/readyz',
+        'system:gke-master-healthcheck',
+        '67.43.156.1',
+        null,
+        200,
+        undefined,
+        Date.UTC(2025, 6, 13, 8, 38, 39, 127) + 0.266,
+        Date.UTC(2025, 6, 13, 8, 38, 39, 127) + 0.266,
+      ],
     ]);
     expect(aks?.events.map(brief)).toStrictEqual([
       [
@@ -455,7 +518,15 @@ describe.skipIf(!corpusPresent)('public corpus', () => {
         '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/elastic-agent-cluster-test',
         'aksService',
         '67.43.156.1',
-        { resource: 'leases', namespace: 'kube-system', name: 'elastic-agent-cluster-test', uid: '12345678', apiGroup: 'coordination.k8s.io', apiVersion: 'v1', resourceVersion: '12345678' },
+        {
+          resource: 'leases',
+          namespace: 'kube-system',
+          name: 'elastic-agent-cluster-test',
+          uid: '12345678',
+          apiGroup: 'coordination.k8s.io',
+          apiVersion: 'v1',
+          resourceVersion: '12345678',
+        },
         200,
         undefined,
         Date.UTC(2025, 8, 30, 6, 23, 35, 101) + 0.182,

@@ -20,11 +20,7 @@ describe('objectRefFromURI', () => {
     ['/api/v1/namespaces/shop/pods/web-0/log?follow=true', 'get', { resource: 'pods', namespace: 'shop', name: 'web-0', apiVersion: 'v1', subresource: 'log' }],
     // cluster-scoped
     ['/api/v1/nodes/node-1/status', 'patch', { resource: 'nodes', name: 'node-1', apiVersion: 'v1', subresource: 'status' }],
-    [
-      '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin',
-      'get',
-      { resource: 'clusterroles', name: 'admin', apiGroup: 'rbac.authorization.k8s.io', apiVersion: 'v1' },
-    ],
+    ['/apis/rbac.authorization.k8s.io/v1/clusterroles/admin', 'get', { resource: 'clusterroles', name: 'admin', apiGroup: 'rbac.authorization.k8s.io', apiVersion: 'v1' }],
     [
       '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/foos.example.com',
       'update',
@@ -47,11 +43,7 @@ describe('objectRefFromURI', () => {
     ['/apis/apps/v1/namespaces/shop/deployments', 'deletecollection', { resource: 'deployments', namespace: 'shop', apiGroup: 'apps', apiVersion: 'v1' }],
     ['/apis/apps/v1/deployments?limit=500', 'list', { resource: 'deployments', apiGroup: 'apps', apiVersion: 'v1' }],
     // a single-object read names the object from the field selector
-    [
-      '/api/v1/namespaces/shop/configmaps?fieldSelector=metadata.name%3Dfoo&watch=true',
-      'watch',
-      { resource: 'configmaps', namespace: 'shop', name: 'foo', apiVersion: 'v1' },
-    ],
+    ['/api/v1/namespaces/shop/configmaps?fieldSelector=metadata.name%3Dfoo&watch=true', 'watch', { resource: 'configmaps', namespace: 'shop', name: 'foo', apiVersion: 'v1' }],
     ['/api/v1/namespaces/shop/configmaps?fieldSelector=metadata.name%3D%3Dfoo', undefined, { resource: 'configmaps', namespace: 'shop', name: 'foo', apiVersion: 'v1' }],
     ['/api/v1/namespaces/shop/configmaps?fieldSelector=metadata.name%21%3Dfoo', 'list', { resource: 'configmaps', namespace: 'shop', apiVersion: 'v1' }],
     ['/api/v1/namespaces/shop/configmaps?fieldSelector=metadata.name%3Dfoo', 'deletecollection', { resource: 'configmaps', namespace: 'shop', apiVersion: 'v1' }],

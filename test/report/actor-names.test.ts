@@ -29,9 +29,7 @@ describe('distinguishActors', () => {
   });
 
   it('tells the two sides of one fight apart, in actor order, without touching object names', () => {
-    const [f] = distinguishActors([
-      { title: 'manager and manager fight over deployments.apps x/manager', actors: [sa('a', 'manager'), sa('b', 'manager')] },
-    ]);
+    const [f] = distinguishActors([{ title: 'manager and manager fight over deployments.apps x/manager', actors: [sa('a', 'manager'), sa('b', 'manager')] }]);
     expect(f!.title).toBe('a/manager and b/manager fight over deployments.apps x/manager');
   });
 });

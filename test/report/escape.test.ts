@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  escapeHtml,
-  escapeMarkdownCell,
-  escapeMarkdownInline,
-  markdownCodeSpan,
-  stripControlChars,
-} from '../../src/report/escape.js';
+import { escapeHtml, escapeMarkdownCell, escapeMarkdownInline, markdownCodeSpan, stripControlChars } from '../../src/report/escape.js';
 import { ESCAPES, HOSTILE } from './fixture.js';
 import { unescapedPipes } from './markdown-util.js';
 
@@ -24,14 +18,10 @@ describe('stripControlChars', () => {
 
 describe('escapeMarkdownCell', () => {
   it('neutralises pipes, code, HTML, links and line breaks', () => {
-    expect(escapeMarkdownCell(HOSTILE)).toBe(
-      'evil\\|agent \\`x\\` &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http\\://x)',
-    );
+    expect(escapeMarkdownCell(HOSTILE)).toBe('evil\\|agent \\`x\\` &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http\\://x)');
   });
   it('escapes emphasis, strikethrough, math, headings, backslashes and entities', () => {
-    expect(escapeMarkdownCell('*a* _b_ ~~c~~ $d$ #1 \\| &amp;')).toBe(
-      '\\*a\\* \\_b\\_ \\~\\~c\\~\\~ \\$d\\$ \\#1 \\\\\\| &amp;amp;',
-    );
+    expect(escapeMarkdownCell('*a* _b_ ~~c~~ $d$ #1 \\| &amp;')).toBe('\\*a\\* \\_b\\_ \\~\\~c\\~\\~ \\$d\\$ \\#1 \\\\\\| &amp;amp;');
     expect(escapeMarkdownCell('see www.evil.example')).toBe('see www\\.evil.example');
   });
   it('leaves block starters alone (cells are inline only)', () => {
@@ -59,9 +49,7 @@ describe('escapeMarkdownInline', () => {
     expect(escapeMarkdownInline('> quote')).toBe('&gt; quote');
   });
   it('keeps ordinary text readable', () => {
-    expect(escapeMarkdownInline('update deployment shop/cart 14× per success: 92.9%')).toBe(
-      'update deployment shop/cart 14× per success: 92.9%',
-    );
+    expect(escapeMarkdownInline('update deployment shop/cart 14× per success: 92.9%')).toBe('update deployment shop/cart 14× per success: 92.9%');
   });
 });
 

@@ -49,14 +49,11 @@ export const storm: Finding = {
   },
   signals: ['no-backoff', 'duplicate-replicas'],
   evidence: {
-    auditIDs: [
-      '5d3c1a2e-0f4b-4c3a-9a51-1b2f3e4d5c6a',
-      '8e7f6a5b-4c3d-4e2f-8a1b-0c9d8e7f6a5b',
-      'c0ffee00-1234-4abc-8def-0123456789ab',
-    ],
+    auditIDs: ['5d3c1a2e-0f4b-4c3a-9a51-1b2f3e4d5c6a', '8e7f6a5b-4c3d-4e2f-8a1b-0c9d8e7f6a5b', 'c0ffee00-1234-4abc-8def-0123456789ab'],
     firstAuditID: '5d3c1a2e-0f4b-4c3a-9a51-1b2f3e4d5c6a',
     lastAuditID: 'c0ffee00-1234-4abc-8def-0123456789ab',
-    auditLevel: 'Metadata', level: 'proven'
+    auditLevel: 'Metadata',
+    level: 'proven',
   },
   advice: [
     {
@@ -82,7 +79,8 @@ export const note: Finding = {
     auditIDs: ['11111111-2222-4333-8444-555555555555'],
     firstAuditID: '11111111-2222-4333-8444-555555555555',
     lastAuditID: '11111111-2222-4333-8444-555555555555',
-    auditLevel: 'Metadata', level: 'proven'
+    auditLevel: 'Metadata',
+    level: 'proven',
   },
   advice: [],
 };
@@ -93,7 +91,17 @@ export const report: Report = {
   generatedAt: '2026-08-08T18:30:00.000Z',
   input: {
     sources: [
-      { name: '/var/log/kubernetes/audit/audit.log.gz', kind: 'gzip', format: 'jsonl', bytes: 734_003_200, lines: 1_204_331, events: 1_204_310, requests: 601_877, badLines: 2, truncated: 0 },
+      {
+        name: '/var/log/kubernetes/audit/audit.log.gz',
+        kind: 'gzip',
+        format: 'jsonl',
+        bytes: 734_003_200,
+        lines: 1_204_331,
+        events: 1_204_310,
+        requests: 601_877,
+        badLines: 2,
+        truncated: 0,
+      },
       { name: 'audit-2.log', kind: 'file', format: 'jsonl', bytes: 10_485_760, lines: 20_000, events: 20_000, requests: 10_000, badLines: 0, truncated: 0 },
     ],
     lines: 1_224_331,
@@ -135,12 +143,8 @@ export const report: Report = {
         { username: cartOperator.username, userAgent: cartOperator.userAgent, requests: 258_420, writes: 4_210, conflicts: 3_912, alreadyExists: 0, throttled: 0 },
         { username: deploymentController.username, userAgent: deploymentController.userAgent, requests: 90_311, writes: 1_240, conflicts: 12, alreadyExists: 0, throttled: 0 },
       ],
-      byWrites: [
-        { username: cartOperator.username, userAgent: cartOperator.userAgent, requests: 258_420, writes: 4_210, conflicts: 3_912, alreadyExists: 0, throttled: 0 },
-      ],
-      byConflicts: [
-        { username: cartOperator.username, userAgent: cartOperator.userAgent, requests: 258_420, writes: 4_210, conflicts: 3_912, alreadyExists: 0, throttled: 0 },
-      ],
+      byWrites: [{ username: cartOperator.username, userAgent: cartOperator.userAgent, requests: 258_420, writes: 4_210, conflicts: 3_912, alreadyExists: 0, throttled: 0 }],
+      byConflicts: [{ username: cartOperator.username, userAgent: cartOperator.userAgent, requests: 258_420, writes: 4_210, conflicts: 3_912, alreadyExists: 0, throttled: 0 }],
       byThrottled: [],
     },
     topObjects: {

@@ -88,9 +88,7 @@ describe('objects and times', () => {
   it('formats UTC times and windows with durations', () => {
     expect(formatTime('2026-08-08T18:30:00.000Z')).toBe('2026-08-08 18:30:00.000 UTC');
     expect(formatTime('yesterday')).toBe('yesterday');
-    expect(formatWindow('2026-08-08T23:59:00.000Z', '2026-08-09T00:01:30.000Z')).toBe(
-      '2026-08-08 23:59:00.000 → 2026-08-09 00:01:30.000 UTC (2m 30s)',
-    );
+    expect(formatWindow('2026-08-08T23:59:00.000Z', '2026-08-09T00:01:30.000Z')).toBe('2026-08-08 23:59:00.000 → 2026-08-09 00:01:30.000 UTC (2m 30s)');
     expect(formatWindow('a', 'b')).toBe('a → b');
   });
   it('truncates at the end, start or middle with …', () => {

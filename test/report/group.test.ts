@@ -31,7 +31,17 @@ function finding(kind: string, user: string, name: string, severity: Severity, w
 
 describe('groupFindings', () => {
   const one = (n: number, sev: Severity = 'low') => finding('no-op-writes', 'npd', `node-${n}`, sev, 100 + n, n);
-  const input = [one(1), finding('hot-loop', 'ctl', 'w', 'medium', 9, 0), one(2), one(3, 'info'), one(4), one(5), one(6), one(7, 'high'), ...[1, 2, 3, 4].map((n) => finding('no-op-writes', 'other', `node-${n}`, 'low', 50, n))];
+  const input = [
+    one(1),
+    finding('hot-loop', 'ctl', 'w', 'medium', 9, 0),
+    one(2),
+    one(3, 'info'),
+    one(4),
+    one(5),
+    one(6),
+    one(7, 'high'),
+    ...[1, 2, 3, 4].map((n) => finding('no-op-writes', 'other', `node-${n}`, 'low', 50, n)),
+  ];
 
   it('folds 6 low/info findings of one kind and actor into one, in the first one’s place; keeps the rest', () => {
     const out = groupFindings(input, 5);
@@ -61,13 +71,30 @@ describe('groupFindings', () => {
   it('folds actor-level findings (throttling) of one family: 240 kubelets throttled alike are one finding', () => {
     const kubelets = Array.from({ length: 240 }, (_, n): Finding => {
       const f = finding('throttling', `system:node:node-${n}`, '', 'low', 0, n % 7);
-      return { ...f, id: `throttling:node-${n}`, object: null, actors: [{ ...f.actors[0]!, userAgent: 'kubelet/v1.29.0', userAgentProduct: 'kubelet' }], metrics: { throttled: 20 + (n % 5), requests: 100, throttledShare: 0.2 } };
+      return {
+        ...f,
+        id: `throttling:node-${n}`,
+        object: null,
+        actors: [{ ...f.actors[0]!, userAgent: 'kubelet/v1.29.0', userAgentProduct: 'kubelet' }],
+        metrics: { throttled: 20 + (n % 5), requests: 100, throttledShare: 0.2 },
+      };
     });
-    const other = { ...kubelets[0]!, id: 'throttling:alice', actors: [{ ...kubelets[0]!.actors[0]!, username: 'alice@example.com', userAgent: 'kubectl/v1.31.0', userAgentProduct: 'kubectl' }] };
+    const other = {
+      ...kubelets[0]!,
+      id: 'throttling:alice',
+      actors: [{ ...kubelets[0]!.actors[0]!, username: 'alice@example.com', userAgent: 'kubectl/v1.31.0', userAgentProduct: 'kubectl' }],
+    };
     const out = groupFindings([...kubelets, other], 5);
     expect(out.map((f) => f.id)).toEqual([out[0]!.id, 'throttling:alice']);
     const g = out[0]!;
-    expect([g.object, g.metrics.findings, g.metrics.actors, g.metrics.throttled, g.metrics.requests, g.metrics.throttledShare]).toEqual([null, 240, 240, 240 * 20 + 48 * (0 + 1 + 2 + 3 + 4), 24_000, undefined]);
+    expect([g.object, g.metrics.findings, g.metrics.actors, g.metrics.throttled, g.metrics.requests, g.metrics.throttledShare]).toEqual([
+      null,
+      240,
+      240,
+      240 * 20 + 48 * (0 + 1 + 2 + 3 + 4),
+      24_000,
+      undefined,
+    ]);
     expect(g.metrics.topActors).toBe('system:node:node-104(24), system:node:node-109(24), system:node:node-114(24), system:node:node-119(24), system:node:node-124(24)');
     expect(g.title).toBe('240 throttling findings of one family (system:node:*, 240 actors); the busiest: system:node:node-104 wrote  0 times');
   });
@@ -82,9 +109,13 @@ describe('groupFindings', () => {
   it('a node agent patching 320 nodes’ status every second is one finding', () => {
     const npd = actor('system:serviceaccount:kube-system:node-problem-detector', 'node-problem-detector/v0.8.19 (linux/amd64) kubernetes/$Format');
     const records: RequestRecord[] = [];
-    for (let s = 0; s < 300; s++) for (let n = 0; n < 320; n++) records.push(rec(T0 + s * 1000 + n * 2, npd, object('nodes', '', `node-${n}`, 'status'), { auditID: `p${s}-${n}`, verb: 'patch' }));
+    for (let s = 0; s < 300; s++)
+      for (let n = 0; n < 320; n++) records.push(rec(T0 + s * 1000 + n * 2, npd, object('nodes', '', `node-${n}`, 'status'), { auditID: `p${s}-${n}`, verb: 'patch' }));
     const engine = new Engine({
-      detectors: DETECTORS.map((detector) => ({ detector, options: detector.meta.optionsSchema.parse(detector.meta.id === 'no-op-writes' ? { suspectedIgnoreResources: [] } : {}) })),
+      detectors: DETECTORS.map((detector) => ({
+        detector,
+        options: detector.meta.optionsSchema.parse(detector.meta.id === 'no-op-writes' ? { suspectedIgnoreResources: [] } : {}),
+      })),
       filter: null,
       allowlist: new Allowlist(DEFAULT_ALLOWLIST),
       reorderWindowMs: 0,
@@ -112,10 +143,20 @@ describe('a grouped finding in every format', () => {
         const ts = new Date(T0 + s * 1000 + n * 2).toISOString();
         lines.push(
           JSON.stringify({
-            kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `p${s}-${n}`, stage: 'ResponseComplete',
-            requestURI: `/api/v1/nodes/node-${n}/status`, verb: 'patch', user: { username: 'system:serviceaccount:kube-system:node-problem-detector' },
-            sourceIPs: ['10.0.0.9'], userAgent: 'node-problem-detector/v0.8.19', objectRef: { resource: 'nodes', name: `node-${n}`, apiVersion: 'v1', subresource: 'status' },
-            responseStatus: { metadata: {}, code: 200 }, requestReceivedTimestamp: ts, stageTimestamp: ts,
+            kind: 'Event',
+            apiVersion: 'audit.k8s.io/v1',
+            level: 'Metadata',
+            auditID: `p${s}-${n}`,
+            stage: 'ResponseComplete',
+            requestURI: `/api/v1/nodes/node-${n}/status`,
+            verb: 'patch',
+            user: { username: 'system:serviceaccount:kube-system:node-problem-detector' },
+            sourceIPs: ['10.0.0.9'],
+            userAgent: 'node-problem-detector/v0.8.19',
+            objectRef: { resource: 'nodes', name: `node-${n}`, apiVersion: 'v1', subresource: 'status' },
+            responseStatus: { metadata: {}, code: 200 },
+            requestReceivedTimestamp: ts,
+            stageTimestamp: ts,
           }),
         );
       }

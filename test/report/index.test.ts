@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FORMATS,
-  formatFromPath,
-  isFormat,
-  renderHtml,
-  renderJson,
-  renderMarkdown,
-  renderReport,
-  renderText,
-} from '../../src/report/index.js';
+import { FORMATS, formatFromPath, isFormat, renderHtml, renderJson, renderMarkdown, renderReport, renderText } from '../../src/report/index.js';
 import { report } from './fixture.js';
 
 describe('formatFromPath', () => {

@@ -58,10 +58,10 @@ describe('renderMarkdown', () => {
     expect(md).toContain(
       '## Notes (handled well, not storms)\n\n- **INFO** conflict-storm: deployment-controller hit 409 Conflict on deployment shop/web but backed off (`system:serviceaccount:kube-system:deployment-controller` on `deployments.apps shop/web`, 2026-08-08 17:10:00.000 → 17:11:00.000 UTC (1m 00s))\n',
     );
-    expect(md).toContain('### Totals\n\n| Requests | Writes | 409 Conflict | 409 AlreadyExists | 429 Throttled |\n| ---: | ---: | ---: | ---: | ---: |\n| 611,877 | 9,496 | 3,924 | 7 | 25 |\n');
     expect(md).toContain(
-      '| system:serviceaccount:shop:cart-operator | manager/v0.0.0 (linux/amd64) kubernetes/\\$Format | 258,420 | 4,210 | 3,912 | 0 | 0 |',
+      '### Totals\n\n| Requests | Writes | 409 Conflict | 409 AlreadyExists | 429 Throttled |\n| ---: | ---: | ---: | ---: | ---: |\n| 611,877 | 9,496 | 3,924 | 7 | 25 |\n',
     );
+    expect(md).toContain('| system:serviceaccount:shop:cart-operator | manager/v0.0.0 (linux/amd64) kubernetes/\\$Format | 258,420 | 4,210 | 3,912 | 0 | 0 |');
     expect(md).toContain('### Top actors by 429 Throttled\n\n_None._\n');
     expect(md).toContain('| list | pods | 200 | 120,004 |\n| get | (non-resource) | 200 | 4,567 |\n| update | deployments.apps/status | 409 | 3,912 |\n');
     expect(md).toContain('| update | deployments.apps/status | 4,210 | 6 ms | 14 ms | 95 ms | 1.73 s |');
@@ -74,13 +74,20 @@ describe('renderMarkdown', () => {
 
   it('says plainly when there are no findings', () => {
     const clean = renderMarkdown(cleanReport);
-    expect(clean.startsWith('# auditstorm: no retry or write loops found\n\n**Verdict:** no retry or write loops found in 611,877 requests over 2026-08-08 17:00:00.000 → 18:00:00.000 UTC (1h 00m).\n')).toBe(true);
+    expect(
+      clean.startsWith(
+        '# auditstorm: no retry or write loops found\n\n**Verdict:** no retry or write loops found in 611,877 requests over 2026-08-08 17:00:00.000 → 18:00:00.000 UTC (1h 00m).\n',
+      ),
+    ).toBe(true);
     expect(clean).not.toContain('## 1.');
   });
 
   it('orders findings most severe first', () => {
     const r = copy(report);
-    r.findings = [{ ...copy(storm), severity: 'low', title: 'low one' }, { ...copy(storm), severity: 'critical', title: 'critical one' }];
+    r.findings = [
+      { ...copy(storm), severity: 'low', title: 'low one' },
+      { ...copy(storm), severity: 'critical', title: 'critical one' },
+    ];
     const out = renderMarkdown(r);
     expect(out).toContain('# auditstorm: 2 findings (1 critical, 1 low)');
     expect(out.indexOf('## 1. CRITICAL conflict-storm: critical one')).toBeGreaterThan(0);
@@ -106,9 +113,7 @@ describe('renderMarkdown', () => {
         '| evil\\|agent \\`x\\` &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http\\://x) | ua \\[2J\\[31mred\\]0;pwned1m  end | 258,420 | 4,210 | 3,912 | 0 | 0 |',
       );
       expect(evil).toContain('| deployments.apps/status shop/cart\\|evil | 4,210 | 3,912 |');
-      expect(evil).toContain(
-        '## 1. HIGH conflict-storm: title evil\\|agent \\`x\\` &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http\\://x)\n',
-      );
+      expect(evil).toContain('## 1. HIGH conflict-storm: title evil\\|agent \\`x\\` &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http\\://x)\n');
       expect(evil).toContain('**Fix**\n\n- \\- evil\\|agent \\`x\\` &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http\\://x)\n');
       expect(evil).toContain('| /var/log/kubernetes/audit/audit.log.gz | 88213 | bad \\[2J\\[31mred\\]0;pwned1m  end |');
     });

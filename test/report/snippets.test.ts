@@ -19,7 +19,9 @@ function withAdvice(): typeof report {
 describe('advice snippets', () => {
   it('Markdown shows each fix as a Go block under its advice, a repeated snippet once', () => {
     const md = renderMarkdown(withAdvice());
-    expect(md).toContain('- Write only when the desired status differs.\n\n  ```go\n  // Write only when the computed status differs from the current one.\n  if equality.Semantic.DeepEqual(obj.Status, desired) {\n');
+    expect(md).toContain(
+      '- Write only when the desired status differs.\n\n  ```go\n  // Write only when the computed status differs from the current one.\n  if equality.Semantic.DeepEqual(obj.Status, desired) {\n',
+    );
     expect(md.split('retry.RetryOnConflict(retry.DefaultBackoff').length - 1).toBe(1);
     expect(md).toContain('- Re-read before retrying.\n- Run one active replica.\n\n  ```go\n  // One active replica at a time.\n');
     expect(md).toContain('    LeaderElection:   true,\n');
@@ -29,7 +31,9 @@ describe('advice snippets', () => {
   it('HTML shows the same snippets, escaped, in pre blocks', () => {
     const html = renderHtml(withAdvice());
     expect(html.match(/<pre class="go">/g)).toHaveLength(3);
-    expect(html).toContain('<li>Requeue with backoff.<pre class="go"><code>// Re-read the object before each attempt; back off between attempts.\nerr := retry.RetryOnConflict(retry.DefaultBackoff, func() error {');
+    expect(html).toContain(
+      '<li>Requeue with backoff.<pre class="go"><code>// Re-read the object before each attempt; back off between attempts.\nerr := retry.RetryOnConflict(retry.DefaultBackoff, func() error {',
+    );
     expect(html).toContain('return ctrl.Result{}, r.Status().Update(ctx, obj)');
     expect(html).toContain('<li>No snippet for this one.</li>');
   });

@@ -147,13 +147,11 @@ describe('renderText', () => {
 
   it('orders findings most severe first', () => {
     const r = copy(report);
-    r.findings = [
-      { ...copy(storm), id: 'm', severity: 'medium', title: 'medium one' },
-      { ...copy(storm), id: 'c', severity: 'critical', title: 'critical one' },
-      copy(storm),
-    ];
+    r.findings = [{ ...copy(storm), id: 'm', severity: 'medium', title: 'medium one' }, { ...copy(storm), id: 'c', severity: 'critical', title: 'critical one' }, copy(storm)];
     const text = plain(r);
-    const idx = ['#1  CRITICAL  conflict-storm\n    critical one', '#2  HIGH  conflict-storm\n    cart-operator', '#3  MEDIUM  conflict-storm\n    medium one'].map((s) => text.indexOf(s));
+    const idx = ['#1  CRITICAL  conflict-storm\n    critical one', '#2  HIGH  conflict-storm\n    cart-operator', '#3  MEDIUM  conflict-storm\n    medium one'].map((s) =>
+      text.indexOf(s),
+    );
     expect(idx.every((i) => i >= 0)).toBe(true);
     expect([...idx].sort((a, b) => a - b)).toEqual(idx);
     expect(text).toContain('FINDINGS (3: 1 critical, 1 high, 1 medium), most severe first');
@@ -209,9 +207,7 @@ describe('renderText', () => {
     expect(text).toContain('    Actor 1 of 2\n    User            system:serviceaccount:shop:cart-operator\n');
     expect(text).toContain('    Actor 2 of 2\n    User            alice\n    User agent      aaaa');
     expect(text).toContain('    Object          (none: cluster-wide)\n');
-    expect(text).toContain(
-      '    Evidence        proven, audit level Request; grep the audit log for these auditIDs:\n                    first-id\n                    last-id\n',
-    );
+    expect(text).toContain('    Evidence        proven, audit level Request; grep the audit log for these auditIDs:\n                    first-id\n                    last-id\n');
     expect(lines(text).filter((l) => displayWidth(l) > 100)).toEqual([]);
     expect(text.length).toBeLessThan(20_000);
   });

@@ -57,7 +57,10 @@ describe('benign look-alikes', () => {
     const sim = simulate(sc, TUNING, 1);
     // Each Database's reconciles GET its Secret (404) until it appears ~105 s in: with 5 ms·2^n
     // backoff that is 15 GETs each (5 ms … 81.92 s), not thousands; then one status update each.
-    const complete = sim.chunks.join('').split('\n').filter((l) => l.includes('"stage":"ResponseComplete"'));
+    const complete = sim.chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes('"stage":"ResponseComplete"'));
     const gets404 = complete.filter((l) => l.includes('"verb":"get"') && l.includes('-creds"') && l.includes('"code":404')).length;
     const statusUpdates = complete.filter((l) => l.includes('/databases/') && l.includes('"verb":"update"')).length;
     expect(sim.params.objects).toBe(6);

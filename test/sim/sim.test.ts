@@ -57,7 +57,7 @@ describe('tuning and held-out sets', () => {
     }
   });
 
-  it('give a held-out log none of the tuning pool\'s names', () => {
+  it("give a held-out log none of the tuning pool's names", () => {
     const { chunks, params } = simulate(scenario('prometheus-status-409-loop'), HELD_OUT, 101);
     const log = chunks.join('');
     for (const n of [...POOL_A.namespaces, ...POOL_A.nodePrefix]) expect(log.includes(`"${n}`), n).toBe(false);
@@ -70,7 +70,7 @@ describe('tuning and held-out sets', () => {
 });
 
 describe('end to end through analyze', () => {
-  it('finds the stuck kubelet\'s conflict storm on its node status and nothing else', async () => {
+  it("finds the stuck kubelet's conflict storm on its node status and nothing else", async () => {
     const r = await runSimCase(scenario('node-stale-watch-cache'), TUNING, 1);
     expect(r.findings.map((f) => [f.kind, f.actors.map((a) => a.username), f.object?.resource, f.object?.subresource, f.object?.name, f.metrics.conflicts])).toEqual([
       ['conflict-storm', ['system:node:worker-a-10-1'], 'nodes', 'status', 'worker-a-10-1', 88],

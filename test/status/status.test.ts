@@ -32,43 +32,59 @@ const brief = (r: Report): string[] => r.findings.map((f) => `${f.kind} ${f.seve
 describe.runIf(present)('crd on the corpus', () => {
   const cases: Array<[string, string[], string[]]> = [
     ['cert-manager__cert-manager__deploy__crds__cert-manager.io_certificates.yaml', [], ['v1 true list-map per-condition 0']],
-    ['argoproj__argo-rollouts__manifests__crds__rollout-crd.yaml', [
-      'crd-conditions medium v1alpha1 no-list-type-map,status-not-enum,not-metav1-condition',
-      'crd-observed-generation medium v1alpha1 observed-generation-not-integer',
-      'ssa-list-markers info v1alpha1 no-list-type',
-    ], ['v1alpha1 true list other 33']],
-    ['fluxcd__kustomize-controller__config__crd__bases__kustomize.toolkit.fluxcd.io_kustomizations.yaml', [
-      'crd-conditions medium v1 no-list-type-map',
-      'crd-observed-generation info v1 observed-generation-no-minimum',
-      'ssa-list-markers info v1 no-list-type',
-    ], ['v1 true list integer-no-minimum 9']],
-    ['kedacore__keda__config__crd__bases__keda.sh_scaledobjects.yaml', [
-      'crd-conditions medium v1alpha1 no-list-type-map,no-lastTransitionTime,status-not-enum',
-      'crd-observed-generation low v1alpha1 no-observed-generation',
-      'ssa-list-markers info v1alpha1 no-list-type',
-    ], ['v1alpha1 true list none 1']],
-    ['kubernetes-sigs__cluster-api__core__config__crd__bases__cluster.x-k8s.io_machines.yaml', [
-      'crd-conditions medium v1beta1 no-list-type-map,status-not-enum,not-metav1-condition',
-      'crd-observed-generation info v1beta1 observed-generation-no-minimum',
-      'ssa-list-markers info v1beta1 no-list-type',
-      'ssa-list-markers info v1beta2 no-list-type',
-    ], ['v1beta1 true list integer-no-minimum 1', 'v1beta2 true list-map integer 1']],
-    ['prometheus-operator__prometheus-operator__example__prometheus-operator-crd__prometheus.crd.yaml', [
-      'crd-status-subresource high v1 no-status-subresource',
-      'crd-conditions low v1 no-conditions',
-      'crd-observed-generation low v1 no-observed-generation',
-      'ssa-list-markers info v1 no-list-type',
-    ], ['v1 false none none 45']],
-    ['vmware-tanzu__velero__config__crd__v1__bases__velero.io_deletebackuprequests.yaml', [
-      'crd-status-subresource high v1 no-status-subresource',
-      'crd-conditions low v1 no-conditions',
-      'crd-observed-generation low v1 no-observed-generation',
-    ], ['v1 false none none 0']],
-    ['zalando__postgres-operator__manifests__postgresql.crd.yaml', [
-      'crd-conditions low v1 no-conditions',
-      'crd-observed-generation low v1 no-observed-generation',
-      'ssa-list-markers info v1 no-list-type',
-    ], ['v1 true none none 10']],
+    [
+      'argoproj__argo-rollouts__manifests__crds__rollout-crd.yaml',
+      [
+        'crd-conditions medium v1alpha1 no-list-type-map,status-not-enum,not-metav1-condition',
+        'crd-observed-generation medium v1alpha1 observed-generation-not-integer',
+        'ssa-list-markers info v1alpha1 no-list-type',
+      ],
+      ['v1alpha1 true list other 33'],
+    ],
+    [
+      'fluxcd__kustomize-controller__config__crd__bases__kustomize.toolkit.fluxcd.io_kustomizations.yaml',
+      ['crd-conditions medium v1 no-list-type-map', 'crd-observed-generation info v1 observed-generation-no-minimum', 'ssa-list-markers info v1 no-list-type'],
+      ['v1 true list integer-no-minimum 9'],
+    ],
+    [
+      'kedacore__keda__config__crd__bases__keda.sh_scaledobjects.yaml',
+      [
+        'crd-conditions medium v1alpha1 no-list-type-map,no-lastTransitionTime,status-not-enum',
+        'crd-observed-generation low v1alpha1 no-observed-generation',
+        'ssa-list-markers info v1alpha1 no-list-type',
+      ],
+      ['v1alpha1 true list none 1'],
+    ],
+    [
+      'kubernetes-sigs__cluster-api__core__config__crd__bases__cluster.x-k8s.io_machines.yaml',
+      [
+        'crd-conditions medium v1beta1 no-list-type-map,status-not-enum,not-metav1-condition',
+        'crd-observed-generation info v1beta1 observed-generation-no-minimum',
+        'ssa-list-markers info v1beta1 no-list-type',
+        'ssa-list-markers info v1beta2 no-list-type',
+      ],
+      ['v1beta1 true list integer-no-minimum 1', 'v1beta2 true list-map integer 1'],
+    ],
+    [
+      'prometheus-operator__prometheus-operator__example__prometheus-operator-crd__prometheus.crd.yaml',
+      [
+        'crd-status-subresource high v1 no-status-subresource',
+        'crd-conditions low v1 no-conditions',
+        'crd-observed-generation low v1 no-observed-generation',
+        'ssa-list-markers info v1 no-list-type',
+      ],
+      ['v1 false none none 45'],
+    ],
+    [
+      'vmware-tanzu__velero__config__crd__v1__bases__velero.io_deletebackuprequests.yaml',
+      ['crd-status-subresource high v1 no-status-subresource', 'crd-conditions low v1 no-conditions', 'crd-observed-generation low v1 no-observed-generation'],
+      ['v1 false none none 0'],
+    ],
+    [
+      'zalando__postgres-operator__manifests__postgresql.crd.yaml',
+      ['crd-conditions low v1 no-conditions', 'crd-observed-generation low v1 no-observed-generation', 'ssa-list-markers info v1 no-list-type'],
+      ['v1 true none none 10'],
+    ],
   ];
   it.each(cases)('%s', (file, findings, versions) => {
     const r = crdReport(corpus(file), {}, NOW);
@@ -95,11 +111,21 @@ describe.runIf(present)('objects on the corpus', () => {
     expect(brief(r)).toEqual(['status-lag low v1alpha1 observed-generation-not-integer']);
     expect(r.findings[0]!.title).toBe('Rollout jesse-test/canary-demo: status.observedGeneration is a string ("429"), not an integer');
     expect(r.objects!.now).toBe('2019-10-28T04:52:55.000Z');
-    expect(r.objects!.rows).toEqual([{
-      apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', namespace: 'jesse-test', name: 'canary-demo', generation: 429,
-      observedGeneration: '429', observedFrom: 'status', readyType: 'Available', ready: 'True', reason: 'AvailableReason',
-      readyForMs: Date.parse('2019-10-28T04:52:55Z') - Date.parse('2019-10-25T06:07:29Z'),
-    }]);
+    expect(r.objects!.rows).toEqual([
+      {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Rollout',
+        namespace: 'jesse-test',
+        name: 'canary-demo',
+        generation: 429,
+        observedGeneration: '429',
+        observedFrom: 'status',
+        readyType: 'Available',
+        ready: 'True',
+        reason: 'AvailableReason',
+        readyForMs: Date.parse('2019-10-28T04:52:55Z') - Date.parse('2019-10-25T06:07:29Z'),
+      },
+    ]);
   });
 
   it('Provider: Healthy False, not stuck at its own clock, stuck an hour later', () => {
@@ -132,7 +158,10 @@ describe('objects on generated input', () => {
       obj('behind', 9, 5, [ok('Ready', '2026-08-08T11:00:00Z')]),
       obj('ahead', 2, 3, [ok('Ready', '2026-08-08T12:00:00Z')]),
       obj('nogen', 1, undefined, [ok('Ready', '2026-08-08T13:00:00Z')]),
-      obj('shape', 1, 1, [{ status: 'Yes', reason: 'not camel', lastTransitionTime: '2026-08-08T18:00:00Z' }, { type: 'Synced', status: 'False', reason: 'Failed', message: '', lastTransitionTime: '2026-08-08T18:00:00Z' }]),
+      obj('shape', 1, 1, [
+        { status: 'Yes', reason: 'not camel', lastTransitionTime: '2026-08-08T18:00:00Z' },
+        { type: 'Synced', status: 'False', reason: 'Failed', message: '', lastTransitionTime: '2026-08-08T18:00:00Z' },
+      ]),
       { metadata: {} },
     ],
   };
@@ -166,18 +195,75 @@ describe('objects on generated input', () => {
 });
 
 describe('crd on generated input', () => {
-  const crd = (status: unknown, spec: unknown, subresources?: unknown): string => JSON.stringify({
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'apps.example.com' },
-    spec: { group: 'example.com', names: { kind: 'App' }, versions: [{ name: 'v1', served: true, storage: true, ...(subresources ? { subresources } : {}), schema: { openAPIV3Schema: { type: 'object', properties: { spec, status } } } }, { name: 'v0', served: false, storage: false }] },
-  });
-  const cond = { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'], items: { type: 'object', required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'], properties: { type: { type: 'string' }, status: { type: 'string', enum: ['True', 'False', 'Unknown'] }, reason: { type: 'string' }, message: { type: 'string' }, lastTransitionTime: { type: 'string' }, observedGeneration: { type: 'integer', minimum: 0 } } } };
+  const crd = (status: unknown, spec: unknown, subresources?: unknown): string =>
+    JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'apps.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { kind: 'App' },
+        versions: [
+          { name: 'v1', served: true, storage: true, ...(subresources ? { subresources } : {}), schema: { openAPIV3Schema: { type: 'object', properties: { spec, status } } } },
+          { name: 'v0', served: false, storage: false },
+        ],
+      },
+    });
+  const cond = {
+    type: 'array',
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['type'],
+    items: {
+      type: 'object',
+      required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+      properties: {
+        type: { type: 'string' },
+        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+        reason: { type: 'string' },
+        message: { type: 'string' },
+        lastTransitionTime: { type: 'string' },
+        observedGeneration: { type: 'integer', minimum: 0 },
+      },
+    },
+  };
   it('a good contract gives no finding', () => {
-    const r = crdReport(input('good.json', crd({ type: 'object', properties: { conditions: cond, observedGeneration: { type: 'integer', format: 'int64', minimum: 0 } } }, { type: 'object', properties: { replicas: { type: 'integer' } } }, { status: {} })), {}, NOW);
+    const r = crdReport(
+      input(
+        'good.json',
+        crd(
+          { type: 'object', properties: { conditions: cond, observedGeneration: { type: 'integer', format: 'int64', minimum: 0 } } },
+          { type: 'object', properties: { replicas: { type: 'integer' } } },
+          { status: {} },
+        ),
+      ),
+      {},
+      NOW,
+    );
     expect(r.findings).toEqual([]);
-    expect(r.crd!.versions).toEqual([{ crd: 'apps.example.com', kind: 'App', version: 'v1', storage: true, hasStatus: true, statusSubresource: true, conditions: 'list-map', observedGeneration: 'integer', atomicObjectLists: 0 }]);
+    expect(r.crd!.versions).toEqual([
+      {
+        crd: 'apps.example.com',
+        kind: 'App',
+        version: 'v1',
+        storage: true,
+        hasStatus: true,
+        statusSubresource: true,
+        conditions: 'list-map',
+        observedGeneration: 'integer',
+        atomicObjectLists: 0,
+      },
+    ]);
   });
   it('commands in spec, an unmarked list, no subresource', () => {
-    const spec = { type: 'object', properties: { restart: { type: 'boolean' }, promoteFull: { type: 'boolean' }, runPolicy: { type: 'string' }, targets: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } };
+    const spec = {
+      type: 'object',
+      properties: {
+        restart: { type: 'boolean' },
+        promoteFull: { type: 'boolean' },
+        runPolicy: { type: 'string' },
+        targets: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+      },
+    };
     const r = crdReport(input('bad.json', crd({ type: 'object', properties: { conditions: cond, observedGeneration: { type: 'integer', minimum: 0 } } }, spec)), {}, NOW);
     expect(r.findings.map((f) => `${f.kind} ${f.severity} ${f.title}`)).toEqual([
       'crd-status-subresource high apps.example.com v1: the schema has .status but the status subresource is not enabled',
@@ -190,17 +276,25 @@ describe('crd on generated input', () => {
 
 describe('analyze --objects join', () => {
   const storm = (resource: string): Finding => ({
-    id: 'hot-loop-1', kind: 'hot-loop', severity: 'high', title: 'hot loop', actors: [],
+    id: 'hot-loop-1',
+    kind: 'hot-loop',
+    severity: 'high',
+    title: 'hot loop',
+    actors: [],
     object: { apiGroup: 'apps.example.com', apiVersion: 'v1', resource, namespace: 'shop', name: 'good', subresource: 'status' },
-    window: { from: NOW, to: NOW }, metrics: { meanWritesPerSec: 82 }, signals: [],
-    evidence: { auditIDs: [], firstAuditID: '', lastAuditID: '', auditLevel: 'Metadata', level: 'proven' }, advice: [],
+    window: { from: NOW, to: NOW },
+    metrics: { meanWritesPerSec: 82 },
+    signals: [],
+    evidence: { auditIDs: [], firstAuditID: '', lastAuditID: '', auditLevel: 'Metadata', level: 'proven' },
+    advice: [],
   });
   const capture = JSON.stringify({ kind: 'List', items: [obj('good', 4, 4, [ok('Ready')])] });
   const base = objectsReport(input('x.json', capture), {}, null, NOW);
   it('says the controller had nothing to do, in every renderer', () => {
     const { report, joined } = joinObjects({ ...base, objects: undefined, findings: [storm('appdeployments'), { ...storm('other'), id: 'x' }] }, input('objs.json', capture));
     expect(joined).toBe(1);
-    const line = 'generation 4, observedGeneration 4, Ready True (Reconciled): observedGeneration == generation and Ready True: the controller had nothing to do, yet wrote 82 times/s';
+    const line =
+      'generation 4, observedGeneration 4, Ready True (Reconciled): observedGeneration == generation and Ready True: the controller had nothing to do, yet wrote 82 times/s';
     expect(report.findings[0]!.objectStatus?.text).toBe(line);
     expect(report.findings[1]!.objectStatus).toBeUndefined();
     expect(renderReport(report, 'text')).toContain(`Object status   ${line.slice(0, 40)}`);

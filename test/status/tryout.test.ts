@@ -24,15 +24,25 @@ describe('control characters from the input never reach the output', () => {
     kind: 'List',
     items: [
       {
-        apiVersion: 'apps.acme.io/v1', kind: 'Wid\rget',
+        apiVersion: 'apps.acme.io/v1',
+        kind: 'Wid\rget',
         metadata: { name: 'w-\u001b[2J\u0007evil<b>', namespace: 'ns\u202eevil', generation: 2 },
-        status: { observedGeneration: 5, conditions: [{ type: 'Ready', status: 'True', reason: 'Bad\u001b]0;t\u0007Reason', message: 'm', lastTransitionTime: '2026-12-06T00:00:00Z' }] },
+        status: {
+          observedGeneration: 5,
+          conditions: [{ type: 'Ready', status: 'True', reason: 'Bad\u001b]0;t\u0007Reason', message: 'm', lastTransitionTime: '2026-12-06T00:00:00Z' }],
+        },
       },
     ],
   };
   const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'w\u001b[31m.acme.io' },
-    spec: { group: 'acme.io', names: { kind: 'W\u0007' }, versions: [{ name: 'v1\r', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { status: { type: 'object' } } } } }] },
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'w\u001b[31m.acme.io' },
+    spec: {
+      group: 'acme.io',
+      names: { kind: 'W\u0007' },
+      versions: [{ name: 'v1\r', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { status: { type: 'object' } } } } }],
+    },
   };
   for (const format of ['text', 'markdown', 'html'] as const) {
     it(`objects, ${format}`, () => {
@@ -65,18 +75,58 @@ function io(stdin: Buffer | string = ''): { io: CliIO; out: () => string; err: (
 
 const lagging = JSON.stringify({
   kind: 'List',
-  items: [{ apiVersion: 'apps.acme.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'a', generation: 9 }, status: { observedGeneration: 7, conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', lastTransitionTime: '2026-12-06T00:00:00Z' }] } }],
+  items: [
+    {
+      apiVersion: 'apps.acme.io/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'a', generation: 9 },
+      status: { observedGeneration: 7, conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', lastTransitionTime: '2026-12-06T00:00:00Z' }] },
+    },
+  ],
 });
 
 const condition = {
-  type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'],
-  items: { type: 'object', required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'], properties: { type: { type: 'string' }, status: { type: 'string', enum: ['True', 'False', 'Unknown'] }, reason: { type: 'string' }, message: { type: 'string' }, lastTransitionTime: { type: 'string', format: 'date-time' }, observedGeneration: { type: 'integer', minimum: 0 } } },
+  type: 'array',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+  items: {
+    type: 'object',
+    required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+    properties: {
+      type: { type: 'string' },
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+      reason: { type: 'string' },
+      message: { type: 'string' },
+      lastTransitionTime: { type: 'string', format: 'date-time' },
+      observedGeneration: { type: 'integer', minimum: 0 },
+    },
+  },
 };
 const goodCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.apps.acme.io' },
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.apps.acme.io' },
   spec: {
-    group: 'apps.acme.io', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Namespaced',
-    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } }, status: { type: 'object', properties: { observedGeneration: { type: 'integer', format: 'int64', minimum: 0 }, conditions: condition } } } } } }],
+    group: 'apps.acme.io',
+    names: { kind: 'Widget', plural: 'widgets' },
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { replicas: { type: 'integer' } } },
+              status: { type: 'object', properties: { observedGeneration: { type: 'integer', format: 'int64', minimum: 0 }, conditions: condition } },
+            },
+          },
+        },
+      },
+    ],
   },
 };
 
@@ -99,7 +149,9 @@ describe('objects and crd CLI, as the README shows them', () => {
     writeFileSync(gz, gzipSync(lagging));
     const a = io();
     expect(await main(['objects', gz, '--format', 'json'], a.io)).toBe(0);
-    expect((JSON.parse(a.out()) as { findings: { kind: string; title: string }[] }).findings.map((f) => f.title)).toEqual(['Widget a/w: status describes generation 7, spec is at 9 (2 behind); Ready=True']);
+    expect((JSON.parse(a.out()) as { findings: { kind: string; title: string }[] }).findings.map((f) => f.title)).toEqual([
+      'Widget a/w: status describes generation 7, spec is at 9 (2 behind); Ready=True',
+    ]);
     const b = io(gzipSync(lagging));
     expect(await main(['objects', '-'], b.io)).toBe(0);
     expect(b.out()).toContain('a/w   Widget  9    7');
@@ -146,7 +198,12 @@ describe('input errors', () => {
 });
 
 describe('status-lag: observedGeneration of the wrong JSON type', () => {
-  const o = (name: string, obs: unknown): unknown => ({ apiVersion: 'x.io/v1', kind: 'Foo', metadata: { name, namespace: 'n', generation: 2 }, status: { observedGeneration: obs } });
+  const o = (name: string, obs: unknown): unknown => ({
+    apiVersion: 'x.io/v1',
+    kind: 'Foo',
+    metadata: { name, namespace: 'n', generation: 2 },
+    status: { observedGeneration: obs },
+  });
   it('a fraction, a boolean or an object is "not an integer", not missing', () => {
     const r = objectsReport(input('odd.json', JSON.stringify({ kind: 'List', items: [o('frac', 1.5), o('bool', true), o('obj', { v: 2 }), o('ok', 2)] })), {}, null, NOW);
     expect(r.findings.map((f) => `${f.kind} ${f.severity} ${f.signals.join(',')} ${f.title}`)).toEqual([
@@ -161,7 +218,11 @@ describe('crd --help', () => {
   it('every example names a file or stdin (a directory is an input error)', async () => {
     const a = io();
     expect(await main(['crd', '--help'], a.io)).toBe(0);
-    const examples = a.out().split('Examples:')[1]!.split('\n').filter((l) => l.includes('auditstorm crd'));
+    const examples = a
+      .out()
+      .split('Examples:')[1]!
+      .split('\n')
+      .filter((l) => l.includes('auditstorm crd'));
     expect(examples.length).toBe(3);
     for (const l of examples) expect(l).toMatch(/auditstorm crd (-|\S+\.ya?ml)(\s|$)/);
   });

@@ -47,14 +47,7 @@ import { fresh } from '../fresh.js';
 const NONE = Symbol.for('object-stream.none');
 const MANY = Symbol.for('object-stream.many');
 
-type Role =
-  | 'root-array'
-  | 'root-object'
-  | 'elements'
-  | 'resourceLogs'
-  | 'resourceLog'
-  | 'scopeLogs'
-  | 'scopeLog';
+type Role = 'root-array' | 'root-object' | 'elements' | 'resourceLogs' | 'resourceLog' | 'scopeLogs' | 'scopeLog';
 
 interface Frame {
   role: Role;
@@ -71,12 +64,7 @@ const STREAMED_KEYS: ReadonlySet<string> = new Set(['items', 'records', 'events'
 /** The framing a document reader saw, for the source's `format`. */
 export type DocFormat = 'eventlist' | 'json-array' | 'json-docs' | 'json-wrapper';
 
-type Target =
-  | { kind: 'element'; container: Container; line: number; at: readonly number[] }
-  | { kind: 'head'; key: string }
-  | { kind: 'root'; line: number }
-  | { kind: 'skip' };
-
+type Target = { kind: 'element'; container: Container; line: number; at: readonly number[] } | { kind: 'head'; key: string } | { kind: 'root'; line: number } | { kind: 'skip' };
 
 /** Assembles one JSON value from packed tokens (or just tracks depth when discarding). */
 class Builder {
@@ -412,7 +400,8 @@ class Seek {
       if (this.after === -1) continue;
       if (this.inString) {
         if (this.escape) this.escape = false;
-        else if (c === 92) this.escape = true; // '\\'
+        else if (c === 92)
+          this.escape = true; // '\\'
         else if (c === 34) this.inString = false; // '"'
         continue;
       }
@@ -957,8 +946,7 @@ export class JsonDocReader {
       if (isArray) {
         this.stack.push({ role: 'root-array', container: null, key: null, count: 0 });
         this.head = {};
-      }
-      else if (isObject) {
+      } else if (isObject) {
         this.stack.push({ role: 'root-object', container: null, key: null, count: 0 });
         this.head = {};
         this.headChars = 0;

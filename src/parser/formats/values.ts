@@ -102,12 +102,7 @@ function eventsOfArray(root: unknown[]): ValueResult {
  * tried as bare events first. `at` is the element's index path in the document (OTLP: resourceLogs,
  * scopeLogs, logRecords indexes), so bad-item reasons name the real index.
  */
-export function eventsOfElement(
-  container: Container,
-  element: unknown,
-  head: Record<string, unknown>,
-  at: readonly number[] = [],
-): ValueResult {
+export function eventsOfElement(container: Container, element: unknown, head: Record<string, unknown>, at: readonly number[] = []): ValueResult {
   if (container === 'array' || container === 'items') {
     const d = decodeObject(element);
     if (d.ok) return one(container === 'items' && head.kind === 'EventList' ? EVENTLIST : BARE, d.event);

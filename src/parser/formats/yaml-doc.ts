@@ -99,9 +99,7 @@ export class YamlDocReader {
     if (err !== undefined) {
       // The yaml package composes collections by recursion and reports a stack overflow as RESOURCE_EXHAUSTION.
       const reason =
-        err.code === 'RESOURCE_EXHAUSTION'
-          ? 'YAML document nested too deeply to read (collections inside collections, hundreds deep)'
-          : `not YAML (${err.message.split('\n')[0]})`;
+        err.code === 'RESOURCE_EXHAUSTION' ? 'YAML document nested too deeply to read (collections inside collections, hundreds deep)' : `not YAML (${err.message.split('\n')[0]})`;
       this.onItem(start, { shape: '', events: [], bad: [reason], truncated: 0 });
       return;
     }
