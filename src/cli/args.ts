@@ -457,10 +457,13 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
     .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) => watchBuilder(y, shown, defaults))
     .command('serve', "Receive the API server's audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html", (y) => serveBuilder(y, shown, defaults))
-    .command('diff <before> <after>', 'Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see `$0 diff --help`')
-    .command('metrics <scrapes..>', 'Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see `$0 metrics --help`')
-    .command('objects <file>', 'Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see `$0 objects --help`')
-    .command('crd <file>', 'Check the status contract of CRDs: status subresource, conditions, observedGeneration; see `$0 crd --help`')
+    .command('diff <before> <after>', `Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see \`${program} diff --help\``)
+    .command('metrics <scrapes..>', `Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see \`${program} metrics --help\``)
+    .command('objects <file>', `Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see \`${program} objects --help\``)
+    .command('crd <file>', `Check the status contract of CRDs: status subresource, conditions, observedGeneration; see \`${program} crd --help\``)
+    .command('publish <paths..>', `Fleet: publish audit events to NATS JetStream (stream AUDITSTORM); see \`${program} publish --help\``)
+    .command('worker', `Fleet: analyze the stream's partitions, alert and checkpoint; see \`${program} worker --help\``)
+    .command('report', `Fleet: the merged report of the workers' clusters; see \`${program} report --help\``)
     .command('completion [shell]', 'Print a shell completion script: bash or zsh', (y) =>
       y
         .positional('shell', { type: 'string', choices: ['bash', 'zsh'], describe: 'The shell (default: bash, or zsh when $SHELL is zsh)' })

@@ -190,7 +190,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (typo !== null && !(await exists(parsed.args.paths[0]!))) {
       throw new UsageError(
         `"${parsed.args.paths[0]}" is neither a file nor a command`,
-        `did you mean \`${program} ${typo}\`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)`,
+        `did you mean \`${program} ${typo}\`? (commands: ${COMMANDS.map((c) => (c === 'analyze' ? 'analyze, the default' : c)).join(', ')})`,
       );
     }
     if (!parsed.args.quiet && !(await nativeInUse(io))) {

@@ -70,6 +70,12 @@ describe('help per command', () => {
     expect(await help(['analyze', '--help'])).toContain('auditstorm a.log --code 409,429');
   });
 
+  it('the command list names every command, the fleet ones included, and no literal $0', async () => {
+    const text = (await help(['--help'])).replace(/\s+/g, ' ');
+    for (const c of ['metrics', 'objects', 'crd', 'publish', 'worker', 'report']) expect(text).toContain(`see \`auditstorm ${c} --help\``);
+    expect(text).not.toContain('$0');
+  });
+
   it('watch lists --from-start and --fail-on, not --threads or the server flags', async () => {
     const text = await help(['watch', '--help']);
     expect([...flags(text)].sort()).toEqual([...global, '--max-line-length', '--input-format', '--from-start', '--fail-on'].sort());
@@ -297,7 +303,7 @@ describe('completion', () => {
 
     const commands = fakeIO();
     expect(await main(['--get-yargs-completions', 'auditstorm', 'w'], commands)).toBe(0);
-    expect(commands.stdout.text).toBe('analyze\nwatch\nserve\ndiff\nmetrics\nobjects\ncrd\ncompletion\n');
+    expect(commands.stdout.text).toBe('analyze\nwatch\nserve\ndiff\nmetrics\nobjects\ncrd\npublish\nworker\nreport\ncompletion\n');
     const watchFlags = fakeIO();
     expect(await main(['--get-yargs-completions', 'auditstorm', 'watch', '--'], watchFlags)).toBe(0);
     const offered = watchFlags.stdout.text.split('\n');
@@ -325,7 +331,7 @@ describe('as a kubectl plugin', () => {
       [['--bogus'], 'auditstorm: Unknown argument: bogus\nhint: run `kubectl auditstorm --help` for usage\n'],
       [
         ['wach', 'x.log'],
-        'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)\n',
+        'auditstorm: "wach" is neither a file nor a command\nhint: did you mean `kubectl auditstorm watch`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, publish, worker, report, completion, help)\n',
       ],
       [['a.log', '--listen', ':1'], 'auditstorm: --listen is an option of serve, not of analyze\nhint: run `kubectl auditstorm serve --help` for its options\n'],
       [

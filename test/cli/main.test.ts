@@ -267,7 +267,7 @@ describe('main: errors', () => {
       const io = fakeIO({ analyze });
       expect(await main([word, 'a.log'], io)).toBe(2);
       expect(io.stderr.text).toBe(
-        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)\n`,
+        `auditstorm: "${word}" is neither a file nor a command\nhint: did you mean \`auditstorm ${command}\`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, publish, worker, report, completion, help)\n`,
       );
     }
     expect(analyze).not.toHaveBeenCalled();

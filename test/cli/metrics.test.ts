@@ -150,7 +150,7 @@ describe('auditstorm metrics', () => {
     const typo = fakeIO();
     expect(await main(['metrcs', 'm1.txt'], typo)).toBe(2);
     expect(typo.stderr.text.split('\n')[1]).toBe(
-      'hint: did you mean `auditstorm metrics`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, completion, help)',
+      'hint: did you mean `auditstorm metrics`? (commands: analyze, the default, watch, serve, diff, metrics, objects, crd, publish, worker, report, completion, help)',
     );
   });
 });
