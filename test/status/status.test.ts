@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CONDITIONS_SCHEMA } from './condition-schema.js';
 import { main, type CliIO } from '../../src/cli/main.js';
 import type { Finding, Report } from '../../src/report/schema.js';
 import { ReportSchema } from '../../src/report/schema.js';
@@ -209,29 +210,12 @@ describe('crd on generated input', () => {
         ],
       },
     });
-  const cond = {
-    type: 'array',
-    'x-kubernetes-list-type': 'map',
-    'x-kubernetes-list-map-keys': ['type'],
-    items: {
-      type: 'object',
-      required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
-      properties: {
-        type: { type: 'string' },
-        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-        reason: { type: 'string' },
-        message: { type: 'string' },
-        lastTransitionTime: { type: 'string' },
-        observedGeneration: { type: 'integer', minimum: 0 },
-      },
-    },
-  };
   it('a good contract gives no finding', () => {
     const r = crdReport(
       input(
         'good.json',
         crd(
-          { type: 'object', properties: { conditions: cond, observedGeneration: { type: 'integer', format: 'int64', minimum: 0 } } },
+          { type: 'object', properties: { conditions: CONDITIONS_SCHEMA, observedGeneration: { type: 'integer', format: 'int64', minimum: 0 } } },
           { type: 'object', properties: { replicas: { type: 'integer' } } },
           { status: {} },
         ),
@@ -264,7 +248,11 @@ describe('crd on generated input', () => {
         targets: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
       },
     };
-    const r = crdReport(input('bad.json', crd({ type: 'object', properties: { conditions: cond, observedGeneration: { type: 'integer', minimum: 0 } } }, spec)), {}, NOW);
+    const r = crdReport(
+      input('bad.json', crd({ type: 'object', properties: { conditions: CONDITIONS_SCHEMA, observedGeneration: { type: 'integer', minimum: 0 } } }, spec)),
+      {},
+      NOW,
+    );
     expect(r.findings.map((f) => `${f.kind} ${f.severity} ${f.title}`)).toEqual([
       'crd-status-subresource high apps.example.com v1: the schema has .status but the status subresource is not enabled',
       'crd-imperative-field low apps.example.com v1: spec.promoteFull (boolean) reads as a command, not a desired state',

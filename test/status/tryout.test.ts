@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { CONDITIONS_SCHEMA } from './condition-schema.js';
 import { main, type CliIO } from '../../src/cli/main.js';
 import { renderReport } from '../../src/report/index.js';
 import { crdReport, objectsReport, type StatusInput } from '../../src/status/report.js';
@@ -85,23 +86,6 @@ const lagging = JSON.stringify({
   ],
 });
 
-const condition = {
-  type: 'array',
-  'x-kubernetes-list-type': 'map',
-  'x-kubernetes-list-map-keys': ['type'],
-  items: {
-    type: 'object',
-    required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
-    properties: {
-      type: { type: 'string' },
-      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-      reason: { type: 'string' },
-      message: { type: 'string' },
-      lastTransitionTime: { type: 'string', format: 'date-time' },
-      observedGeneration: { type: 'integer', minimum: 0 },
-    },
-  },
-};
 const goodCrd = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
@@ -121,7 +105,7 @@ const goodCrd = {
             type: 'object',
             properties: {
               spec: { type: 'object', properties: { replicas: { type: 'integer' } } },
-              status: { type: 'object', properties: { observedGeneration: { type: 'integer', format: 'int64', minimum: 0 }, conditions: condition } },
+              status: { type: 'object', properties: { observedGeneration: { type: 'integer', format: 'int64', minimum: 0 }, conditions: CONDITIONS_SCHEMA } },
             },
           },
         },
