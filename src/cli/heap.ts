@@ -62,19 +62,9 @@ export function tuneV8(execArgv: readonly string[], nodeOptions: string | undefi
  * collection of a growing heap finds little garbage, so fewer of them), and once it holds steady,
  * that is grew by less than `steadyBelow` (a fraction) since the full collection before: then what
  * piles up between full collections is garbage alone, and 25 % bounds it.
- *
- * Measured (interleaved runs of the benchmark's logs; the live old generation after each full
- * collection was 11, 20, 22 MB on the 1× log, which ends while its live heap still grows, and 11,
- * 17, 23, 26, 29, 29 MB on the 5× log, old space committed 14 → 62 MB): with 100 throughout, the
- * 5× log peaked at 216–222 MB, 18–20 % above its 1× pair (1–26 % in six rounds on a busier
- * machine); with 25 throughout at 201–206 MB, 11–15 % above, but the 1× log took 1.036× the time
- * (12 pairs: its growth phase then has more full collections); adapting with `steadyBelow` 0.5,
- * the 5× log peaked at 193–205 MB and the 1× log took 1.004× the time (12 pairs), with 0.25 at
- * 202–215 MB (the switch came a collection later, after the heap had grown at 100). On a log of
- * 1.08 million distinct objects, 25 throughout peaked at 364–377 MB against 407–414.
- * `steadyLarge`, once the steady live heap is at least `YOUNG_CAP.liveAboveMb` (only logs of
- * ever new objects come there; the benchmark's stay at 27–33 MB): 10, one million distinct
- * objects 276 → 258 MB peak RSS with the parser thread (5 % gave 318 in one run: not taken).
+ * `steadyLarge` (10) applies once the steady live heap is at least `YOUNG_CAP.liveAboveMb`: only
+ * logs of ever new objects come there. The values were chosen on measured runs: docs/performance.md,
+ * "The heap growth policy".
  */
 export const HEAP_GROWTH = { growing: 100, steady: 25, steadyLarge: 10, steadyBelow: 0.5 } as const;
 
@@ -97,8 +87,8 @@ export function growingPercentAfter(previous: number, live: number): number {
  * Why: on a log in which every event names a new object the live heap is 70–110 MB and the
  * young generation's 32 MB is a third of what the heap costs above it (peak RSS ≤ 256 MB is the
  * target, issue 24); on ordinary logs the main thread's live heap stays at 27–33 MB (the
- * benchmark's 1× and 5× logs), where a smaller young generation was measured a third slower, so
- * they keep V8's. 48 MB lies between the two. V8 has no setting for the young generation's size
+ * benchmark's 1× and 5× logs), where a smaller young generation costs time (docs/performance.md),
+ * so they keep V8's. 48 MB lies between the two. V8 has no setting for the young generation's size
  * after start, but it reads `--semi-space-growth-factor` each time it grows it, and a low-memory
  * notification (the inspector's `HeapProfiler.collectGarbage`) shrinks it to its initial size.
  */
