@@ -44,16 +44,20 @@ export async function connectFleet(url: string, log: FleetLog, retryForMs = 0, n
   if (servers.length === 0) throw new UsageError('--nats: give a NATS server URL, e.g. nats://127.0.0.1:4222');
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
+    let nc: NatsConnection | undefined;
     try {
-      const nc = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 2000 });
+      const conn = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 2000 });
+      nc = conn;
       void (async () => {
-        for await (const s of nc.status()) {
+        for await (const s of conn.status()) {
           if (s.type === 'disconnect' || s.type === 'reconnect') log(`nats: ${s.type} ${'server' in s ? String(s.server) : ''}`.trimEnd());
         }
       })();
-      const jsm = await jetstreamManager(nc, { timeout: 5000 });
-      return { nc, js: jetstream(nc, { timeout: 5000 }), jsm, kvm: new Kvm(nc) };
+      const jsm = await jetstreamManager(conn, { timeout: 5000 });
+      return { nc: conn, js: jetstream(conn, { timeout: 5000 }), jsm, kvm: new Kvm(conn) };
     } catch (err) {
+      // A connection whose JetStream did not answer would reconnect for ever and keep the process alive.
+      await nc?.close().catch(() => {});
       const waited = Date.now() - started;
       if (waited >= retryForMs)
         throw new InputError(`cannot reach JetStream at ${url}: ${(err as Error).message}`, 'is nats-server running with JetStream on (-js, or jetstream {} in its config)?');
