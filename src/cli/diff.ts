@@ -18,7 +18,7 @@ import { looksLikeReport, parseReport } from '../diff/load.js';
 import type { DiffReport } from '../diff/schema.js';
 import { VERSION } from '../version.js';
 import { parseArgs } from './args.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import { checkOutDirs, type Guarded } from './output.js';
 import { createOptions, type OutputOptions } from './options.js';
 

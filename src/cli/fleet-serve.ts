@@ -20,7 +20,7 @@ import { checkClusterName } from '../fleet/partition.js';
 import { publishEvents, type PublishCounts } from '../fleet/publish.js';
 import { JsonDocReader } from '../parser/formats/json-doc.js';
 import type { AuditEvent } from '../parser/decode.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import type { Guarded } from './output.js';
 
 /** Largest body accepted (bytes after decompression), as `serve`. */

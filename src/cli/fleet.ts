@@ -19,7 +19,7 @@ import { SEVERITIES, type Report, type Severity } from '../report/schema.js';
 import { connectFleet, ensureStream, retrying, type FleetLog } from '../fleet/connect.js';
 import { checkClusterName } from '../fleet/partition.js';
 import type { ClusterReportEntry } from '../fleet/worker.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import type { Guarded } from './output.js';
 import { exitCodeFor } from './output.js';
 

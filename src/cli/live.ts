@@ -15,7 +15,7 @@ import { formatAlertJson, formatAlertText, type LiveAlert } from '../live/alerts
 import { statusWithRate, type LiveStatus } from '../live/session.js';
 import type { Report } from '../report/schema.js';
 import type { ParsedArgs } from './args.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import { checkOutDirs, exitCodeFor, warningsFor, withCodes, writeOutputs, type Guarded } from './output.js';
 import { createOptions } from './options.js';
 

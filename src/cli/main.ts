@@ -10,7 +10,6 @@ import { stat } from 'node:fs/promises';
 import { isatty } from 'node:tty';
 import { z } from 'zod';
 import type { AnalyzeIO } from '../analyze.js';
-import type { AnalyzeOptionsInput } from '../options.js';
 import { AuditstormError, describeFsError, UsageError } from '../errors.js';
 import type { Report } from '../report/schema.js';
 import { VERSION } from '../version.js';
@@ -18,49 +17,11 @@ import { stripControlChars } from '../report/escape.js';
 import { DETECTORS } from '../detectors/registry.js';
 import { AnalyzeOptionsSchema } from '../options.js';
 import { parseArgs, type HelpDefaults } from './args.js';
+import type { AnalyzeFn, CliIO, CliWritable } from './io.js';
 import { formatDuration } from '../duration.js';
-import { CONFLICT_STORM, createOptions, type ReadFileFn } from './options.js';
+import { CONFLICT_STORM, createOptions } from './options.js';
 import { checkOutDirs, exitCodeFor, warningsFor, withCodes, writeOutputs, type Guarded } from './output.js';
 import { createProgressLine, type ProgressLine } from './progress.js';
-
-/** The analysis entry point, as `main` calls it (the real one is `analyze` in `src/analyze.ts`). */
-export type AnalyzeFn = (options: AnalyzeOptionsInput, io?: AnalyzeIO) => Promise<Report>;
-
-/** A writable stream as `main` uses it: `write` with a callback, and `error` events. */
-export type CliWritable = NodeJS.WritableStream;
-
-/** Everything `main` needs from the outside world. */
-export interface CliIO {
-  /** Read when no path or `-` is given. */
-  stdin: NodeJS.ReadableStream;
-  stdout: CliWritable;
-  stderr: CliWritable;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Which of the standard streams are terminals. */
-  isTTY: { stdin: boolean; stdout: boolean; stderr: boolean };
-  /** Terminal widths in columns, when they are terminals. */
-  columns?: { stdout?: number; stderr?: number };
-  /** Clock for the report's `generatedAt`. */
-  now: () => Date;
-  /** Replaces the real `analyze` (tests). */
-  analyze?: AnalyzeFn;
-  /** Replaces reading the `--config` file (tests). */
-  readFile?: ReadFileFn;
-  /**
-   * `watch` / `serve`: calls `handler` on SIGINT or SIGTERM until the returned function is called.
-   * Absent: no signals (tests stop runs by ending stdin).
-   */
-  onSignal?: (handler: () => void) => () => void;
-  /** `serve`: resident memory in bytes, for `/metrics`. */
-  residentMemory?: () => number;
-  /**
-   * The program's name in help and hints: `auditstorm`, or `kubectl auditstorm` when run as the
-   * kubectl plugin `kubectl-auditstorm` (see {@link programName}). Default `auditstorm`.
-   */
-  program?: string;
-  /** Whether the native line scanner is built and in use (default: as `src/parser/native.ts` loaded it). */
-  nativeScanner?: boolean;
-}
 
 /**
  * The name to show for the executable at `argv1` (`process.argv[1]`): `kubectl auditstorm` when

@@ -14,7 +14,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { formatFromPath, isFormat, FORMATS, type Format } from '../report/formats.js';
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { VERSION } from '../version.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import { checkOutDirs, exitCodeFor, writeOutputs, type Guarded } from './output.js';
 import { formatIssue, loadConfig, useColor, type OutputOptions } from './options.js';
 

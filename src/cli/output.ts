@@ -7,7 +7,7 @@ import { stat, writeFile as fsWriteFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { describeFsError, UsageError } from '../errors.js';
 import { SEVERITIES, severityRank, type Report, type Severity } from '../report/schema.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import type { OutputOptions } from './options.js';
 
 /**

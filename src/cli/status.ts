@@ -11,7 +11,7 @@ import { formatFromPath, isFormat, renderReport, type Format } from '../report/i
 import { SEVERITIES, type Severity } from '../report/schema.js';
 import { decodeInput } from '../status/input.js';
 import type { StatusInput } from '../status/report.js';
-import type { CliIO } from './main.js';
+import type { CliIO } from './io.js';
 import { checkOutDirs, exitCodeFor, type Guarded } from './output.js';
 
 /** `auditstorm objects --help`. */

@@ -2,7 +2,7 @@
  * Test helpers for the CLI: a fake report, collecting streams and an injectable CliIO.
  */
 import { PassThrough, Writable } from 'node:stream';
-import type { CliIO } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
 import { ReportSchema, type Finding, type Report, type Severity } from '../../src/report/schema.js';
 
 /** A finding of the given severity; everything else is plausible filler. */

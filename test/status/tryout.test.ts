@@ -9,7 +9,8 @@ import { PassThrough, Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { CONDITIONS_SCHEMA } from './condition-schema.js';
-import { main, type CliIO } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 import { renderReport } from '../../src/report/index.js';
 import { crdReport, objectsReport, type StatusInput } from '../../src/status/report.js';
 
