@@ -1,4 +1,4 @@
-// auditstorm's native template scanner: the same reading as `template()` in src/parser/fast.ts,
+// auditstorm's native template scanner: the same reading as `template()` in src/decoding/fast.ts,
 // compiled for the machine.
 //
 // `scan(at, end)` reads the line `piece[at, end)` of the piece set with `setPiece(bytes)` (an
@@ -29,7 +29,7 @@
 
 namespace {
 
-// Output slots: kept in step with NATIVE_* in src/parser/native.ts.
+// Output slots: kept in step with NATIVE_* in src/decoding/native.ts.
 enum Field {
   F_AUDITID,
   F_URI,
@@ -81,7 +81,7 @@ const char* const LEVEL_NAMES[] = {"Metadata", "Request", "RequestResponse", "No
 // Nesting deeper than this inside a skipped value is left to the JavaScript path.
 const int MAX_DEPTH = 64;
 
-// parseTimestamp() of src/parser/time.ts, step for step, on the n bytes at s:
+// parseTimestamp() of src/decoding/time.ts, step for step, on the n bytes at s:
 // `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`t`/`z` and a space separator accepted) to UTC
 // epoch ms with the digits below the millisecond as the fraction (up to 9 fractional digits
 // used), or NaN. The same double operations in the same order, so the same value to the bit.
@@ -214,7 +214,7 @@ inline uint32_t hashOf(const Key& k) {
   return static_cast<uint32_t>(h);
 }
 
-// A cache of one decoder's dictionary ids (a `WorkState` in src/parser/work-lines.ts), keyed by
+// A cache of one decoder's dictionary ids (a `WorkState` in src/ingest/work-lines.ts), keyed by
 // the raw bytes of the values: the ids themselves are assigned in JavaScript, which `remember`s
 // each one here after looking it up, so both always agree. Only unescaped values of ASCII lines
 // are keys, so a key's bytes are its value's characters.
@@ -1017,7 +1017,7 @@ napi_value Scan(napi_env env, napi_callback_info info) {
 }
 
 
-// Line kinds of `scanLines` (LINE_* in src/parser/native.ts).
+// Line kinds of `scanLines` (LINE_* in src/decoding/native.ts).
 const int32_t LINE_JS = 0;        // for the JavaScript path, as cutLines would hand it on
 const int32_t LINE_LONG = 1;      // longer than maxLength
 const int32_t LINE_NONFINAL = 2;  // a valid event of a non-final stage
@@ -1034,7 +1034,7 @@ const int FINAL_AUDITID = 0, FINAL_RV = 2, FINAL_URI = 4, FINAL_CODE = 6, FINAL_
 
 inline uint32_t rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
-// `idLanes` of src/parser/hash.ts on the n bytes at p (an unescaped value of an ASCII line: its
+// `idLanes` of src/decoding/hash.ts on the n bytes at p (an unescaped value of an ASCII line: its
 // UTF-16 code units are its bytes), step for step, into out[0], out[1]: the auditID's hash the
 // request de-duplication keys on, so the reading thread does not compute it again.
 void idLanes(const uint8_t* p, int32_t n, int32_t* out) {

@@ -18,10 +18,10 @@ import { SCHEMA_VERSION, severityRank } from './report/schema.js';
 import { VERSION } from './version.js';
 import { DETECTORS } from './detectors/registry.js';
 import { detectorDocsUrl } from './docs-link.js';
-import type { SourceStats } from './parser/read.js';
+import type { SourceStats } from './ingest/read.js';
 
 /**
- * Counters of one source, as `readChain` keeps them (`SourceStats` in `src/parser/read.ts`);
+ * Counters of one source, as `readChain` keeps them (`SourceStats` in `src/ingest/read.ts`);
  * live sources (the webhook) fill the same fields. `kind` is `file`, `gzip`, `stdin` or `webhook`.
  */
 export type SourceCounts = Omit<SourceStats, 'kind' | 'bytesRead'> & {
@@ -50,7 +50,7 @@ export interface ReportParts {
    * findings with `ongoing: true`.
    */
   ongoing?: readonly Finding[];
-  /** Whether the native line scanner read the lines (`nativeInUse()` of `src/parser/fast.ts`); absent: not said. */
+  /** Whether the native line scanner read the lines (`nativeInUse()` of `src/decoding/fast.ts`); absent: not said. */
   nativeScanner?: boolean;
 }
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { SeveritySchema } from './report/schema.js';
 import { AllowRuleSchema } from './engine/allowlist.js';
-import { INPUT_FORMATS } from './parser/formats/detect.js';
+import { INPUT_FORMATS } from './decoding/formats/detect.js';
 
 /** Per-detector options live under `detectors.<id>`; each detector's schema validates its own. */
 export const AnalyzeOptionsSchema = z
@@ -35,7 +35,7 @@ export const AnalyzeOptionsSchema = z
      */
     inputFormat: z.enum(INPUT_FORMATS).default('auto'),
     /**
-     * Worker threads that cut and decode JSON-lines files of 64 MB and more (`src/parser/parallel.ts`);
+     * Worker threads that cut and decode JSON-lines files of 64 MB and more (`src/ingest/parallel.ts`);
      * `0` reads everything on the main thread. Default: cores − 1, at least 1.
      */
     threads: z.number().int().nonnegative().max(64).optional(),

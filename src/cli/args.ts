@@ -9,7 +9,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import type { Format } from '../report/formats.js';
 import { SEVERITIES, type Severity } from '../report/schema.js';
-import { INPUT_FORMATS, type InputFormat } from '../parser/formats/detect.js';
+import { INPUT_FORMATS, type InputFormat } from '../decoding/formats/detect.js';
 
 /** Formats accepted by `--format`, in help order (same as `FORMATS` in `src/report/formats.ts`). */
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const satisfies readonly Format[];

@@ -18,8 +18,8 @@ import { UsageError } from '../errors.js';
 import { connectFleet, ensureStream, type FleetLog } from '../fleet/connect.js';
 import { checkClusterName } from '../fleet/partition.js';
 import { publishEvents, type PublishCounts } from '../fleet/publish.js';
-import { JsonDocReader } from '../parser/formats/json-doc.js';
-import type { AuditEvent } from '../parser/decode.js';
+import { JsonDocReader } from '../decoding/formats/json-doc.js';
+import type { AuditEvent } from '../decoding/event.js';
 import type { CliIO } from './io.js';
 import type { Guarded } from './output.js';
 

@@ -42,6 +42,6 @@ export interface CliIO {
    * kubectl plugin `kubectl-auditstorm` (see {@link programName}). Default `auditstorm`.
    */
   program?: string;
-  /** Whether the native line scanner is built and in use (default: as `src/parser/native.ts` loaded it). */
+  /** Whether the native line scanner is built and in use (default: as `src/decoding/native.ts` loaded it). */
   nativeScanner?: boolean;
 }

@@ -181,7 +181,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (valid?.success === true) {
       // The parser threads of a large file start now, while the analysis modules load
       // (`analyze` ends them if no read takes them).
-      const { PARALLEL_DEFAULTS, startWorkersEarly } = await import('../parser/parallel.js');
+      const { PARALLEL_DEFAULTS, startWorkersEarly } = await import('../ingest/parallel.js');
       startWorkersEarly(valid.data.inputs, valid.data.threads ?? PARALLEL_DEFAULTS.workers, valid.data.maxLineLength);
     }
     const analyze: AnalyzeFn = io.analyze ?? (await import('../analyze.js')).analyze;
@@ -242,10 +242,10 @@ export function versionText(native: boolean): string {
   return `${VERSION} (native line scanner: ${native ? 'in use' : 'not built; every line is read in JavaScript: same results, slower'})`;
 }
 
-/** Whether the native line scanner is in use: `io.nativeScanner`, else whether `src/parser/native.ts` loaded it. */
+/** Whether the native line scanner is in use: `io.nativeScanner`, else whether `src/decoding/native.ts` loaded it. */
 async function nativeInUse(io: CliIO): Promise<boolean> {
   if (io.nativeScanner !== undefined) return io.nativeScanner;
-  return (await import('../parser/native.js')).nativeScanner !== null;
+  return (await import('../decoding/native.js')).nativeScanner !== null;
 }
 
 /**

@@ -4,7 +4,7 @@
  * …) replaces the config file's list rather than adding to it.
  */
 import { AllowRuleSchema } from '../engine/allowlist.js';
-import { INPUT_FORMATS } from '../parser/formats/detect.js';
+import { INPUT_FORMATS } from '../decoding/formats/detect.js';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError, describeFsError, UsageError } from '../errors.js';

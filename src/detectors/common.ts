@@ -3,9 +3,9 @@
  * per-key state they keep (per-(object, actor) maps, step rings, evidence, per-second peaks).
  * The sliding-window options, severity and step clock are in `window.ts`.
  */
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import type { ReportActor } from '../report/schema.js';
-import { fnv30 } from '../parser/fresh.js';
+import { fnv30 } from '../decoding/fresh.js';
 
 /** Report view of an interned actor plus what was seen with it (sorted, de-duplicated). */
 export function reportActor(a: Actor, sourceIPs: Iterable<string>, fieldManagers: Iterable<string>): ReportActor {

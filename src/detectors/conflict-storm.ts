@@ -52,8 +52,8 @@
  * duration unless its excess requests are many (`brief`).
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import { severityRank, type Advice, type Finding, type Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';

@@ -38,7 +38,7 @@
  * AlreadyExists per second, against the `severity` thresholds; `low` below them.
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { resourceLabel } from '../labels.js';

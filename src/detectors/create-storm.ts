@@ -58,7 +58,7 @@
  * `hot-loop` caps it.
  */
 import { z } from 'zod';
-import type { Actor, RequestRecord } from '../parser/record.js';
+import type { Actor, RequestRecord } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { actorName, EpisodeSeries, EvidenceIDs, Identities, int, iso, PeakPerSecond, reportActor, round2, shortHash, StepRing, topList, UserAgentCounts } from './common.js';

@@ -43,8 +43,8 @@
  * answers per second, against the `severity` thresholds; `low` below them.
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs } from '../report/format.js';

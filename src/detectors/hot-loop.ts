@@ -71,8 +71,8 @@
  * large its share of a quiet cluster.
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel } from '../labels.js';

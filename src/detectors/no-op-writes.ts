@@ -18,7 +18,7 @@
  *    write, `registry.Store.Update`). This is equality of resourceVersions, not timing, so it is
  *    proven too; the earlier write is the no-op, credited when the later one is seen.
  * 3. `identical-body` / `timestamp-churn`: at Request level and above, a write whose body digest
- *    (`src/parser/body.ts`: content without volatile metadata and timestamp fields) equals that of
+ *    (`src/decoding/body.ts`: content without volatile metadata and timestamp fields) equals that of
  *    the actor's previous successful write to the object, with no other successful write to the
  *    object (any subresource) and no 409 for the actor in between. Equal timestamps too:
  *    identical; different: the write only moved timestamps (`churnFields` names which). Such writes do store a new
@@ -76,9 +76,9 @@
  * share of all writes and the rank of their rate, against `severity`.
  */
 import { z } from 'zod';
-import { changedTimestampFields } from '../parser/body.js';
-import type { Actor, BodyDigest, ObjectRef, RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import { changedTimestampFields } from '../decoding/body.js';
+import type { Actor, BodyDigest, ObjectRef, RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { SEVERITIES, SeveritySchema } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';

@@ -11,7 +11,7 @@
  * the roll-up, so a roll-up over 10,000 objects costs what one over 2 does.
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import type { Severity } from '../report/schema.js';
 import { resourceLabel } from '../labels.js';
 import { EpisodeSeries, EvidenceIDs, PeakPerSecond, StepRing } from './common.js';

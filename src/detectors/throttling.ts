@@ -42,8 +42,8 @@
  * (`brief`).
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { severityRank } from '../report/schema.js';
 import { BoundedSample } from '../engine/sample.js';

@@ -8,7 +8,7 @@
  * bounded by live keys (evict idle ones) so the same code serves batch files and live streams.
  */
 import type { z } from 'zod';
-import type { RequestRecord } from '../parser/record.js';
+import type { RequestRecord } from '../decoding/record.js';
 import type { Finding } from '../report/schema.js';
 import type { TimeSeries } from '../engine/series.js';
 

@@ -14,7 +14,7 @@
  *     });
  */
 import { z } from 'zod';
-import type { RequestRecord } from '../parser/record.js';
+import type { RequestRecord } from '../decoding/record.js';
 import type { Severity } from '../report/schema.js';
 import { SEVERITIES, severityRank } from '../report/schema.js';
 import type { DetectorInstance } from './types.js';

@@ -73,8 +73,8 @@
  * peak flips per minute (busiest window), against the `severity` thresholds; `low` below them.
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, ReportObject, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';

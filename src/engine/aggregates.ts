@@ -4,8 +4,8 @@
  * digits, 1 h ceiling: `latency.ts`). Per-object counters are kept for writes only, since reads
  * of millions of objects say nothing about storms.
  */
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import type { ReportObject, Summaries } from '../report/schema.js';
 import { LatencyBins } from './latency.js';
 

@@ -9,7 +9,7 @@
  * the rules whose conditions that side meets, ANDed), so a record costs four map lookups.
  */
 import { z } from 'zod';
-import type { ObjectRef, RequestRecord } from '../parser/record.js';
+import type { ObjectRef, RequestRecord } from '../decoding/record.js';
 import { globToRegExp, KindMasks, resourceNames } from './filters.js';
 
 /** One rule: every non-empty list must match (globs with `*`). */

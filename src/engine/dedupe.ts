@@ -12,9 +12,9 @@
  * slot and generation (see {@link TwoGenerations}), allocated once. A false "duplicate" needs a 53-bit collision among at most 2·history
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
-import type { RequestRecord } from '../parser/record.js';
-import { zeroedWords } from '../parser/native.js';
-import { idLanes, LANES } from '../parser/hash.js';
+import type { RequestRecord } from '../decoding/record.js';
+import { zeroedWords } from '../decoding/native.js';
+import { idLanes, LANES } from '../decoding/hash.js';
 
 /**
  * 53-bit hash of a string and a number: the string's two lanes (`idLanes`), the number's two

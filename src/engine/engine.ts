@@ -5,8 +5,8 @@
  * detector (except allowlisted traffic). The same engine
  * serves files, live stdin and (later) a webhook: nothing here knows where records come from.
  */
-import type { RequestRecord } from '../parser/record.js';
-import { isConflict } from '../parser/record.js';
+import type { RequestRecord } from '../decoding/record.js';
+import { isConflict } from '../decoding/record.js';
 import type { Finding } from '../report/schema.js';
 import type { Detector, DetectorInstance, EpisodePhase } from '../detectors/types.js';
 import { Aggregates } from './aggregates.js';

@@ -3,7 +3,7 @@
  * Decisions per actor and per kind of object are cached, so a filter costs a map lookup per
  * record, not a pattern match.
  */
-import type { Actor, ObjectRef, RequestRecord } from '../parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 
 /** Resolved filter settings; empty lists mean "no filter". Times are UTC epoch ms. */
 export interface FilterSpec {

@@ -3,7 +3,7 @@
  * read as one. Each source must be nearly time-ordered; what disorder is left is fixed by the
  * engine's reordering window. Memory holds one batch per source.
  */
-import type { RequestRecord } from '../parser/record.js';
+import type { RequestRecord } from '../decoding/record.js';
 
 /** Records per merged batch. */
 const OUT_BATCH = 1024;

@@ -9,7 +9,7 @@
  * Why a tail-sorted ring rather than a heap: input is almost sorted, so an insert is an
  * append or a short backwards scan from the tail (O(1) typical), and release is a pointer bump.
  */
-import type { RequestRecord } from '../parser/record.js';
+import type { RequestRecord } from '../decoding/record.js';
 
 /** Records handed on together while a queue holds (see {@link ReorderQueue.hold}). */
 export const RELEASE_BATCH = 64;

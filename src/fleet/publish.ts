@@ -3,11 +3,12 @@
  * them, every format) and `serve --nats` (webhook batches) both end here.
  */
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { AuditEvent } from '../parser/decode.js';
-import { Normalizer } from '../parser/normalize.js';
-import { BadLineLog, readChain, type ReadOptions, type SourceStats } from '../parser/read.js';
-import type { RequestRecord } from '../parser/record.js';
-import { resolveInputs } from '../parser/sources.js';
+import type { AuditEvent } from '../decoding/event.js';
+import { Normalizer } from '../decoding/normalize.js';
+import type { ReadOptions } from '../ingest/options.js';
+import { BadLineLog, readChain, type SourceStats } from '../ingest/read.js';
+import type { RequestRecord } from '../decoding/record.js';
+import { resolveInputs } from '../ingest/sources.js';
 import type { Readable } from 'node:stream';
 import { backoffMs, sleep, type FleetLog } from './connect.js';
 import { eventSubject, messageId } from './names.js';

@@ -4,10 +4,10 @@
  */
 
 // ================================================================================================
-// Wrapper and legacy writers (owner: parser/unwrap.ts, parser/legacy.ts). Keep this block whole.
+// Wrapper and legacy writers (owner: decoding/unwrap.ts, decoding/legacy.ts). Keep this block whole.
 //
 // Each writer takes audit-event JSON lines as `renderEvent` writes them and returns the file text.
-// The mapping is the inverse of `src/parser/unwrap.ts` / `src/parser/legacy.ts` and follows the
+// The mapping is the inverse of `src/decoding/unwrap.ts` / `src/decoding/legacy.ts` and follows the
 // reference (`audit-formats.md` §2, §6.2–§6.4). What each shape cannot carry is lost on the way:
 //
 // | writer | output | lost |
@@ -413,7 +413,7 @@ export function toLegacy(lines: Iterable<string>): string {
 // ================================================================================================
 
 // ================================================================================================
-// Document and YAML writers (owner: parser/read.ts, parser/formats/). Keep this block whole.
+// Document and YAML writers (owner: ingest/read.ts, decoding/formats/). Keep this block whole.
 //
 // Same input as above (audit-event JSON lines); nothing is lost in any of these shapes.
 //

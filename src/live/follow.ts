@@ -15,7 +15,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeFsError, InputError } from '../errors.js';
-import { isGzipMagic } from '../parser/sources.js';
+import { isGzipMagic } from '../ingest/sources.js';
 
 /** Settings of a {@link FileFollower}. */
 export interface FollowOptions {

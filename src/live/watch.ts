@@ -10,9 +10,9 @@
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { AnalyzeOptionsInput } from '../options.js';
-import { markLiveStream } from '../parser/formats/detect.js';
-import { readChain } from '../parser/read.js';
-import { resolveInputs, STDIN_NAME, type SourceChain } from '../parser/sources.js';
+import { markLiveStream } from '../ingest/peek.js';
+import { readChain } from '../ingest/read.js';
+import { resolveInputs, STDIN_NAME, type SourceChain } from '../ingest/sources.js';
 import type { Report } from '../report/schema.js';
 import { InputError, UsageError } from '../errors.js';
 import type { LiveAlert } from './alerts.js';

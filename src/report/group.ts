@@ -5,7 +5,7 @@
  */
 import { shortHash } from '../detectors/common.js';
 import { familyOf } from '../detectors/fleet-storm.js';
-import type { Actor } from '../parser/record.js';
+import type { Actor } from '../decoding/record.js';
 import { objectLabel } from '../labels.js';
 import { severityRank, type Finding } from './schema.js';
 

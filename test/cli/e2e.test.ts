@@ -117,7 +117,7 @@ describe('bin/auditstorm.js', () => {
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const r = await run(['--version']);
     // Whether the scanner was built here decides the words; both are one line after the version.
-    const { nativeScanner } = await import('../../src/parser/native.js');
+    const { nativeScanner } = await import('../../src/decoding/native.js');
     const native = nativeScanner !== null ? 'in use' : 'not built; every line is read in JavaScript: same results, slower';
     expect(r).toMatchObject({ code: 0, stdout: `${pkg.version} (native line scanner: ${native})\n`, stderr: '' });
   });

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { DETECTORS } from '../../src/detectors/registry.js';
 import { Engine } from '../../src/engine/engine.js';
 import { inconsistencies } from '../../src/eval/consistency.js';
-import { digestBody } from '../../src/parser/body.js';
-import type { BodyDigest, RequestRecord } from '../../src/parser/record.js';
+import { digestBody } from '../../src/decoding/body.js';
+import type { BodyDigest, RequestRecord } from '../../src/decoding/record.js';
 import type { Finding } from '../../src/report/schema.js';
 import { actor, object, rec } from '../helpers/records.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { familyOf, fleetStorm } from '../../src/detectors/fleet-storm.js';
 import { backoffAttempts } from '../../src/detectors/impact.js';
 import type { Detector } from '../../src/detectors/types.js';
-import type { RequestRecord } from '../../src/parser/record.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
 import { actor, object, rec, runDetector } from '../helpers/records.js';
 
 const T0 = Date.parse('2026-08-08T18:00:00Z');

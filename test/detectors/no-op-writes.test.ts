@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { noOpWrites } from '../../src/detectors/no-op-writes.js';
 import { hotLoop } from '../../src/detectors/hot-loop.js';
 import type { Detector } from '../../src/detectors/types.js';
-import { digestBody } from '../../src/parser/body.js';
-import type { BodyDigest, RequestRecord } from '../../src/parser/record.js';
+import { digestBody } from '../../src/decoding/body.js';
+import type { BodyDigest, RequestRecord } from '../../src/decoding/record.js';
 import { actor, object, rec, runDetector } from '../helpers/records.js';
 
 const T0 = Date.parse('2026-08-08T18:00:00Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeFight } from '../../src/detectors/write-fight.js';
 import type { Detector } from '../../src/detectors/types.js';
-import type { Actor, ObjectRef, RequestRecord } from '../../src/parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../../src/decoding/record.js';
 import { iso } from '../../src/detectors/common.js';
 import { actor, object, rec, runDetector } from '../helpers/records.js';
 

@@ -5,14 +5,14 @@ import { conflictStormOptions } from '../../src/detectors/conflict-storm.js';
 import type { Detector } from '../../src/detectors/types.js';
 import { DETECTORS } from '../../src/detectors/registry.js';
 import { AuditIdDedupe, hash53 } from '../../src/engine/dedupe.js';
-import { idLanes, LANES } from '../../src/parser/hash.js';
+import { idLanes, LANES } from '../../src/decoding/hash.js';
 import { Engine } from '../../src/engine/engine.js';
 import { compileFilter } from '../../src/engine/filters.js';
 import { mergeByTime } from '../../src/engine/merge.js';
 import { RELEASE_BATCH, ReorderQueue } from '../../src/engine/reorder.js';
 import { BoundedSample } from '../../src/engine/sample.js';
 import { TimeSeries } from '../../src/engine/series.js';
-import type { RequestRecord } from '../../src/parser/record.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
 import { actor, object, rec } from '../helpers/records.js';
 
 const T0 = Date.parse('2026-08-08T18:00:00Z');

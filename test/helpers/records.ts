@@ -2,8 +2,8 @@
  * Builders for hand-made RequestRecords in detector and engine tests. Actors and objects are
  * interned here like the Normalizer does, so detectors see shared instances.
  */
-import type { Actor, ObjectRef, RequestRecord } from '../../src/parser/record.js';
-import { WRITE_VERBS } from '../../src/parser/record.js';
+import type { Actor, ObjectRef, RequestRecord } from '../../src/decoding/record.js';
+import { WRITE_VERBS } from '../../src/decoding/record.js';
 import { resourceLabel } from '../../src/labels.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { Detector } from '../../src/detectors/types.js';

@@ -4,7 +4,7 @@
  * is skipped to the next element of the same document, reported at the element's first line.
  */
 import { describe, expect, it } from 'vitest';
-import { JsonDocReader } from '../../src/parser/formats/json-doc.js';
+import { JsonDocReader } from '../../src/decoding/formats/json-doc.js';
 
 /** An audit event like the tester's (gen.mjs). */
 function ev(i: number): Record<string, unknown> {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { renderMetrics } from '../../src/live/metrics.js';
 import { serve, type LiveServer } from '../../src/live/serve.js';
-import { JsonDocReader } from '../../src/parser/formats/json-doc.js';
+import { JsonDocReader } from '../../src/decoding/formats/json-doc.js';
 import { ReportSchema, type Report } from '../../src/report/schema.js';
 import { fakeIO } from '../cli/helpers.js';
 import { incidentLines, until } from '../live/helpers.js';

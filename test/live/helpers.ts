@@ -4,9 +4,9 @@
  * records and webhook EventList bodies, and small async utilities.
  */
 import { readFileSync } from 'node:fs';
-import { decodeObject } from '../../src/parser/decode.js';
-import { Normalizer } from '../../src/parser/normalize.js';
-import type { RequestRecord } from '../../src/parser/record.js';
+import { decodeObject } from '../../src/decoding/decode.js';
+import { Normalizer } from '../../src/decoding/normalize.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
 
 /** The storm every live test expects to be alerted on. */
 export const STORM = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changedTimestampFields, digestBody, fnv1a64, responseResourceVersion } from '../../src/parser/body.js';
-import type { BodyDigest } from '../../src/parser/record.js';
+import { changedTimestampFields, digestBody, fnv1a64, responseResourceVersion } from '../../src/decoding/body.js';
+import type { BodyDigest } from '../../src/decoding/record.js';
 
 /** A Deployment-like status body as controllers send it with Status().Update(). */
 function status(opts: { rv?: string; ready?: number; ltt?: string; lut?: string; managedAt?: string } = {}): unknown {

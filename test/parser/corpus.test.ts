@@ -9,9 +9,9 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { isConflict, type RequestRecord } from '../../src/parser/record.js';
-import { resolveInputs } from '../../src/parser/sources.js';
-import { idLanes, LANES } from '../../src/parser/hash.js';
+import { isConflict, type RequestRecord } from '../../src/decoding/record.js';
+import { resolveInputs } from '../../src/ingest/sources.js';
+import { idLanes, LANES } from '../../src/decoding/hash.js';
 import { readChains, type ReadResult } from './helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLine, recognizeShape, type AuditEvent } from '../../src/parser/decode.js';
+import { decodeLine, recognizeShape } from '../../src/decoding/decode.js';
+import type { AuditEvent } from '../../src/decoding/event.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
 
 function reason(text: string): string {

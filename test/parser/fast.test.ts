@@ -1,5 +1,5 @@
 /**
- * The JSON-lines fast path (`src/parser/fast.ts`) against the full path (`JSON.parse` +
+ * The JSON-lines fast path (`src/decoding/fast.ts`) against the full path (`JSON.parse` +
  * `decodeObject` + `Normalizer.normalize`): on every line of the public corpus, every line of the
  * committed fixtures, and seeded fuzzed variants of them (keys reordered at every level, escapes,
  * unicode, whitespace, missing, null, retyped, duplicated and extra fields, cut lines), whenever
@@ -7,10 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeLine } from '../../src/parser/decode.js';
-import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, newFastFields, type FastResult } from '../../src/parser/fast.js';
-import { Normalizer } from '../../src/parser/normalize.js';
-import type { RequestRecord } from '../../src/parser/record.js';
+import { decodeLine } from '../../src/decoding/decode.js';
+import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, newFastFields, type FastResult } from '../../src/decoding/fast.js';
+import { Normalizer } from '../../src/decoding/normalize.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
 import { createRng } from '../../src/generator/random.js';
 import { CORPUS, corpusLines, incident, mutate, sample } from './fuzz-lines.js';
 

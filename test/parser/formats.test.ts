@@ -5,7 +5,8 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { detectFraming, peek } from '../../src/parser/formats/detect.js';
+import { detectFraming } from '../../src/decoding/formats/detect.js';
+import { peek } from '../../src/ingest/peek.js';
 import { toEksFilterLogEvents, toEksSubscriptionPayload, toOtlp } from '../../src/generator/shapes.js';
 import { CONFLICT_EVENT, DEFAULT_READ, eventLine, readStdin } from './helpers.js';
 

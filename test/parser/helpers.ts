@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { Normalizer } from '../../src/parser/normalize.js';
-import { BadLineLog, readChain, type ReadOptions, type SourceStats } from '../../src/parser/read.js';
-import type { RequestRecord } from '../../src/parser/record.js';
-import { resolveInputs, type SourceChain } from '../../src/parser/sources.js';
+import { Normalizer } from '../../src/decoding/normalize.js';
+import type { ReadOptions } from '../../src/ingest/options.js';
+import { BadLineLog, readChain, type SourceStats } from '../../src/ingest/read.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
+import { resolveInputs, type SourceChain } from '../../src/ingest/sources.js';
 import type { BadLineSample } from '../../src/report/schema.js';
 
 /** The 409 example of reference §1.7, as an object. */

@@ -1,8 +1,8 @@
 /** Legacy text audit lines (reference §2) → audit events. */
 import { describe, expect, it } from 'vitest';
 import { legacyLine, toLegacy } from '../../src/generator/shapes.js';
-import { decodeLine, type DecodeResult } from '../../src/parser/decode.js';
-import { decodeLegacyLine, isLegacyLine, LegacyDecoder } from '../../src/parser/legacy.js';
+import { decodeLine, type DecodeResult } from '../../src/decoding/decode.js';
+import { decodeLegacyLine, isLegacyLine, LegacyDecoder } from '../../src/decoding/legacy.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
 
 /** The §2.1 example line (advanced legacy, 1.22+). */

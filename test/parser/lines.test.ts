@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { splitLines, stripPrefix } from '../../src/parser/lines.js';
+import { stripPrefix } from '../../src/decoding/prefix.js';
+import { splitLines } from '../../src/ingest/lines.js';
 import { chunks } from './helpers.js';
 
 async function split(text: string | Buffer, maxLength: number, chunkSize: number) {

@@ -11,9 +11,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../src/generator/random.js';
-import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, nativeLines, newFastFields, useNativeScanner, type FastResult } from '../../src/parser/fast.js';
-import { NATIVE_ID_ACTOR, NATIVE_IDS, NATIVE_LINE_FINAL, NATIVE_LINE_JS, NATIVE_LINE_MISS, NATIVE_LINE_NONFINAL, nativeScanner, zeroedWords } from '../../src/parser/native.js';
-import { work, WorkState, type WorkResult } from '../../src/parser/work-lines.js';
+import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, nativeLines, newFastFields, useNativeScanner, type FastResult } from '../../src/decoding/fast.js';
+import { NATIVE_ID_ACTOR, NATIVE_IDS, NATIVE_LINE_FINAL, NATIVE_LINE_JS, NATIVE_LINE_MISS, NATIVE_LINE_NONFINAL, nativeScanner, zeroedWords } from '../../src/decoding/native.js';
+import { work, WorkState, type WorkResult } from '../../src/ingest/work-lines.js';
 import { CORPUS, corpusLines, incident, mutate, sample } from './fuzz-lines.js';
 
 const built = nativeScanner !== null;

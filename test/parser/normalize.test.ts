@@ -1,11 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { decodeLine } from '../../src/parser/decode.js';
-import { digestBody } from '../../src/parser/body.js';
-import { INTERN_GENERATION_MAX, Normalizer, parseServiceAccount, parseUserAgent } from '../../src/parser/normalize.js';
-import type { RequestRecord } from '../../src/parser/record.js';
-import { idLanes, LANES } from '../../src/parser/hash.js';
+import { decodeLine } from '../../src/decoding/decode.js';
+import { digestBody } from '../../src/decoding/body.js';
+import { INTERN_GENERATION_MAX, Normalizer, parseServiceAccount, parseUserAgent } from '../../src/decoding/normalize.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
+import { idLanes, LANES } from '../../src/decoding/hash.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
 
 const TEN = Date.UTC(2026, 6, 1, 10, 0, 0);

@@ -1,5 +1,5 @@
 /**
- * The parallel JSON-lines reader (`src/parser/parallel.ts`, worker threads) gives what the
+ * The parallel JSON-lines reader (`src/ingest/parallel.ts`, worker threads) gives what the
  * single-threaded reader gives: the same records in the same order, the same per-source counts
  * and the same bad-line samples, on the fixtures, the public corpus's JSON-lines files and a file
  * made of every awkward thing (BOM, CRLF, blank, over-long, bad, legacy and wrapped lines).
@@ -10,13 +10,13 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../src/parser/record.js';
-import { resolveInputs } from '../../src/parser/sources.js';
-import { Normalizer } from '../../src/parser/normalize.js';
-import { BadLineLog, readChain } from '../../src/parser/read.js';
-import { decodeRanges, earlyRanges, earlyWorkers, RANGE_BYTES, startWorkersEarly, stopEarlyWorkers } from '../../src/parser/parallel.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
+import { resolveInputs } from '../../src/ingest/sources.js';
+import { Normalizer } from '../../src/decoding/normalize.js';
+import { BadLineLog, readChain } from '../../src/ingest/read.js';
+import { decodeRanges, earlyRanges, earlyWorkers, RANGE_BYTES, startWorkersEarly, stopEarlyWorkers } from '../../src/ingest/parallel.js';
 import { analyze } from '../../src/index.js';
-import { claimRange } from '../../src/parser/work-lines.js';
+import { claimRange } from '../../src/ingest/work-lines.js';
 import { ConfigError, InputError } from '../../src/errors.js';
 import { eventLine, readChains, removeTempDirs, tempDir, type ReadResult } from './helpers.js';
 

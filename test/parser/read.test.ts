@@ -4,9 +4,9 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { Normalizer } from '../../src/parser/normalize.js';
-import { BadLineLog, readChain } from '../../src/parser/read.js';
-import { resolveInputs, STDIN_NAME } from '../../src/parser/sources.js';
+import { Normalizer } from '../../src/decoding/normalize.js';
+import { BadLineLog, readChain } from '../../src/ingest/read.js';
+import { resolveInputs, STDIN_NAME } from '../../src/ingest/sources.js';
 import { CONFLICT_EVENT, DEFAULT_READ, eventLine, readChains, readStdin, removeTempDirs, tempDir } from './helpers.js';
 
 afterAll(removeTempDirs);

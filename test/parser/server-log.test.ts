@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { isJsonLogRecord, isKlogLine } from '../../src/parser/server-log.js';
+import { isJsonLogRecord, isKlogLine } from '../../src/decoding/server-log.js';
 import { logLinesNote, readerNote } from '../../src/report/input-notes.js';
 import type { Report } from '../../src/report/schema.js';
 import { fakeIO, fakeReport } from '../cli/helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp } from '../../src/parser/time.js';
+import { parseTimestamp } from '../../src/decoding/time.js';
 
 const TEN = Date.UTC(2026, 6, 1, 10, 0, 0);
 

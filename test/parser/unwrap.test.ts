@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { generateLog } from '../../src/generator/generate.js';
 import { toAks, toEksFilterLogEvents, toEksSubscriptionPayload, toGke, toOtlp, toViaq } from '../../src/generator/shapes.js';
-import { decodeLine, type AuditEvent } from '../../src/parser/decode.js';
-import { decodeSubscriptionPayload, unwrapExportLine, unwrapValue, type UnwrapResult } from '../../src/parser/unwrap.js';
+import { decodeLine } from '../../src/decoding/decode.js';
+import type { AuditEvent } from '../../src/decoding/event.js';
+import { decodeSubscriptionPayload, unwrapExportLine, unwrapValue, type UnwrapResult } from '../../src/decoding/unwrap.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

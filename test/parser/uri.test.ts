@@ -1,6 +1,6 @@
 /** Request URIs → objectRef and verb, against reference §3 (kube-apiserver's RequestInfo). */
 import { describe, expect, it } from 'vitest';
-import { objectRefFromURI, requestInfo, verbFromLegacyMethod } from '../../src/parser/uri.js';
+import { objectRefFromURI, requestInfo, verbFromLegacyMethod } from '../../src/decoding/uri.js';
 
 describe('objectRefFromURI', () => {
   const cases: [string, string | undefined, unknown][] = [

@@ -7,7 +7,7 @@ import { DETECTORS } from '../../src/detectors/registry.js';
 import { Allowlist, DEFAULT_ALLOWLIST } from '../../src/engine/allowlist.js';
 import { Engine } from '../../src/engine/engine.js';
 import { groupFindings } from '../../src/report/group.js';
-import type { RequestRecord } from '../../src/parser/record.js';
+import type { RequestRecord } from '../../src/decoding/record.js';
 import type { Finding, Severity } from '../../src/report/schema.js';
 import { actor, object, rec } from '../helpers/records.js';
 

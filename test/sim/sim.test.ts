@@ -11,8 +11,8 @@ import type { SimScenario } from '../../src/sim/scenarios.js';
 import { World } from '../../src/sim/world.js';
 import { ref } from '../../src/sim/background.js';
 import { serviceAccount } from '../../src/sim/users.js';
-import { decodeLine } from '../../src/parser/decode.js';
-import { Normalizer } from '../../src/parser/normalize.js';
+import { decodeLine } from '../../src/decoding/decode.js';
+import { Normalizer } from '../../src/decoding/normalize.js';
 
 const scenario = (name: string): SimScenario => {
   const sc = ALL_SCENARIOS.find((s) => s.name === name);

@@ -28,7 +28,8 @@
  * has `stageTimestamp = requestReceivedTimestamp` (`stageTimeMs === receivedTimeMs`, latency 0);
  * the basic format's two lines give both times.
  */
-import { decodeObject, type AuditObjectRef, type AuditStage, type DecodeResult } from './decode.js';
+import { decodeObject, type DecodeResult } from './decode.js';
+import type { AuditObjectRef, AuditStage } from './event.js';
 import { parseTimestamp } from './time.js';
 import { objectRefFromURI, verbFromLegacyMethod } from './uri.js';
 

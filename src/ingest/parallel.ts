@@ -13,14 +13,14 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Frame } from './lines.js';
-import type { ReadOptions } from './read.js';
+import type { ReadOptions } from './options.js';
 import type { SourceSpec } from './sources.js';
-import { newFastFields, type FastFields } from './fast.js';
-import { nativeScanner } from './native.js';
-import { isLongRunningSubresource, type Normalizer } from './normalize.js';
-import type { Actor, ObjectRef, RequestRecord } from './record.js';
+import { newFastFields, type FastFields } from '../decoding/fast.js';
+import { nativeScanner } from '../decoding/native.js';
+import { isLongRunningSubresource, type Normalizer } from '../decoding/normalize.js';
+import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import { InputError, describeFsError } from '../errors.js';
-import { detectFraming, PEEK_BYTES } from './formats/detect.js';
+import { detectFraming, PEEK_BYTES } from '../decoding/formats/detect.js';
 import { isGzipMagic } from './sources.js';
 import { setImmediate as turn } from 'node:timers/promises';
 import { claimRange, NUMBER_FIELDS, NUMBER_LANES, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
@@ -88,11 +88,11 @@ export function parallelWorkers(spec: SourceSpec, opts: ReadOptions): number {
 
 /**
  * The worker script. Under `dist/` it sits beside this module; when this module runs from the
- * TypeScript sources (vitest), the built one in `dist/parser/` is used (`npm test` builds first).
+ * TypeScript sources (vitest), the built one in `dist/ingest/` is used (`npm test` builds first).
  */
 function workerPath(): string {
   const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/parser/worker.js', import.meta.url)) : fileURLToPath(new URL('./worker.js', import.meta.url));
+  return here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/ingest/worker.js', import.meta.url)) : fileURLToPath(new URL('./worker.js', import.meta.url));
 }
 
 /** What a {@link Pool} hands a request's answer to, or its failure. */

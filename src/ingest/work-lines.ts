@@ -20,14 +20,14 @@ import {
   releasePiece,
   usePiece,
   type FastFields,
-} from './fast.js';
-import * as N from './native.js';
-import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeScanner, type NativeDict, type NativeScanner } from './native.js';
+} from '../decoding/fast.js';
+import * as N from '../decoding/native.js';
+import { NATIVE_ID_ACTOR, NATIVE_ID_OBJECT, NATIVE_ID_WORDS, NATIVE_IDS, nativeScanner, type NativeDict, type NativeScanner } from '../decoding/native.js';
 import { readSync } from 'node:fs';
 import { cutFrom, cutLines, MAX_BYTES_PER_UNIT, passLine, type OnAsciiPiece, type OnLine } from './lines.js';
-import { fnv30, fresh, StringPool } from './fresh.js';
-import { idLanes, LANES } from './hash.js';
-import { uriFacts, type UriFacts } from './normalize.js';
+import { fnv30, fresh, StringPool } from '../decoding/fresh.js';
+import { idLanes, LANES } from '../decoding/hash.js';
+import { uriFacts, type UriFacts } from '../decoding/normalize.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
 export interface WorkRequest {

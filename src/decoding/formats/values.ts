@@ -3,7 +3,8 @@
  * of values, or a cloud wrapper (handed to `unwrapValue`). Used by every framing (JSON lines,
  * JSON documents, YAML, base64 payloads).
  */
-import { decodeObject, type AuditEvent, type DecodeResult } from '../decode.js';
+import { decodeObject, type DecodeResult } from '../decode.js';
+import type { AuditEvent } from '../event.js';
 import { unwrapValue, type Unwrapped } from './peers.js';
 
 /** Events found in one value. `shape` names where they came from (see {@link BARE}). */

@@ -37,7 +37,8 @@
  * services, OTLP records of other log types, CloudWatch control messages).
  */
 import { gunzipSync } from 'node:zlib';
-import { decodeLine, decodeObject, type AuditEvent, type AuditObjectRef, type DecodeResult } from './decode.js';
+import { decodeLine, decodeObject, type DecodeResult } from './decode.js';
+import type { AuditEvent, AuditObjectRef } from './event.js';
 import { parseTimestamp } from './time.js';
 import { objectRefFromURI } from './uri.js';
 

@@ -20,48 +20,25 @@ import { fstatSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../errors.js';
 import type { BadLineSample } from '../report/schema.js';
-import { CLOUDWATCH_TRUNCATED, decodeObject, notJsonReason, type DecodeResult } from './decode.js';
-import { Base64Reader } from './formats/base64.js';
-import { detectFraming, peek, type Framing, type InputFormat } from './formats/detect.js';
-import { JsonDocReader, type DocFormat } from './formats/json-doc.js';
-import { isLegacyLine, LegacyDecoder } from './formats/peers.js';
-import { BARE, eventsOfValue, type ValueResult } from './formats/values.js';
-import type { YamlDocReader } from './formats/yaml-doc.js';
-import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, releasePiece } from './fast.js';
+import { CLOUDWATCH_TRUNCATED, decodeObject, notJsonReason, type DecodeResult } from '../decoding/decode.js';
+import { Base64Reader } from '../decoding/formats/base64.js';
+import { detectFraming, type Framing, type InputFormat } from '../decoding/formats/detect.js';
+import { peek } from './peek.js';
+import { JsonDocReader, type DocFormat } from '../decoding/formats/json-doc.js';
+import { isLegacyLine, LegacyDecoder } from '../decoding/formats/peers.js';
+import { BARE, eventsOfValue, type ValueResult } from '../decoding/formats/values.js';
+import type { YamlDocReader } from '../decoding/formats/yaml-doc.js';
+import { FAST_FALLBACK, FAST_FINAL, fastDecode, newFastFields, releasePiece } from '../decoding/fast.js';
 import { frameLines, OVERLONG_KEPT, splitLines } from './lines.js';
 import { decodeInParallel, decodeRanges, parallelWorkers, RunDecoder, type RangeRun } from './parallel.js';
 import { LINE_FALLBACK, LINE_FINAL, LINE_NONFINAL, LINE_OVERLONG, type WorkResult } from './work-lines.js';
-import { decodeTruncated } from './unwrap.js';
-import type { Normalizer } from './normalize.js';
-import type { RequestRecord } from './record.js';
-import { isJsonLogRecord, isKlogLine } from './server-log.js';
-import { describeInput } from './sniff.js';
+import { decodeTruncated } from '../decoding/unwrap.js';
+import type { Normalizer } from '../decoding/normalize.js';
+import type { RequestRecord } from '../decoding/record.js';
+import { isJsonLogRecord, isKlogLine } from '../decoding/server-log.js';
+import { describeInput } from '../decoding/sniff.js';
+import type { ReadOptions } from './options.js';
 import type { SourceChain, SourceKind, SourceSpec } from './sources.js';
-
-/** Reading limits (see `AnalyzeOptions.maxLineLength`, `sniffLines`, `inputFormat`). */
-export interface ReadOptions {
-  /**
-   * Longest line kept, in characters; longer lines are counted in `overlongLines` and skipped. Also
-   * the longest JSON element, JSON document or YAML document kept (longer ones are bad items).
-   */
-  maxLineLength: number;
-  /** A member is rejected if none of its first this-many units (lines, values, documents) is an audit event. */
-  sniffLines: number;
-  /** Framing to use for every member; `auto` (the default) detects it per member. */
-  inputFormat?: InputFormat;
-  /**
-   * JSON-lines files of at least `minBytes` are cut and fast-decoded on `workers` threads
-   * (`parallel.ts`); `workers: 0` reads everything on this thread. Default `PARALLEL_DEFAULTS`.
-   * A plain regular file is read by the workers in ranges of `rangeBytes` (default
-   * `RANGE_BYTES`, 1 MB; tests use tiny ones so that ranges cut lines everywhere).
-   */
-  parallel?: { workers: number; minBytes: number; rangeBytes?: number };
-  /**
-   * Decode every JSON line in full, through `Normalizer.normalize` (no fast path, no worker
-   * threads), so a normalizer that keeps the decoded events sees all of them (`auditstorm publish`).
-   */
-  fullDecode?: boolean;
-}
 
 /** Counters of one source file; updated after every batch while reading. */
 export interface SourceStats {
@@ -369,7 +346,7 @@ async function* readMember(spec: SourceSpec, stats: SourceStats, normalizer: Nor
       reader = json;
     } else {
       // Loaded when a YAML source comes (with the `yaml` package): 20 ms of every run otherwise.
-      const { YamlDocReader: Reader } = await import('./formats/yaml-doc.js');
+      const { YamlDocReader: Reader } = await import('../decoding/formats/yaml-doc.js');
       reader = new Reader(opts.maxLineLength, onItem);
     }
     let first = true;

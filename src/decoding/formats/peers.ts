@@ -3,7 +3,7 @@
  * JSON value → the audit events of a GKE, EKS, AKS, OpenShift ViaQ or OTLP wrapper) and
  * `../legacy.ts` (legacy text lines). Imported through here so the framing code names one seam.
  */
-import type { AuditEvent } from '../decode.js';
+import type { AuditEvent } from '../event.js';
 
 export { unwrapValue } from '../unwrap.js';
 export { LegacyDecoder, isLegacyLine } from '../legacy.js';

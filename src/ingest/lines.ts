@@ -14,6 +14,7 @@
  */
 import { isAscii } from 'node:buffer';
 import type { Readable } from 'node:stream';
+import { stripPrefix } from '../decoding/prefix.js';
 
 /** Lines of one chunk of input: `texts[i]` is line number `lineNos[i]` (1-based, per source). */
 export interface LineBatch {
@@ -59,20 +60,6 @@ export const MAX_BYTES_PER_UNIT = 3;
  * space, which made decoding 256 KB chunks four times slower than 64 KB pieces (measured here).
  */
 const PIECE = 64 * 1024;
-
-/**
- * Removes a prefix written before the JSON: `hostname {…}` as `oc adm node-logs` prints, or
- * `2026-07-01T10:00:00.123Z {…}` as CloudWatch S3 exports (reference §6.3). Stripped when the
- * line does not start with `{`, its first `{` follows a space, and the prefix holds no `"` (so
- * pretty-printed JSON such as `  "user": {` stays as it is).
- */
-export function stripPrefix(line: string): string {
-  if (line.charCodeAt(0) === 123) return line; // '{'
-  const brace = line.indexOf('{');
-  if (brace < 1 || line.charCodeAt(brace - 1) !== 32) return line; // ' '
-  const quote = line.indexOf('"');
-  return quote !== -1 && quote < brace ? line : line.slice(brace);
-}
 
 function isBlank(line: string): boolean {
   const first = line.charCodeAt(0); // NaN when empty

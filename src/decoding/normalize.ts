@@ -5,7 +5,7 @@
  * query parameters and user agents come from the reference `audit-formats.md` (§1.3, §3, §5.4).
  */
 import { digestBody, responseName, responseResourceVersion } from './body.js';
-import type { AuditEvent } from './decode.js';
+import type { AuditEvent } from './event.js';
 import type { FastFields } from './fast.js';
 import { WRITE_VERBS, type Actor, type FinalStage, type ObjectRef, type RequestRecord, type ServiceAccountRef } from './record.js';
 import { flattened, fresh, StringPool } from './fresh.js';

@@ -8,7 +8,7 @@
  * What the URL cannot give: `uid` and `resourceVersion` (from the request body), and a create's
  * `name` (the URL addresses the collection; the body names the object).
  */
-import type { AuditObjectRef } from './decode.js';
+import type { AuditObjectRef } from './event.js';
 
 /** Verbs that may appear as a path segment after the version (`/api/v1/watch/...`). */
 const SPECIAL_VERBS: ReadonlySet<string> = new Set(['proxy', 'watch']);

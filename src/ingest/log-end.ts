@@ -8,10 +8,11 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { decodeLine } from './decode.js';
-import { stripPrefix } from './lines.js';
-import { Normalizer } from './normalize.js';
-import { BadLineLog, readChain, type ReadOptions } from './read.js';
+import { decodeLine } from '../decoding/decode.js';
+import { stripPrefix } from '../decoding/prefix.js';
+import { Normalizer } from '../decoding/normalize.js';
+import type { ReadOptions } from './options.js';
+import { BadLineLog, readChain } from './read.js';
 import type { SourceChain, SourceSpec } from './sources.js';
 
 const TAIL_BYTES = 1024 * 1024;
