@@ -97,3 +97,30 @@ export function formatDuration(ms: number): string {
   }
   return out;
 }
+
+/**
+ * An age as `kubectl get` prints it (the AGE column), to two or three significant figures:
+ * `45s`, `5m3s`, `42m`, `3h5m`, `20h`, `3d4h`, `300d`, `3y20d`, `12y`. Follows `HumanDuration` of
+ * `k8s.io/apimachinery/pkg/util/duration` (duration.go): below 2 minutes in seconds, below 10
+ * minutes in minutes and seconds, below 3 hours in minutes, below 8 hours in hours and minutes,
+ * below 2 days in hours, below 8 days in days and hours, below 2 years in days, below 8 years in
+ * years and days, else in years. Negative ages (clock skew) are `0s`.
+ * @param ms age in ms
+ */
+export function kubectlAge(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '0s';
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
+  return `${years}y`;
+}

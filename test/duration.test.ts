@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, timeBoundProblem, tryParseDuration } from '../src/duration.js';
+import { formatDuration, kubectlAge, parseDuration, timeBoundProblem, tryParseDuration } from '../src/duration.js';
 import { UsageError } from '../src/errors.js';
 
 describe('parseDuration', () => {
@@ -56,5 +56,34 @@ describe('formatDuration', () => {
   ])('%i → %s, and back', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
     expect(parseDuration(text)).toBe(ms);
+  });
+});
+
+describe('kubectlAge (the AGE column of kubectl get)', () => {
+  const S = 1000;
+  const M = 60 * S;
+  const H = 60 * M;
+  const D = 24 * H;
+  it.each([
+    [-5 * S, '0s'],
+    [999, '0s'],
+    [119 * S + 999, '119s'],
+    [2 * M, '2m'],
+    [5 * M + 3 * S, '5m3s'],
+    [10 * M + 59 * S, '10m'],
+    [179 * M, '179m'],
+    [3 * H, '3h'],
+    [7 * H + 59 * M, '7h59m'],
+    [8 * H + 30 * M, '8h'],
+    [47 * H, '47h'],
+    [2 * D, '2d'],
+    [7 * D + 23 * H, '7d23h'],
+    [8 * D + 5 * H, '8d'],
+    [729 * D, '729d'],
+    [730 * D, '2y'],
+    [2479 * D + 11 * H + 52 * M + 31 * S, '6y289d'],
+    [8 * 365 * D + 40 * D, '8y'],
+  ])('%i ms → %s', (ms, text) => {
+    expect(kubectlAge(ms)).toBe(text);
   });
 });

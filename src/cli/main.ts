@@ -217,7 +217,14 @@ async function withObjects(report: Report, path: string, err: Guarded, quiet: bo
   }
   const { joinObjects } = await import('../status/report.js');
   const { decodeInput } = await import('../status/input.js');
-  const r = joinObjects(report, { name: path, text: decodeInput(buf, `--objects ${path}`), bytes: buf.length, kind: 'file' });
+  let r: ReturnType<typeof joinObjects>;
+  try {
+    r = joinObjects(report, { name: path, text: decodeInput(buf, path), bytes: buf.length, kind: 'file' });
+  } catch (e) {
+    // The capture's messages name it by path (path:line:column); say which flag gave it.
+    if (e instanceof InputError) throw new InputError(`--objects ${e.message}`, e.hint, { cause: e });
+    throw e;
+  }
   if (r.joined === 0 && !quiet) await err.write(`auditstorm: warning: --objects ${path}: no storm finding is about an object in it\n`);
   return r.report;
 }

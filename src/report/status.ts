@@ -5,7 +5,7 @@
  * served version. JSON goes through the common `renderJson`. Every string from the input is
  * cleaned (text), escaped (Markdown, HTML).
  */
-import { formatDuration } from '../duration.js';
+import { kubectlAge } from '../duration.js';
 import { escapeHtml, escapeMarkdownCell, escapeMarkdownInline, stripControlChars } from './escape.js';
 import type { CrdSection, Finding, ObjectsSection, Report } from './schema.js';
 
@@ -24,7 +24,7 @@ function objectName(f: Finding): string {
 }
 
 function ageText(ms: number | null): string {
-  return ms === null ? '-' : formatDuration(ms);
+  return ms === null ? '-' : kubectlAge(ms);
 }
 
 function objectsTable(s: ObjectsSection): Table {

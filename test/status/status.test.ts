@@ -332,6 +332,13 @@ describe('CLI', () => {
     const c = io();
     expect(await main(['objects', file, '--now', 'yesterday'], c.io)).toBe(2);
   });
+  it('analyze --objects with a capture that is not JSON: exit 2, the message names the flag, the file, line and column', async () => {
+    const bad = path.join(dir, 'cut.json');
+    writeFileSync(bad, '{"kind": "List", "items": [{"kind": "Foo",');
+    const a = io();
+    expect(await main(['analyze', '--objects', bad, path.join(import.meta.dirname, '../../fixtures/sample/audit.log.gz')], a.io)).toBe(2);
+    expect(a.err().split('\n')[0]).toBe(`auditstorm: --objects ${bad}:1:43: not valid JSON: Expected double-quoted property name`);
+  });
   it('help', async () => {
     const a = io();
     expect(await main(['crd', '--help'], a.io)).toBe(0);
