@@ -35,7 +35,7 @@ export interface Exposition {
   readonly samples: Sample[];
   /** Lines in the text (a last line without a newline counts). */
   readonly lines: number;
-  /** Sample lines read (wanted or not). */
+  /** Sample lines that parsed (wanted or not); a bad one is in {@link badLines} only. */
   readonly sampleLines: number;
   /** Lines that broke the grammar. */
   readonly badLines: number;
@@ -241,12 +241,12 @@ export function parseExposition(text: string, opts: ParseOptions = {}): Expositi
       }
       continue;
     }
-    sampleLines++;
     const r = parseSampleLine(line);
     if (!r.ok) {
       bad(r.reason);
       continue;
     }
+    sampleLines++;
     if (!want(familyOf(r.name)) && !want(r.name)) continue;
     samples.push({ name: r.name, labels: r.labels, value: r.value, line: lineNo });
   }

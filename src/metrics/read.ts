@@ -50,7 +50,7 @@ export async function readScrape(source: string, stdin?: NodeJS.ReadableStream):
   try {
     const exposition = parseExposition(bytes.toString('utf8'), { want: (name) => WANTED.has(name) });
     const first = exposition.badLineSamples[0];
-    if (first !== undefined && exposition.badLines === exposition.sampleLines) {
+    if (first !== undefined && exposition.sampleLines === 0) {
       throw new InputError(`${source}:${first.line}: not Prometheus text exposition: ${first.reason}`, 'scrape with: kubectl get --raw /metrics > scrape.txt');
     }
     return { source, kind: source === '-' ? 'stdin' : gzip ? 'gzip' : 'file', bytes: raw.length, exposition };

@@ -396,7 +396,7 @@ export const ApiserverMetricsSchema = z.object({
       /** `process_start_time_seconds` (UTC ISO), `null` when absent. */
       processStart: z.string().nullable(),
       kubernetesVersion: z.string().nullable(),
-      /** Sample lines read (all families). */
+      /** Sample lines that parsed (all families); bad lines are counted in `badLines` only. */
       samples: z.number().int(),
       badLines: z.number().int(),
     }),

@@ -57,7 +57,7 @@ describe('parseExposition', () => {
       { name: 'a_total', labels: { x: '1' }, value: 3, line: 4 },
       { name: 'a_total', labels: { x: '3' }, value: 7, line: 9 },
     ]);
-    expect([e.lines, e.sampleLines, e.badLines]).toEqual([9, 4, 2]);
+    expect([e.lines, e.sampleLines, e.badLines]).toEqual([9, 3, 2]);
     expect(e.badLineSamples).toEqual([
       { line: 7, reason: 'expected "," or "}" after the value of label x' },
       { line: 8, reason: 'unknown metric type widget for a_total' },
