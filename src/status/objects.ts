@@ -293,6 +293,35 @@ export function analyzeObjects(objects: readonly InputObject[], source: string, 
           }),
         );
       }
+      // A condition set on an older generation than status.observedGeneration says (metav1.Condition:
+      // "if .metadata.generation is currently 12, but .status.conditions[x].observedGeneration is 9,
+      // the condition is out of date"), while status itself claims the current spec.
+      if (observedFrom === 'status' && obs === generation) {
+        const stale = conds.filter(
+          (c) => typeof c.observedGeneration === 'number' && Number.isInteger(c.observedGeneration) && generation - c.observedGeneration >= options.lagMinGenerations,
+        );
+        if (stale.length > 0) {
+          const oldest = Math.min(...stale.map((c) => c.observedGeneration as number));
+          const names = stale.map((c) => `${c.type ?? '(no type)'} (${c.observedGeneration as number})`).join(', ');
+          findings.push(
+            statusFinding({
+              kind: 'status-lag',
+              severity: 'low',
+              at,
+              object: ref,
+              title: `${label}: status.observedGeneration is ${obs}, but ${stale.length === 1 ? 'condition' : 'conditions'} ${names} ${stale.length === 1 ? 'was' : 'were'} set on an older generation`,
+              metrics: { generation, observedGeneration: obs, lag: generation - oldest, staleConditions: stale.length },
+              signals: ['condition-observed-generation-behind'],
+              advice: [
+                {
+                  id: 'condition-observed-generation',
+                  text: "Set every condition's observedGeneration to metadata.generation whenever the reconcile sets status.observedGeneration (meta.SetStatusCondition with ObservedGeneration: obj.GetGeneration()): a condition left on an older generation speaks for a spec that no longer exists, and kstatus and Argo CD read it so.",
+                },
+              ],
+            }),
+          );
+        }
+      }
     }
 
     // condition-shape

@@ -151,6 +151,28 @@ function obj(name: string, gen: number, obs: number | string | undefined, conds:
 }
 const ok = (t: string, at = '2026-08-08T18:00:00Z'): unknown => ({ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', lastTransitionTime: at });
 
+describe('a condition set on an older generation than status.observedGeneration', () => {
+  const cond = (type: string, observedGeneration: number): unknown => ({ ...(ok(type) as object), type, observedGeneration });
+  it('is one low status-lag finding per object naming the stale conditions; current ones and a lagging status give none of it', () => {
+    const list = {
+      kind: 'List',
+      items: [
+        obj('stale', 6, 6, [cond('Ready', 6), cond('Synced', 4), cond('Healthy', 5)]),
+        obj('current', 6, 6, [cond('Ready', 6), cond('Synced', 6)]),
+        obj('lagging', 6, 5, [cond('Ready', 5)]),
+      ],
+    };
+    const r = objectsReport(input('conds.json', JSON.stringify(list)), {}, null, NOW);
+    expect(r.findings.map((f) => `${f.kind} ${f.severity} ${f.object?.name ?? '-'} ${f.signals.join(',')}`)).toEqual([
+      'status-lag low lagging observed-generation-behind',
+      'status-lag low stale condition-observed-generation-behind',
+    ]);
+    const f = r.findings[1]!;
+    expect(f.title).toBe('AppDeployment shop/stale: status.observedGeneration is 6, but conditions Synced (4), Healthy (5) were set on an older generation');
+    expect(f.metrics).toEqual({ generation: 6, observedGeneration: 6, lag: 2, staleConditions: 2 });
+  });
+});
+
 describe('objects on generated input', () => {
   const list = {
     apiVersion: 'v1',
