@@ -9,6 +9,9 @@ import { AllowRuleSchema } from './engine/allowlist.js';
 import { INPUT_FORMATS } from './decoding/formats/detect.js';
 
 /** Per-detector options live under `detectors.<id>`; each detector's schema validates its own. */
+/** Default reorder window of the live modes, `watch` and `serve` (ms; `analyze` keeps 5 s): see src/live/session.ts. */
+export const LIVE_REORDER_WINDOW_MS = 1000;
+
 export const AnalyzeOptionsSchema = z
   .object({
     /** Paths: files, directories, or `-` for stdin. Empty means stdin. */

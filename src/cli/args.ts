@@ -125,6 +125,8 @@ export interface HelpDefaults {
   window?: string;
   step?: string;
   reorderWindow?: string;
+  /** `--reorder-window`'s default in `watch` and `serve` (live modes default to a shorter one). */
+  liveReorderWindow?: string;
   minConflicts?: number;
   minConflictRatio?: number;
   top?: number;
@@ -174,7 +176,7 @@ function sharedOptions(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       group: GROUP_INPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'How far (a duration) lines may be out of time order and still be placed exactly; later ones are counted as late (watch and serve: 1s by default)',
+      describe: 'How far (a duration) lines may be out of time order and still be placed exactly; later ones are counted as late',
       ...shown(defaults.reorderWindow),
     })
     .option('since', {
@@ -352,9 +354,14 @@ function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
     .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override');
 }
 
+/** The help defaults of a live mode: its own `--reorder-window` default. */
+function liveDefaults(defaults: HelpDefaults): HelpDefaults {
+  return { ...defaults, reorderWindow: defaults.liveReorderWindow };
+}
+
 /** `watch`'s own flags and examples. */
 function watchBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
-  const withInput = inputFormatOption(maxLineLengthOption(liveFormatOption(sharedOptions(y, shown, defaults)), shown, defaults))
+  const withInput = inputFormatOption(maxLineLengthOption(liveFormatOption(sharedOptions(y, shown, liveDefaults(defaults))), shown, defaults))
     .positional('paths', {
       type: 'string',
       array: true,
@@ -374,7 +381,7 @@ function watchBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
 
 /** `serve`'s own flags and examples. */
 function serveBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
-  return liveFormatOption(sharedOptions(y, shown, defaults))
+  return liveFormatOption(sharedOptions(y, shown, liveDefaults(defaults)))
     .option('listen', {
       group: GROUP_LIVE,
       type: 'string',

@@ -15,7 +15,7 @@ import type { Report } from '../report/schema.js';
 import { VERSION } from '../version.js';
 import { stripControlChars } from '../report/escape.js';
 import { DETECTORS } from '../detectors/registry.js';
-import { AnalyzeOptionsSchema } from '../options.js';
+import { AnalyzeOptionsSchema, LIVE_REORDER_WINDOW_MS } from '../options.js';
 import { parseArgs, type HelpDefaults } from './args.js';
 import type { AnalyzeFn, CliIO, CliWritable } from './io.js';
 import { formatDuration } from '../duration.js';
@@ -232,7 +232,12 @@ async function withObjects(report: Report, path: string, err: Guarded, quiet: bo
 /** Defaults for `--help`, from the core options schema and the conflict-storm detector schema. */
 function helpDefaults(): HelpDefaults {
   const core = AnalyzeOptionsSchema.parse({});
-  const d: HelpDefaults = { top: core.top, maxLineLength: core.maxLineLength, reorderWindow: formatDuration(core.reorderWindowMs) };
+  const d: HelpDefaults = {
+    top: core.top,
+    maxLineLength: core.maxLineLength,
+    reorderWindow: formatDuration(core.reorderWindowMs),
+    liveReorderWindow: formatDuration(LIVE_REORDER_WINDOW_MS),
+  };
   const cs = DETECTORS.find((x) => x.meta.id === CONFLICT_STORM)?.meta.optionsSchema.safeParse({});
   if (cs?.success) {
     const o = cs.data as Partial<Record<'windowMs' | 'stepMs' | 'minConflicts' | 'minConflictRatio', unknown>>;

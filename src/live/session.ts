@@ -28,7 +28,7 @@ import { tryParseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
 import { resolveOptions } from '../analyze.js';
 import { resourceLabel } from '../labels.js';
-import type { AnalyzeOptions, AnalyzeOptionsInput } from '../options.js';
+import { LIVE_REORDER_WINDOW_MS, type AnalyzeOptions, type AnalyzeOptionsInput } from '../options.js';
 import { Normalizer } from '../decoding/normalize.js';
 import { BadLineLog } from '../ingest/read.js';
 import { isConflict, type RequestRecord } from '../decoding/record.js';
@@ -36,8 +36,7 @@ import type { Finding, Report } from '../report/schema.js';
 import type { LiveAlert } from './alerts.js';
 import { RecentRates } from './rates.js';
 
-/** Default reorder window of live modes (ms); see the module comment. */
-export const LIVE_REORDER_WINDOW_MS = 1000;
+export { LIVE_REORDER_WINDOW_MS };
 
 /** Injected outside world of a live session. */
 export interface LiveSessionIO {

@@ -95,6 +95,19 @@ describe('help per command', () => {
     expect(text.replace(/\s+/g, ' ')).toContain('auditstorm serve --listen 127.0.0.1:0 -q A free port; only the bound address on stderr');
   });
 
+  it('--reorder-window shows the default each command runs with: 5s in analyze, 1s in watch and serve', async () => {
+    for (const [cmd, shown] of [
+      ['analyze', '5s'],
+      ['watch', '1s'],
+      ['serve', '1s'],
+    ] as const) {
+      const h = fakeIO();
+      expect(await main([cmd, '--help'], h)).toBe(0);
+      const text = h.stdout.text.replace(/\s+/g, ' ');
+      expect(text).toMatch(new RegExp(`--reorder-window How far .*? counted as late \\[string\\] \\[default: ${shown}\\]`));
+    }
+  });
+
   it('completion lists only --version and --help, and its shells', async () => {
     const text = await help(['completion', '--help']);
     expect([...flags(text)].sort()).toEqual(['--help', '--version']);
