@@ -527,7 +527,8 @@ function giveRanges(pool: Pool, fd: number, bytes: number, rangeBytes: number, m
  * it (`claimRange`) and decodes it itself (with dictionaries of its own, answering as worker
  * number `workers`); the worker then answers `skipped`. That happens mostly at the start, while
  * a worker starts: this thread starts its detectors at once, and hands over to the workers as
- * soon as their answers come in time, so neither thread waits for the other.
+ * soon as their answers come in time, rather than decoding a fixed number of ranges while a
+ * worker that is done with its own waits.
  *
  * Without the native scanner, while every worker has {@link DEPTH} ranges in flight and the next
  * answer is not there yet, this thread also decodes ranges ahead, up to {@link AHEAD} × DEPTH:
