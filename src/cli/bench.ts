@@ -82,9 +82,9 @@ export function* distinctObjectLines(n: number): Iterable<string> {
 }
 
 /**
- * Runs of each measurement, the fastest kept. One run of (b) ranged over ±15 % on this
- * project's 2-core VM (1.28–1.94 s in one session), and (a) as much, so one pair of runs moved the
- * ratio by a third; the best of three, (a) and (b) in turns, is what the machine can do.
+ * Runs of each measurement, the fastest kept: one run on a shared VM varies too much for one
+ * pair of runs to give the ratio, so the best of three, (a) and (b) in turns, is what the
+ * machine can do.
  */
 export const DEFAULT_RUNS = 3;
 
@@ -434,8 +434,7 @@ export async function main(argv: string[]): Promise<number> {
   const longBytes = (await stat(long)).size;
 
   // The best of `runs` by time for each (the least disturbed by the rest of the machine), (a) and
-  // (b) taken in turns, so that a slow spell of the machine (this project's VM has spells of
-  // seconds where everything takes 20–30 % longer) falls on both alike.
+  // (b) taken in turns, so that a slow spell of the machine falls on both alike.
   const faster = (x: RunResult, y: RunResult | undefined): RunResult => (y === undefined || x.ms < y.ms ? x : y);
   // Both 1× runs read from the page cache: the long log (5 GB) can push the 1× one out of it.
   await readThrough(one);

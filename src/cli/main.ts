@@ -112,8 +112,6 @@ async function exists(p: string): Promise<boolean> {
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   // A command parses each schema once or a few times (options, each detector's options, the
   // report for --format json): zod's compiled parsers cost more to build than they then save.
-  // Without them the first parses took 23.7 ms where they took 37.2 (options twice, the seven
-  // detectors' options, the benchmark log's report), about 1 % of the benchmark's run.
   z.config({ jitless: true });
   const out = guard(io.stdout);
   const err = guard(io.stderr);

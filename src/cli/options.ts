@@ -327,7 +327,7 @@ export async function loadConfig(path: string, readFile: ReadFileFn = defaultRea
   } catch (err) {
     throw new ConfigError(`${path}: cannot read config file: ${describeFsError(err)}`, undefined, { cause: err });
   }
-  // Loaded here, not with the CLI: most runs have no config file (yaml took 20 ms of every start).
+  // Loaded here, not with the CLI: most runs have no config file, and `yaml` is slow to load.
   const { parseDocument } = await import('yaml');
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const yamlError = doc.errors[0];

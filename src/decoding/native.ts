@@ -167,8 +167,7 @@ const HUGE_PAGE = 2 * 1024 * 1024;
  * then costs 8 page faults where it cost 4,096, and one TLB entry per 2 MiB of random probes.
  * Else a plain `Uint32Array`. With `populate`, every page is mapped before first use: in the
  * background by a thread of the addon's (`MADV_POPULATE_WRITE`), else here, one write per 4 KB
- * page (mapping 16 MB took this thread 11–60 ms, 4 KB or huge pages, as the VM's memory came;
- * first written at random slots, its pages cost the reading thread 60–100 ms).
+ * page, so the first stores at random slots do not each take a page fault on the reading thread.
  */
 export function zeroedWords(count: number, populate = false): Uint32Array {
   const bytes = count * 4;

@@ -45,10 +45,10 @@ export interface Actor {
    * Run state the engine caches on the interned value: its summaries' entry (`summaryMemo`) and
    * its allowlist rule mask (`allowMask`, valid for the allowlist `allowOwner`), each tagged with
    * the instance that owns it. Set at first use, so a record costs property reads where it cost
-   * map lookups by key (a tenth of the benchmark's main-thread time), and the mask is a field of
-   * the value itself, not an object of its own (each object a record's path touches is a likely
-   * cache miss). Not part of the value: unset until an engine counts a request of it; a second
-   * engine sharing the normalizer finds the tags not its own and looks the value up again.
+   * map lookups by key, and the mask is a field of the value itself, not an object of its own
+   * (each object a record's path touches is a likely cache miss). Not part of the value: unset
+   * until an engine counts a request of it; a second engine sharing the normalizer finds the tags
+   * not its own and looks the value up again.
    */
   summaryMemo?: unknown;
   /** See {@link summaryMemo}. */

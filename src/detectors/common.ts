@@ -69,9 +69,7 @@ export function int(n: number): string {
  */
 export class StepRing {
   // Plain arrays, not Float64Arrays: a typed array of more than 64 bytes has its memory outside
-  // the heap and cost about a microsecond to make: `new StepRing` was the detectors' third
-  // largest self time (one per actor in throttling, made again for every actor seen after a
-  // pause; CPU profile of the benchmark log).
+  // the heap and is slow to make, and a ring is made per actor (again after a pause).
   private readonly slot: number[];
   private readonly counts: number[];
 
@@ -137,7 +135,7 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
   /**
    * Adds `s` last and returns it; its object and actor must have no state yet. `get`, then `add`
    * when there is none, rather than a get-or-make with a callback: a callback closing over the
-   * record was allocated for every write (several detectors, a million writes a benchmark run).
+   * record would be allocated for every write.
    */
   add(s: S): S {
     let byActor = this.byObject.get(s.object);
@@ -179,8 +177,8 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
  * Most first writes a {@link FirstWrites} holds by default (see `EngineOptions.firstWrites`):
  * each pins its record and the interned object it names (about 1.4 KB over the four detectors
  * that hold writes, shared). 5,000 is 2 s of writes at 2,500 a second: enough for the benchmark
- * log's and the evaluation's keys (the same findings as 20,000 and as none held), and 12 MB less
- * live heap than 20,000 on a log of new objects (see `docs/performance.md`).
+ * log's and the evaluation's keys (the same findings as with more held or none), and it bounds
+ * the live heap on a log of new objects (see `docs/performance.md`).
  */
 export const FIRST_WRITES_HELD = 5_000;
 

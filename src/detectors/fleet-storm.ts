@@ -239,8 +239,8 @@ export const fleetStorm = defineDetector({
     }
 
     /**
-     * The client key of `a` with source IP `ip`, one string per pair: built and hashed afresh
-     * for every bad answer, it was half of this detector's time (CPU profile, benchmark log).
+     * The client key of `a` with source IP `ip`, one string per pair, kept on the actor's info:
+     * building and hashing it afresh for every bad answer was this detector's largest cost.
      */
     function clientOf(info: ActorInfo, a: Actor, ip: string): string {
       if (info.lastIP !== ip || info.lastClient === '') {
@@ -274,7 +274,7 @@ export const fleetStorm = defineDetector({
       const throttled = r.code === 429;
       const bad = (conflict || throttled) && r.object !== null;
       // A request answered well counts only in a hot family's episode: with none hot, its
-      // family is not even looked up (most requests of the benchmark log came here for nothing).
+      // family is not even looked up (most requests are answered well).
       if (!bad && hotFamilies === 0) return;
       const info = infoOf(r.actor);
       const fam = info.family;

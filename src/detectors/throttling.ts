@@ -286,8 +286,8 @@ export const throttling = defineDetector({
 
     /**
      * The `topK` actors by requests in bucket `bucket` (ties by actor key), with their counts.
-     * Selected in one pass, tallies made for those only: a tally for every actor of the step, all
-     * sorted, was this detector's largest cost on the benchmark log (thousands of actors a step).
+     * Selected in one pass, tallies made for those only, not a tally for every actor of the step,
+     * all sorted: a step can hold thousands of actors.
      */
     function heavyIn(bucket: number): Array<[Actor, Tally]> {
       const best: Array<[ActorState, number]> = []; // by requests desc, then key asc
@@ -501,8 +501,8 @@ export const throttling = defineDetector({
           if (s.hot === null) {
             // Nothing to judge (no 429 since its last episode; never open): `evaluate` would only
             // drop it once idle for a window, which is when its last request left the window (so
-            // the window holds none). Its ring is not summed: thousands of actors a step, most
-            // of them never throttled, made this the detector's largest cost on the benchmark log.
+            // the window holds none). Its ring is not summed: a step holds thousands of actors,
+            // most of them never throttled.
             if (s.lastTs < idleBefore) actors.delete(s.actor);
             continue;
           }

@@ -47,8 +47,8 @@ interface ObjectEntry {
  * writes are forgotten (half of them at a time), so a log of millions of distinct objects keeps
  * flat memory; an object forgotten and written again later counts from then on, so only objects
  * below the median of the tracked ones can be undercounted (the tables show the top few). Each
- * tracked object pins its interned `ObjectRef` (≈ 350 bytes with its strings): 50,000 made the
- * live heap grow by 16 MB over the 5× benchmark log, and its peak RSS by 40 MB.
+ * tracked object pins its interned `ObjectRef` (≈ 350 bytes with its strings), so this bounds
+ * the live heap (see docs/performance.md, "Records moved from code comments").
  */
 export const MAX_TRACKED_OBJECTS = 10_000;
 
@@ -332,7 +332,7 @@ function us(v: number): number {
  * `[...rows].sort(compare).slice(0, k)` gives, with about `rows.length` comparisons where the
  * sort made `rows.length · log2(rows.length)` (for a `k` of more than an eighth of the rows, that
  * sort). The summaries are made once per report, so their comparators run in V8's interpreter,
- * over the benchmark log's 10,000 written objects and 2,000 actors.
+ * over thousands of objects and actors.
  */
 export function firstRows<T>(rows: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
   // Each row may move up to k kept ones: for a k near the row count (`--top 1000000`), the sort.

@@ -184,8 +184,8 @@ export class Allowlist {
     let v = this.lastVerbMask;
     if (r.verb !== this.lastVerb) {
       // The closure captures this block's `verb`, not `r`: a closure over a parameter makes V8
-      // allocate the call's context at every call (50 MB a benchmark run, through the young
-      // generation), where this block's is allocated only when a verb changes.
+      // allocate the call's context at every call, where this block's is allocated only when a
+      // verb changes.
       const verb = r.verb;
       v = this.verbMasks.get(verb) ?? -1;
       if (v === -1) {

@@ -113,9 +113,8 @@ class TwoGenerations {
     while (2 ** bits < capacity * 2) bits++;
     if (bits > 30) throw new RangeError(`dedupe table too large: ${capacity} hashes per generation`);
     // Its pages mapped ahead of use (`zeroedWords`, in the background where the addon is built):
-    // at the first requests' random slots they cost 60–100 ms of the reading thread (CPU
-    // profiles of the benchmark log's first 300 ms), every store a page fault, and mapped here
-    // 11–60 ms of its start.
+    // at the first requests' random slots every store would otherwise be a page fault on the
+    // reading thread.
     this.words = zeroedWords(2 ** (bits + 1), true);
     this.mask = 2 ** bits - 1;
     this.bits = bits;

@@ -197,10 +197,8 @@ export class Engine {
     this.lastTs = r.ts;
     if (r.object === null) c.nonResource++;
     // Here, not as the request arrives: the allowlist and the detectors read the same actor and
-    // object next, so their lines come into the cache once (counted on arrival, in the batch just
-    // read, the summaries took the first miss and the allowlist another one a reorder window of
-    // requests later: 0.94–0.98× the main thread's CPU time at release, 3 × 12 interleaved runs
-    // of the benchmark log).
+    // object next, so their lines come into the cache once (counted on arrival, the summaries
+    // and the allowlist would each take a cache miss of their own).
     this.aggregates.add(r);
     const allowed = this.allowlist === null ? 0 : this.allowlist.match(r);
     const inst = this.instances;

@@ -3,17 +3,16 @@
  * hdr-histogram-js for the percentiles when the summaries are made.
  *
  * Why not record into the hdr histogram directly: `JsHistogram.recordValue` finds a value's bin
- * with `Math.log2` and two `Math.pow` calls, about 5 % of the reading thread's time on the
- * benchmark log (one latency per request). Here the bin is two shifts and a `Math.clz32`.
+ * with `Math.log2` and two `Math.pow` calls, once per request on the reading thread. Here the
+ * bin is two shifts and a `Math.clz32`.
  */
 import { createRequire } from 'node:module';
 
 /**
  * hdr-histogram-js's `Int32Histogram`, what `hdr.build` makes for its default 32-bit buckets,
- * required alone: the package's index also loads its WebAssembly build, log encoder and writer
- * (77 ms of a command's start on this project's machine; this module 13.5 ms). Required, not
- * imported: a CommonJS module whose class is `exports.default`, which Node's ESM import and
- * vitest's unwrap differently.
+ * required alone: the package's index also loads its WebAssembly build, log encoder and writer,
+ * which would lengthen every command's start. Required, not imported: a CommonJS module whose
+ * class is `exports.default`, which Node's ESM import and vitest's unwrap differently.
  */
 const Int32Histogram = (createRequire(import.meta.url)('hdr-histogram-js/dist/Int32Histogram.js') as typeof import('hdr-histogram-js/dist/Int32Histogram.js')).default;
 

@@ -18,8 +18,7 @@ export const RELEASE_BATCH = 64;
 export class ReorderQueue {
   /**
    * The records held, oldest first, in a ring: `size` of them from `start`. A ring, not an array
-   * pushed at the tail and cut at the head: that array grew and was copied again and again (15 MB
-   * of garbage a benchmark run, as much as every detector's state together).
+   * pushed at the tail and cut at the head: that array would grow and be copied again and again.
    */
   private ring: Array<RequestRecord | undefined> = new Array<RequestRecord | undefined>(1024).fill(undefined);
   private mask = 1023;

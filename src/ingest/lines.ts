@@ -6,8 +6,7 @@
  * then the same text, about ten times faster than UTF-8 decoding), else as UTF-8 (invalid
  * sequences become U+FFFD, as `TextDecoder` and `string_decoder` make them) — and cut at `\n`
  * with `indexOf`. A `\n` byte never occurs inside a UTF-8 sequence, so no character is split.
- * split2 + `string_decoder` (used before) decoded line by line and took a quarter of a run, so
- * this step of the hot path is ours.
+ * Decoding line by line (split2 + `string_decoder`) is too slow for this step of the hot path.
  * The bytes after the last `\n` wait for the next chunk; when they grow past what
  * `maxLength` characters can take (3 bytes per UTF-16 unit), the line is over-long, skipped up to
  * its end, and counted. Line numbers are exact whatever the chunking.
@@ -57,7 +56,8 @@ const BOM = 0xfeff;
 export const MAX_BYTES_PER_UNIT = 3;
 /**
  * Bytes decoded at a time (cut at a newline). V8 allocates strings over ~128 KB in its large-object
- * space, which made decoding 256 KB chunks four times slower than 64 KB pieces (measured here).
+ * space, which makes decoding larger chunks at once slower than 64 KB pieces (see
+ * docs/performance.md, "Records moved from code comments").
  */
 const PIECE = 64 * 1024;
 

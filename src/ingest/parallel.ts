@@ -34,22 +34,16 @@ const DEPTH = 4;
  * Ranges in flight per worker when the workers have the native scanner ({@link decodeRanges}):
  * they then decode faster than this thread consumes. This thread learns of answers (and posts new
  * ranges) only between its batches, so a worker with little queued runs dry while this thread
- * is busy: with 4 in flight each thread waited for the other a fifth of the time (CPU profiles of
- * the benchmark log: 650 ms idle here, 750 ms in the worker, of about 3 s); with 16, and the
- * worker reading whole pieces natively, both still idled 10–40 ms in every 100 ms (380 and
- * 510 ms in all); with 64 of 256 KB, this thread idles only at the start and for a moment now
- * and then. With ranges of 1 MB, 32 (32 MB of the file out at once; 16 lost what the larger
- * ranges won: see {@link RANGE_BYTES}). An answer waiting here is about 70 KB (2 MB for 32).
+ * is busy; 32 ranges of {@link RANGE_BYTES} (32 MB of the file out at once) keep both threads
+ * busy (see docs/performance.md, "Records moved from code comments").
  */
 const RANGE_DEPTH = 32;
 /**
  * Bytes of answers per worker given out at once, at most, as {@link answerBytes} estimates them:
- * {@link decodeRanges} gives out fewer than {@link RANGE_DEPTH} ranges when answers are large. The
- * benchmark's answers are 80–100 KB once the dictionaries are warm (about 210 KB in its first
- * ranges), so it keeps 32 out (19 at the start); where every line names a new object they are
- * about 410 KB (each new object's definition comes along), and 32 of them waiting in the port,
- * serialized, were 10 MB of resident memory (issue 24's distinct-object log, where the main
- * thread is the slower side, so a shorter queue costs it no time).
+ * {@link decodeRanges} gives out fewer than {@link RANGE_DEPTH} ranges when answers are large
+ * (where every line names a new object, each object's definition comes along), so the answers
+ * waiting serialized in the ports do not grow resident memory. Such logs make the main thread
+ * the slower side, so a shorter queue costs it no time.
  */
 const ANSWER_BUDGET = 4 * 1024 * 1024;
 
@@ -72,8 +66,8 @@ const TURN_EVERY = 16;
 const AHEAD = 2;
 /**
  * With the native scanner, ranges this thread decodes ahead while it waits, at most, beyond the
- * ones given to the workers: a few fill its waits (with a worker's AHEAD × DEPTH, the 5×
- * benchmark log's peak RSS grew by 5–10 MB, the answers held).
+ * ones given to the workers: a few fill its waits, and more would raise peak RSS by the answers
+ * held.
  */
 const HELP_AHEAD = 4;
 /** Entries of this thread's own dictionaries (see {@link decodeRanges}) before they start over. */
@@ -106,9 +100,8 @@ interface Waiter {
  * its own, which this thread reads when its event loop turns ({@link run}'s answers) or, after
  * {@link quiet}, only when it wants the next answer ({@link receive}; {@link decodeRanges}): a
  * range's answer is then taken in when it is due, whatever the event loop does, and a worker's
- * requests are refilled as soon as one is consumed (taken in only when the event loop turned,
- * a worker whose requests ran out while this thread was busy waited for that: both threads
- * idled about 15 % of a benchmark run).
+ * requests are refilled as soon as one is consumed, so a worker does not run out of requests
+ * while this thread is busy.
  */
 class Pool {
   private readonly workers: Worker[] = [];
@@ -143,9 +136,8 @@ class Pool {
     this.claims = new Int32Array(new SharedArrayBuffer(4 * (open + 1)));
     this.posted = new Int32Array(new SharedArrayBuffer(4));
     // A worker's live heap is its dictionaries and the run at hand (a few MB): a small old
-    // generation keeps V8 from letting garbage pile up (measured: 256 MB let RSS reach 430 MB).
-    // What it allocates is short-lived (a run's lines and answers): a 4 MB young generation holds
-    // it as well as a larger one and keeps the thread's whole heap under 20 MB (docs/performance.md).
+    // generation keeps V8 from letting garbage pile up, and what it allocates is short-lived (a
+    // run's lines and answers), which a 4 MB young generation holds (docs/performance.md).
     const oldMb = 64 + Math.ceil((4 * maxLength) / (1024 * 1024));
     for (let i = 0; i < n; i++) {
       const { port1, port2 } = new MessageChannel();
@@ -179,10 +171,8 @@ class Pool {
   /**
    * Takes the ports' listeners off: from now on an answer is taken in only by {@link receive}, and
    * until then waits in its port's queue, still serialized, outside this thread's heap. Taken in
-   * as they arrived, the answers a worker is ahead by (up to {@link RANGE_DEPTH} ranges, 35,000
-   * records of the benchmark log) sat in this thread's heap through young-generation collections
-   * (heap sampling of the objects that outlived a scavenge; see {@link runRange} for what kept
-   * them alive longer still).
+   * as they arrived, the answers a worker is ahead by (up to {@link RANGE_DEPTH} ranges) would sit
+   * in this thread's heap through young-generation collections.
    */
   quiet(): void {
     for (let i = 0; i < this.ports.length; i++) this.ports[i]!.off('message', this.listeners[i]!);
@@ -245,8 +235,7 @@ class Pool {
    * A callback, not a promise: a range is given out about one young-generation cycle before it
    * is due, so what holds its answer (a promise resolved with it, the pending range) has often
    * been promoted by then, and an old object, even a dead one, keeps what it points to alive
-   * through every scavenge until the next full collection. With a promise per range, most answers
-   * (41 % of the bytes received) were copied twice and promoted (`--trace-gc-nvp`).
+   * through every scavenge until the next full collection.
    */
   runRange(fd: number, start: number, end: number, maxLength: number, claim: { id: number; slot: number; worker: number }, done: (r: WorkResult) => void): void {
     if (this.failure !== null) throw this.failure;
@@ -321,21 +310,19 @@ let early: { pool: Pool; workers: number; maxLength: number; ranges: EarlyRanges
 /**
  * Starts the parser threads of a parallel read now, when `inputs` (paths; `-` is stdin) name a
  * regular file of at least `parallel.minBytes`, for the first read with the same `workers` and
- * `maxLength` to take ({@link decodeRanges}, {@link decodeInParallel}). A thread takes about
- * 50 ms to start on an idle core, and 150–200 ms while this thread loads the analysis and starts
- * its detectors: started only when the first range went out, the worker answered its first at
- * 250–330 ms into a benchmark run, and this thread decoded the ranges due until then itself, cold
- * (12–32 of them). Started as soon as the command line is read, it answers at about 130 ms.
+ * `maxLength` to take ({@link decodeRanges}, {@link decodeInParallel}). A thread is slow to start
+ * while this thread loads the analysis and starts its detectors; started as soon as the command
+ * line is read, the threads answer in time for the first ranges, which this thread would
+ * otherwise decode itself, cold.
  *
  * The first such file, when its first 64 KB are JSON lines (not gzip, not a JSON or YAML
  * document: `detectFraming`, as the read frames it), is opened here and its first ranges (as
  * many as {@link decodeRanges} keeps out) are given to the threads at once, so they decode while
  * this thread loads the analysis, makes its detectors and sniffs the file: the read of that file
- * takes them over. Given only when the read started, the first answer came 30–80 ms after the
- * read asked for it (a benchmark run's timeline), with this thread waiting or decoding ranges
- * cold meanwhile. Should the file not be read in ranges after all (`--input-format` says
- * otherwise), the threads keep those answers until {@link stopEarlyWorkers}; should it have
- * shrunk below them by the time it is read, the read ends those threads and starts its own.
+ * takes them over and finds its first answers ready. Should the file not be read in ranges after
+ * all (`--input-format` says otherwise), the threads keep those answers until
+ * {@link stopEarlyWorkers}; should it have shrunk below them by the time it is read, the read
+ * ends those threads and starts its own.
  *
  * The threads do not keep the process alive until a read takes them; {@link stopEarlyWorkers}
  * ends them if none did. Does nothing when some are started already or `workers` is 0.
@@ -477,14 +464,9 @@ export interface RangeRun {
 
 /**
  * Bytes of a file per {@link RangeRequest}: 1 MB. With {@link RANGE_DEPTH} 32 of them out per
- * worker, the benchmark log's analysis took 0.91× and 0.92× the time of 64 ranges of 256 KB (the
- * median of ten and of twelve interleaved pairs, 20 of the 22 pairs faster; 1 MB ranges with 16
- * out: 0.99×, 512 KB with 64: 0.97×, 2 MB with 16 as fast as 1 MB with 32) for about 10 MB
- * more peak RSS (1×: 189–193 → 196–213 MB, 5×: 217–222 → 224–247 MB, in 3 and 13 runs; the 5×
- * peak was once +21.9 % of its 1× pair, past the benchmark's +20 % target). The gain
- * is in how the two threads keep each other busy: `workRange` over the whole log on one thread
- * alone is no faster with 1 MB ranges, and without the native scanner the size makes no
- * difference (1.01×).
+ * worker, the two threads keep each other busy better than with smaller ranges, for about 10 MB
+ * more peak RSS; without the native scanner the size makes no difference (see
+ * docs/performance.md, "Records moved from code comments").
  */
 export const RANGE_BYTES = 1024 * 1024;
 
@@ -544,22 +526,17 @@ function giveRanges(pool: Pool, fd: number, bytes: number, rangeBytes: number, m
  * When the range due next has no answer yet and no worker has started on it, this thread claims
  * it (`claimRange`) and decodes it itself (with dictionaries of its own, answering as worker
  * number `workers`); the worker then answers `skipped`. That happens mostly at the start, while
- * a worker starts (130–190 ms of a benchmark run): this thread starts its detectors at once, and
- * hands over to the workers as soon as their answers come in time. The first version decoded the first
- * 64 ranges here whatever the workers did: cold, this thread took 300–450 ms over them, while
- * the worker, done with its own ranges, waited.
+ * a worker starts: this thread starts its detectors at once, and hands over to the workers as
+ * soon as their answers come in time, rather than decoding a fixed number of ranges while a
+ * worker that is done with its own waits.
  *
  * Without the native scanner, while every worker has {@link DEPTH} ranges in flight and the next
  * answer is not there yet, this thread also decodes ranges ahead, up to {@link AHEAD} × DEPTH:
  * on two cores a worker decoding in JavaScript is slower than this thread's detectors, and the
- * time this thread would spend waiting goes into decoding (measured: about 15 % less time on the
- * benchmark log; these answer as worker number `workers + 1`). With the scanner it does so too
- * when there is one worker (two cores): since the worker reads a line with a new value from the
- * scanner's reading and the main thread's per-record work shrank, the worker is the slower side
- * again (the main thread waited 150–450 ms a run), and decoding ahead took 0.963× and 0.966× the
- * time (16 and 10 interleaved pairs, 1.02× the CPU, 3–6 MB more peak RSS; the sessions before,
- * with the main thread the slower side, it took 1.03× the time). With more workers, only until
- * their first answer is in: the main thread is then the slower side.
+ * time this thread would spend waiting goes into decoding (these answer as worker number
+ * `workers + 1`). With the scanner it does so too when there is one worker (two cores), where
+ * the worker is the slower side; with more workers, only until their first answer is in: the
+ * main thread is then the slower side.
  * Throws {@link InputError} when the file cannot be read, or a worker's error.
  */
 export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
@@ -569,8 +546,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
   // use ids an earlier one defined), and a range claimed at the head is consumed before ranges
   // decoded ahead earlier.
   // Smaller dictionaries than a worker's: this thread decodes a tenth of the ranges or fewer, and
-  // each dictionary it keeps is a second copy of what the workers' hold (with a worker's 20,000
-  // entries, the 5× benchmark log peaked 5–10 MB higher).
+  // each dictionary it keeps is a second copy of what the workers' hold, so it adds to peak RSS.
   const stolen = new WorkState(true, HELP_DICTIONARY_LIMIT);
   const ahead = new WorkState(true, HELP_DICTIONARY_LIMIT);
   const help = workers <= 1 || nativeScanner === null;

@@ -345,7 +345,7 @@ async function* readMember(spec: SourceSpec, stats: SourceStats, normalizer: Nor
       docFormats = json.formats;
       reader = json;
     } else {
-      // Loaded when a YAML source comes (with the `yaml` package): 20 ms of every run otherwise.
+      // Loaded when a YAML source comes (with the `yaml` package), so other runs do not load it.
       const { YamlDocReader: Reader } = await import('../decoding/formats/yaml-doc.js');
       reader = new Reader(opts.maxLineLength, onItem);
     }

@@ -68,11 +68,9 @@ export const STDIN_NAME = '<stdin>';
 
 const READ_CHUNK = 256 * 1024;
 /**
- * Inflated bytes per chunk, and so per run of lines posted to a parser thread: 256 KB runs were a
- * quarter of the per-run cost of 64 KB ones (measured 4.9 → 4.5 s on a 970 MB log); 1 MB runs
- * took 0.87× the time of 256 KB ones on the benchmark log gzipped (81 MB; median of eight
- * interleaved pairs, all eight faster) for about 8 MB more peak RSS (209–216 → 217–222 MB);
- * 2 MB ones were no faster than 1 MB (0.97× in six pairs).
+ * Inflated bytes per chunk, and so per run of lines posted to a parser thread: 1 MB runs cost
+ * less per byte than smaller ones for a few MB more peak RSS, and larger ones are no faster
+ * (see docs/performance.md, "Records moved from code comments").
  */
 const GUNZIP_CHUNK = 1024 * 1024;
 

@@ -223,16 +223,14 @@ export class WorkState {
 /**
  * The per-line work of {@link work} for one {@link WorkState} (made once with it): the answer being
  * built and the callbacks `cutLines` calls. The callbacks are made once per state, not per run:
- * closures made anew for every run were compiled by V8's optimizing compiler again and again
- * (on the benchmark log, five times each, about 250 ms of a worker's compiler time).
+ * closures made anew for every run would be compiled by V8's optimizing compiler again and again.
  */
 class RunReader {
   kinds: number[] = [];
   strings: string[] = [];
   /**
    * The answer's numbers: the first `numberCount` of `numbers`, grown by doubling and copied out
-   * once per run. (A `number[]` grew element by element and `Float64Array.from` converted it
-   * again, about 5 % of a worker's time on the benchmark log.)
+   * once per run, not a `number[]` grown element by element and converted again.
    */
   numbers = new Float64Array(NUMBER_FIELDS * 1024);
   numberCount = 0;
@@ -355,8 +353,7 @@ class RunReader {
    * find (-1) looked up here, from the values cut out of the piece's bytes at the offsets its
    * reading left in `nativeOut` (none has escapes: those lines take the per-line path), each
    * remembered by the scanner; then the line is a final line like any other. Reading the line
-   * again on the per-line path, as the first version did, cost 16 µs a line (8,450 lines of the
-   * benchmark log: 137 ms of the parser thread, and V8 compiling that path on the side).
+   * again on the per-line path would cost many times more, and have V8 compile that path too.
    */
   private resolveMiss(ascii: Buffer, b: number): void {
     const F = nativeFinals;
@@ -531,8 +528,7 @@ class RunReader {
           const to = L[k + 2]!;
           // The per-line path (a blank or prefixed line, anything the scanner is not sure of, an
           // escaped value). Only the line is decoded, its bytes a piece of their own that the
-          // scanner reads again (about a microsecond): decoding the whole 64 KB piece for it made
-          // such a line cost 23–29 µs.
+          // scanner reads again: decoding the whole 64 KB piece for one line would cost far more.
           const bytes = ascii.subarray(from, to);
           passLine(bytes.toString('latin1'), 0, to - from, no, this.maxLength, bytes, this.onLine);
           usePiece(ascii); // the scanner reads on in the whole piece

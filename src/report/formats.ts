@@ -1,7 +1,7 @@
 /**
  * The report formats and the mapping from an output file's extension to its format: what the CLI
  * needs before any report exists, apart from the renderers (`index.ts`), which it loads only to
- * render (the HTML renderer alone took 17 ms of every command's start).
+ * render (the HTML renderer is slow to load).
  */
 
 /** Output formats. */
