@@ -18,7 +18,7 @@ import { looksLikeReport, parseReport } from '../diff/load.js';
 import type { DiffReport } from '../diff/schema.js';
 import { VERSION } from '../version.js';
 import { parseArgs } from './args.js';
-import type { CliIO } from './io.js';
+import { helpFor, type CliIO } from './io.js';
 import { checkOutDirs, type Guarded } from './output.js';
 import { createOptions, type OutputOptions } from './options.js';
 
@@ -158,7 +158,7 @@ async function writeDiff(diff: DiffReport, output: OutputOptions, out: Guarded, 
  */
 export async function runDiff(argv: readonly string[], io: CliIO, out: Guarded, err: Guarded): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    await out.write(DIFF_HELP);
+    await out.write(helpFor(DIFF_HELP, io.program));
     return 0;
   }
   const { rest, tolerance } = takeTolerance(argv);

@@ -14,7 +14,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { formatFromPath, isFormat, FORMATS, type Format } from '../report/formats.js';
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { VERSION } from '../version.js';
-import type { CliIO } from './io.js';
+import { helpFor, type CliIO } from './io.js';
 import { checkOutDirs, exitCodeFor, writeOutputs, type Guarded } from './output.js';
 import { formatIssue, loadConfig, useColor, type OutputOptions } from './options.js';
 
@@ -142,7 +142,7 @@ export function parseMetricsArgs(argv: readonly string[], io: Pick<CliIO, 'isTTY
 export async function runMetrics(argv: readonly string[], io: CliIO, out: Guarded, err: Guarded): Promise<number> {
   const args = parseMetricsArgs(argv, io);
   if (args.help) {
-    await out.write(METRICS_HELP);
+    await out.write(helpFor(METRICS_HELP, io.program));
     return 0;
   }
   if (args.paths.includes('-') && io.isTTY.stdin) {

@@ -11,7 +11,7 @@ import { formatFromPath, isFormat, renderReport, type Format } from '../report/i
 import { SEVERITIES, type Severity } from '../report/schema.js';
 import { decodeInput } from '../status/input.js';
 import type { StatusInput } from '../status/report.js';
-import type { CliIO } from './io.js';
+import { helpFor, type CliIO } from './io.js';
 import { checkOutDirs, exitCodeFor, type Guarded } from './output.js';
 
 /** `auditstorm objects --help`. */
@@ -157,7 +157,7 @@ async function readInput(path: string, io: CliIO): Promise<StatusInput> {
  */
 export async function runStatus(cmd: 'objects' | 'crd', argv: readonly string[], io: CliIO, out: Guarded, err: Guarded): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    await out.write(cmd === 'objects' ? OBJECTS_HELP : CRD_HELP);
+    await out.write(helpFor(cmd === 'objects' ? OBJECTS_HELP : CRD_HELP, io.program));
     return 0;
   }
   const args = parseStatusArgs(cmd, argv);

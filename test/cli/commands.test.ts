@@ -358,6 +358,22 @@ describe('as a kubectl plugin', () => {
       expect(io.stderr.text).toBe(text);
     }
   });
+
+  it('says kubectl auditstorm in the help of diff, metrics, objects and crd', async () => {
+    for (const [cmd, first, example] of [
+      ['diff', 'kubectl auditstorm diff BEFORE AFTER [options]', '  kubectl auditstorm diff before.json after.log --fail-on high'],
+      ['metrics', 'kubectl auditstorm metrics SCRAPE [SCRAPE2 ...] [options]', '  kubectl get --raw /metrics | kubectl auditstorm metrics -'],
+      ['objects', 'kubectl auditstorm objects FILE|- [options]', '  kubectl get appdeployments -A -o json | kubectl auditstorm objects -'],
+      ['crd', 'kubectl auditstorm crd FILE|- [options]', '  kubectl get crd appdeployments.example.com -o yaml | kubectl auditstorm crd -'],
+    ] as const) {
+      const io = fakeIO({ program: 'kubectl auditstorm' });
+      expect(await main([cmd, '--help'], io)).toBe(0);
+      const lines = io.stdout.text.split('\n');
+      expect([lines[0], lines.includes(example)]).toEqual([first, true]);
+      // The scrape-time header is a fixed string, not the program's name.
+      expect(io.stdout.text).not.toMatch(/kubectl kubectl|# kubectl auditstorm-scrape-time/);
+    }
+  });
 });
 
 describe('--version and the native scanner', () => {
