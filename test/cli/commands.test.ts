@@ -326,6 +326,24 @@ describe('completion', () => {
     expect(offered).not.toContain('--n');
     expect(offered).not.toContain('--listen');
   });
+
+  it('completes the flags of diff, metrics, objects and crd, and their --format and --fail-on values', async () => {
+    const ask = async (...words: string[]): Promise<string[]> => {
+      const io = fakeIO();
+      expect(await main(['--get-yargs-completions', 'auditstorm', ...words], io)).toBe(0);
+      return io.stdout.text.split('\n').filter((w) => w.startsWith('--'));
+    };
+    const own = ['--fail-on', '--format', '--out', '--no-color', '--quiet'];
+    expect(await ask('metrics', '--')).toEqual(['--version', '--help', ...own, '--interval', '--config']);
+    expect(await ask('objects', '--')).toEqual(['--version', '--help', ...own, '--now', '--stuck-after', '--churn-window', '--churn-min-objects']);
+    expect(await ask('crd', '--')).toEqual(['--version', '--help', ...own]);
+    const diff = await ask('diff', '--');
+    expect(['--tolerance', '--fail-on', '--since', '--window', '--format'].filter((f) => !diff.includes(f))).toEqual([]);
+    expect(diff).not.toContain('--listen');
+    const values = fakeIO();
+    expect(await main(['--get-yargs-completions', 'auditstorm', 'crd', '--format', ''], values)).toBe(0);
+    expect(values.stdout.text).toBe('text\njson\nmarkdown\nhtml\n');
+  });
 });
 
 describe('as a kubectl plugin', () => {
