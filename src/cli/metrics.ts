@@ -102,7 +102,7 @@ export function parseMetricsArgs(argv: readonly string[], io: Pick<CliIO, 'isTTY
   }
   let failOn: Severity | undefined;
   if (v['fail-on'] !== undefined) {
-    const s = SeveritySchema.safeParse(v['fail-on']);
+    const s = SeveritySchema.safeParse(v['fail-on'].toLowerCase());
     if (!s.success) throw new UsageError(`--fail-on: expected one of ${SeveritySchema.options.join(', ')}, got "${v['fail-on']}"`, usageHint);
     failOn = s.data;
   }

@@ -60,6 +60,11 @@ describe('auditstorm metrics', () => {
     expect((await run([p('m1.txt'), p('m2.txt.gz')])).code).toBe(0);
   });
 
+  it('--fail-on takes the severity in any case, as analyze, objects and crd do', async () => {
+    const r = await run([p('m1.txt'), p('m2.txt.gz'), '-q', '-o', '/dev/null', '--fail-on', 'HIGH']);
+    expect([r.code, r.stderr]).toEqual([1, '']);
+  });
+
   it('--interval for scrapes without time lines; without it, exit 2 with the shell line to add them', async () => {
     const ok = await run([p('n1.txt'), p('n2.txt'), '--interval', '30s', '--format', 'json']);
     expect(ok.code).toBe(0);
