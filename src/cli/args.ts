@@ -341,7 +341,7 @@ function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       group: GROUP_INPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'A kubectl get <kind> -A -o json (or -o yaml) capture: storm findings on its objects say what the object showed (generation, observedGeneration, Ready and reason)',
+      describe: 'A kubectl get <kind> -A -o json (or -o yaml) capture, or - for stdin: storm findings on its objects say what the object showed (generation, observedGeneration, Ready and reason)',
     });
   return failOnOption(withInput, 'after the report')
     .example('$0 audit.log', 'Text report of one log')

@@ -361,6 +361,23 @@ describe('CLI', () => {
     expect(await main(['analyze', '--objects', bad, path.join(import.meta.dirname, '../../fixtures/sample/audit.log.gz')], a.io)).toBe(2);
     expect(a.err().split('\n')[0]).toBe(`auditstorm: --objects ${bad}:1:43: not valid JSON: Expected double-quoted property name`);
   });
+  it('analyze --objects - reads the capture from stdin (the log is a file); both on stdin is a usage error', async () => {
+    const appDeployment = {
+      apiVersion: 'infra.company.io/v1',
+      kind: 'AppDeployment',
+      metadata: { name: 'payment-core', namespace: 'default', generation: 4 },
+      status: { observedGeneration: 4, conditions: [ok('Ready')] },
+    };
+    const capture = JSON.stringify({ kind: 'List', items: [appDeployment] });
+    const log = path.join(import.meta.dirname, '../../fixtures/incident/payment-core.log');
+    const a = io(capture);
+    expect(await main(['analyze', log, '--objects', '-', '--format', 'json', '-q'], a.io)).toBe(0);
+    const r = JSON.parse(a.out()) as Report;
+    expect(r.findings.filter((f) => f.objectStatus !== undefined).map((f) => [f.kind, f.object?.name, f.objectStatus?.generation])).toEqual([['conflict-storm', 'payment-core', 4]]);
+    const b = io(capture);
+    expect(await main(['analyze', '-', '--objects', '-'], b.io)).toBe(2);
+    expect(b.err()).toBe('auditstorm: --objects -: stdin is already the audit log\nhint: save the kubectl get output to a file and give --objects FILE\n');
+  });
   it('help', async () => {
     const a = io();
     expect(await main(['crd', '--help'], a.io)).toBe(0);
