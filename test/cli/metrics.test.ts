@@ -60,6 +60,11 @@ describe('auditstorm metrics', () => {
     expect((await run([p('m1.txt'), p('m2.txt.gz')])).code).toBe(0);
   });
 
+  it('an --out file given twice is a usage error, as for analyze', async () => {
+    const r = await run([p('m1.txt'), p('m2.txt.gz'), '-o', p('twice.json'), '-o', p('twice.json')]);
+    expect([r.code, r.stderr]).toEqual([2, `auditstorm: --out ${p('twice.json')}: given twice\n`]);
+  });
+
   it('--fail-on takes the severity in any case, as analyze, objects and crd do', async () => {
     const r = await run([p('m1.txt'), p('m2.txt.gz'), '-q', '-o', '/dev/null', '--fail-on', 'HIGH']);
     expect([r.code, r.stderr]).toEqual([1, '']);

@@ -378,6 +378,16 @@ describe('CLI', () => {
     expect(await main(['analyze', '-', '--objects', '-'], b.io)).toBe(2);
     expect(b.err()).toBe('auditstorm: --objects -: stdin is already the audit log\nhint: save the kubectl get output to a file and give --objects FILE\n');
   });
+  it('an --out file given twice (also as ./name) is a usage error, as for analyze', async () => {
+    const out = path.join(dir, 'twice.json');
+    const rel = path.relative(process.cwd(), out);
+    const a = io();
+    expect(await main(['objects', file, '-o', out, '-o', out], a.io)).toBe(2);
+    expect(a.err()).toBe(`auditstorm: --out ${out}: given twice\n`);
+    const b = io();
+    expect(await main(['objects', file, '-o', out, '-o', `./${rel}`], b.io)).toBe(2);
+    expect(b.err()).toBe(`auditstorm: --out ./${rel}: given twice\n`);
+  });
   it('help', async () => {
     const a = io();
     expect(await main(['crd', '--help'], a.io)).toBe(0);
