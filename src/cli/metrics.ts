@@ -119,7 +119,8 @@ export function parseMetricsArgs(argv: readonly string[], io: Pick<CliIO, 'isTTY
   const quiet = v.quiet === true;
   const output: OutputOptions = {
     format: format ?? 'text',
-    stdout: outs.length === 0 || format !== undefined,
+    // As for analyze: a --format that an -o file with no known extension takes is not for stdout.
+    stdout: outs.length === 0 || (format !== undefined && (v.out ?? []).every((path) => formatFromPath(path) !== undefined)),
     outs,
     codes: [],
     color: useColor({ stdoutIsTTY: io.isTTY.stdout, stderrIsTTY: io.isTTY.stderr, env: io.env }, v['no-color'] === true),

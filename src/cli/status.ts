@@ -69,7 +69,7 @@ interface StatusArgs {
   failOn?: Severity;
   now?: string;
   quiet: boolean;
-  /** Write to stdout: no `-o`, or `--format` given with it. */
+  /** Write to stdout: no `-o`, or `--format` given with it and not taken by an `-o` file with no known extension. */
   stdout?: boolean;
   options: Record<string, number>;
 }
@@ -127,7 +127,8 @@ function parseStatusArgs(cmd: 'objects' | 'crd', argv: readonly string[]): Statu
   a.path = paths[0]!;
   // As for analyze: the format from the extension, else --format (text if none): `-o /dev/null`.
   a.outs = outPaths.map((p) => ({ path: p, format: formatFromPath(p) ?? a.format }));
-  a.stdout = a.outs.length === 0 || formatGiven;
+  // As for analyze: a --format that an -o file with no known extension takes is not for stdout.
+  a.stdout = a.outs.length === 0 || (formatGiven && outPaths.every((p) => formatFromPath(p) !== undefined));
   return a;
 }
 

@@ -332,6 +332,7 @@ function io(stdin = ''): { io: CliIO; out: () => string; err: () => string } {
 describe('CLI', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'auditstorm-status-'));
   const file = path.join(dir, 'objs.json');
+  const crdFile = path.join(CORPUS, 'vmware-tanzu__velero__config__crd__v1__bases__velero.io_deletebackuprequests.yaml');
   writeFileSync(file, JSON.stringify({ kind: 'List', items: [obj('behind', 9, 5, [ok('Ready')])] }));
   it('objects: exit 1 at --fail-on medium, 0 at high; the table is printed', async () => {
     const a = io();
@@ -377,6 +378,14 @@ describe('CLI', () => {
     const b = io(capture);
     expect(await main(['analyze', '-', '--objects', '-'], b.io)).toBe(2);
     expect(b.err()).toBe('auditstorm: --objects -: stdin is already the audit log\nhint: save the kubectl get output to a file and give --objects FILE\n');
+  });
+  it('--format that goes to an -o file with no known extension (/dev/null) is not also printed on stdout, as for analyze', async () => {
+    const a = io();
+    expect(await main(['crd', crdFile, '--format', 'json', '-o', '/dev/null', '-q'], a.io)).toBe(0);
+    expect(a.out()).toBe('');
+    const b = io();
+    expect(await main(['objects', file, '--format', 'json', '-o', path.join(dir, 'o.md'), '-q'], b.io)).toBe(0);
+    expect((JSON.parse(b.out()) as Report).findings.map((f) => f.kind)).toEqual(['status-lag']);
   });
   it('an --out file given twice (also as ./name) is a usage error, as for analyze', async () => {
     const out = path.join(dir, 'twice.json');
