@@ -341,7 +341,8 @@ function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       group: GROUP_INPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'A kubectl get <kind> -A -o json (or -o yaml) capture, or - for stdin: storm findings on its objects say what the object showed (generation, observedGeneration, Ready and reason)',
+      describe:
+        'A kubectl get <kind> -A -o json (or -o yaml) capture, or - for stdin: storm findings on its objects say what the object showed (generation, observedGeneration, Ready and reason)',
     });
   return failOnOption(withInput, 'after the report')
     .example('$0 audit.log', 'Text report of one log')
@@ -506,7 +507,11 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
       diffCompletion(y, shown, defaults),
     )
     .command('metrics <scrapes..>', `Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see \`${program} metrics --help\``, metricsCompletion)
-    .command('objects <file>', `Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see \`${program} objects --help\``, objectsCompletion)
+    .command(
+      'objects <file>',
+      `Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see \`${program} objects --help\``,
+      objectsCompletion,
+    )
     .command('crd <file>', `Check the status contract of CRDs: status subresource, conditions, observedGeneration; see \`${program} crd --help\``, ownOutputOptions)
     .command('publish <paths..>', `Fleet: publish audit events to NATS JetStream (stream AUDITSTORM); see \`${program} publish --help\``)
     .command('worker', `Fleet: analyze the stream's partitions, alert and checkpoint; see \`${program} worker --help\``)

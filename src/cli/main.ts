@@ -217,7 +217,7 @@ async function withObjects(report: Report, path: string, err: Guarded, quiet: bo
   if (path === '-') {
     if (io.isTTY.stdin) throw new UsageError('--objects -: stdin is a terminal', 'pipe kubectl get <kind> -A -o json into it, or give a file');
     const chunks: Buffer[] = [];
-    for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+    for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
     buf = Buffer.concat(chunks);
   } else {
     try {

@@ -374,7 +374,9 @@ describe('CLI', () => {
     const a = io(capture);
     expect(await main(['analyze', log, '--objects', '-', '--format', 'json', '-q'], a.io)).toBe(0);
     const r = JSON.parse(a.out()) as Report;
-    expect(r.findings.filter((f) => f.objectStatus !== undefined).map((f) => [f.kind, f.object?.name, f.objectStatus?.generation])).toEqual([['conflict-storm', 'payment-core', 4]]);
+    expect(r.findings.filter((f) => f.objectStatus !== undefined).map((f) => [f.kind, f.object?.name, f.objectStatus?.generation])).toEqual([
+      ['conflict-storm', 'payment-core', 4],
+    ]);
     const b = io(capture);
     expect(await main(['analyze', '-', '--objects', '-'], b.io)).toBe(2);
     expect(b.err()).toBe('auditstorm: --objects -: stdin is already the audit log\nhint: save the kubectl get output to a file and give --objects FILE\n');
