@@ -162,7 +162,14 @@ export async function runDiff(argv: readonly string[], io: CliIO, out: Guarded, 
     return 0;
   }
   const { rest, tolerance } = takeTolerance(argv);
-  const parsed = await parseArgs(rest, VERSION);
+  let parsed: Awaited<ReturnType<typeof parseArgs>>;
+  try {
+    parsed = await parseArgs(rest, VERSION);
+  } catch (e) {
+    // parseArgs reads the flags as analyze's, and its hint names the analyze help.
+    if (e instanceof UsageError && e.hint === 'run `auditstorm --help` for usage') throw new UsageError(e.message, 'run `auditstorm diff --help` for usage', { cause: e });
+    throw e;
+  }
   if (parsed.kind === 'print') {
     await out.write(parsed.text);
     return 0;
