@@ -341,7 +341,8 @@ function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
       group: GROUP_INPUT,
       type: 'string',
       requiresArg: true,
-      describe: 'A kubectl get <kind> -A -o json (or -o yaml) capture: storm findings on its objects say what the object showed (generation, observedGeneration, Ready and reason)',
+      describe:
+        'A kubectl get <kind> -A -o json (or -o yaml) capture, or - for stdin: storm findings on its objects say what the object showed (generation, observedGeneration, Ready and reason)',
     });
   return failOnOption(withInput, 'after the report')
     .example('$0 audit.log', 'Text report of one log')
@@ -352,6 +353,44 @@ function analyzeBuilder(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
     .example('$0 a.log --fail-on high -o /dev/null', 'CI: exit 1 on high or critical findings, no report')
     .example('$0 a.log --format json | jq', 'JSON for programs')
     .example('$0 a.log --config cfg.yaml', 'Settings from a file; flags override');
+}
+
+/**
+ * The output flags of `metrics`, `objects` and `crd`, for shell completion only: `main` hands
+ * those commands (and `diff`) to parsers of their own (src/cli/metrics.ts, status.ts, diff.ts)
+ * before yargs sees them, so these builders serve `--get-yargs-completions` and nothing else.
+ */
+function ownOutputOptions(y: Argv): Argv {
+  return failOnOption(y, 'after the report')
+    .option('format', { group: GROUP_OUTPUT, type: 'string', choices: FORMATS, requiresArg: true, describe: 'Format written to stdout' })
+    .option('out', { alias: 'o', group: GROUP_OUTPUT, type: 'string', requiresArg: true, describe: 'Also write the report to FILE' })
+    .option('no-color', { group: GROUP_OUTPUT, type: 'boolean', describe: 'No colours' })
+    .option('quiet', { alias: 'q', group: GROUP_OUTPUT, type: 'boolean', describe: 'Nothing on stderr but errors' });
+}
+
+/** `diff`'s flags for completion: the analysis flags (for log inputs), `--fail-on` and `--tolerance`. */
+function diffCompletion(y: Argv, shown: Shown, defaults: HelpDefaults): Argv {
+  return failOnOption(sharedOptions(y, shown, defaults), 'when a new or worse finding').option('tolerance', {
+    type: 'string',
+    requiresArg: true,
+    describe: 'Changes within this share count as the same (20% or 0.2)',
+  });
+}
+
+/** `metrics`' flags for completion. */
+function metricsCompletion(y: Argv): Argv {
+  return ownOutputOptions(y)
+    .option('interval', { type: 'string', requiresArg: true, describe: 'Time between consecutive scrapes' })
+    .option('config', { type: 'string', requiresArg: true, describe: 'YAML or JSON config' });
+}
+
+/** `objects`' flags for completion. */
+function objectsCompletion(y: Argv): Argv {
+  return ownOutputOptions(y)
+    .option('now', { type: 'string', requiresArg: true, describe: 'Clock for ages (RFC 3339)' })
+    .option('stuck-after', { type: 'string', requiresArg: true, describe: 'Readiness False this long is stuck' })
+    .option('churn-window', { type: 'string', requiresArg: true, describe: 'A condition changed within this window counts as churn' })
+    .option('churn-min-objects', { type: 'number', requiresArg: true, describe: 'Objects needed for condition-churn' });
 }
 
 /** The help defaults of a live mode: its own `--reorder-window` default. */
@@ -464,10 +503,16 @@ export function buildParser(version: string, width = 80, defaults: HelpDefaults 
     .command(['analyze [paths..]', '$0 [paths..]'], 'Analyze audit logs (the default command)', (y) => analyzeBuilder(y, shown, defaults))
     .command('watch [paths..]', 'Alert on storms while the log is written: stdin (a pipe) or one file, followed across rotation', (y) => watchBuilder(y, shown, defaults))
     .command('serve', "Receive the API server's audit webhook (EventList POSTs); /metrics, /healthz, /report, /report.html", (y) => serveBuilder(y, shown, defaults))
-    .command('diff <before> <after>', `Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see \`${program} diff --help\``)
-    .command('metrics <scrapes..>', `Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see \`${program} metrics --help\``)
-    .command('objects <file>', `Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see \`${program} objects --help\``)
-    .command('crd <file>', `Check the status contract of CRDs: status subresource, conditions, observedGeneration; see \`${program} crd --help\``)
+    .command('diff <before> <after>', `Compare two runs (JSON reports or logs): each finding fixed, new, better, same or worse; see \`${program} diff --help\``, (y) =>
+      diffCompletion(y, shown, defaults),
+    )
+    .command('metrics <scrapes..>', `Read kube-apiserver /metrics scrapes: request rates, 409 and 429 shares, latency, APF; see \`${program} metrics --help\``, metricsCompletion)
+    .command(
+      'objects <file>',
+      `Judge the status of objects from kubectl get -o json|yaml: observedGeneration, conditions, stuck objects; see \`${program} objects --help\``,
+      objectsCompletion,
+    )
+    .command('crd <file>', `Check the status contract of CRDs: status subresource, conditions, observedGeneration; see \`${program} crd --help\``, ownOutputOptions)
     .command('publish <paths..>', `Fleet: publish audit events to NATS JetStream (stream AUDITSTORM); see \`${program} publish --help\``)
     .command('worker', `Fleet: analyze the stream's partitions, alert and checkpoint; see \`${program} worker --help\``)
     .command('report', `Fleet: the merged report of the workers' clusters; see \`${program} report --help\``)

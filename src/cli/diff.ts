@@ -18,7 +18,7 @@ import { looksLikeReport, parseReport } from '../diff/load.js';
 import type { DiffReport } from '../diff/schema.js';
 import { VERSION } from '../version.js';
 import { parseArgs } from './args.js';
-import type { CliIO } from './io.js';
+import { helpFor, type CliIO } from './io.js';
 import { checkOutDirs, type Guarded } from './output.js';
 import { createOptions, type OutputOptions } from './options.js';
 
@@ -158,11 +158,18 @@ async function writeDiff(diff: DiffReport, output: OutputOptions, out: Guarded, 
  */
 export async function runDiff(argv: readonly string[], io: CliIO, out: Guarded, err: Guarded): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    await out.write(DIFF_HELP);
+    await out.write(helpFor(DIFF_HELP, io.program));
     return 0;
   }
   const { rest, tolerance } = takeTolerance(argv);
-  const parsed = await parseArgs(rest, VERSION);
+  let parsed: Awaited<ReturnType<typeof parseArgs>>;
+  try {
+    parsed = await parseArgs(rest, VERSION);
+  } catch (e) {
+    // parseArgs reads the flags as analyze's, and its hint names the analyze help.
+    if (e instanceof UsageError && e.hint === 'run `auditstorm --help` for usage') throw new UsageError(e.message, 'run `auditstorm diff --help` for usage', { cause: e });
+    throw e;
+  }
   if (parsed.kind === 'print') {
     await out.write(parsed.text);
     return 0;

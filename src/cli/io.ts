@@ -45,3 +45,12 @@ export interface CliIO {
   /** Whether the native line scanner is built and in use (default: as `src/decoding/native.ts` loaded it). */
   nativeScanner?: boolean;
 }
+
+/**
+ * A command's help text with the program named as `program` (see {@link CliIO.program}):
+ * `auditstorm crd FILE` reads `kubectl auditstorm crd FILE` for the kubectl plugin. Only the word
+ * followed by a space is the program (`# auditstorm-scrape-time:` stays).
+ */
+export function helpFor(text: string, program: string | undefined): string {
+  return program === undefined || program === 'auditstorm' ? text : text.replace(/(?<![\w-]|kubectl )auditstorm(?= )/g, program);
+}

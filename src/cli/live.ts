@@ -5,7 +5,7 @@
  *
  * Exit codes: 0 (input ended, or a signal); 1 for `watch --fail-on SEVERITY` when a finding at or
  * above it appeared; 2 usage, config or input error (not an audit log, a port in use, unreadable
- * TLS files). A closed stdout (`| head`) stops quietly (0, or 1 as said).
+ * TLS files). A closed stdout (`| head`) stops quietly (0, or 1 as said), still writing the -o files.
  */
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -208,7 +208,11 @@ export async function runLive(args: ParsedArgs, io: CliIO, out: Guarded, err: Gu
   // watch --fail-on: 1 when such a finding appeared (stdin ended, or a signal).
   // serve has no --fail-on (a config file's failOn does not make a stopped server exit 1).
   const code = command === 'watch' ? exitCodeFor(report, output.failOn) : 0;
-  if (stdoutClosed) return code;
+  if (stdoutClosed) {
+    // The -o files asked for still get the report of what was read before stdout closed.
+    if (output.outs.length > 0) await writeOutputs(report, { ...output, stdout: false, quiet: true }, out, err, io);
+    return code;
+  }
   if (ndjson && output.stdout) {
     await out.write(`${JSON.stringify({ type: 'report', report })}\n`);
     await writeOutputs(report, { ...output, stdout: false, quiet: true }, out, err, io);

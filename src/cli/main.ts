@@ -166,6 +166,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     });
     const inputs = analyzeOptions.inputs ?? [];
     const readsStdin = inputs.length === 0 || inputs.includes('-');
+    if (readsStdin && parsed.args.objects === '-') {
+      throw new UsageError('--objects -: stdin is already the audit log', 'save the kubectl get output to a file and give --objects FILE');
+    }
     if (readsStdin && io.isTTY.stdin) {
       throw new UsageError(
         inputs.length === 0 ? 'no input: give audit log files or directories, or pipe a log into stdin' : 'stdin ("-") is a terminal, not an audit log',
@@ -188,7 +191,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (progress) analyzeIO.onProgress = progress.update.bind(progress);
     let report = await analyze(analyzeOptions, analyzeIO);
     progress?.done();
-    if (parsed.args.objects !== undefined) report = await withObjects(report, parsed.args.objects, err, output.quiet);
+    if (parsed.args.objects !== undefined) report = await withObjects(report, parsed.args.objects, err, output.quiet, io);
     for (const w of warningsFor(report)) await err.write(`auditstorm: warning: ${w}\n`);
     const shown = await withCodes(report, output, err);
     await writeOutputs(shown, output, out, err, io);
@@ -202,22 +205,30 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
 
 /**
  * `analyze --objects FILE`: storm findings on objects in the capture get what the object showed
- * (`src/status/report.ts` joinObjects). @throws InputError when FILE cannot be read or parsed.
+ * (`src/status/report.ts` joinObjects). FILE `-` is stdin (the log then comes from files).
+ * @throws InputError when FILE cannot be read or parsed; UsageError when `-` is a terminal.
  */
-async function withObjects(report: Report, path: string, err: Guarded, quiet: boolean): Promise<Report> {
+async function withObjects(report: Report, path: string, err: Guarded, quiet: boolean, io: CliIO): Promise<Report> {
   const { readFile } = await import('node:fs/promises');
   const { InputError } = await import('../errors.js');
   let buf: Buffer;
-  try {
-    buf = await readFile(path);
-  } catch (e) {
-    throw new InputError(`--objects ${path}: cannot read: ${describeFsError(e)}`);
+  if (path === '-') {
+    if (io.isTTY.stdin) throw new UsageError('--objects -: stdin is a terminal', 'pipe kubectl get <kind> -A -o json into it, or give a file');
+    const chunks: Buffer[] = [];
+    for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+    buf = Buffer.concat(chunks);
+  } else {
+    try {
+      buf = await readFile(path);
+    } catch (e) {
+      throw new InputError(`--objects ${path}: cannot read: ${describeFsError(e)}`);
+    }
   }
   const { joinObjects } = await import('../status/report.js');
   const { decodeInput } = await import('../status/input.js');
   let r: ReturnType<typeof joinObjects>;
   try {
-    r = joinObjects(report, { name: path, text: decodeInput(buf, path), bytes: buf.length, kind: 'file' });
+    r = joinObjects(report, { name: path, text: decodeInput(buf, path), bytes: buf.length, kind: path === '-' ? 'stdin' : 'file' });
   } catch (e) {
     // The capture's messages name it by path (path:line:column); say which flag gave it.
     if (e instanceof InputError) throw new InputError(`--objects ${e.message}`, e.hint, { cause: e });

@@ -14,7 +14,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { formatFromPath, isFormat, FORMATS, type Format } from '../report/formats.js';
 import { SeveritySchema, type Severity } from '../report/schema.js';
 import { VERSION } from '../version.js';
-import type { CliIO } from './io.js';
+import { helpFor, type CliIO } from './io.js';
 import { checkOutDirs, exitCodeFor, writeOutputs, type Guarded } from './output.js';
 import { formatIssue, loadConfig, useColor, type OutputOptions } from './options.js';
 
@@ -102,7 +102,7 @@ export function parseMetricsArgs(argv: readonly string[], io: Pick<CliIO, 'isTTY
   }
   let failOn: Severity | undefined;
   if (v['fail-on'] !== undefined) {
-    const s = SeveritySchema.safeParse(v['fail-on']);
+    const s = SeveritySchema.safeParse(v['fail-on'].toLowerCase());
     if (!s.success) throw new UsageError(`--fail-on: expected one of ${SeveritySchema.options.join(', ')}, got "${v['fail-on']}"`, usageHint);
     failOn = s.data;
   }
@@ -119,7 +119,8 @@ export function parseMetricsArgs(argv: readonly string[], io: Pick<CliIO, 'isTTY
   const quiet = v.quiet === true;
   const output: OutputOptions = {
     format: format ?? 'text',
-    stdout: outs.length === 0 || format !== undefined,
+    // As for analyze: a --format that an -o file with no known extension takes is not for stdout.
+    stdout: outs.length === 0 || (format !== undefined && (v.out ?? []).every((path) => formatFromPath(path) !== undefined)),
     outs,
     codes: [],
     color: useColor({ stdoutIsTTY: io.isTTY.stdout, stderrIsTTY: io.isTTY.stderr, env: io.env }, v['no-color'] === true),
@@ -142,7 +143,7 @@ export function parseMetricsArgs(argv: readonly string[], io: Pick<CliIO, 'isTTY
 export async function runMetrics(argv: readonly string[], io: CliIO, out: Guarded, err: Guarded): Promise<number> {
   const args = parseMetricsArgs(argv, io);
   if (args.help) {
-    await out.write(METRICS_HELP);
+    await out.write(helpFor(METRICS_HELP, io.program));
     return 0;
   }
   if (args.paths.includes('-') && io.isTTY.stdin) {

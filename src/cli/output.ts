@@ -88,9 +88,16 @@ export function envColumns(env: Readonly<Record<string, string | undefined>>): n
   return env.COLUMNS !== undefined && /^\d+$/.test(env.COLUMNS.trim()) && n > 0 ? n : undefined;
 }
 
-/** Fail before a long analysis when an `--out` file could not be written anyway. */
+/**
+ * Fail before a long analysis when an `--out` file could not be written anyway, or is given twice
+ * (also under another spelling of the same path, `./x.json`).
+ * @throws UsageError naming the `--out` path
+ */
 export async function checkOutDirs(paths: readonly string[]): Promise<void> {
+  const seen = new Set<string>();
   for (const path of paths) {
+    if (seen.has(resolve(path))) throw new UsageError(`--out ${path}: given twice`);
+    seen.add(resolve(path));
     const dir = dirname(resolve(path));
     let isDir: boolean;
     try {

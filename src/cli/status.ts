@@ -11,7 +11,7 @@ import { formatFromPath, isFormat, renderReport, type Format } from '../report/i
 import { SEVERITIES, type Severity } from '../report/schema.js';
 import { decodeInput } from '../status/input.js';
 import type { StatusInput } from '../status/report.js';
-import type { CliIO } from './io.js';
+import { helpFor, type CliIO } from './io.js';
 import { checkOutDirs, exitCodeFor, type Guarded } from './output.js';
 
 /** `auditstorm objects --help`. */
@@ -69,7 +69,7 @@ interface StatusArgs {
   failOn?: Severity;
   now?: string;
   quiet: boolean;
-  /** Write to stdout: no `-o`, or `--format` given with it. */
+  /** Write to stdout: no `-o`, or `--format` given with it and not taken by an `-o` file with no known extension. */
   stdout?: boolean;
   options: Record<string, number>;
 }
@@ -127,7 +127,8 @@ function parseStatusArgs(cmd: 'objects' | 'crd', argv: readonly string[]): Statu
   a.path = paths[0]!;
   // As for analyze: the format from the extension, else --format (text if none): `-o /dev/null`.
   a.outs = outPaths.map((p) => ({ path: p, format: formatFromPath(p) ?? a.format }));
-  a.stdout = a.outs.length === 0 || formatGiven;
+  // As for analyze: a --format that an -o file with no known extension takes is not for stdout.
+  a.stdout = a.outs.length === 0 || (formatGiven && outPaths.every((p) => formatFromPath(p) !== undefined));
   return a;
 }
 
@@ -157,7 +158,7 @@ async function readInput(path: string, io: CliIO): Promise<StatusInput> {
  */
 export async function runStatus(cmd: 'objects' | 'crd', argv: readonly string[], io: CliIO, out: Guarded, err: Guarded): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    await out.write(cmd === 'objects' ? OBJECTS_HELP : CRD_HELP);
+    await out.write(helpFor(cmd === 'objects' ? OBJECTS_HELP : CRD_HELP, io.program));
     return 0;
   }
   const args = parseStatusArgs(cmd, argv);

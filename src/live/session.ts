@@ -28,6 +28,7 @@ import { tryParseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
 import { resolveOptions } from '../analyze.js';
 import { resourceLabel } from '../labels.js';
+import { distinguishTitle, noteActors } from '../report/actor-names.js';
 import { LIVE_REORDER_WINDOW_MS, type AnalyzeOptions, type AnalyzeOptionsInput } from '../options.js';
 import { Normalizer } from '../decoding/normalize.js';
 import { BadLineLog } from '../ingest/read.js';
@@ -149,6 +150,8 @@ export class LiveSession {
   private readonly closed: Record<string, number> = {};
   /** Alerts raised inside the current engine call; sent after it returns (see {@link flushAlerts}). */
   private pending: Array<{ phase: EpisodePhase; finding: Finding }> = [];
+  /** Service accounts of the alerts so far, by short name: alert titles tell same-named ones apart. */
+  private readonly alertActors = new Map<string, Set<string>>();
   private notesSeen = 0;
   private maxTs = -Infinity;
   private wallAtMaxTs = 0;
@@ -316,9 +319,10 @@ export class LiveSession {
     const noted = new Set<string>();
     for (; this.notesSeen < notes.length; this.notesSeen++) noted.add(notes[this.notesSeen]!.id);
     const at = new Date(this.now()).toISOString();
+    for (const { finding } of pending) noteActors(this.alertActors, finding);
     for (const { phase, finding } of pending) {
       const key = `${finding.kind}\u0000${finding.id}`;
-      const alert: LiveAlert = { phase, finding, at };
+      const alert: LiveAlert = { phase, finding: distinguishTitle(finding, this.alertActors), at };
       if (phase === 'close') {
         this.open.delete(key);
         this.closed[finding.kind] = (this.closed[finding.kind] ?? 0) + 1;

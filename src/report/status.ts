@@ -5,6 +5,7 @@
  * served version. JSON goes through the common `renderJson`. Every string from the input is
  * cleaned (text), escaped (Markdown, HTML).
  */
+import { createHash } from 'node:crypto';
 import { kubectlAge } from '../duration.js';
 import { escapeHtml, escapeMarkdownCell, escapeMarkdownInline, stripControlChars } from './escape.js';
 import type { CrdSection, Finding, ObjectsSection, Report } from './schema.js';
@@ -117,38 +118,50 @@ export function renderStatusText(report: Report): string {
 export function renderStatusMarkdown(report: Report): string {
   const i = escapeMarkdownInline;
   const cell = escapeMarkdownCell;
-  const out: string[] = [`## ${i(headline(report))}`, ''];
+  const out: string[] = [`# ${i(headline(report))}`, ''];
   if (report.findings.length > 0) {
-    out.push('### Findings', '');
+    out.push('## Findings', '');
     for (const f of report.findings) {
       out.push(`- **${f.severity}** \`${i(f.kind)}\`: ${i(f.title)}`);
       for (const a of f.advice) out.push(`  - ${i(a.text)}`);
+      // Our own URL (src/docs-link.ts), as an autolink: escaping would break it.
+      if (f.docs !== undefined) out.push(`  - Docs: <${f.docs}>`);
     }
     out.push('');
   }
   const { title, table, note } = tableOf(report);
-  out.push(`### ${i(title)}`, '', `| ${table.headers.join(' | ')} |`, `| ${table.headers.map(() => '---').join(' | ')} |`);
+  out.push(`## ${i(title)}`, '', `| ${table.headers.join(' | ')} |`, `| ${table.headers.map(() => '---').join(' | ')} |`);
   for (const r of table.rows) out.push(`| ${r.map(cell).join(' | ')} |`);
   if (note !== '') out.push('', i(note));
   const bad = report.input.badLineSamples;
-  if (bad.length > 0) out.push('', `### Skipped (${report.input.badLines})`, '', ...bad.map((b) => `- ${i(b.reason)}`));
+  if (bad.length > 0) out.push('', `## Skipped (${report.input.badLines})`, '', ...bad.map((b) => `- ${i(b.reason)}`));
   return `${out.join('\n')}\n`;
 }
 
-/** A self-contained HTML page (no scripts, no external resources). */
+const STATUS_CSS =
+  'body{font:14px system-ui,sans-serif;margin:2em;max-width:72em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}.sev{font-weight:bold;text-transform:uppercase}';
+
+/**
+ * A self-contained HTML page (no scripts, no external resources): as the analyze report, its
+ * Content-Security-Policy loads nothing and allows only its own style, by hash.
+ */
 export function renderStatusHtml(report: Report): string {
   const h = (s: string): string => escapeHtml(stripControlChars(s));
+  const csp = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STATUS_CSS, 'utf8').digest('base64')}'`;
   const parts: string[] = [
     '<!doctype html>',
-    '<html lang="en"><head><meta charset="utf-8"><title>' + h(headline(report)) + '</title>',
-    '<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:72em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}.sev{font-weight:bold;text-transform:uppercase}</style>',
+    `<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${h(csp)}"><meta name="referrer" content="no-referrer"><title>${h(headline(report))}</title>`,
+    `<style>${STATUS_CSS}</style>`,
     '</head><body>',
     `<h1>${h(headline(report))}</h1>`,
   ];
   if (report.findings.length > 0) {
     parts.push('<h2>Findings</h2>', '<ol>');
     for (const f of report.findings) {
-      parts.push(`<li><span class="sev">${h(f.severity)}</span> <code>${h(f.kind)}</code>: ${h(f.title)}<ul>${f.advice.map((a) => `<li>${h(a.text)}</li>`).join('')}</ul></li>`);
+      const docs = f.docs !== undefined ? ` <a href="${h(f.docs)}">docs</a>` : '';
+      parts.push(
+        `<li><span class="sev">${h(f.severity)}</span> <code>${h(f.kind)}</code>: ${h(f.title)}${docs}<ul>${f.advice.map((a) => `<li>${h(a.text)}</li>`).join('')}</ul></li>`,
+      );
     }
     parts.push('</ol>');
   }

@@ -326,6 +326,24 @@ describe('completion', () => {
     expect(offered).not.toContain('--n');
     expect(offered).not.toContain('--listen');
   });
+
+  it('completes the flags of diff, metrics, objects and crd, and their --format and --fail-on values', async () => {
+    const ask = async (...words: string[]): Promise<string[]> => {
+      const io = fakeIO();
+      expect(await main(['--get-yargs-completions', 'auditstorm', ...words], io)).toBe(0);
+      return io.stdout.text.split('\n').filter((w) => w.startsWith('--'));
+    };
+    const own = ['--fail-on', '--format', '--out', '--no-color', '--quiet'];
+    expect(await ask('metrics', '--')).toEqual(['--version', '--help', ...own, '--interval', '--config']);
+    expect(await ask('objects', '--')).toEqual(['--version', '--help', ...own, '--now', '--stuck-after', '--churn-window', '--churn-min-objects']);
+    expect(await ask('crd', '--')).toEqual(['--version', '--help', ...own]);
+    const diff = await ask('diff', '--');
+    expect(['--tolerance', '--fail-on', '--since', '--window', '--format'].filter((f) => !diff.includes(f))).toEqual([]);
+    expect(diff).not.toContain('--listen');
+    const values = fakeIO();
+    expect(await main(['--get-yargs-completions', 'auditstorm', 'crd', '--format', ''], values)).toBe(0);
+    expect(values.stdout.text).toBe('text\njson\nmarkdown\nhtml\n');
+  });
 });
 
 describe('as a kubectl plugin', () => {
@@ -356,6 +374,22 @@ describe('as a kubectl plugin', () => {
       const io = fakeIO({ program: 'kubectl auditstorm' });
       expect(await main([...argv], io)).toBe(2);
       expect(io.stderr.text).toBe(text);
+    }
+  });
+
+  it('says kubectl auditstorm in the help of diff, metrics, objects and crd', async () => {
+    for (const [cmd, first, example] of [
+      ['diff', 'kubectl auditstorm diff BEFORE AFTER [options]', '  kubectl auditstorm diff before.json after.log --fail-on high'],
+      ['metrics', 'kubectl auditstorm metrics SCRAPE [SCRAPE2 ...] [options]', '  kubectl get --raw /metrics | kubectl auditstorm metrics -'],
+      ['objects', 'kubectl auditstorm objects FILE|- [options]', '  kubectl get appdeployments -A -o json | kubectl auditstorm objects -'],
+      ['crd', 'kubectl auditstorm crd FILE|- [options]', '  kubectl get crd appdeployments.example.com -o yaml | kubectl auditstorm crd -'],
+    ] as const) {
+      const io = fakeIO({ program: 'kubectl auditstorm' });
+      expect(await main([cmd, '--help'], io)).toBe(0);
+      const lines = io.stdout.text.split('\n');
+      expect([lines[0], lines.includes(example)]).toEqual([first, true]);
+      // The scrape-time header is a fixed string, not the program's name.
+      expect(io.stdout.text).not.toMatch(/kubectl kubectl|# kubectl auditstorm-scrape-time/);
     }
   });
 });

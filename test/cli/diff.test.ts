@@ -169,6 +169,14 @@ describe('auditstorm diff: bad input', () => {
     await fails([path('before.log'), path('gone.log'), '--fail-on', 'bad'], 'Invalid values');
   });
 
+  it('a bad flag value points at diff --help, not at the analyze help', async () => {
+    const io = fakeIO();
+    expect(await main(['diff', path('before.log'), path('gone.log'), '--format', 'yaml'], io)).toBe(2);
+    expect(io.stderr.text).toBe(
+      'auditstorm: Invalid values: Argument: format, Given: "yaml", Choices: "text", "json", "markdown", "html"\nhint: run `auditstorm diff --help` for usage\n',
+    );
+  });
+
   it('--help prints the diff usage', async () => {
     const io = fakeIO();
     expect(await main(['diff', '--help'], io)).toBe(0);

@@ -150,6 +150,20 @@ describe('auditstorm watch', () => {
     expect(w.err()).toBe('');
   }, 30_000);
 
+  it('with stdout closed (| head) still writes the -o report of what was read', async () => {
+    const [first, rest] = parts();
+    const out = join(dir, 'closed-stdout.json');
+    const w = start(['watch', '-q', '-o', out]);
+    w.child.stdout.once('data', () => w.child.stdout.destroy());
+    w.child.stdin.write(first);
+    await new Promise((r) => setTimeout(r, 300));
+    w.child.stdin.end(rest);
+    expect((await w.exit).code).toBe(0);
+    expect(w.err()).toBe('');
+    const report = ReportSchema.parse(JSON.parse(await readFile(out, 'utf8')));
+    expect(report.findings.map((f) => [f.kind, f.id])).toEqual([[STORM.kind, STORM.id]]);
+  }, 30_000);
+
   it('has --help, and rejects flags and formats that do not fit (exit 2)', async () => {
     const help = start(['watch', '--help']);
     expect(await help.exit).toEqual({ code: 0, signal: null });

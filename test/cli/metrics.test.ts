@@ -60,6 +60,24 @@ describe('auditstorm metrics', () => {
     expect((await run([p('m1.txt'), p('m2.txt.gz')])).code).toBe(0);
   });
 
+  it('--format that goes to an -o file with no known extension is not also printed on stdout, as for analyze', async () => {
+    const r = await run([p('m1.txt'), p('m2.txt.gz'), '-q', '--format', 'json', '-o', p('report')]);
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(JSON.parse(readFileSync(p('report'), 'utf8'))).toMatchObject({ schemaVersion: 1 });
+    const both = await run([p('m1.txt'), p('m2.txt.gz'), '-q', '--format', 'json', '-o', p('report.md')]);
+    expect([both.stdout.startsWith('{'), readFileSync(p('report.md'), 'utf8').startsWith('# auditstorm metrics')]).toEqual([true, true]);
+  });
+
+  it('an --out file given twice is a usage error, as for analyze', async () => {
+    const r = await run([p('m1.txt'), p('m2.txt.gz'), '-o', p('twice.json'), '-o', p('twice.json')]);
+    expect([r.code, r.stderr]).toEqual([2, `auditstorm: --out ${p('twice.json')}: given twice\n`]);
+  });
+
+  it('--fail-on takes the severity in any case, as analyze, objects and crd do', async () => {
+    const r = await run([p('m1.txt'), p('m2.txt.gz'), '-q', '-o', '/dev/null', '--fail-on', 'HIGH']);
+    expect([r.code, r.stderr]).toEqual([1, '']);
+  });
+
   it('--interval for scrapes without time lines; without it, exit 2 with the shell line to add them', async () => {
     const ok = await run([p('n1.txt'), p('n2.txt'), '--interval', '30s', '--format', 'json']);
     expect(ok.code).toBe(0);

@@ -108,3 +108,43 @@ describe('LiveSession', () => {
     expect(() => new LiveSession({ since: '15m' })).toThrow(/no end to count back from/);
   });
 });
+
+describe('alert titles', () => {
+  /** `controller-manager` of namespace `ns` updating its own widget's status every 100 ms, 9 in 10 answered 409. */
+  function stormLines(ns: string, offsetMs: number): string[] {
+    const base = Date.parse('2026-05-01T10:00:00Z');
+    return Array.from({ length: 600 }, (_, k) => {
+      const ts = new Date(base + k * 100 + offsetMs).toISOString();
+      const code = k % 10 === 0 ? 200 : 409;
+      return JSON.stringify({
+        kind: 'Event',
+        apiVersion: 'audit.k8s.io/v1',
+        level: 'Metadata',
+        auditID: `${ns}-${k}`,
+        stage: 'ResponseComplete',
+        requestURI: `/apis/example.com/v1/namespaces/${ns}/widgets/w1/status`,
+        verb: 'update',
+        user: { username: `system:serviceaccount:${ns}:controller-manager` },
+        sourceIPs: ['10.0.0.1'],
+        userAgent: 'manager/v0.0.0 (linux/amd64) kubernetes/$Format',
+        objectRef: { resource: 'widgets', namespace: ns, name: 'w1', apiGroup: 'example.com', apiVersion: 'v1', subresource: 'status' },
+        responseStatus: code === 409 ? { metadata: {}, code, status: 'Failure', reason: 'Conflict' } : { metadata: {}, code },
+        requestReceivedTimestamp: ts,
+        stageTimestamp: ts,
+      });
+    });
+  }
+
+  it('tell same-named service accounts of two namespaces apart, as the report does', () => {
+    const lines = [...stormLines('alpha', 0), ...stormLines('beta', 7)];
+    const records = recordsOf(lines).sort((a, b) => a.ts - b.ts);
+    const clock = { t: 0 };
+    const alerts: LiveAlert[] = [];
+    const session = new LiveSession({}, { now: () => clock.t, onAlert: (a) => alerts.push(a) });
+    replay(session, records, clock, records[records.length - 1]!.ts + 90_000);
+    const report = session.finish();
+    const titles = new Set(alerts.map((a) => `${a.phase} ${a.finding.title.split(' retries ')[0]!}`));
+    expect([...titles].sort()).toEqual(['alpha', 'beta'].flatMap((ns) => ['close', 'open', 'update'].map((p) => `${p} ${ns}/controller-manager`)).sort());
+    expect(report.findings.map((f) => f.title.split(' retries ')[0]).sort()).toEqual(['alpha/controller-manager', 'beta/controller-manager']);
+  });
+});

@@ -65,8 +65,8 @@ describe('npm pack', () => {
     expect(needed.filter((f) => !files.includes(f))).toEqual([]);
   });
 
-  it('ships none of the generator, the evaluation, the benchmark or other developer tools', () => {
-    const dev = files.filter((f) => /^dist\/(generator|eval|bench)\//.test(f) || /^dist\/cli\/(bench|eval|generate|dev-tool)\./.test(f));
+  it('ships none of the generator, the evaluation and its simulator, the benchmark or other developer tools', () => {
+    const dev = files.filter((f) => /^dist\/(generator|eval|sim|bench)\//.test(f) || /^dist\/cli\/(bench|eval|generate|dev-tool)\./.test(f));
     expect(dev).toEqual([]);
     expect(files.filter((f) => /^(src|test|fixtures|scripts|build|\.ci)\//.test(f))).toEqual([]);
   });

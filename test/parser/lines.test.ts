@@ -40,6 +40,10 @@ describe('stripPrefix', () => {
     ['"quoted" {"a":1}', '"quoted" {"a":1}'],
     ['host{"a":1}', 'host{"a":1}'],
     ['no brace at all', 'no brace at all'],
+    [
+      'W1205 17:12:05.000002       1 logging.go:59] grpc: failed to connect to {Addr: "127.0.0.1:2379", }',
+      'W1205 17:12:05.000002       1 logging.go:59] grpc: failed to connect to {Addr: "127.0.0.1:2379", }',
+    ],
   ])('%j → %j', (line, expected) => {
     expect(stripPrefix(line)).toBe(expected);
   });

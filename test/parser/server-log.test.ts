@@ -22,6 +22,9 @@ const KLOG = [
   'E1205 17:12:03.000001      17 watcher.go:123] "Unhandled Error" err="context canceled" logger="UnhandledError"',
   'I1205 17:12:04.998877       1 controller.go:615] quota admission added evaluator for: leases.coordination.k8s.io',
 ];
+/** grpc's line while etcd is down: a ` {` with no `"` before it, the shape of a `host {…}` prefix. */
+const KLOG_GRPC =
+  'W1205 17:12:05.000002       1 logging.go:59] [core] [Channel #1 SubChannel #2] grpc: addrConn.createTransport failed to connect to {Addr: "127.0.0.1:2379", ServerName: "127.0.0.1", }. Err: connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:2379: connect: connection refused"';
 const JSON_LOG = '{"ts":1733419917123.456,"caller":"app/server.go:167","msg":"Version: v1.31.0","v":0}';
 
 let dir: string;
@@ -64,6 +67,17 @@ describe('server log lines', () => {
     expect([r.input.badLines, r.input.events, r.input.lines]).toEqual([1, events.length, events.length + 6]);
     expect(r.input.badLineSamples).toEqual([{ source: path, line: 104, reason: expect.stringMatching(/JSON/) }]);
     expect(r.input.sources[0]!.badLines).toBe(1);
+  });
+
+  it('analyze: a klog line holding ` {` (grpc dialing etcd, or a JSON value at its end) is server log, not a bad line', async () => {
+    const events = incidentLines();
+    const klogJson = 'I1205 17:12:06.000003       1 genericapiserver.go:55] config {"qps":5}';
+    const path = join(dir, 'kubectl-logs-grpc.log');
+    await writeFile(path, [KLOG_GRPC, ...events.slice(0, 10), klogJson, ...events.slice(10)].join('\n') + '\n');
+    const io = fakeIO();
+    expect(await main([path, '--format', 'json'], io)).toBe(0);
+    const r = JSON.parse(io.stdout.text) as Report;
+    expect([r.input.skipped.logLines, r.input.badLines, r.input.events]).toEqual([2, 0, events.length]);
   });
 
   it('watch -: the same from a pipe, in the final report', async () => {

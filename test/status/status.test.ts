@@ -332,6 +332,7 @@ function io(stdin = ''): { io: CliIO; out: () => string; err: () => string } {
 describe('CLI', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'auditstorm-status-'));
   const file = path.join(dir, 'objs.json');
+  const crdFile = path.join(CORPUS, 'vmware-tanzu__velero__config__crd__v1__bases__velero.io_deletebackuprequests.yaml');
   writeFileSync(file, JSON.stringify({ kind: 'List', items: [obj('behind', 9, 5, [ok('Ready')])] }));
   it('objects: exit 1 at --fail-on medium, 0 at high; the table is printed', async () => {
     const a = io();
@@ -360,6 +361,43 @@ describe('CLI', () => {
     const a = io();
     expect(await main(['analyze', '--objects', bad, path.join(import.meta.dirname, '../../fixtures/sample/audit.log.gz')], a.io)).toBe(2);
     expect(a.err().split('\n')[0]).toBe(`auditstorm: --objects ${bad}:1:43: not valid JSON: Expected double-quoted property name`);
+  });
+  it('analyze --objects - reads the capture from stdin (the log is a file); both on stdin is a usage error', async () => {
+    const appDeployment = {
+      apiVersion: 'infra.company.io/v1',
+      kind: 'AppDeployment',
+      metadata: { name: 'payment-core', namespace: 'default', generation: 4 },
+      status: { observedGeneration: 4, conditions: [ok('Ready')] },
+    };
+    const capture = JSON.stringify({ kind: 'List', items: [appDeployment] });
+    const log = path.join(import.meta.dirname, '../../fixtures/incident/payment-core.log');
+    const a = io(capture);
+    expect(await main(['analyze', log, '--objects', '-', '--format', 'json', '-q'], a.io)).toBe(0);
+    const r = JSON.parse(a.out()) as Report;
+    expect(r.findings.filter((f) => f.objectStatus !== undefined).map((f) => [f.kind, f.object?.name, f.objectStatus?.generation])).toEqual([
+      ['conflict-storm', 'payment-core', 4],
+    ]);
+    const b = io(capture);
+    expect(await main(['analyze', '-', '--objects', '-'], b.io)).toBe(2);
+    expect(b.err()).toBe('auditstorm: --objects -: stdin is already the audit log\nhint: save the kubectl get output to a file and give --objects FILE\n');
+  });
+  it('--format that goes to an -o file with no known extension (/dev/null) is not also printed on stdout, as for analyze', async () => {
+    const a = io();
+    expect(await main(['crd', crdFile, '--format', 'json', '-o', '/dev/null', '-q'], a.io)).toBe(0);
+    expect(a.out()).toBe('');
+    const b = io();
+    expect(await main(['objects', file, '--format', 'json', '-o', path.join(dir, 'o.md'), '-q'], b.io)).toBe(0);
+    expect((JSON.parse(b.out()) as Report).findings.map((f) => f.kind)).toEqual(['status-lag']);
+  });
+  it('an --out file given twice (also as ./name) is a usage error, as for analyze', async () => {
+    const out = path.join(dir, 'twice.json');
+    const rel = path.relative(process.cwd(), out);
+    const a = io();
+    expect(await main(['objects', file, '-o', out, '-o', out], a.io)).toBe(2);
+    expect(a.err()).toBe(`auditstorm: --out ${out}: given twice\n`);
+    const b = io();
+    expect(await main(['objects', file, '-o', out, '-o', `./${rel}`], b.io)).toBe(2);
+    expect(b.err()).toBe(`auditstorm: --out ./${rel}: given twice\n`);
   });
   it('help', async () => {
     const a = io();

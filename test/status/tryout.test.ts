@@ -61,6 +61,32 @@ describe('control characters from the input never reach the output', () => {
   }
 });
 
+describe('objects and crd in Markdown and HTML, as analyze renders them', () => {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.acme.io' },
+    spec: {
+      group: 'acme.io',
+      names: { kind: 'Widget', plural: 'widgets' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { status: { type: 'object' } } } } }],
+    },
+  };
+  const report = crdReport(input('c.yaml', JSON.stringify(crd)), {}, NOW);
+  const docs = 'https://github.com/auditstorm/auditstorm/blob/main/docs/detectors/crd-status-subresource.md';
+  it('Markdown: one top-level heading, and each finding links its docs page', () => {
+    const md = renderReport(report, 'markdown');
+    expect(md.split('\n').filter((l) => /^# /.test(l))).toEqual(['# auditstorm crd: 3 findings in c.yaml']);
+    expect(md).toContain(`  - Docs: <${docs}>`);
+  });
+  it('HTML: a Content-Security-Policy that loads nothing, and each finding links its docs page', () => {
+    const html = renderReport(report, 'html');
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1]?.replaceAll('&#39;', "'");
+    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'$/);
+    expect(html).toContain(`<a href="${docs}">docs</a>`);
+  });
+});
+
 function io(stdin: Buffer | string = ''): { io: CliIO; out: () => string; err: () => string } {
   const o = new PassThrough();
   const e = new PassThrough();
