@@ -15,6 +15,7 @@ import { REPORT_SCHEMA_PATH, reportJsonSchemaText } from '../../src/report/json-
 import { renderJson } from '../../src/report/json.js';
 import type { Report } from '../../src/report/schema.js';
 import { cleanReport, copy, hostileReport, report as rendererReport } from './fixture.js';
+import { assertValidReport, checkedReports } from '../setup/report-schema.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const now = (): Date => new Date('2026-08-08T19:00:00.000Z');
@@ -83,5 +84,21 @@ describe('JSON reports validate against the committed schema', () => {
     const fractional = copy(base);
     fractional.input.requests = 1.5;
     expect(validate(fractional)).toBe(false);
+  });
+});
+
+describe('the suite-wide check (test/setup/validate-reports.ts)', () => {
+  it('checks each report analyze builds and each JSON rendering against the committed schema', async () => {
+    const before = checkedReports.count;
+    const report = await analyze({ inputs: [path.join(ROOT, 'fixtures/incident/payment-core.log')] }, { now });
+    expect(checkedReports.count).toBe(before + 1);
+    renderJson(report);
+    expect(checkedReports.count).toBe(before + 2);
+  });
+
+  it('throws on a report the schema rejects', () => {
+    const bad = copy(rendererReport) as unknown as { findings: Array<{ severity: string }> };
+    bad.findings[0]!.severity = 'urgent';
+    expect(() => assertValidReport(bad)).toThrow(/report does not match schema\/report-v1\.json: .*severity/);
   });
 });
