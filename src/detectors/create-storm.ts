@@ -47,8 +47,13 @@
  * creates, with `namePrefixes` naming the owners).
  *
  * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`); the parser
- * takes it from the logged response body (RequestResponse level), so at Metadata and Request level
- * such creates carry no name and are judged per namespace only. `namePrefixes` lists the names with their generated
+ * takes it from the logged response body (RequestResponse level). At Metadata and Request level
+ * the name is **recovered** from the first get, update or patch that names a new object (a name
+ * with a `generateName` suffix not named before) of the same resource and namespace within
+ * `nameRecoveryMs`: a new object is soon written by name (its status, an issuer signing it). It
+ * goes to the oldest nameless create waiting there, which is then counted in its owner group.
+ * Deletes are not used (a cleanup removes old objects). Names are remembered only for resources
+ * that had a nameless create (bounded by `maxSeenNames`). `namePrefixes` lists the names with their generated
  * suffix (`-` + 5 characters, or `-` + digits) removed, which usually names the owner the objects
  * are made for. `deletes`: deletes of the same resource in the namespace, by anyone, during the
  * episode (created and deleted again is churn; created and never deleted piles up in etcd).
