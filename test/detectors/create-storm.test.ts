@@ -248,7 +248,13 @@ describe('create-storm: storms', () => {
       out.push(rec(r.receivedTs + 300, issuer, object('certificaterequests', 'shop', old[i % 20]!, 'status', 'cert-manager.io'), PATCH));
       out.push(rec(r.receivedTs + 400, issuer, certRequest(`api-tls-${suffix(9000 + i)}`), { verb: 'delete', code: 200 }));
     });
-    expect(runDetector(detector, {}, out.sort((a, b) => a.ts - b.ts)).findings).toEqual([]);
+    expect(
+      runDetector(
+        detector,
+        {},
+        out.sort((a, b) => a.ts - b.ts),
+      ).findings,
+    ).toEqual([]);
   });
 
   it('the namespace group reports a fast loop once: its owner group does not open beside it', () => {
