@@ -47,8 +47,13 @@
  * creates, with `namePrefixes` naming the owners).
  *
  * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`); the parser
- * takes it from the logged response body (RequestResponse level), so at Metadata and Request level
- * such creates carry no name and are judged per namespace only. `namePrefixes` lists the names with their generated
+ * takes it from the logged response body (RequestResponse level). At Metadata and Request level
+ * the name is **recovered** from the first get, update or patch that names a new object (a name
+ * with a `generateName` suffix not named before) of the same resource and namespace within
+ * `nameRecoveryMs`: a new object is soon written by name (its status, an issuer signing it). It
+ * goes to the oldest nameless create waiting there, which is then counted in its owner group.
+ * Deletes are not used (a cleanup removes old objects). Names are remembered only for resources
+ * that had a nameless create (bounded by `maxSeenNames`). `namePrefixes` lists the names with their generated
  * suffix (`-` + 5 characters, or `-` + digits) removed, which usually names the owner the objects
  * are made for. `deletes`: deletes of the same resource in the namespace, by anyone, during the
  * episode (created and deleted again is churn; created and never deleted piles up in etcd).
@@ -115,6 +120,14 @@ export const createStormOptions = windowedOptions({
       'localsubjectaccessreviews.authorization.k8s.io',
       'selfsubjectrulesreviews.authorization.k8s.io',
     ]),
+  /**
+   * How long after a nameless create (`generateName` at Metadata or Request level) a request that
+   * names a new object of the same resource and namespace may give it its name, ms (see the file
+   * header). 0 turns the recovery off.
+   */
+  nameRecoveryMs: z.number().int().nonnegative().default(60_000),
+  /** Names remembered (per resource and namespace) to tell a new object from one seen before; the oldest are forgotten beyond. */
+  maxSeenNames: z.number().int().positive().default(100_000),
   /** Groups (identity, resource, namespace) tracked at once; creates of further groups are not judged until some go idle. */
   maxGroups: z.number().int().positive().default(20_000),
   /** Name prefixes counted per episode; further ones are summed under `(other)`. */
@@ -147,6 +160,8 @@ interface Hot {
   creates: number;
   /** Creates that carried a name (not `generateName`). */
   named: number;
+  /** Nameless creates whose name was recovered from a later request (see the file header). */
+  recovered: number;
   /** Per name prefix (see the file header): creates; beyond `maxNamePrefixes` under `(other)`. */
   prefixes: Map<string, number>;
   deletes: number;
@@ -161,6 +176,14 @@ interface Hot {
   /** `ts` of the previous create, ms. */
   lastTs: number;
   series: EpisodeSeries;
+}
+
+/** A nameless create waiting for a request that names the object it made. */
+interface Pending {
+  /** Key of its namespace group. */
+  key: string;
+  who: Actor;
+  r: RequestRecord;
 }
 
 interface Group {
@@ -217,6 +240,14 @@ export const createStorm = defineDetector({
     /** Busy groups per `apiGroup/resource/namespace`, for counting deletes. */
     const hotByKind = new Map<string, Set<Group>>();
     const identities = new Identities();
+    /** Resources (`apiGroup \0 resource`) that had a nameless create: names are remembered only for these. */
+    const tracked = new Set<string>();
+    /** Names seen per resource and namespace (`kindKey \0 name`), oldest first. */
+    const seen = new Set<string>();
+    /** Nameless creates waiting for their name, per `kindKey`, oldest first. */
+    const pending = new Map<string, Pending[]>();
+    /** `ts` of the latest record, ms. */
+    let latestTs = -Infinity;
 
     function isIgnored(group: string, resource: string): boolean {
       return ignored.has(group === '' ? resource : `${resource}.${group}`);
@@ -228,6 +259,7 @@ export const createStorm = defineDetector({
         to: r.ts,
         creates: 0,
         named: 0,
+        recovered: 0,
         prefixes: new Map(),
         deletes: 0,
         ips: new Set(),
@@ -252,9 +284,59 @@ export const createStorm = defineDetector({
       const who = identities.of(r.actor);
       const kk = kindKey(obj.apiGroup, obj.resource, obj.namespace);
       const key = `${who.key}\u0001${kk}`;
-      count(key, null, key, who, r);
-      const owner = obj.name === '' ? null : generatedOwner(obj.name);
-      if (owner !== null) count(`${key}\u0002${owner}`, owner, key, who, r);
+      count(key, null, key, who, r, obj.name, false);
+      if (obj.name === '') {
+        if (o.nameRecoveryMs > 0) awaitName(kk, key, who, r);
+      } else {
+        if (tracked.has(resourceKey(obj.apiGroup, obj.resource))) see(`${kk}\u0000${obj.name}`);
+        const owner = generatedOwner(obj.name);
+        if (owner !== null) count(`${key}\u0002${owner}`, owner, key, who, r, obj.name, false);
+      }
+    }
+
+    function resourceKey(apiGroup: string, resource: string): string {
+      return `${apiGroup}\u0000${resource}`;
+    }
+
+    /** Remember a nameless create of `kk` until a request names the object it made. */
+    function awaitName(kk: string, key: string, who: Actor, r: RequestRecord): void {
+      const obj = r.object as NonNullable<RequestRecord['object']>;
+      tracked.add(resourceKey(obj.apiGroup, obj.resource));
+      let q = pending.get(kk);
+      if (q === undefined) pending.set(kk, (q = []));
+      if (q.length >= o.maxSeenNames) q.shift();
+      q.push({ key, who, r });
+    }
+
+    /** Mark `nameKey` seen; false when it was seen before. The oldest names go beyond `maxSeenNames`. */
+    function see(nameKey: string): boolean {
+      if (seen.has(nameKey)) return false;
+      if (seen.size >= o.maxSeenNames) seen.delete(seen.values().next().value as string);
+      seen.add(nameKey);
+      return true;
+    }
+
+    /**
+     * A get or write naming an object of a resource that had nameless creates: the first request
+     * naming a new object with a `generateName` suffix gives its name to the oldest nameless create
+     * of its resource and namespace made within `nameRecoveryMs` before it.
+     */
+    function onNamed(r: RequestRecord): void {
+      const obj = r.object as NonNullable<RequestRecord['object']>;
+      const kk = kindKey(obj.apiGroup, obj.resource, obj.namespace);
+      if (!see(`${kk}\u0000${obj.name}`)) return;
+      const q = pending.get(kk);
+      if (q === undefined) return;
+      while (q.length > 0 && (q[0] as Pending).r.ts < r.ts - o.nameRecoveryMs) q.shift();
+      const owner = generatedOwner(obj.name);
+      if (owner !== null && q.length > 0) {
+        const c = q.shift() as Pending;
+        const parent = groups.get(c.key);
+        // The namespace group lists the recovered name's prefix when the create is in its episode.
+        if (parent?.hot && parent.hot.from <= c.r.ts) addPrefix(parent.hot, obj.name, true);
+        count(`${c.key}\u0002${owner}`, owner, c.key, c.who, c.r, obj.name, true);
+      }
+      if (q.length === 0) pending.delete(kk);
     }
 
     /** Budget (creates/s) and excess creates to open, of a namespace or an owner group. */
@@ -266,8 +348,11 @@ export const createStorm = defineDetector({
       return g.owner === null ? o.minExcessCreates : o.perOwner.ownerMinExcessCreates;
     }
 
-    /** Count create `r` in group `key` (made if new and room is left). */
-    function count(key: string, owner: string | null, parentKey: string, who: Actor, r: RequestRecord): void {
+    /**
+     * Count create `r`, of the object named `name` ('' when nameless), in group `key` (made if new
+     * and room is left); `recovered` when the name came from a later request.
+     */
+    function count(key: string, owner: string | null, parentKey: string, who: Actor, r: RequestRecord, name: string, recovered: boolean): void {
       const obj = r.object as NonNullable<RequestRecord['object']>;
       const kk = kindKey(obj.apiGroup, obj.resource, obj.namespace);
       let g = groups.get(key);
@@ -289,8 +374,9 @@ export const createStorm = defineDetector({
         };
         groups.set(key, g);
       }
-      g.lastTs = r.ts;
-      g.ring.add(Math.floor(r.ts / o.stepMs), 0);
+      g.lastTs = Math.max(g.lastTs, r.ts);
+      // A recovered create may be older than the ring's window: it counts in the oldest step held.
+      g.ring.add(Math.max(Math.floor(r.ts / o.stepMs), Math.floor(latestTs / o.stepMs) - n + 1), 0);
       if (g.hot === null) {
         g.hot = newHot(r);
         let set = hotByKind.get(kk);
@@ -299,21 +385,25 @@ export const createStorm = defineDetector({
       }
       const h = g.hot;
       h.score = Math.max(0, h.score + 1 - (Math.max(0, r.ts - h.lastTs) / 1000) * budgetOf(g));
-      h.lastTs = r.ts;
+      h.lastTs = Math.max(h.lastTs, r.ts);
       h.creates++;
-      h.to = r.ts;
-      if (obj.name !== '') {
-        h.named++;
-        const prefix = namePrefix(obj.name);
-        const label = h.prefixes.has(prefix) || h.prefixes.size < o.maxNamePrefixes ? prefix : '(other)';
-        h.prefixes.set(label, (h.prefixes.get(label) ?? 0) + 1);
-      }
+      h.to = Math.max(h.to, r.ts);
+      if (name !== '') addPrefix(h, name, recovered);
       if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
       h.userAgents.add(r.actor);
       h.peak.add(r.ts);
       h.evidence.add(r.auditID, r.level);
       h.series.add(r.ts, false);
+    }
+
+    /** Count `name`'s prefix in `h`, as a logged or a recovered name. */
+    function addPrefix(h: Hot, name: string, recovered: boolean): void {
+      if (recovered) h.recovered++;
+      else h.named++;
+      const prefix = namePrefix(name);
+      const label = h.prefixes.has(prefix) || h.prefixes.size < o.maxNamePrefixes ? prefix : '(other)';
+      h.prefixes.set(label, (h.prefixes.get(label) ?? 0) + 1);
     }
 
     function onDelete(r: RequestRecord): void {
@@ -405,6 +495,7 @@ export const createStorm = defineDetector({
       const metrics: Finding['metrics'] = {
         creates: h.creates,
         namedCreates: h.named,
+        recoveredNames: h.recovered,
         namePrefixes: topList(h.prefixes, (p) => p, o.topNamePrefixes),
         deletes: h.deletes,
         resource: resourceOf(g),
@@ -465,13 +556,29 @@ export const createStorm = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const [k, g] of groups) if (!evaluate(g, at)) groups.delete(k);
+        for (const [kk, q] of pending) {
+          while (q.length > 0 && (q[0] as Pending).r.ts < at * o.stepMs - o.nameRecoveryMs) q.shift();
+          if (q.length === 0) pending.delete(kk);
+        }
       },
       onRecord(r: RequestRecord): void {
+        if (r.ts > latestTs) latestTs = r.ts;
         if (r.dryRun) return;
         if (r.verb === 'create' && r.code >= 200 && r.code < 300) onCreate(r);
         else if (r.verb === 'delete' && hotByKind.size > 0 && r.code >= 200 && r.code < 300) onDelete(r);
+        else if (
+          tracked.size > 0 &&
+          (r.verb === 'get' || r.verb === 'update' || r.verb === 'patch') &&
+          r.object !== null &&
+          r.object.name !== '' &&
+          tracked.has(resourceKey(r.object.apiGroup, r.object.resource))
+        )
+          onNamed(r);
       },
       finish(): void {
+        tracked.clear();
+        seen.clear();
+        pending.clear();
         for (const g of groups.values()) if (g.open) close(g);
         groups.clear();
         hotByKind.clear();

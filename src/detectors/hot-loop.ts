@@ -18,8 +18,9 @@
  *   or only one per `healthyPeriodMs` (a timer's budget) for a write the log proves changed
  *   nothing or only timestamps (RequestResponse level: the response's resourceVersion equals the
  *   precondition's; Request level and above: the body equals the previous write's once timestamp
- *   fields are removed). At a steady rate r (writes/s) for T s the score is therefore about
- *   (r − changeWritesPerSec) × T: continuous and increasing in both rate and duration, with no
+ *   fields are removed; Metadata level: the next successful update sent the same resourceVersion
+ *   precondition, so this write stored nothing, and its score is redone when that update comes).
+ *   At a steady rate r (writes/s) for T s the score is therefore about (r − changeWritesPerSec) × T: continuous and increasing in both rate and duration, with no
  *   hold time and no rate step. Failed writes add nothing (409s are `conflict-storm`'s).
  * - The pair is **sustained** while its window holds at least `minRunWritesPerSec × windowMs`
  *   writes and at least `minSuccessRatio` of them succeeded; the score lives while it is.
@@ -202,6 +203,13 @@ interface Hot {
   lastOkTs: number;
   /** Content digest of the previous write's body (Request level and above); '' when none. */
   lastContent: string;
+  /** resourceVersion the previous successful write sent, if it was an update; '' otherwise. */
+  prevUpdateRV: string;
+  /** The previous successful write was scored as one that may carry a change (not yet proven unchanged). */
+  prevMayChange: boolean;
+  /** Score before the previous successful write, and its gap to the one before it (ms; -1 when it had none). */
+  prevScoreBefore: number;
+  prevGapMs: number;
   /** Writes and 409s per bucket, for the report. */
   series: EpisodeSeries;
 }
@@ -302,6 +310,10 @@ export const hotLoop = defineDetector({
         score: 0,
         lastOkTs: -1,
         lastContent: '',
+        prevUpdateRV: '',
+        prevMayChange: false,
+        prevScoreBefore: 0,
+        prevGapMs: -1,
         series: new EpisodeSeries(o.stepMs),
       };
     }
@@ -349,11 +361,14 @@ export const hotLoop = defineDetector({
       }
       h.peakWrites.add(r.ts);
       h.series.add(r.ts, isConflict(r));
+      // An update that succeeds with the resourceVersion the previous one sent proves that one changed nothing.
+      const proved = ok ? proveEarlier(h, r) : null;
       const before = h.score;
       // A first write has no gap to judge a rate by: it scores 1 for its object, never for the roll-up.
       const hadPrev = h.lastOkTs >= 0;
       const unchanged = ok && addToScore(h, r);
       const g = p.roll;
+      if (g !== null && !p.open && proved !== null) g.contribute(p, proved, r.auditID, r.level);
       if (g !== null && !p.open) {
         // The object has no episode of its own: its writes and its excess count in the roll-up.
         g.write(r, isConflict(r));
@@ -398,10 +413,29 @@ export const hotLoop = defineDetector({
         (r.body !== null && h.lastContent !== '' && r.body.content === h.lastContent);
       if (r.body !== null) h.lastContent = r.body.content;
       const gapMs = h.lastOkTs < 0 ? 0 : Math.max(0, r.ts - h.lastOkTs);
+      h.prevScoreBefore = h.score;
+      h.prevGapMs = h.lastOkTs < 0 ? -1 : gapMs;
+      h.prevMayChange = !noChange;
+      h.prevUpdateRV = r.verb === 'update' ? r.resourceVersion : '';
       h.lastOkTs = r.ts;
       const budget = noChange ? gapMs / o.healthyPeriodMs : (gapMs / 1000) * o.changeWritesPerSec;
       h.score = Math.max(0, h.score + 1 - budget);
       return noChange;
+    }
+
+    /**
+     * Metadata level: successful update `r` sent the resourceVersion R that the previous successful
+     * write (an update) sent too. The precondition is checked before the write, so the object was
+     * still at R: the previous write stored nothing (`audit-formats.md` §4a). Its score is redone
+     * with the proven budget (one write per `healthyPeriodMs`). Returns what that write now adds to
+     * the roll-up (it had a gap to judge), else null.
+     */
+    function proveEarlier(h: Hot, r: RequestRecord): number | null {
+      if (r.verb !== 'update' || r.resourceVersion === '' || r.resourceVersion !== h.prevUpdateRV || !h.prevMayChange) return null;
+      h.prevMayChange = false;
+      const gapMs = Math.max(0, h.prevGapMs);
+      h.score = Math.max(0, h.prevScoreBefore + 1 - gapMs / o.healthyPeriodMs);
+      return h.prevGapMs < 0 ? null : h.score - h.prevScoreBefore;
     }
 
     /** Judge the window ending at `boundary * stepMs` for one pair. Returns false to drop it. */

@@ -812,6 +812,97 @@ export const BENIGN_SCENARIOS: SimScenario[] = [
       }),
   },
   {
+    name: 'benign-ci-pipelineruns',
+    source: 'Tekton Triggers and Pipelines (EventListener TriggerTemplates with generateName, child TaskRuns named <pipelinerun>-<task>), a pruner keeping recent runs',
+    benign: true,
+    description:
+      'a busy CI namespace: webhook events make an EventListener create PipelineRuns with generateName (one prefix per repository and trigger), the pipelines controller writes their status and creates one TaskRun per task in turn, a dashboard reads runs by name, and a pruner deletes the oldest runs (the garbage collector their TaskRuns)',
+    plan: (p) =>
+      plan(p, [], (w, bg) => {
+        const ns = bg.namespaces[2] as string;
+        const listener = serviceAccount(ns, 'tekton-triggers-sa', 'eventlistenersink', 'v0.0.0', ip(w));
+        const pipelines = serviceAccount('tekton-pipelines', 'tekton-pipelines-controller', 'controller', 'v0.0.0', ip(w));
+        const pruner = serviceAccount('tekton-pipelines', 'tekton-pruner', 'tkn', 'v0.37.0', ip(w));
+        const dashboard = serviceAccount('tekton-pipelines', 'tekton-dashboard', 'dashboard', 'v0.0.0', ip(w));
+        const gc = kcm('generic-garbage-collector');
+        const repos = many(p, 'repo', p.int('repositories', 4, 30));
+        const perMin = p.num('pipelineRunsPerMin', 1, 12);
+        const tasks = ['fetch', 'lint', 'build', 'test', 'scan', 'push'].slice(0, p.int('tasks', 2, 6));
+        const taskS = p.num('taskS', 8, 60);
+        const prRes = (name: string) => ref('tekton.dev', 'v1', 'pipelineruns', ns, name);
+        const trRes = (name: string) => ref('tekton.dev', 'v1', 'taskruns', ns, name);
+        // A few repositories get most events (a monorepo, a busy service): index ⌊n·u²⌋.
+        const repo = () => repos[Math.floor(repos.length * w.rng.next() ** 2)] as string;
+        const runName = () => `${repo()}-${w.rng.pick(['push', 'pr'])}-${w.rng.suffix(5)}`;
+        // Runs finished before the log, oldest first, with their TaskRuns.
+        const done: string[] = [];
+        for (let k = p.int('keptRuns', 50, 300); k > 0; k--) {
+          const name = runName();
+          w.store.create(prRes(name), { pipelineRef: 'ci' }, { conditions: [{ type: 'Succeeded', status: 'True' }] });
+          for (const t of tasks) w.store.create(trRes(`${name}-${t}`), { taskRef: t }, { conditions: [{ type: 'Succeeded', status: 'True' }] });
+          done.push(name);
+        }
+        const inf = w.informer('tekton.dev', 'pipelineruns', p.num('watchDelayMs', 10, 150) * MS);
+        const status = (r: SimRef, body: Record<string, unknown>) =>
+          w.call(pipelines, { verb: 'update', ref: r, subresource: 'status', rv: String(w.store.get(r)?.rv ?? ''), body });
+        // The pipelines controller: status Running, then each task's TaskRun in turn.
+        const runTask = (pr: SimRef, i: number) => {
+          if (i >= tasks.length) {
+            status(pr, { conditions: [{ type: 'Succeeded', status: 'True', lastTransitionTime: nowIso(w) }], completionTime: nowIso(w) });
+            done.push(pr.name);
+            return;
+          }
+          const tr = trRes(`${pr.name}-${tasks[i] as string}`);
+          w.call(pipelines, { verb: 'create', ref: tr, body: { taskRef: tasks[i], pipelineRun: pr.name } }, () => {
+            w.call(pipelines, { verb: 'create', ref: ref('', 'v1', 'pods', ns, `${tr.name}-pod`), body: { taskRun: tr.name } });
+            status(tr, { conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'Running' }], podName: `${tr.name}-pod` });
+            status(pr, { conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'Running' }], childReferences: i + 1 });
+          });
+          w.at(w.now + s(taskS * w.rng.uniform(0.5, 1.5)), () => {
+            status(tr, { conditions: [{ type: 'Succeeded', status: 'True', lastTransitionTime: nowIso(w) }] });
+            runTask(pr, i + 1);
+          });
+        };
+        inf.on((e) => {
+          if (e.type !== 'ADDED') return;
+          const pr = e.object.ref;
+          w.at(w.now + w.rng.uniform(2, 30) * MS, () => {
+            status(pr, { conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'Running' }], startTime: nowIso(w) });
+            runTask(pr, 0);
+          });
+        });
+        // Webhook events (Poisson); a push may start the push and the pr pipeline of a repository at once.
+        const event = () => {
+          const n = w.rng.next() < 0.2 ? 2 : 1;
+          for (let k = 0; k < n; k++) {
+            const name = runName();
+            const prefix = name.slice(0, -5);
+            w.call(listener, { verb: 'create', ref: prRes(name), body: { pipelineRef: 'ci' }, generateName: prefix });
+          }
+          w.at(w.now + s(w.rng.exp(60 / perMin)), event);
+        };
+        w.at(s(w.rng.exp(60 / perMin)), event);
+        // The dashboard opens a run now and then: a recent one, or an old one from the list.
+        w.every(s(w.rng.uniform(2, 8)), s(p.num('dashboardReadS', 3, 20)), 0.5, () => {
+          const name = w.rng.pick(done);
+          w.call(dashboard, { verb: 'get', ref: prRes(name) });
+        });
+        // The pruner keeps the newest runs: every interval it lists them and deletes the oldest
+        // finished ones beyond what it keeps; the garbage collector deletes their TaskRuns.
+        const keep = done.length;
+        w.every(s(w.rng.uniform(10, 60)), s(p.num('pruneIntervalS', 30, 120)), 0.1, () => {
+          w.call(pruner, { verb: 'list', ref: prRes('') }, () => {
+            while (done.length > keep) {
+              const name = done.shift() as string;
+              w.call(pruner, { verb: 'delete', ref: prRes(name) });
+              for (const t of tasks) w.at(w.now + w.rng.uniform(50, 800) * MS, () => w.call(gc, { verb: 'delete', ref: trRes(`${name}-${t}`) }));
+            }
+          });
+        });
+        return { expected: [] };
+      }),
+  },
+  {
     name: 'benign-daemonset-rollout',
     source: 'kube-controller-manager daemonset controller (RollingUpdate maxUnavailable), kubelets writing pod status on real transitions',
     benign: true,

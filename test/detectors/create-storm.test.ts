@@ -78,6 +78,7 @@ describe('create-storm: storms', () => {
     expect(f.metrics).toEqual({
       creates: 1152,
       namedCreates: 1152,
+      recoveredNames: 0,
       namePrefixes: 'web-tls(1152)',
       deletes: 0,
       resource: 'certificaterequests.cert-manager.io',
@@ -188,6 +189,72 @@ describe('create-storm: storms', () => {
   it('the per-owner look comes from options', () => {
     expect(runDetector(detector, { perOwner: { ownerMinExcessCreates: 200 } }, slowOwnerLoop()).findings).toEqual([]);
     expect(runDetector(detector, { perOwner: { ownerCreatesPerSec: 1 } }, slowOwnerLoop()).findings).toEqual([]);
+  });
+
+  const issuer = actor('system:serviceaccount:cert-manager:aws-privateca-issuer', 'aws-privateca-issuer/v1.2.7');
+  const PATCH = { verb: 'patch', code: 200 } as const;
+
+  /**
+   * {@link slowOwnerLoop} at Metadata level: a `generateName` create has no `objectRef.name`
+   * (`audit-formats.md`), and the issuer's status patch 300 ms later is the first request that names
+   * each new CertificateRequest.
+   */
+  function namelessOwnerLoop(): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (const r of slowOwnerLoop()) {
+      const name = r.object!.name;
+      out.push({ ...r, object: certRequest('') });
+      out.push(rec(r.receivedTs + 300, issuer, object('certificaterequests', 'shop', name, 'status', 'cert-manager.io'), PATCH));
+    }
+    return out.sort((a, b) => a.ts - b.ts);
+  }
+
+  it('cert-manager#6714 at Metadata level: the names of nameless creates come from the requests that name the new objects', () => {
+    const records = namelessOwnerLoop();
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    const loop = records.filter((r) => r.verb === 'create' && r.receivedTs < T0 + 5_000 + 550);
+    expect(f.title).toBe('cert-manager created 218 new certificaterequests.cert-manager.io for one owner (api-tls-…) in namespace shop in 3m 59s (0.91/s, peak 1/s)');
+    expect([f.severity, f.object, f.window]).toEqual(['medium', null, { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:03:58.703Z' }]);
+    expect(f.metrics).toMatchObject({
+      creates: 218,
+      namedCreates: 0,
+      recoveredNames: 218,
+      namePrefixes: 'api-tls(218)',
+      owner: 'api-tls',
+      excessRequests: 194,
+      excessCreates: 194,
+    });
+    expect(f.evidence.auditIDs.slice(0, 2)).toEqual(loop.slice(0, 2).map((r) => r.auditID));
+  });
+
+  it('name recovery comes from options: nameRecoveryMs 0 turns it off, 200 ms is too short for the 300 ms patch', () => {
+    expect(runDetector(detector, { nameRecoveryMs: 0 }, namelessOwnerLoop()).findings).toEqual([]);
+    expect(runDetector(detector, { nameRecoveryMs: 200 }, namelessOwnerLoop()).findings).toEqual([]);
+  });
+
+  it('a name seen before, or a delete, names no nameless create', () => {
+    const creates = slowOwnerLoop().map((r) => ({ ...r, object: certRequest('') }));
+    // Each create is followed by a status patch of an old request (seen in the minute before, after
+    // a first nameless create made the resource's names worth remembering) and a pruner's delete of
+    // one never seen: neither is a new object made by the create.
+    const old = Array.from({ length: 20 }, (_, i) => `api-tls-${suffix(5000 + i)}`);
+    const out: RequestRecord[] = [rec(T0 - 70_000, requestManager, certRequest(''), CREATE)];
+    old.forEach((n, i) => out.push(rec(T0 - 60_000 + i * 1000, issuer, object('certificaterequests', 'shop', n, 'status', 'cert-manager.io'), PATCH)));
+    creates.forEach((r, i) => {
+      out.push(r);
+      out.push(rec(r.receivedTs + 300, issuer, object('certificaterequests', 'shop', old[i % 20]!, 'status', 'cert-manager.io'), PATCH));
+      out.push(rec(r.receivedTs + 400, issuer, certRequest(`api-tls-${suffix(9000 + i)}`), { verb: 'delete', code: 200 }));
+    });
+    expect(
+      runDetector(
+        detector,
+        {},
+        out.sort((a, b) => a.ts - b.ts),
+      ).findings,
+    ).toEqual([]);
   });
 
   it('the namespace group reports a fast loop once: its owner group does not open beside it', () => {

@@ -350,6 +350,40 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
     expect(runDetector(detector, {}, renewals).findings).toEqual([]);
   });
 
+  it('Metadata level: an update that succeeds with the resourceVersion the previous update sent proves that one changed nothing (crossplane#2449)', () => {
+    // A CRD updated at 1.5/s for 10 min, the served versions in random order so every other update
+    // changes nothing: updates 2j and 2j+1 both send resourceVersion 100+j, and both succeed.
+    const crd = object('customresourcedefinitions', '', 'buckets.s3.aws.crossplane.io', '', 'apiextensions.k8s.io');
+    const crossplane = actor('system:serviceaccount:crossplane-system:crossplane', 'crossplane/v1.3.0');
+    const updates = (rv: (k: number) => number, verb = 'update') =>
+      Array.from({ length: 900 }, (_, k) => rec(T0 + k * (2000 / 3), crossplane, crd, { verb, resourceVersion: String(rv(k)) }));
+    // 1 + 449 × (2 − 1/15 − 2/3) + 1/3: each proven no-op earns one write per 10 s, each change one per second.
+    const found = runDetector(
+      detector,
+      {},
+      updates((k) => 100 + Math.floor(k / 2)),
+    ).findings;
+    expect(found.map((f) => [f.severity, f.metrics.writes, f.metrics.excessWrites, f.window])).toEqual([
+      ['medium', 900, 570, { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:09:59.336Z' }],
+    ]);
+    // Every update sending a new resourceVersion: each may be a change, 300 excess writes, quiet.
+    expect(
+      runDetector(
+        detector,
+        {},
+        updates((k) => 100 + k),
+      ).findings,
+    ).toEqual([]);
+    // Patches: objectRef.resourceVersion is not the precondition of a patch, so it proves nothing.
+    expect(
+      runDetector(
+        detector,
+        {},
+        updates((k) => 100 + Math.floor(k / 2), 'patch'),
+      ).findings,
+    ).toEqual([]);
+  });
+
   it('change signals: writes proven to change only timestamps lose the change budget', () => {
     // 1.5/s for 10 min: 300 excess writes if each may be a change (under 500)...
     const changes = Array.from({ length: 900 }, (_, k) =>

@@ -30,7 +30,7 @@ function answers(log: string): { conflict: number; alreadyExists: number } {
 
 describe('benign look-alikes', () => {
   it('every benign scenario is marked benign and expects nothing', () => {
-    expect(BENIGN_SCENARIOS.length).toBe(18);
+    expect(BENIGN_SCENARIOS.length).toBe(19);
     for (const sc of BENIGN_SCENARIOS) expect(sc.benign).toBe(true);
   });
 
@@ -42,6 +42,31 @@ describe('benign look-alikes', () => {
     const ev = await evaluateSim(ONE_SEED, [sc]);
     expect(ev.cases[0]?.findings).toEqual([]);
     expect(ev.benign).toEqual({ entries: 1, falsePositives: 0 });
+  });
+
+  it('ci-pipelineruns: PipelineRuns created with generateName (no objectRef.name), TaskRuns by name, runs pruned; no finding', async () => {
+    const sc = byName('benign-ci-pipelineruns');
+    const sim = simulate(sc, TUNING, 2);
+    const counts: Record<string, number> = {};
+    for (const line of sim.chunks.join('').split('\n')) {
+      if (!line) continue;
+      const e = JSON.parse(line) as { stage: string; verb: string; objectRef?: { apiGroup?: string; resource: string; name?: string; subresource?: string } };
+      if (e.stage !== 'ResponseComplete' || e.objectRef?.apiGroup !== 'tekton.dev') continue;
+      const k = `${e.verb} ${e.objectRef.resource}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}${e.objectRef.name ? '' : ' (no name)'}`;
+      counts[k] = (counts[k] ?? 0) + 1;
+    }
+    expect(counts).toEqual({
+      'create pipelineruns (no name)': 25,
+      'update pipelineruns/status': 111,
+      'create taskruns': 70,
+      'update taskruns/status': 131,
+      'get pipelineruns': 22,
+      'list pipelineruns (no name)': 3,
+      'delete pipelineruns': 9,
+      'delete taskruns': 27,
+    });
+    const ev = await evaluateSim({ ...TUNING, seeds: [2] }, [sc]);
+    expect(ev.cases[0]?.findings).toEqual([]);
   });
 
   it('two-writers-minutes-apart: alternating writers minutes apart, no 409, no finding', async () => {
