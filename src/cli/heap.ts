@@ -25,9 +25,9 @@ export const HEAP_FLAG = '--heap-growing-percent=100';
 
 /**
  * The flag {@link adaptHeapGrowth} sets once, when the live heap first reaches
- * {@link YOUNG_CAP}`.liveAboveMb`: V8 then favours memory over speed (full collections that
- * compact and give pages back, less headroom). On a log of 2.5 million distinct objects it lowers
- * peak RSS by 30–45 MB for a third to twice the CPU; ordinary logs never reach that live heap.
+ * {@link YOUNG_CAP}`.liveAboveMb`: V8 then favours memory over speed. On a log of 2.5 million
+ * distinct objects it lowers peak RSS by 30–45 MiB, to about 190–220, for 40–85 % more CPU
+ * (docs/performance.md); ordinary logs never reach that live heap.
  */
 export const LARGE_HEAP_FLAG = '--optimize-for-size';
 
