@@ -43,7 +43,7 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { generateLog, type LogSpec } from '../generator/generate.js';
 import { HELP, isMain, parseToolArgs } from './dev-tool.js';
-import { adaptHeapGrowth, HEAP_FLAG, tuneV8 } from './heap.js';
+import { adaptHeapGrowth, HEAP_FLAG, largeHeapFlag, tuneV8 } from './heap.js';
 import { DUCKDB_THREADS, duckdbRun, matrixTable, runMatrix, type ChildResult } from '../bench/matrix.js';
 
 const USAGE =
@@ -384,7 +384,7 @@ export async function main(argv: string[]): Promise<number> {
     if (file === undefined) return usage('--child needs --file');
     // As bin/auditstorm.js starts it.
     if (args.child === 'serve') {
-      if (tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG)) adaptHeapGrowth();
+      if (tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG)) adaptHeapGrowth(largeHeapFlag(process.execArgv, process.env.NODE_OPTIONS));
       process.stdout.write(JSON.stringify(await serveUntilStopped()));
       return 0;
     }
@@ -393,7 +393,8 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (args.child !== 'naive' && args.child !== 'auditstorm') return usage(`unknown --child ${args.child}`);
-    if (args.child !== 'naive' && tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG)) adaptHeapGrowth();
+    if (args.child !== 'naive' && tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG))
+      adaptHeapGrowth(largeHeapFlag(process.execArgv, process.env.NODE_OPTIONS));
     const r = args.child === 'naive' ? await naive(file) : await auditstorm(file);
     process.stdout.write(JSON.stringify(r));
     return 0;

@@ -1,29 +1,20 @@
 /**
  * V8 tuning for the command line (only `src/cli` touches the process).
  *
- * Heap: auditstorm's live heap is small and bounded (tens of MB; about 100 MB with a million
- * distinct objects), but it allocates fast, and V8's default heap growing lets garbage pile up
- * to three to six times the live heap between full collections. A growing factor of 2
- * (`--heap-growing-percent=100`) kept peak RSS closer to what is live. Measured with
- * `npm run bench` on 2 cores: 1× log 248 → 218 MB, 5× log 358 → 298 MB, 1.2 M distinct objects
- * 890 → 567 MB, for about 10 % more time. Once the live heap holds steady (a long log), the CLI
- * lowers it to 25 % ({@link adaptHeapGrowth}, {@link HEAP_GROWTH}).
+ * Heap: the live heap is small and bounded, but the analysis allocates fast and V8's default heap
+ * growing lets garbage pile up to several times the live heap between full collections, so
+ * {@link tuneV8} starts with a growing factor of 2 and {@link adaptHeapGrowth} lowers it once the
+ * live heap holds steady. A live heap of {@link YOUNG_CAP}`.liveAboveMb` or more (only logs in which
+ * events keep naming new objects get there) also gets a capped young generation and V8's
+ * {@link LARGE_HEAP_FLAG}, which keep such a log's peak RSS under 256 MB (issue 24) at a cost in
+ * CPU that ordinary logs never pay.
  *
- * Inlining: an analysis is a few seconds of hot code, and on two cores TurboFan's background
- * compiles compete with the reading thread and the parser thread for them: 220 compiles took
- * 1.3–1.6 s of CPU on the benchmark log (`node --trace-opt`), the large hot functions (line
- * reading, records, detectors, the range reader) 30–45 ms each. Half the cumulative inlining
- * budget (`--max-inlined-bytecode-size-cumulative=320`, default 920) halves that (0.8 s) and
- * costs the optimized code less than it saves: in 12 interleaved runs of the benchmark log's
- * analysis, user CPU 3.15 → 2.95 s, time 0.95× in the median pair.
+ * Compiler: on two cores TurboFan's background compiles compete with the reading thread and the
+ * parser thread, so {@link tuneV8} halves the cumulative inlining budget and raises the tier-up
+ * budget: fewer, hotter functions are optimized, and the analysis takes less time and CPU.
  *
- * Tier-up: TurboFan was still the largest single user of CPU after that (about 15 % of all
- * samples of a benchmark run, `perf` per thread, with its zones' page faults): 212 compiles. V8
- * optimizes a function once it has run about 132 KB of bytecode (`--interrupt-budget`); at
- * 400,000 only the code that stays hot is compiled (106 compiles, 1.22 → 0.55 s of compile
- * time by `--trace-opt`), and the rest runs as baseline code. Interleaved pairs on the benchmark
- * log: 400,000 0.977× time and 0.967× CPU (10 pairs), 600,000 0.968× and 0.941× (12), but 600,000
- * 1.017× 400,000 and 1,000,000 1.042× it (10 each).
+ * The measured runs behind each value: docs/performance.md ("V8 flags of the command line" and
+ * "The heap growth policy").
  */
 import { Session } from 'node:inspector';
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
@@ -31,6 +22,17 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** The heap flag {@link tuneV8} sets (see {@link adaptHeapGrowth}). */
 export const HEAP_FLAG = '--heap-growing-percent=100';
+
+/**
+ * The flag {@link adaptHeapGrowth} sets once, when the live heap first reaches
+ * {@link YOUNG_CAP}`.liveAboveMb`: V8 then favours memory over speed. On a log of 2.5 million
+ * distinct objects it lowers peak RSS by 30–45 MiB, to about 190–220, for 40–85 % more CPU
+ * (docs/performance.md); ordinary logs never reach that live heap.
+ */
+export const LARGE_HEAP_FLAG = '--optimize-for-size';
+
+/** Options whose presence in `execArgv` or `NODE_OPTIONS` means the user chose the heap's tuning: then {@link LARGE_HEAP_FLAG} is not set. */
+const LARGE_HEAP_UNLESS: readonly string[] = ['--optimize-for-size', '--no-optimize-for-size', '--heap-growing-percent'];
 
 /** The V8 flags set by {@link tuneV8}, each with the option names that mean the user chose otherwise. */
 export const V8_FLAGS: ReadonlyArray<{ flag: string; unless: readonly string[] }> = [
@@ -49,12 +51,26 @@ export const V8_FLAGS: ReadonlyArray<{ flag: string; unless: readonly string[] }
 export function tuneV8(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
   const set: string[] = [];
   for (const { flag, unless } of V8_FLAGS) {
-    const chosen = (s: string): boolean => unless.some((u) => s.includes(u));
-    if (execArgv.some(chosen) || (nodeOptions !== undefined && chosen(nodeOptions))) continue;
+    if (userChose(unless, execArgv, nodeOptions)) continue;
     setFlagsFromString(flag);
     set.push(flag);
   }
   return set;
+}
+
+/** Whether one of the options `unless` is in `execArgv` or `nodeOptions`. */
+function userChose(unless: readonly string[], execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  const chosen = (s: string): boolean => unless.some((u) => s.includes(u));
+  return execArgv.some(chosen) || (nodeOptions !== undefined && chosen(nodeOptions));
+}
+
+/**
+ * The flag for {@link adaptHeapGrowth} to set on a large live heap: {@link LARGE_HEAP_FLAG}, or
+ * `undefined` when the user chose `--optimize-for-size` (or its negation) or a heap growing percent
+ * in `execArgv` or `nodeOptions` (as for {@link tuneV8}).
+ */
+export function largeHeapFlag(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
+  return userChose(LARGE_HEAP_UNLESS, execArgv, nodeOptions) ? undefined : LARGE_HEAP_FLAG;
 }
 
 /**
@@ -123,10 +139,14 @@ export function lowMemoryCollection(): void {
  * RSS then stays near a short one's. V8 reads the flag when it sets the next collection's limit,
  * so a change counts from the full collection after the one that showed it; the observer runs
  * just after a collection, and the old space's bytes in use then are about its live bytes.
- * Process-wide: the parser threads' heaps follow it too. `setFlags` is for tests. Returns the
- * function that stops it; the observer does not keep the process alive.
+ * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, it also
+ * caps the young generation and sets `largeHeap` (from {@link largeHeapFlag}; `undefined`: none),
+ * once. Process-wide: the parser threads' heaps follow it too. `setFlags`, `lowMemory` and
+ * `youngSize` are for tests. Returns the function that stops it; the observer does not keep the
+ * process alive.
  */
 export function adaptHeapGrowth(
+  largeHeap: string | undefined,
   setFlags: (flags: string) => void = setFlagsFromString,
   lowMemory: () => void = lowMemoryCollection,
   youngSize: () => number = youngBytes,
@@ -153,6 +173,7 @@ export function adaptHeapGrowth(
         // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. A
         // low-memory collection is several full ones, too costly to repeat (docs/performance.md).
         setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
+        if (largeHeap !== undefined) setFlags(largeHeap);
         lowMemory();
         young = 'shrunk';
       }

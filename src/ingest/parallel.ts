@@ -206,6 +206,11 @@ class Pool {
     this.throwFailure();
   }
 
+  /** Answers the workers have posted so far, taken in or not (every worker, every kind of request). */
+  posts(): number {
+    return Atomics.load(this.posted, 0);
+  }
+
   private throwFailure(): void {
     if (this.failure !== null) throw this.failure;
   }
@@ -376,6 +381,22 @@ export function earlyWorkers(): number {
 /** Ranges {@link startWorkersEarly} gave out that no read has taken over yet (0: none). */
 export function earlyRanges(): number {
   return early?.ranges?.given.count ?? 0;
+}
+
+/**
+ * Resolves to true once the threads {@link startWorkersEarly} started have posted an answer to
+ * every range they were given early (at once when no read is pending), to false after `timeoutMs`
+ * (ms) without. For tests, which must know the ranges are the workers' before a read takes them
+ * over (a fixed wait was too short on a loaded machine).
+ */
+export async function earlyRangesAnswered(timeoutMs = 30_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const e = early;
+    if (e === null || e.ranges === null || e.pool.posts() >= e.ranges.given.count) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** Ends the threads {@link startWorkersEarly} started, if no read took them. */

@@ -1,7 +1,7 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, tuneV8, YOUNG_CAP } from '../../src/cli/heap.js';
+import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, LARGE_HEAP_FLAG, largeHeapFlag, tuneV8, YOUNG_CAP } from '../../src/cli/heap.js';
 
 describe('tuneV8', () => {
   const all = [HEAP_FLAG, '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
@@ -13,6 +13,16 @@ describe('tuneV8', () => {
     expect(tuneV8(['--max-inlined-bytecode-size-cumulative=920'], undefined)).toEqual([all[0], all[2]]);
     expect(tuneV8(['--interrupt-budget=132000'], undefined)).toEqual([all[0], all[1]]);
     expect(tuneV8(['--heap-growing-percent=50', '--max-inlined-bytecode-size-cumulative=920', '--interrupt-budget=1'], '')).toEqual([]);
+  });
+
+  it('gives adaptHeapGrowth --optimize-for-size for a large heap unless the user chose it, its negation or a heap growing percent', () => {
+    expect(LARGE_HEAP_FLAG).toBe('--optimize-for-size');
+    expect(largeHeapFlag([], undefined)).toBe('--optimize-for-size');
+    expect(largeHeapFlag(['--max-old-space-size=512', '--interrupt-budget=1'], '--max-old-space-size=512')).toBe('--optimize-for-size');
+    expect(largeHeapFlag(['--optimize-for-size'], undefined)).toBeUndefined();
+    expect(largeHeapFlag(['--no-optimize-for-size'], undefined)).toBeUndefined();
+    expect(largeHeapFlag([], '--optimize-for-size --max-old-space-size=512')).toBeUndefined();
+    expect(largeHeapFlag(['--heap-growing-percent=50'], '')).toBeUndefined();
   });
 });
 
@@ -42,6 +52,7 @@ describe('heap growth', () => {
     // Only the heap flags (a test process's heap may pass YOUNG_CAP.liveAboveMb: then the young
     // generation is shrunk too, through the no-op given here).
     const stop = adaptHeapGrowth(
+      LARGE_HEAP_FLAG,
       (f) => all.push(f),
       () => undefined,
     );
@@ -71,6 +82,9 @@ describe('heap growth', () => {
       await turn();
       expect(kept.length).toBeGreaterThan(0);
       expect(set.heap).toEqual([steady, '--heap-growing-percent=100']);
+      // --optimize-for-size only with the young generation's cap, once.
+      const capped = all.some((f) => f.startsWith('--semi-space'));
+      expect(all.filter((f) => f === LARGE_HEAP_FLAG)).toEqual(capped ? [LARGE_HEAP_FLAG] : []);
     } finally {
       stop();
     }
@@ -78,15 +92,17 @@ describe('heap growth', () => {
 });
 
 describe('the young generation on a large live heap', () => {
-  it('is shrunk once a full collection leaves YOUNG_CAP.liveAboveMb, then held at the cap', async () => {
+  /** Runs adaptHeapGrowth with `largeHeap` through a small live heap, then one of YOUNG_CAP.liveAboveMb and more; the flags it set after each full collection and the low-memory collections asked for. */
+  async function run(largeHeap: string | undefined): Promise<{ steps: string[][]; lowMemory: number }> {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const set: string[] = [];
+    const steps: string[][] = [];
     let lowMemory = 0;
     let young = 32 * 1024 * 1024;
-    // The live old space as the observer reads it: small first, then over the threshold.
     let kept: unknown[] = [];
     const stop = adaptHeapGrowth(
+      largeHeap,
       (f) => set.push(f),
       () => {
         lowMemory++;
@@ -94,35 +110,39 @@ describe('the young generation on a large live heap', () => {
       },
       () => young,
     );
-    try {
-      const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+    const step = async (): Promise<void> => {
       gc();
-      await turn();
-      expect(lowMemory).toBe(0);
-      expect(set.filter((f) => f.startsWith('--semi-space'))).toEqual([]);
+      await new Promise((r) => setTimeout(r, 20));
+      steps.push(set.filter((f) => !f.startsWith('--heap-growing')));
+      set.length = 0;
+    };
+    try {
+      await step(); // small: nothing
       // Hold YOUNG_CAP.liveAboveMb more in the old space: arrays of 1,000 small integers (8 KB
       // each, small enough for the old space; larger ones go to the large-object space).
       kept = Array.from({ length: (YOUNG_CAP.liveAboveMb + 8) * 128 }, () => new Array<number>(1000).fill(1));
-      gc();
-      await turn();
-      expect(lowMemory).toBe(1);
-      const semi = (): string[] => set.filter((f) => f.startsWith('--semi-space'));
-      expect(semi()).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`]);
-      // Grown back to the cap (both semi-spaces): growth stops at the next collection seen.
+      await step(); // large: the young generation is shrunk (and the large-heap flag set)
       young = 2 * YOUNG_CAP.semiSpaceMb * 1024 * 1024;
-      gc();
-      await turn();
-      expect(semi()).toEqual([`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, '--semi-space-growth-factor=1']);
-      // Never shrunk twice, whatever its size later.
+      await step(); // grown back to the cap: growth stops
       young = 32 * 1024 * 1024;
-      gc();
-      await turn();
-      expect(lowMemory).toBe(1);
-      expect(semi()).toHaveLength(2);
-      expect(set).toContain(`--heap-growing-percent=${HEAP_GROWTH.steadyLarge}`);
+      await step(); // never again, whatever its size later
+      await step();
       expect(kept.length).toBe((YOUNG_CAP.liveAboveMb + 8) * 128);
     } finally {
       stop();
     }
+    return { steps, lowMemory };
+  }
+
+  it('is shrunk once a full collection leaves YOUNG_CAP.liveAboveMb, then held at the cap; --optimize-for-size is set once, with the shrink', async () => {
+    const { steps, lowMemory } = await run(LARGE_HEAP_FLAG);
+    expect(steps).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, '--optimize-for-size'], ['--semi-space-growth-factor=1'], [], []]);
+    expect(lowMemory).toBe(1);
+  });
+
+  it('sets no large-heap flag when the user chose the heap tuning (largeHeapFlag gave undefined)', async () => {
+    const { steps, lowMemory } = await run(largeHeapFlag(['--optimize-for-size'], undefined));
+    expect(steps).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`], ['--semi-space-growth-factor=1'], [], []]);
+    expect(lowMemory).toBe(1);
   });
 });

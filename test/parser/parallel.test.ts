@@ -14,7 +14,7 @@ import type { RequestRecord } from '../../src/decoding/record.js';
 import { resolveInputs } from '../../src/ingest/sources.js';
 import { Normalizer } from '../../src/decoding/normalize.js';
 import { BadLineLog, readChain } from '../../src/ingest/read.js';
-import { decodeRanges, earlyRanges, earlyWorkers, RANGE_BYTES, startWorkersEarly, stopEarlyWorkers } from '../../src/ingest/parallel.js';
+import { decodeRanges, earlyRanges, earlyRangesAnswered, earlyWorkers, RANGE_BYTES, startWorkersEarly, stopEarlyWorkers } from '../../src/ingest/parallel.js';
 import { analyze } from '../../src/index.js';
 import { claimRange } from '../../src/ingest/work-lines.js';
 import { ConfigError, InputError } from '../../src/errors.js';
@@ -309,7 +309,8 @@ describe('parallel reader', () => {
       return out;
     };
     const want = (n: number): string[] => Array.from({ length: n }, (_, k) => `id-${k}`);
-    const answered = (): Promise<void> => new Promise((r) => setTimeout(r, 500)); // the early ranges decoded meanwhile
+    // The early ranges decoded meanwhile (else the read decodes those still unclaimed itself).
+    const answered = async (): Promise<void> => expect(await earlyRangesAnswered()).toBe(true);
 
     startWorkersEarly([file], 1, 4096, 0);
     expect(earlyRanges()).toBe(ranges);
