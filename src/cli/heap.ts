@@ -4,10 +4,10 @@
  * Heap: the live heap is small and bounded, but the analysis allocates fast and V8's default heap
  * growing lets garbage pile up to several times the live heap between full collections, so
  * {@link tuneV8} starts with a growing factor of 2 and {@link adaptHeapGrowth} lowers it once the
- * live heap holds steady. A live heap of {@link YOUNG_CAP}`.liveAboveMb` or more (only logs in which
- * events keep naming new objects get there) also gets a capped young generation and V8's
- * {@link LARGE_HEAP_FLAG}, which keep such a log's peak RSS under 256 MB (issue 24) at a cost in
- * CPU that ordinary logs never pay.
+ * live heap holds steady. A live heap of {@link YOUNG_CAP}`.liveAboveMb` or more (logs in which
+ * events keep naming new objects) also gets a capped young generation, and once the resident set
+ * nears the 256 MB target (issue 24, {@link LARGE_HEAP}) V8's {@link LARGE_HEAP_FLAG}: memory
+ * bought with CPU that logs staying under that never pay.
  *
  * Compiler: on two cores TurboFan's background compiles compete with the reading thread and the
  * parser thread, so {@link tuneV8} halves the cumulative inlining budget and raises the tier-up
@@ -24,10 +24,9 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 export const HEAP_FLAG = '--heap-growing-percent=100';
 
 /**
- * The flag {@link adaptHeapGrowth} sets once, when the live heap first reaches
- * {@link YOUNG_CAP}`.liveAboveMb`: V8 then favours memory over speed. On a log of 2.5 million
- * distinct objects it lowers peak RSS by 30–45 MiB, to about 190–220, for 40–85 % more CPU
- * (docs/performance.md); ordinary logs never reach that live heap.
+ * The flag {@link adaptHeapGrowth} sets once, when the resident set reaches
+ * {@link LARGE_HEAP}`.rssAboveMb` after the young generation was capped: V8 then favours memory
+ * over speed, for more CPU (docs/performance.md, "Fifth pass" and "Sixth pass").
  */
 export const LARGE_HEAP_FLAG = '--optimize-for-size';
 
@@ -110,6 +109,15 @@ export function growingPercentAfter(previous: number, live: number): number {
  */
 export const YOUNG_CAP = { liveAboveMb: 48, semiSpaceMb: 4 } as const;
 
+/**
+ * The resident set size (MB of 2^20 bytes) from which {@link adaptHeapGrowth} sets the large-heap
+ * flag, once the young generation is capped: 7/8 of the 256 MB peak RSS the project holds to
+ * (issue 24). The flag costs CPU (docs/performance.md, "Fifth pass"), so it waits until memory,
+ * not the live heap alone, says it is needed: logs of 100,000 new objects a minute or 5,000
+ * nodes reach the live heap of the young generation's cap with RSS still short of it.
+ */
+export const LARGE_HEAP = { rssAboveMb: 224 } as const;
+
 /** Bytes in a MB. */
 const MB = 1024 * 1024;
 
@@ -140,18 +148,21 @@ export function lowMemoryCollection(): void {
  * so a change counts from the full collection after the one that showed it; the observer runs
  * just after a collection, and the old space's bytes in use then are about its live bytes.
  * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, it also
- * caps the young generation and sets `largeHeap` (from {@link largeHeapFlag}; `undefined`: none),
- * once. Process-wide: the parser threads' heaps follow it too. `setFlags`, `lowMemory` and
+ * caps the young generation, once; at a later full collection that finds the resident set at
+ * {@link LARGE_HEAP}`.rssAboveMb` or more it sets `largeHeap` (from {@link largeHeapFlag};
+ * `undefined`: none), once. Process-wide: the parser threads' heaps follow it too. `setFlags`, `lowMemory` and
  * `youngSize` are for tests. Returns the function that stops it; the observer does not keep the
- * process alive.
+ * process alive. `residentSize` (bytes) is for tests too.
  */
 export function adaptHeapGrowth(
   largeHeap: string | undefined,
   setFlags: (flags: string) => void = setFlagsFromString,
   lowMemory: () => void = lowMemoryCollection,
   youngSize: () => number = youngBytes,
+  residentSize: () => number = () => process.memoryUsage.rss(),
 ): () => void {
   let previous = 0;
+  let largeSet = largeHeap === undefined;
   let current: number = HEAP_GROWTH.growing;
   /** The young generation: V8's own, shrunk and growing back to the cap, or held at the cap (see {@link YOUNG_CAP}). */
   let young: 'free' | 'shrunk' | 'capped' = 'free';
@@ -173,9 +184,11 @@ export function adaptHeapGrowth(
         // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. A
         // low-memory collection is several full ones, too costly to repeat (docs/performance.md).
         setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
-        if (largeHeap !== undefined) setFlags(largeHeap);
         lowMemory();
         young = 'shrunk';
+      } else if (!largeSet && young !== 'free' && residentSize() >= LARGE_HEAP.rssAboveMb * MB) {
+        setFlags(largeHeap!);
+        largeSet = true;
       }
     }
   });

@@ -1,7 +1,7 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, LARGE_HEAP_FLAG, largeHeapFlag, tuneV8, YOUNG_CAP } from '../../src/cli/heap.js';
+import { adaptHeapGrowth, growingPercentAfter, HEAP_FLAG, HEAP_GROWTH, LARGE_HEAP, LARGE_HEAP_FLAG, largeHeapFlag, tuneV8, YOUNG_CAP } from '../../src/cli/heap.js';
 
 describe('tuneV8', () => {
   const all = [HEAP_FLAG, '--max-inlined-bytecode-size-cumulative=320', '--interrupt-budget=400000'];
@@ -92,8 +92,13 @@ describe('heap growth', () => {
 });
 
 describe('the young generation on a large live heap', () => {
-  /** Runs adaptHeapGrowth with `largeHeap` through a small live heap, then one of YOUNG_CAP.liveAboveMb and more; the flags it set after each full collection and the low-memory collections asked for. */
-  async function run(largeHeap: string | undefined): Promise<{ steps: string[][]; lowMemory: number }> {
+  /**
+   * Runs adaptHeapGrowth with `largeHeap` through a small live heap, then one of
+   * YOUNG_CAP.liveAboveMb and more, with a resident set of 100 MB that rises to `laterRssMb`
+   * at the fourth full collection; the flags it set after each full collection and the
+   * low-memory collections asked for.
+   */
+  async function run(largeHeap: string | undefined, laterRssMb: number): Promise<{ steps: string[][]; lowMemory: number }> {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const set: string[] = [];
@@ -101,6 +106,7 @@ describe('the young generation on a large live heap', () => {
     let lowMemory = 0;
     let young = 32 * 1024 * 1024;
     let kept: unknown[] = [];
+    let rss = 100;
     const stop = adaptHeapGrowth(
       largeHeap,
       (f) => set.push(f),
@@ -109,6 +115,7 @@ describe('the young generation on a large live heap', () => {
         young = 2 * 1024 * 1024;
       },
       () => young,
+      () => rss * 1024 * 1024,
     );
     const step = async (): Promise<void> => {
       gc();
@@ -125,7 +132,8 @@ describe('the young generation on a large live heap', () => {
       young = 2 * YOUNG_CAP.semiSpaceMb * 1024 * 1024;
       await step(); // grown back to the cap: growth stops
       young = 32 * 1024 * 1024;
-      await step(); // never again, whatever its size later
+      rss = laterRssMb;
+      await step(); // the young generation never again, whatever its size; the large-heap flag once the resident set is at the budget
       await step();
       expect(kept.length).toBe((YOUNG_CAP.liveAboveMb + 8) * 128);
     } finally {
@@ -134,14 +142,20 @@ describe('the young generation on a large live heap', () => {
     return { steps, lowMemory };
   }
 
-  it('is shrunk once a full collection leaves YOUNG_CAP.liveAboveMb, then held at the cap; --optimize-for-size is set once, with the shrink', async () => {
-    const { steps, lowMemory } = await run(LARGE_HEAP_FLAG);
-    expect(steps).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, '--optimize-for-size'], ['--semi-space-growth-factor=1'], [], []]);
+  it('is shrunk once a full collection leaves YOUNG_CAP.liveAboveMb, then held at the cap; --optimize-for-size is set once, when the resident set reaches LARGE_HEAP.rssAboveMb', async () => {
+    expect(LARGE_HEAP.rssAboveMb).toBe(224);
+    const { steps, lowMemory } = await run(LARGE_HEAP_FLAG, LARGE_HEAP.rssAboveMb);
+    expect(steps).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`], ['--semi-space-growth-factor=1'], ['--optimize-for-size'], []]);
     expect(lowMemory).toBe(1);
   });
 
+  it('sets no large-heap flag while the resident set stays under LARGE_HEAP.rssAboveMb, however large the live heap', async () => {
+    const { steps } = await run(LARGE_HEAP_FLAG, LARGE_HEAP.rssAboveMb - 1);
+    expect(steps).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`], ['--semi-space-growth-factor=1'], [], []]);
+  });
+
   it('sets no large-heap flag when the user chose the heap tuning (largeHeapFlag gave undefined)', async () => {
-    const { steps, lowMemory } = await run(largeHeapFlag(['--optimize-for-size'], undefined));
+    const { steps, lowMemory } = await run(largeHeapFlag(['--optimize-for-size'], undefined), 1000);
     expect(steps).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`], ['--semi-space-growth-factor=1'], [], []]);
     expect(lowMemory).toBe(1);
   });
