@@ -150,9 +150,9 @@ export function lowMemoryCollection(): void {
  * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, it also
  * caps the young generation, once; at a later full collection that finds the resident set at
  * {@link LARGE_HEAP}`.rssAboveMb` or more it sets `largeHeap` (from {@link largeHeapFlag};
- * `undefined`: none), once. Process-wide: the parser threads' heaps follow it too. `setFlags`, `lowMemory` and
- * `youngSize` are for tests. Returns the function that stops it; the observer does not keep the
- * process alive. `residentSize` (bytes) is for tests too.
+ * `undefined`: none), once. Process-wide: the parser threads' heaps follow it too. `setFlags`,
+ * `lowMemory`, `youngSize` and `residentSize` (bytes) are for tests. Returns the function that
+ * stops it; the observer does not keep the process alive.
  */
 export function adaptHeapGrowth(
   largeHeap: string | undefined,
