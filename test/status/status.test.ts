@@ -332,7 +332,20 @@ function io(stdin = ''): { io: CliIO; out: () => string; err: () => string } {
 describe('CLI', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'auditstorm-status-'));
   const file = path.join(dir, 'objs.json');
-  const crdFile = path.join(CORPUS, 'vmware-tanzu__velero__config__crd__v1__bases__velero.io_deletebackuprequests.yaml');
+  const crdFile = path.join(dir, 'widgets.json');
+  writeFileSync(
+    crdFile,
+    JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.acme.io' },
+      spec: {
+        group: 'acme.io',
+        names: { kind: 'Widget', plural: 'widgets' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { status: { type: 'object' } } } } }],
+      },
+    }),
+  );
   writeFileSync(file, JSON.stringify({ kind: 'List', items: [obj('behind', 9, 5, [ok('Ready')])] }));
   it('objects: exit 1 at --fail-on medium, 0 at high; the table is printed', async () => {
     const a = io();
@@ -383,8 +396,9 @@ describe('CLI', () => {
   });
   it('--format that goes to an -o file with no known extension (/dev/null) is not also printed on stdout, as for analyze', async () => {
     const a = io();
-    expect(await main(['crd', crdFile, '--format', 'json', '-o', '/dev/null', '-q'], a.io)).toBe(0);
+    expect(await main(['crd', crdFile, '--format', 'json', '-o', '/dev/null', '--fail-on', 'high'], a.io)).toBe(1);
     expect(a.out()).toBe('');
+    expect(a.err()).toBe('auditstorm: wrote /dev/null: 3 finding(s)\n');
     const b = io();
     expect(await main(['objects', file, '--format', 'json', '-o', path.join(dir, 'o.md'), '-q'], b.io)).toBe(0);
     expect((JSON.parse(b.out()) as Report).findings.map((f) => f.kind)).toEqual(['status-lag']);
