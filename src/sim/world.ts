@@ -373,9 +373,10 @@ export class World {
     if (r.name && req.verb !== 'list' && req.verb !== 'watch' && !generated) objectRef.name = r.name;
     if (r.group) objectRef.apiGroup = r.group;
     objectRef.apiVersion = r.version;
-    // The API server fills objectRef.resourceVersion from the request object on update, and from
-    // a patch's metadata.resourceVersion; a 409 keeps the one the client sent.
-    if ((req.verb === 'update' || req.verb === 'patch') && req.rv) objectRef.resourceVersion = req.rv;
+    // The API server fills objectRef.resourceVersion from the request object on update (a 409
+    // keeps the one the client sent); never on patch, whose body it logs only as patch bytes
+    // (audit-formats.md, LogRequestPatch), even when the patch carries metadata.resourceVersion.
+    if (req.verb === 'update' && req.rv) objectRef.resourceVersion = req.rv;
     if (sub && write) objectRef.subresource = sub;
     const status: Record<string, unknown> = { metadata: {}, code: res.code };
     if (res.code >= 400) {

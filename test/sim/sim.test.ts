@@ -123,3 +123,33 @@ describe('generateName creates (audit-formats.md §1: objectRef.name stays empty
     expect(new Normalizer().normalize(d.event)?.object?.key).toBe('cert-manager.io/certificaterequests/shop/web-tls-x2k4p/');
   });
 });
+
+describe('objectRef.resourceVersion (audit-formats.md: LogRequestObject on update, never on patch)', () => {
+  it('an update carries the resourceVersion it sent, a 409 included; a patch with metadata.resourceVersion carries none', () => {
+    const cm = ref('', 'v1', 'configmaps', 'shop', 'settings');
+    const user = serviceAccount('shop', 'shop-operator', 'manager', 'v0.0.0', '10.244.1.17');
+    const w = new World({ seed: 1, startMs: Date.UTC(2026, 0, 1), durationUs: 1_000_000, requestResponse: [], requestReceivedShare: 0 });
+    const rvs: number[] = [];
+    const keep = (r: { object?: { rv: number } }): void => {
+      if (r.object !== undefined) rvs.push(r.object.rv);
+    };
+    // 100 ms apart (times in µs): each answer is back before the next request.
+    w.at(100_000, () => w.call(user, { verb: 'create', ref: cm, body: { data: { a: '1' } } }, keep));
+    w.at(200_000, () => w.call(user, { verb: 'update', ref: cm, rv: String(rvs[0]), body: { data: { a: '2' } } }, keep));
+    w.at(300_000, () => w.call(user, { verb: 'update', ref: cm, rv: String(rvs[0]), body: { data: { a: '3' } } }));
+    w.at(400_000, () => w.call(user, { verb: 'patch', ref: cm, rv: String(rvs[1]), body: { data: { a: '4' } } }));
+    w.run();
+    expect(rvs).toHaveLength(2);
+    const events = w
+      .auditLog()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { verb: string; objectRef: { resourceVersion?: string }; responseStatus: { code: number } });
+    expect(events.map((e) => [e.verb, e.responseStatus.code, e.objectRef.resourceVersion])).toEqual([
+      ['create', 201, undefined],
+      ['update', 200, String(rvs[0])],
+      ['update', 409, String(rvs[0])],
+      ['patch', 200, undefined],
+    ]);
+  });
+});
