@@ -112,9 +112,9 @@ export const YOUNG_CAP = { liveAboveMb: 48, semiSpaceMb: 4 } as const;
 /**
  * The resident set size (MB of 2^20 bytes) from which {@link adaptHeapGrowth} sets the large-heap
  * flag, once the young generation is capped: 7/8 of the 256 MB peak RSS the project holds to
- * (issue 24). The flag costs CPU (docs/performance.md, "Fifth pass"), so it waits until memory,
- * not the live heap alone, says it is needed: logs of 100,000 new objects a minute or 5,000
- * nodes reach the live heap of the young generation's cap with RSS still short of it.
+ * (issue 24). The flag costs CPU, so it waits until memory, not the live heap alone, says it is
+ * needed: busy clusters' logs reach the young generation's cap with RSS well short of the target
+ * (docs/performance.md, "Sixth pass").
  */
 export const LARGE_HEAP = { rssAboveMb: 224 } as const;
 

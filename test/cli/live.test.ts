@@ -139,25 +139,26 @@ describe('auditstorm watch', () => {
     expect(ReportSchema.parse(objs[2]!.report).input.requests).toBe(1184);
   }, 30_000);
 
-  it('exits quietly when stdout is closed (| head)', async () => {
+  /** `watch` with `args`: stdout closed at its first output (as `| head` does), then the rest of the input. */
+  async function watchWithStdoutClosed(args: string[]): Promise<ReturnType<typeof start>> {
     const [first, rest] = parts();
-    const w = start(['watch']);
+    const w = start(args);
     w.child.stdout.once('data', () => w.child.stdout.destroy());
     w.child.stdin.write(first);
     await new Promise((r) => setTimeout(r, 300));
     w.child.stdin.end(rest);
+    return w;
+  }
+
+  it('exits quietly when stdout is closed (| head)', async () => {
+    const w = await watchWithStdoutClosed(['watch']);
     expect((await w.exit).code).toBe(0);
     expect(w.err()).toBe('');
   }, 30_000);
 
   it('with stdout closed (| head) still writes the -o report of what was read', async () => {
-    const [first, rest] = parts();
     const out = join(dir, 'closed-stdout.json');
-    const w = start(['watch', '-q', '-o', out]);
-    w.child.stdout.once('data', () => w.child.stdout.destroy());
-    w.child.stdin.write(first);
-    await new Promise((r) => setTimeout(r, 300));
-    w.child.stdin.end(rest);
+    const w = await watchWithStdoutClosed(['watch', '-q', '-o', out]);
     expect((await w.exit).code).toBe(0);
     expect(w.err()).toBe('');
     const report = ReportSchema.parse(JSON.parse(await readFile(out, 'utf8')));

@@ -19,3 +19,15 @@ export const CONDITIONS_SCHEMA = {
     },
   },
 };
+
+/** A CRD whose schema has `.status` without the status subresource: three crd findings (`crd-status-subresource` among them). */
+export const WIDGET_CRD_WITHOUT_STATUS_SUBRESOURCE = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.acme.io' },
+  spec: {
+    group: 'acme.io',
+    names: { kind: 'Widget', plural: 'widgets' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { status: { type: 'object' } } } } }],
+  },
+};

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CONDITIONS_SCHEMA } from './condition-schema.js';
+import { CONDITIONS_SCHEMA, WIDGET_CRD_WITHOUT_STATUS_SUBRESOURCE } from './condition-schema.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Finding, Report } from '../../src/report/schema.js';
@@ -333,19 +333,7 @@ describe('CLI', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'auditstorm-status-'));
   const file = path.join(dir, 'objs.json');
   const crdFile = path.join(dir, 'widgets.json');
-  writeFileSync(
-    crdFile,
-    JSON.stringify({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.acme.io' },
-      spec: {
-        group: 'acme.io',
-        names: { kind: 'Widget', plural: 'widgets' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { status: { type: 'object' } } } } }],
-      },
-    }),
-  );
+  writeFileSync(crdFile, JSON.stringify(WIDGET_CRD_WITHOUT_STATUS_SUBRESOURCE));
   writeFileSync(file, JSON.stringify({ kind: 'List', items: [obj('behind', 9, 5, [ok('Ready')])] }));
   it('objects: exit 1 at --fail-on medium, 0 at high; the table is printed', async () => {
     const a = io();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { CONDITIONS_SCHEMA } from './condition-schema.js';
+import { CONDITIONS_SCHEMA, WIDGET_CRD_WITHOUT_STATUS_SUBRESOURCE } from './condition-schema.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { renderReport } from '../../src/report/index.js';
@@ -62,17 +62,7 @@ describe('control characters from the input never reach the output', () => {
 });
 
 describe('objects and crd in Markdown and HTML, as analyze renders them', () => {
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.acme.io' },
-    spec: {
-      group: 'acme.io',
-      names: { kind: 'Widget', plural: 'widgets' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { status: { type: 'object' } } } } }],
-    },
-  };
-  const report = crdReport(input('c.yaml', JSON.stringify(crd)), {}, NOW);
+  const report = crdReport(input('c.yaml', JSON.stringify(WIDGET_CRD_WITHOUT_STATUS_SUBRESOURCE)), {}, NOW);
   const docs = 'https://github.com/auditstorm/auditstorm/blob/main/docs/detectors/crd-status-subresource.md';
   it('Markdown: one top-level heading, and each finding links its docs page', () => {
     const md = renderReport(report, 'markdown');
