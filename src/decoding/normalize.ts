@@ -8,7 +8,7 @@ import { digestBody, responseName, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './event.js';
 import type { FastFields } from './fast.js';
 import { WRITE_VERBS, type Actor, type FinalStage, type ObjectRef, type RequestRecord, type ServiceAccountRef } from './record.js';
-import { flattened, fresh, StringPool } from './fresh.js';
+import { flattened, fnv30, fresh, StringPool } from './fresh.js';
 import { idLanes, LANES } from './hash.js';
 import { resourceLabel } from '../labels.js';
 
@@ -132,6 +132,16 @@ export const INTERN_GENERATION_MIN = 10_000;
  */
 export const INTERN_GENERATION_MAX = 20_000;
 /**
+ * How far a generation's size may grow past `generationMax` (×8: 160,000 values with the
+ * defaults) when the values in use recur more slowly than two generations hold them (a
+ * 5,000-node cluster's Leases and Nodes every 10 s): see {@link Normalizer}.
+ */
+export const INTERN_GENERATION_GROWTH = 8;
+/** Closed generations whose values the ghost table tells apart from never-seen ones (see `Normalizer.dropped`). */
+const GHOST_GENERATIONS = 8;
+/** Slots of the ghost table: 2^18 (1.5 MB); values that share a slot overwrite each other. */
+const GHOST_SLOTS = 1 << 18;
+/**
  * Distinct API groups, versions, resources, namespaces and subresources kept as one shared copy
  * each (see {@link Normalizer.internObject}); past this the table starts over, so input with
  * endless distinct namespaces costs a copy per object again, never unbounded memory.
@@ -153,9 +163,10 @@ function roundMicros(ms: number): number {
 /**
  * Builds {@link RequestRecord}s from decoded events, interning actors (by
  * `username + '\0' + userAgent`) and objects (by {@link ObjectRef.key}) so equal values share one
- * instance while they are in use: values unseen for two generations of stream time are dropped
- * (see the constructor), and an object of the previous generation that nothing else holds goes
- * at the next collection, so a log of millions of distinct objects keeps flat memory. An object
+ * instance while they are in use: a value unseen for two generations (see the constructor) is
+ * dropped once nothing else holds it, and one that something holds (a detector's state keyed by
+ * the instance) keeps its instance, so a log of millions of distinct objects keeps flat memory
+ * and no detector's state is split in two by the interning. An object
  * keeps the `apiVersion` it was first seen with, and its parts other than the name are shared
  * between instances ({@link part}). User agents are parsed once per interned actor. Never
  * throws on a decoded event.
@@ -169,17 +180,29 @@ export class Normalizer {
   private readonly query: UriFacts = { fieldManager: '', dryRun: false };
   private actors = new Map<string, Actor>();
   private objects = new Map<string, ObjectRef>();
-  /** The previous generation: looked up (and promoted) when the current one misses. */
-  private oldActors = new Map<string, Actor>();
+  /** The previous generations' actors, looked up (and promoted) when the current one misses; held as {@link oldObjects}. */
+  private oldActors = new Map<string, WeakRef<Actor>>();
   /**
-   * The previous generation's objects, held weakly, by key: an object that nothing else holds any
-   * more (no detector, summary or queued record) goes at the next collection, so memory follows
-   * the objects in use, not two generations of them (on the benchmark's 5× log the old generation
-   * alone held 8,500 objects no one used). The key and the `apiVersion` the object was first seen
-   * with stay, so an object seen again after its instance went is made again with the same
-   * fields: which instance a record gets never depends on when V8 collected.
+   * The previous generation's objects, and those of earlier ones that something still held when
+   * a generation closed, held weakly, by key: an object that nothing else holds any more (no
+   * detector, summary or queued record) goes at the next collection, so memory follows the
+   * objects in use, while one a detector's state holds keeps its instance however long it is
+   * idle. The key and the `apiVersion` the object was first seen with stay while its entry does,
+   * so an object seen again after its instance went is made again with the same fields.
    */
   private oldObjects = new Map<string, OldObject>();
+  /**
+   * The key hashes (`fnv30`) of the values of the last closed generations, each with the number
+   * of the generation it was last in, one per slot (a later one takes the slot): enough to tell a
+   * value made again after it was dropped (a regret) from one never seen, in fixed memory.
+   */
+  private readonly ghostHash = new Int32Array(GHOST_SLOTS);
+  private readonly ghostGeneration = new Int32Array(GHOST_SLOTS);
+  /** Values the current generation found in the previous one, and values it made again after they were dropped. */
+  private promoted = 0;
+  private regretted = 0;
+  /** The size at which the current generation closes (see the constructor). */
+  private limit: number;
   /** One copy of each few-valued object part (group, version, resource, namespace, subresource). */
   private readonly parts = new StringPool(SHARED_PARTS_MAX);
   private generationStartMs = Number.NaN;
@@ -197,17 +220,34 @@ export class Normalizer {
    * @param generationMin a generation is not closed while it holds fewer values (small logs never rotate)
    * @param generationMax a generation is closed when it holds this many values, however young: a
    *   log with hundreds of thousands of new objects an hour (pod churn, generated names) keeps at
-   *   most 2 × this many; an object idle through two such generations gets a new instance
+   *   most 2 × this many; an object idle through two such generations gets a new instance.
+   *   When at least a quarter of the values a generation made were values dropped one generation
+   *   earlier (the values in use recur more slowly than two generations last, so each would be
+   *   made again every time), the next generation may hold twice as many, up to
+   *   `generationMax × growth`; when fewer than 1 in 16 of its values came from the previous
+   *   generation or were made again, it goes back to half, down to `generationMax`. A log of ever
+   *   new objects stays at `generationMax`.
+   * @param growth see `generationMax` ({@link INTERN_GENERATION_GROWTH})
    */
   constructor(
     private readonly generationMs = INTERN_GENERATION_MS,
     private readonly generationMin = INTERN_GENERATION_MIN,
     private readonly generationMax = INTERN_GENERATION_MAX,
-  ) {}
+    private readonly growth = INTERN_GENERATION_GROWTH,
+  ) {
+    this.limit = generationMax;
+  }
+
+  /** The size at which the current generation closes: `generationMax` up to `generationMax × growth`. */
+  get generationLimit(): number {
+    return this.limit;
+  }
 
   /** Distinct actors interned in the current and the previous generation. */
   get actorCount(): number {
-    return this.actors.size + this.oldActors.size;
+    let old = 0;
+    for (const [key, ref] of this.oldActors) if (ref.deref() !== undefined && !this.actors.has(key)) old++;
+    return this.actors.size + old;
   }
 
   /** Distinct objects interned in the current and the previous generation (instances not collected yet). */
@@ -221,17 +261,54 @@ export class Normalizer {
   private maybeRotate(ts: number): void {
     const size = this.objects.size + this.actors.size;
     const old = !(ts - this.generationStartMs < this.generationMs);
-    if (!old && size < this.generationMax) return;
-    if (size >= this.generationMax || size >= this.generationMin) {
-      this.generation++;
+    if (!old && size < this.limit) return;
+    if (size >= this.limit || size >= this.generationMin) {
+      if (this.regretted > 0 && this.regretted * 4 >= size - this.promoted) this.limit = Math.min(this.limit * 4, this.generationMax * this.growth);
+      else if ((this.promoted + this.regretted) * 16 < size) this.limit = Math.max(this.limit / 2, this.generationMax);
+      this.promoted = 0;
+      this.regretted = 0;
       const weak = new Map<string, OldObject>();
-      for (const o of this.objects.values()) weak.set(o.key, { ref: new WeakRef(o), key: o.key, apiVersion: o.apiVersion });
+      for (const o of this.objects.values()) {
+        weak.set(o.key, { ref: new WeakRef(o), key: o.key, apiVersion: o.apiVersion, generation: this.generation });
+        this.remember(o.key);
+      }
+      const weakActors = new Map<string, WeakRef<Actor>>();
+      for (const a of this.actors.values()) {
+        weakActors.set(a.key, new WeakRef(a));
+        this.remember(a.key);
+      }
+      // Values of the previous generation that something still holds (a detector's state, a
+      // queued record) keep their instance: state keyed by an instance must not split in two.
+      for (const [key, e] of this.oldObjects) if (!weak.has(key) && e.ref.deref() !== undefined) weak.set(key, e);
+      for (const [key, ref] of this.oldActors) if (!weakActors.has(key) && ref.deref() !== undefined) weakActors.set(key, ref);
+      this.generation++;
       this.oldObjects = weak;
-      this.oldActors = this.actors;
+      this.oldActors = weakActors;
       this.objects = new Map();
       this.actors = new Map();
     }
     this.generationStartMs = ts;
+  }
+
+  /** Notes in the ghost table that `key` was in the generation closing now. */
+  private remember(key: string): void {
+    const h = fnv30(key);
+    const slot = h & (GHOST_SLOTS - 1);
+    this.ghostHash[slot] = h;
+    this.ghostGeneration[slot] = this.generation;
+  }
+
+  /**
+   * Whether `key`, found in neither live generation, was in one of the {@link GHOST_GENERATIONS}
+   * generations before the previous one (the previous one's values that went were let go by V8,
+   * not by the generations' size).
+   */
+  private dropped(key: string): boolean {
+    const h = fnv30(key);
+    const slot = h & (GHOST_SLOTS - 1);
+    if (this.ghostHash[slot] !== h) return false;
+    const age = this.generation - (this.ghostGeneration[slot] as number);
+    return age >= 2 && age <= GHOST_GENERATIONS + 1;
   }
 
   /**
@@ -419,8 +496,12 @@ export class Normalizer {
   internActor(username: string, userAgent: string): Actor {
     const key = `${username}\u0000${userAgent}`;
     let actor = this.actors.get(key);
-    if (actor === undefined && (actor = this.oldActors.get(key)) !== undefined) this.actors.set(actor.key, actor);
+    if (actor === undefined && (actor = this.oldActors.get(key)?.deref()) !== undefined) {
+      this.actors.set(actor.key, actor);
+      this.promoted++;
+    }
     if (actor === undefined) {
+      if (!this.oldActors.has(key) && this.dropped(key)) this.regretted++;
       // Cut from the flat key: the parts are slices, and slices of the input would keep the
       // piece of it they were cut from alive for as long as the actor is interned.
       const keptKey = flattened(key);
@@ -456,27 +537,35 @@ export class Normalizer {
 
   /**
    * The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one
-   * (one made again from the previous generation keeps its first `apiVersion` too).
+   * (one made again from the previous generation keeps its first `apiVersion` too). An instance
+   * carried from an earlier generation (alive only if something holds it, which for an object
+   * nothing else holds depends on when V8 collected) is taken only with the same `apiVersion`:
+   * else, as when it went, the object is made again with this one, so no field of a record
+   * depends on the collector.
    */
   internObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
     const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
     let object = this.objects.get(key);
     if (object !== undefined) return object;
     const old = this.oldObjects.get(key);
+    let firstApiVersion: string | null = null;
     if (old !== undefined) {
       object = old.ref.deref();
-      if (object !== undefined) {
+      const carried = old.generation < this.generation - 1;
+      if (object !== undefined && (!carried || object.apiVersion === apiVersion)) {
         this.objects.set(object.key, object);
+        this.promoted++;
         return object;
       }
-    }
+      if (!carried) firstApiVersion = old.apiVersion;
+    } else if (this.dropped(key)) this.regretted++;
     // The name is cut from the flat key (see `flattened`): no copy of its own.
     const keptKey = old?.key ?? flattened(key);
     const nameAt = apiGroup.length + resource.length + namespace.length + 3;
     object = {
       key: keptKey,
       apiGroup: this.part(apiGroup),
-      apiVersion: old?.apiVersion ?? this.part(apiVersion),
+      apiVersion: firstApiVersion ?? this.part(apiVersion),
       resource: this.part(resource),
       namespace: this.part(namespace),
       name: keptKey.slice(nameAt, nameAt + name.length),
@@ -491,9 +580,11 @@ export class Normalizer {
   }
 }
 
-/** An object of the previous generation: its instance if still alive, and what makes it again. */
+/** An object of a closed generation: its instance if still alive, and what makes it again. */
 interface OldObject {
   ref: WeakRef<ObjectRef>;
   key: string;
   apiVersion: string;
+  /** The number (`Normalizer.generation`) of the last generation it was in. */
+  generation: number;
 }

@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { decodeLine } from '../../src/decoding/decode.js';
 import { digestBody } from '../../src/decoding/body.js';
-import { INTERN_GENERATION_MAX, Normalizer, parseServiceAccount, parseUserAgent } from '../../src/decoding/normalize.js';
+import { INTERN_GENERATION_GROWTH, INTERN_GENERATION_MAX, Normalizer, parseServiceAccount, parseUserAgent } from '../../src/decoding/normalize.js';
 import type { RequestRecord } from '../../src/decoding/record.js';
 import { idLanes, LANES } from '../../src/decoding/hash.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
@@ -172,6 +172,30 @@ describe('Normalizer generations', () => {
     expect(api.object?.name).toBe('api');
   });
 
+  it('an object something holds keeps its instance however many generations close meanwhile', () => {
+    const n = gens();
+    // A detector's state for a ReplicaSet's status, then 5,000 other objects (five generations of
+    // 1,000), then the ReplicaSet's status again: the same instance, so the state is not split.
+    const held = record(on('web', 0), n).object;
+    for (let i = 0; i < 5_000; i++) record(on(`pod-${i}`, 0), n);
+    expect(n.generation).toBe(5);
+    expect(record(on('web', 0), n).object).toBe(held);
+  });
+
+  it('takes an instance carried from an earlier generation only with the same apiVersion, whether or not it was collected', async () => {
+    const n = gens();
+    const held = record(on('web', 0, 'v1'), n).object!;
+    record(on('api', 0, 'v1'), n);
+    for (let i = 0; i < 3_000; i++) record(on(`pod-${i}`, 0), n);
+    await collect(); // 'api' goes; 'web' is held
+    for (let i = 3_000; i < 6_000; i++) record(on(`pod-${i}`, 0), n);
+    const web = record(on('web', 0, 'v2'), n).object!;
+    const api = record(on('api', 0, 'v2'), n).object!;
+    // Both made again with the request's apiVersion: the held one as the collected one.
+    expect(web).not.toBe(held);
+    expect([web.apiVersion, api.apiVersion, held.apiVersion]).toEqual(['v2', 'v2', 'v1']);
+  });
+
   it('lets go of an object of the previous generation that nothing holds', async () => {
     const n = gens();
     let web: RequestRecord | null = record(on('web', 0), n);
@@ -196,11 +220,39 @@ describe('Normalizer generations', () => {
     // 50,000 distinct objects in one minute of stream time, none held by anything else: a
     // generation closes when it holds INTERN_GENERATION_MAX values (the one actor counts too).
     for (let i = 0; i < 50_000; i++) record(on(`w-${i}`, 0), n);
-    // Before a collection the previous generation's instances are still there; after it, only
-    // the current generation's (50,000 − 2 × 19,999 = 10,002 objects), not 50,000.
-    expect(n.objectCount).toBe(30_001);
+    // Before a collection every instance is still there (each closed generation's weak entries
+    // are carried while their objects live); after it, only the current generation's
+    // (50,000 − 2 × 19,999 = 10,002 objects), not 50,000.
+    expect(n.objectCount).toBe(50_000);
     await collect();
     expect(n.objectCount).toBe(10_002);
+    // Nothing was made again after it was dropped: the generations stay at their smallest.
+    expect(n.generationLimit).toBe(20_000);
+  });
+
+  it('grows the generations when the values in use recur more slowly than two of them last, and shrinks them back', async () => {
+    const n = gens();
+    expect(INTERN_GENERATION_GROWTH).toBe(8);
+    // 3,000 objects requested in turn (a cluster's Leases every 10 s) that nothing else holds,
+    // collected between rounds: generations of 1,000 values let each of them go before it comes again.
+    const limits: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 3_000; i++) record(on(`lease-${i}`, 0), n);
+      limits.push(n.generationLimit);
+      await collect();
+    }
+    // Round 1 made again values the generations had let go: ×4, and 4,000 values hold the 3,000
+    // in use, so nothing is made again after that (the ceiling, 8 × 1,000, is not needed).
+    expect(limits).toEqual([1_000, 4_000, 4_000, 4_000, 4_000, 4_000]);
+    // Then only new objects. The generation open since round 1 closes first, at 4,000 values, most of
+    // them made again after a drop: ×2 (its verdict counts its whole life); each later one, with
+    // nothing of the previous one in it, halves the next, down to 1,000.
+    const limitsAfter: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      record(on(`pod-${i}`, 0), n);
+      if (i % 4_000 === 3_999) limitsAfter.push(n.generationLimit);
+    }
+    expect(limitsAfter).toEqual([8_000, 8_000, 4_000, 1_000, 1_000]);
   });
 
   it('keeps no piece of input alive through an interned key, name, username or userAgent', async () => {
