@@ -8,7 +8,7 @@ import { digestBody, responseName, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './event.js';
 import type { FastFields } from './fast.js';
 import { WRITE_VERBS, type Actor, type FinalStage, type ObjectRef, type RequestRecord, type ServiceAccountRef } from './record.js';
-import { flattened, fnv30, fresh, StringPool } from './fresh.js';
+import { flattened, fresh, StringPool } from './fresh.js';
 import { idLanes, LANES } from './hash.js';
 import { resourceLabel } from '../labels.js';
 
@@ -137,10 +137,6 @@ export const INTERN_GENERATION_MAX = 20_000;
  * 5,000-node cluster's Leases and Nodes every 10 s): see {@link Normalizer}.
  */
 export const INTERN_GENERATION_GROWTH = 8;
-/** Closed generations whose values the ghost table tells apart from never-seen ones (see `Normalizer.dropped`). */
-const GHOST_GENERATIONS = 8;
-/** Slots of the ghost table: 2^18 (1.5 MB); values that share a slot overwrite each other. */
-const GHOST_SLOTS = 1 << 18;
 /**
  * Distinct API groups, versions, resources, namespaces and subresources kept as one shared copy
  * each (see {@link Normalizer.internObject}); past this the table starts over, so input with
@@ -180,25 +176,23 @@ export class Normalizer {
   private readonly query: UriFacts = { fieldManager: '', dryRun: false };
   private actors = new Map<string, Actor>();
   private objects = new Map<string, ObjectRef>();
-  /** The previous generations' actors, looked up (and promoted) when the current one misses; held as {@link oldObjects}. */
-  private oldActors = new Map<string, WeakRef<Actor>>();
+  /** The closed generations' actors, looked up (and promoted) when the current one misses; held as {@link oldObjects}. */
+  private oldActors = new Map<string, OldActor>();
   /**
-   * The previous generation's objects, and those of earlier ones that something still held when
-   * a generation closed, held weakly, by key: an object that nothing else holds any more (no
-   * detector, summary or queued record) goes at the next collection, so memory follows the
-   * objects in use, while one a detector's state holds keeps its instance however long it is
-   * idle. The key and the `apiVersion` the object was first seen with stay while its entry does,
-   * so an object seen again after its instance went is made again with the same fields.
+   * The objects of closed generations, held weakly, by key, each with the number of the last
+   * generation it was in: an object that nothing else holds any more (no detector, summary or
+   * queued record) goes at the next collection, so memory follows the objects in use, while one
+   * a detector's state holds keeps its instance however long it is idle. Entries whose object
+   * went are removed as each generation closes, never those of the previous generation: its
+   * objects keep the key and the `apiVersion` they were first seen with, so one seen again after
+   * its instance went is made again with the same fields.
    */
   private oldObjects = new Map<string, OldObject>();
   /**
-   * The key hashes (`fnv30`) of the values of the last closed generations, each with the number
-   * of the generation it was last in, one per slot (a later one takes the slot): enough to tell a
-   * value made again after it was dropped (a regret) from one never seen, in fixed memory.
+   * Values the current generation found in the previous one (`promoted`), and values that
+   * generations of this size let go: made again after they were dropped, or found only because
+   * something held them (`regretted`). Only the generations' size depends on these.
    */
-  private readonly ghostHash = new Int32Array(GHOST_SLOTS);
-  private readonly ghostGeneration = new Int32Array(GHOST_SLOTS);
-  /** Values the current generation found in the previous one, and values it made again after they were dropped. */
   private promoted = 0;
   private regretted = 0;
   /** The size at which the current generation closes (see the constructor). */
@@ -220,13 +214,13 @@ export class Normalizer {
    * @param generationMin a generation is not closed while it holds fewer values (small logs never rotate)
    * @param generationMax a generation is closed when it holds this many values, however young: a
    *   log with hundreds of thousands of new objects an hour (pod churn, generated names) keeps at
-   *   most 2 × this many; an object idle through two such generations gets a new instance.
-   *   When at least a quarter of the values a generation made were values dropped one generation
-   *   earlier (the values in use recur more slowly than two generations last, so each would be
-   *   made again every time), the next generation may hold twice as many, up to
-   *   `generationMax × growth`; when fewer than 1 in 16 of its values came from the previous
-   *   generation or were made again, it goes back to half, down to `generationMax`. A log of ever
-   *   new objects stays at `generationMax`.
+   *   most 2 × this many strongly; an object nothing holds that stays idle through two such
+   *   generations gets a new instance. When the values a generation let go (see `regretted`) are
+   *   at least a quarter of those it did not find in the previous one (the values in use recur
+   *   more slowly than two generations last, so each would be made again every time), the next
+   *   generation may hold four times as many, up to `generationMax × growth`; when fewer than 1
+   *   in 16 of its values came from earlier generations, it goes back to half, down to
+   *   `generationMax`. A log of ever new objects stays at `generationMax`.
    * @param growth see `generationMax` ({@link INTERN_GENERATION_GROWTH})
    */
   constructor(
@@ -246,7 +240,7 @@ export class Normalizer {
   /** Distinct actors interned in the current and the previous generation. */
   get actorCount(): number {
     let old = 0;
-    for (const [key, ref] of this.oldActors) if (ref.deref() !== undefined && !this.actors.has(key)) old++;
+    for (const [key, e] of this.oldActors) if (e.ref.deref() !== undefined && !this.actors.has(key)) old++;
     return this.actors.size + old;
   }
 
@@ -267,48 +261,27 @@ export class Normalizer {
       else if ((this.promoted + this.regretted) * 16 < size) this.limit = Math.max(this.limit / 2, this.generationMax);
       this.promoted = 0;
       this.regretted = 0;
-      const weak = new Map<string, OldObject>();
+      const closing = this.generation;
+      // An entry whose object is this generation's (it was promoted) only takes its number.
       for (const o of this.objects.values()) {
-        weak.set(o.key, { ref: new WeakRef(o), key: o.key, apiVersion: o.apiVersion, generation: this.generation });
-        this.remember(o.key);
+        const e = this.oldObjects.get(o.key);
+        if (e !== undefined && e.ref.deref() === o) e.generation = closing;
+        else this.oldObjects.set(o.key, { ref: new WeakRef(o), key: o.key, apiVersion: o.apiVersion, generation: closing });
       }
-      const weakActors = new Map<string, WeakRef<Actor>>();
       for (const a of this.actors.values()) {
-        weakActors.set(a.key, new WeakRef(a));
-        this.remember(a.key);
+        const e = this.oldActors.get(a.key);
+        if (e !== undefined && e.ref.deref() === a) e.generation = closing;
+        else this.oldActors.set(a.key, { ref: new WeakRef(a), generation: closing });
       }
-      // Values of the previous generation that something still holds (a detector's state, a
-      // queued record) keep their instance: state keyed by an instance must not split in two.
-      for (const [key, e] of this.oldObjects) if (!weak.has(key) && e.ref.deref() !== undefined) weak.set(key, e);
-      for (const [key, ref] of this.oldActors) if (!weakActors.has(key) && ref.deref() !== undefined) weakActors.set(key, ref);
+      // Entries of earlier generations stay while something holds their value (a detector's
+      // state, a queued record): state keyed by an instance must not split in two.
+      sweep(this.oldObjects, closing);
+      sweep(this.oldActors, closing);
       this.generation++;
-      this.oldObjects = weak;
-      this.oldActors = weakActors;
       this.objects = new Map();
       this.actors = new Map();
     }
     this.generationStartMs = ts;
-  }
-
-  /** Notes in the ghost table that `key` was in the generation closing now. */
-  private remember(key: string): void {
-    const h = fnv30(key);
-    const slot = h & (GHOST_SLOTS - 1);
-    this.ghostHash[slot] = h;
-    this.ghostGeneration[slot] = this.generation;
-  }
-
-  /**
-   * Whether `key`, found in neither live generation, was in one of the {@link GHOST_GENERATIONS}
-   * generations before the previous one (the previous one's values that went were let go by V8,
-   * not by the generations' size).
-   */
-  private dropped(key: string): boolean {
-    const h = fnv30(key);
-    const slot = h & (GHOST_SLOTS - 1);
-    if (this.ghostHash[slot] !== h) return false;
-    const age = this.generation - (this.ghostGeneration[slot] as number);
-    return age >= 2 && age <= GHOST_GENERATIONS + 1;
   }
 
   /**
@@ -496,12 +469,16 @@ export class Normalizer {
   internActor(username: string, userAgent: string): Actor {
     const key = `${username}\u0000${userAgent}`;
     let actor = this.actors.get(key);
-    if (actor === undefined && (actor = this.oldActors.get(key)?.deref()) !== undefined) {
-      this.actors.set(actor.key, actor);
-      this.promoted++;
+    if (actor !== undefined) return actor;
+    const old = this.oldActors.get(key);
+    if (old !== undefined) {
+      // One of an earlier generation than the previous one was let go by the generations' size
+      // (made again, or found only because something held it).
+      if (old.generation < this.generation - 1) this.regretted++;
+      else this.promoted++;
+      if ((actor = old.ref.deref()) !== undefined) this.actors.set(actor.key, actor);
     }
     if (actor === undefined) {
-      if (!this.oldActors.has(key) && this.dropped(key)) this.regretted++;
       // Cut from the flat key: the parts are slices, and slices of the input would keep the
       // piece of it they were cut from alive for as long as the actor is interned.
       const keptKey = flattened(key);
@@ -552,13 +529,16 @@ export class Normalizer {
     if (old !== undefined) {
       object = old.ref.deref();
       const carried = old.generation < this.generation - 1;
+      // One of an earlier generation than the previous one was let go by the generations' size
+      // (made again, or found only because something held it).
+      if (carried) this.regretted++;
+      else this.promoted++;
       if (object !== undefined && (!carried || object.apiVersion === apiVersion)) {
         this.objects.set(object.key, object);
-        this.promoted++;
         return object;
       }
       if (!carried) firstApiVersion = old.apiVersion;
-    } else if (this.dropped(key)) this.regretted++;
+    }
     // The name is cut from the flat key (see `flattened`): no copy of its own.
     const keptKey = old?.key ?? flattened(key);
     const nameAt = apiGroup.length + resource.length + namespace.length + 3;
@@ -578,6 +558,18 @@ export class Normalizer {
     this.objects.set(object.key, object);
     return object;
   }
+}
+
+/** Removes the entries of generations before `closing` whose value went. */
+function sweep(entries: Map<string, { ref: WeakRef<object>; generation: number }>, closing: number): void {
+  for (const [key, e] of entries) if (e.generation < closing && e.ref.deref() === undefined) entries.delete(key);
+}
+
+/** An actor of a closed generation: its instance if still alive (an actor is made again from its key alone). */
+interface OldActor {
+  ref: WeakRef<Actor>;
+  /** The number (`Normalizer.generation`) of the last generation it was in. */
+  generation: number;
 }
 
 /** An object of a closed generation: its instance if still alive, and what makes it again. */

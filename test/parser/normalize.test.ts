@@ -244,15 +244,14 @@ describe('Normalizer generations', () => {
     // Round 1 made again values the generations had let go: ×4, and 4,000 values hold the 3,000
     // in use, so nothing is made again after that (the ceiling, 8 × 1,000, is not needed).
     expect(limits).toEqual([1_000, 4_000, 4_000, 4_000, 4_000, 4_000]);
-    // Then only new objects. The generation open since round 1 closes first, at 4,000 values, most of
-    // them made again after a drop: ×2 (its verdict counts its whole life); each later one, with
-    // nothing of the previous one in it, halves the next, down to 1,000.
+    // Then only new objects: each generation with fewer than 1 in 16 of its values from earlier
+    // ones halves the next, down to 1,000.
     const limitsAfter: number[] = [];
     for (let i = 0; i < 20_000; i++) {
       record(on(`pod-${i}`, 0), n);
       if (i % 4_000 === 3_999) limitsAfter.push(n.generationLimit);
     }
-    expect(limitsAfter).toEqual([8_000, 8_000, 4_000, 1_000, 1_000]);
+    expect(limitsAfter).toEqual([4_000, 1_000, 1_000, 1_000, 1_000]);
   });
 
   it('keeps no piece of input alive through an interned key, name, username or userAgent', async () => {
