@@ -115,16 +115,20 @@ export class StepRing {
 
 /**
  * Per-(object, actor) states, iterated in the order they were added. Objects and actors are
- * interned by the parser, so lookups go by identity through a map per object, with no key
- * string built per record.
+ * interned by the parser, so lookups go by identity, with no key string built per record: an
+ * object written by one actor (most are) maps to its state itself, one written by several to a
+ * map per actor, so a state costs no map of its own.
  */
 export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Actor }> implements Iterable<S> {
-  private readonly byObject = new Map<ObjectRef, Map<Actor, S>>();
+  private readonly byObject = new Map<ObjectRef, S | Map<Actor, S>>();
   private readonly order = new Set<S>();
 
   /** The state of (`object`, `actor`), if any. */
   get(object: ObjectRef, actor: Actor): S | undefined {
-    return this.byObject.get(object)?.get(actor);
+    const v = this.byObject.get(object);
+    if (v === undefined) return undefined;
+    if (v instanceof Map) return v.get(actor);
+    return v.actor === actor ? v : undefined;
   }
 
   /** Whether some actor has a state for `object`. */
@@ -138,21 +142,29 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
    * record would be allocated for every write.
    */
   add(s: S): S {
-    let byActor = this.byObject.get(s.object);
-    if (byActor === undefined) {
-      byActor = new Map();
-      this.byObject.set(s.object, byActor);
-    }
-    byActor.set(s.actor, s);
+    const v = this.byObject.get(s.object);
+    if (v === undefined) this.byObject.set(s.object, s);
+    else if (v instanceof Map) v.set(s.actor, s);
+    else
+      this.byObject.set(
+        s.object,
+        new Map([
+          [v.actor, v],
+          [s.actor, s],
+        ]),
+      );
     this.order.add(s);
     return s;
   }
 
   /** Forget `s`; safe while iterating. */
   delete(s: S): void {
-    const byActor = this.byObject.get(s.object);
-    byActor?.delete(s.actor);
-    if (byActor !== undefined && byActor.size === 0) this.byObject.delete(s.object);
+    const v = this.byObject.get(s.object);
+    if (v === s) this.byObject.delete(s.object);
+    else if (v instanceof Map) {
+      v.delete(s.actor);
+      if (v.size === 0) this.byObject.delete(s.object);
+    }
     this.order.delete(s);
   }
 

@@ -200,6 +200,11 @@ export const throttling = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const actors = new Map<Actor, ActorState>();
+    /**
+     * States of forgotten actors (no episode), reused for new ones: a log whose actors outnumber
+     * `maxActors` forgets and makes states all the time, each a ring of `4 · steps` counters.
+     */
+    const spare: ActorState[] = [];
 
     function newHot(r: RequestRecord): Hot {
       return {
@@ -228,7 +233,15 @@ export const throttling = defineDetector({
       let s = actors.get(r.actor);
       if (s === undefined) {
         if (actors.size >= o.maxActors) forgetLightest(Math.floor(r.ts / o.stepMs) + 1);
-        s = { actor: r.actor, ring: new StepRing(n, 4), stepIPs: [], stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
+        s = spare.pop();
+        if (s === undefined) s = { actor: r.actor, ring: new StepRing(n, 4), stepIPs: [], stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
+        else {
+          s.actor = r.actor;
+          s.stepIPsBucket = -1;
+          s.lastTs = r.ts;
+          s.hot = null;
+          s.open = false;
+        }
         actors.set(r.actor, s);
       }
       const b = Math.floor(r.ts / o.stepMs);
@@ -277,11 +290,26 @@ export const throttling = defineDetector({
      * are held whatever the cardinality.
      */
     function forgetLightest(boundary: number): void {
-      const idle: Array<[ActorState, number]> = [];
-      for (const s of actors.values()) if (s.hot === null) idle.push([s, s.ring.sum(boundary, T_REQ)]);
-      idle.sort((a, b) => a[1] - b[1] || a[0].lastTs - b[0].lastTs);
+      // Indices into two parallel arrays, sorted (stably) by requests then last seen: no pair per actor.
+      const idle: ActorState[] = [];
+      const sums: number[] = [];
+      actors.forEach((s) => {
+        if (s.hot !== null) return;
+        idle.push(s);
+        sums.push(s.ring.sum(boundary, T_REQ));
+      });
+      const order = Array.from({ length: idle.length }, (_, i) => i);
+      order.sort((a, b) => (sums[a] as number) - (sums[b] as number) || (idle[a] as ActorState).lastTs - (idle[b] as ActorState).lastTs);
       const drop = Math.min(idle.length, actors.size - Math.floor(o.maxActors / 2));
-      for (let i = 0; i < drop; i++) actors.delete((idle[i] as [ActorState, number])[0].actor);
+      for (let i = 0; i < drop; i++) drop1(idle[order[i] as number] as ActorState);
+    }
+
+    /** Forget `s` (not in an episode): its state is kept for the next new actor. */
+    function drop1(s: ActorState): void {
+      actors.delete(s.actor);
+      s.ring.clear();
+      s.stepIPs.length = 0;
+      if (spare.length < o.maxActors / 2) spare.push(s);
     }
 
     /**
@@ -503,7 +531,7 @@ export const throttling = defineDetector({
             // drop it once idle for a window, which is when its last request left the window (so
             // the window holds none). Its ring is not summed: a step holds thousands of actors,
             // most of them never throttled.
-            if (s.lastTs < idleBefore) actors.delete(s.actor);
+            if (s.lastTs < idleBefore) drop1(s);
             continue;
           }
           if (!evaluate(s, at, heavy)) actors.delete(s.actor);

@@ -403,19 +403,20 @@ export const writeFight = defineDetector({
         }
       }
       if (ok) {
-        f.last = {
-          actor: r.actor,
-          ts: r.ts,
-          auditID: r.auditID,
-          level: r.level,
-          subresource: sub(r.object as ObjectRef),
-          fieldManager: r.fieldManager,
-          sourceIP: r.sourceIP,
-          content: r.body?.content ?? '',
-          verb: r.verb,
-          rv: r.resourceVersion,
-          responseRv: r.responseResourceVersion,
-        };
+        // Overwritten in place: nothing keeps a fight's last write but the fight (`newHot` copies it).
+        const last =
+          prev ?? (f.last = { actor: r.actor, ts: 0, auditID: '', level: '', subresource: '', fieldManager: '', sourceIP: '', content: '', verb: '', rv: '', responseRv: '' });
+        last.actor = r.actor;
+        last.ts = r.ts;
+        last.auditID = r.auditID;
+        last.level = r.level;
+        last.subresource = sub(r.object as ObjectRef);
+        last.fieldManager = r.fieldManager;
+        last.sourceIP = r.sourceIP;
+        last.content = r.body?.content ?? '';
+        last.verb = r.verb;
+        last.rv = r.resourceVersion;
+        last.responseRv = r.responseResourceVersion;
       }
     }
 

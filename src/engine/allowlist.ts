@@ -96,6 +96,9 @@ export const DEFAULT_ALLOWLIST: readonly AllowRule[] = [
   },
 ];
 
+/** Most actor masks {@link Allowlist} keeps by actor key (an actor's key and mask: about 150 bytes). */
+const ACTOR_MASKS_MAX = 20_000;
+
 /** Traffic one rule excluded from detection. */
 export interface AllowCount {
   name: string;
@@ -112,6 +115,13 @@ export class Allowlist {
    */
   private readonly masks = new KindMasks<number>();
   private readonly verbMasks = new Map<string, number>();
+  /**
+   * Actor masks by `Actor.key`, for actors interned again: the normalizer makes a new instance of
+   * an actor unseen for two of its generations (on a log of ever new objects, every few seconds),
+   * and each new instance tested every rule's patterns again. At most {@link ACTOR_MASKS_MAX}
+   * entries; past that the table starts over.
+   */
+  private actorMasks = new Map<string, number>();
   /** The verb of the last {@link match} that got that far, and its mask (consecutive records mostly share it). */
   private lastVerb: string | null = null;
   private lastVerbMask = 0;
@@ -173,10 +183,16 @@ export class Allowlist {
     // normalizer keeps the value interned, so the cache never pins values the run no longer sees.
     const actor = r.actor;
     if (actor.allowOwner !== this) {
-      const { username, userAgent } = actor;
-      actor.allowMask = this.maskOf(
-        (c) => (c.users.length === 0 || c.users.some((re) => re.test(username))) && (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
-      );
+      let mask = this.actorMasks.get(actor.key);
+      if (mask === undefined) {
+        const { username, userAgent } = actor;
+        mask = this.maskOf(
+          (c) => (c.users.length === 0 || c.users.some((re) => re.test(username))) && (c.userAgents.length === 0 || c.userAgents.some((re) => re.test(userAgent))),
+        );
+        if (this.actorMasks.size >= ACTOR_MASKS_MAX) this.actorMasks = new Map();
+        this.actorMasks.set(actor.key, mask);
+      }
+      actor.allowMask = mask;
       actor.allowOwner = this;
     }
     const a = actor.allowMask!;
