@@ -62,6 +62,12 @@ export const fleetStormOptions = windowedOptions({
   minObjects: z.number().int().positive().default(10),
   /** Distinct clients (actor + source IP) with such answers in one window needed to open an episode. */
   minClients: z.number().int().positive().default(1),
+  /**
+   * With one client, ms an object's 409/429 answers in the family must span (first to latest) to
+   * count toward `minObjects`: a storm keeps conflicting on the same objects, a rollout's 409s stop
+   * once each object settles (see the file header).
+   */
+  singleClientMinSpanMs: z.number().int().nonnegative().default(60_000),
   /** Objects and clients tracked per family; beyond, answers count in totals only. */
   maxObjectsPerFamily: z.number().int().positive().default(10_000),
   /**
@@ -143,6 +149,8 @@ const MAX_CACHED_FAMILIES = 10_000;
 
 interface ObjStat {
   lastTs: number;
+  /** First bad answer since the family last went quiet (reset with the episode), or -1. */
+  firstBadTs: number;
   /** In the current episode: bad answers, 409s, 429s, first and last 409 time. */
   bad: number;
   conflicts: number;
@@ -303,7 +311,7 @@ export const fleetStorm = defineDetector({
       const obj = r.object;
       let os = s.objects.get(obj);
       if (os === undefined && s.objects.size < o.maxObjectsPerFamily && trackedObjects < o.maxObjects) {
-        os = { lastTs: r.ts, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1 };
+        os = { lastTs: r.ts, firstBadTs: -1, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1 };
         s.objects.set(obj, os);
         trackedObjects++;
       }
@@ -325,6 +333,7 @@ export const fleetStorm = defineDetector({
       if (os === undefined) h.untracked++;
       else {
         os.lastTs = r.ts;
+        if (os.firstBadTs < 0) os.firstBadTs = r.ts;
         os.bad++;
         if (conflict) {
           os.conflicts++;
@@ -368,9 +377,12 @@ export const fleetStorm = defineDetector({
       const start = (boundary - n) * o.stepMs;
       const bad = s.ring.sum(boundary, 0);
       let objects = 0;
+      let lasting = 0;
       for (const [obj, os] of s.objects) {
-        if (os.lastTs >= start) objects++;
-        else if (os.bad === 0 || s.hot === null || scarce) {
+        if (os.lastTs >= start) {
+          objects++;
+          if (os.firstBadTs >= 0 && os.lastTs - os.firstBadTs >= o.singleClientMinSpanMs) lasting++;
+        } else if (os.bad === 0 || s.hot === null || scarce) {
           if (os.bad > 0 && s.hot !== null) {
             s.hot.untracked++;
             s.hot.droppedExcess += excessOf(os);
@@ -390,7 +402,9 @@ export const fleetStorm = defineDetector({
       // One client throttled across objects is `throttling`'s finding (per actor, with its likely
       // cause); it takes a fleet for 429s to be this one's too.
       const mostly429 = s.hot !== null && s.hot.throttled > s.hot.conflicts;
-      const passes = bad >= o.minEvents && objects >= o.minObjects && clients >= (mostly429 ? Math.max(2, o.minClients) : o.minClients);
+      // One client must keep conflicting on the same objects: a rollout's 409s on each object stop once it settles.
+      const wide = clients >= 2 ? objects : lasting;
+      const passes = bad >= o.minEvents && wide >= o.minObjects && clients >= (mostly429 ? Math.max(2, o.minClients) : o.minClients);
       if (s.open) {
         if (passes) {
           const h = s.hot as Hot;
@@ -416,6 +430,7 @@ export const fleetStorm = defineDetector({
       }
       s.hot = null;
       for (const os of s.objects.values()) {
+        os.firstBadTs = -1;
         os.bad = 0;
         os.conflicts = 0;
         os.throttled = 0;

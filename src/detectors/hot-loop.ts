@@ -14,18 +14,25 @@
  * `stepMs` step in a ring covering `windowMs`, and keeps a score: the **excess writes**, writes
  * beyond what a healthy controller of the object could have made, accumulated over the episode.
  * - Each successful write adds 1 and takes off the budget earned since the previous write (the
- *   score never goes below 0): `changeWritesPerSec` × the gap for a write that may carry a change,
- *   or only one per `healthyPeriodMs` (a timer's budget) for a write the log proves changed
- *   nothing or only timestamps (RequestResponse level: the response's resourceVersion equals the
- *   precondition's; Request level and above: the body equals the previous write's once timestamp
- *   fields are removed; Metadata level: the next successful update sent the same resourceVersion
- *   precondition, so this write stored nothing, and its score is redone when that update comes).
+ *   score never goes below 0): `changeWritesPerSec` × the gap for a write that may carry a change;
+ *   one per `healthyPeriodMs` (a timer's budget) for a write the log proves changed nothing
+ *   (RequestResponse level: the response's resourceVersion equals the precondition's; Request
+ *   level and above: the same body as the previous write; Metadata level: the next successful
+ *   update sent the same resourceVersion precondition, so this write stored nothing, and its score
+ *   is redone when that update comes); one per `timestampPeriodMs` (5 min) for a `/status` write
+ *   proven to change only timestamps (the body equals the previous one once timestamp fields are
+ *   removed, and they differ). A no-op makes no watch event and cannot re-trigger its writer; a
+ *   re-stamped status does, and is the "timestamp = now" loop of `real-incidents.md`.
  *   At a steady rate r (writes/s) for T s the score is therefore about (r − changeWritesPerSec) × T: continuous and increasing in both rate and duration, with no
  *   hold time and no rate step. Failed writes add nothing (409s are `conflict-storm`'s).
  * - The pair is **sustained** while its window holds at least `minRunWritesPerSec × windowMs`
  *   writes and at least `minSuccessRatio` of them succeeded; the score lives while it is.
- * - An **episode opens** when a sustained pair's score reaches `minExcessWrites`, and **closes**
- *   at the first boundary that is not sustained; it is emitted then.
+ * - An **episode opens** when a sustained pair's score is enough, and **closes** at the first
+ *   boundary that is not sustained; it is emitted then. Enough is evidence-weighted and
+ *   continuous: the part of the score proven writes added (`proven`) counts against
+ *   `minProvenExcessWrites` (200), the rest against `minExcessWrites` (500), and
+ *   `(score − proven) / minExcessWrites + proven / minProvenExcessWrites ≥ 1`. A bounded burst of
+ *   real changes (a rollout) never earns proven excess; pointless writes need less rate × duration.
  *
  * Why this shape (real rates from `real-incidents.md`): self-triggering loops run at 60/s
  * (kubernetes#16134), ~5/s (kubewarden, prometheus-operator#5610's 200 ms), ~4.6/s
@@ -49,14 +56,17 @@
  * where the loop started, not where it crossed the threshold.
  *
  * **Actor-level roll-up** (`rollup.ts`): one controller rewriting many objects in turn writes
- * each too rarely for its own score (kubeflow/notebooks#1343). Per identity × resource
- * (× subresource) the score changes of writes proven to change nothing or only timestamps are
- * summed over the objects without an episode of their own (an object that opens one takes its
- * share back), and the sum is judged like a pair's score (same window, `minRunWritesPerSec`,
- * `minSuccessRatio`, `minExcessWrites`), with at least `rollupMinObjects` objects. A proven write
- * earns its object one write per `healthyPeriodMs`, so objects rewritten every 10 s or slower
- * (GitOps applies, HPAs, kubelets) add nothing; first writes (no gap) and writes that may carry a
- * change add nothing either, as many objects changing at ~1/s each is a rollout, not a loop.
+ * each too rarely for its own score (kubeflow/notebooks#1343). Per identity × subresource, across
+ * resources (one operator's controllers share the code that stamps the time: keycloak-operator#122
+ * fixed one helper for 18 controllers), the score changes of writes proven to change nothing or
+ * only timestamps are summed over the objects without an episode of their own (an object that
+ * opens one takes its share back), and the sum is judged like a pair's score (same window,
+ * `minRunWritesPerSec`, `minSuccessRatio`); being all proven, it opens at
+ * `minProvenExcessWrites`, with at least `rollupMinObjects` objects. A proven no-op earns its
+ * object one write per `healthyPeriodMs`, so objects rewritten unchanged every 10 s or slower
+ * (GitOps applies, temporal's 10 s requeue, kubelets) add nothing; a re-stamped status earns one
+ * per `timestampPeriodMs`. First writes (no gap) and writes that may carry a change add nothing,
+ * as many objects changing at ~1/s each is a rollout, not a loop.
  *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
@@ -76,7 +86,7 @@ import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
-import { objectLabel } from '../labels.js';
+import { objectLabel, resourceLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import {
@@ -101,7 +111,7 @@ import { trafficShare, writeShare } from './impact.js';
 import { transitionTimeAdvice } from './advice.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
-import { Rollup, rollupFields, rollupKey, topObjects, type RollupMember } from './rollup.js';
+import { Rollup, rollupFields, topObjects, type RollupMember } from './rollup.js';
 import {
   capByExcess,
   catchUp,
@@ -132,6 +142,14 @@ export const hotLoopOptions = windowedOptions({
    */
   minExcessWrites: z.number().positive().default(500),
   /**
+   * Excess writes at which an episode opens when all of them come from writes the log proves
+   * changed nothing or only timestamps (see the file header: the evidence-weighted opening rule).
+   * 200: OpenShift CI's "updated too often" bar, 200 writes per resource in a run
+   * (openshift/origin#29397, `real-incidents.md`); a rollout's writes carry real changes and never
+   * count here.
+   */
+  minProvenExcessWrites: z.number().positive().default(200),
+  /**
    * Excess writes below which severity is capped: under `high`, at most `medium`; under
    * `critical`, at most `high`. 2 and 6 times `minExcessWrites`: severity grows with what the loop
    * cost, not with its share of a quiet cluster alone.
@@ -149,6 +167,14 @@ export const hotLoopOptions = windowedOptions({
    * `excessRequests` (the report's impact), and the budget of writes proven to change nothing.
    */
   healthyPeriodMs: z.number().int().positive().default(10_000),
+  /**
+   * Period, ms, at which a status may legitimately be re-stamped with nothing but a new time: the
+   * budget of a `/status` write proven to change only timestamps. 300 000 (5 min): the kubelet
+   * re-posts an unchanged node status every 5 min (`nodeStatusReportFrequency`), and the
+   * keycloak-operator#121 loop replaced a `--sync-period=5m`. Such a write changes the object, so
+   * the writer's own watch sees it: it is how a status loop re-triggers itself.
+   */
+  timestampPeriodMs: z.number().int().positive().default(300_000),
   /** A pair with an empty window and no write for this long is forgotten, ms. */
   idleMs: z.number().int().positive().default(120_000),
   /** P90/P50 write-gap ratio at or below which the loop looks timer-driven (RequeueAfter). */
@@ -203,6 +229,12 @@ interface Hot {
   lastOkTs: number;
   /** Content digest of the previous write's body (Request level and above); '' when none. */
   lastContent: string;
+  /** Timestamps digest of the previous write's body; '' when none. */
+  lastTimestamps: string;
+  /** The part of `score` that proven writes (no change, or timestamps only) added; 0..score. */
+  proven: number;
+  /** `proven` before the previous successful write. */
+  prevProvenBefore: number;
   /** resourceVersion the previous successful write sent, if it was an update; '' otherwise. */
   prevUpdateRV: string;
   /** The previous successful write was scored as one that may carry a change (not yet proven unchanged). */
@@ -214,13 +246,20 @@ interface Hot {
   series: EpisodeSeries;
 }
 
-/** An identity's roll-up on one resource, with the answers and clients of its writes. */
+/** An identity's roll-up on one subresource of all its resources, with the answers and clients of its writes. */
 class HotRollup extends Rollup {
   successes = 0;
   conflicts = 0;
   otherErrors = 0;
   /** Writes per userAgent of the identity (at most {@link MAX_USER_AGENTS} told apart). */
   userAgents = new Map<string, number>();
+  /** `resourceLabel`s of the objects written (at most {@link MAX_USER_AGENTS}). */
+  resources = new Set<string>();
+
+  /** The resources written, sorted and comma-joined, e.g. `keycloakclients.keycloak.hostzero.com/status, keycloakrealms…`. */
+  get resourceList(): string {
+    return [...this.resources].sort().join(', ');
+  }
 
   override reset(): void {
     super.reset();
@@ -228,7 +267,17 @@ class HotRollup extends Rollup {
     this.conflicts = 0;
     this.otherErrors = 0;
     this.userAgents = new Map();
+    this.resources = new Set();
   }
+}
+
+/**
+ * The key of an identity's roll-up: identity (username, else userAgent product) and subresource,
+ * across resources: one operator's controllers share the status code that stamps the time
+ * (keycloak-operator#122 fixed one helper for 18 controllers), so their writes add up.
+ */
+function hotRollupKey(identity: Actor, ob: ObjectRef): string {
+  return `${identity.username || identity.userAgentProduct}\u0001${ob.subresource}`;
 }
 
 interface Pair extends RollupMember {
@@ -262,7 +311,7 @@ export const hotLoop = defineDetector({
     const windowSec = o.windowMs / 1000;
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
-    /** Roll-ups by identity × resource (`rollupKey`). */
+    /** Roll-ups by identity × subresource (`hotRollupKey`). */
     const rollups = new Map<string, HotRollup>();
     /** The boundary judged last. */
     let judged = -Infinity;
@@ -310,6 +359,9 @@ export const hotLoop = defineDetector({
         score: 0,
         lastOkTs: -1,
         lastContent: '',
+        lastTimestamps: '',
+        proven: 0,
+        prevProvenBefore: 0,
         prevUpdateRV: '',
         prevMayChange: false,
         prevScoreBefore: 0,
@@ -372,6 +424,7 @@ export const hotLoop = defineDetector({
       if (g !== null && !p.open) {
         // The object has no episode of its own: its writes and its excess count in the roll-up.
         g.write(r, isConflict(r));
+        if (g.resources.size < MAX_USER_AGENTS) g.resources.add(resourceLabel(obj));
         // A held first write older than the window judged last would take a live step's slot.
         if (b >= judged - n) {
           g.ring.add(b, H_WRITE);
@@ -392,7 +445,7 @@ export const hotLoop = defineDetector({
     /** The roll-up of `who` on `ob`'s resource, made on first need; null when the roll-up is off. */
     function rollupOf(who: Actor, ob: ObjectRef, ts: number): HotRollup | null {
       if (o.rollupMinObjects === 0) return null;
-      const key = rollupKey(who, ob);
+      const key = hotRollupKey(who, ob);
       let g = rollups.get(key);
       if (g === undefined) {
         g = new HotRollup(key, who, ob, n, 2, o, ts);
@@ -403,24 +456,44 @@ export const hotLoop = defineDetector({
 
     /**
      * A successful write adds 1 to the score, less the budget earned since the previous successful
-     * write: `changeWritesPerSec` per second, or one per `healthyPeriodMs` when the log proves the
-     * write changed nothing (same resourceVersion back) or only timestamps (same body content).
-     * Returns whether it did (proven).
+     * write: `changeWritesPerSec` per second for a write that may carry a change; one per
+     * `healthyPeriodMs` when the log proves it changed nothing (same resourceVersion back, or the
+     * same body as the previous write); one per `timestampPeriodMs` for a `/status` write proven
+     * to change only timestamps (same body content, other timestamps). Returns whether it was
+     * proven (either of the last two); its score change then counts in `proven`.
      */
     function addToScore(h: Hot, r: RequestRecord): boolean {
-      const noChange =
+      const sameContent = r.body !== null && h.lastContent !== '' && r.body.content === h.lastContent;
+      const noOp =
         (r.responseResourceVersion !== '' && r.resourceVersion !== '' && r.responseResourceVersion === r.resourceVersion) ||
-        (r.body !== null && h.lastContent !== '' && r.body.content === h.lastContent);
-      if (r.body !== null) h.lastContent = r.body.content;
+        (sameContent && r.body?.timestamps === h.lastTimestamps);
+      const timestampsOnly = !noOp && sameContent;
+      const noChange = noOp || timestampsOnly;
+      if (r.body !== null) {
+        h.lastContent = r.body.content;
+        h.lastTimestamps = r.body.timestamps;
+      }
       const gapMs = h.lastOkTs < 0 ? 0 : Math.max(0, r.ts - h.lastOkTs);
       h.prevScoreBefore = h.score;
+      h.prevProvenBefore = h.proven;
       h.prevGapMs = h.lastOkTs < 0 ? -1 : gapMs;
       h.prevMayChange = !noChange;
       h.prevUpdateRV = r.verb === 'update' ? r.resourceVersion : '';
       h.lastOkTs = r.ts;
-      const budget = noChange ? gapMs / o.healthyPeriodMs : (gapMs / 1000) * o.changeWritesPerSec;
+      const restamp = timestampsOnly && (r.object as ObjectRef).subresource === 'status';
+      const budget = restamp ? gapMs / o.timestampPeriodMs : noChange ? gapMs / o.healthyPeriodMs : (gapMs / 1000) * o.changeWritesPerSec;
       h.score = Math.max(0, h.score + 1 - budget);
+      h.proven = Math.min(h.score, noChange ? Math.max(0, h.proven + h.score - h.prevScoreBefore) : h.proven);
       return noChange;
+    }
+
+    /**
+     * Whether a pair's score is enough to open an episode: excess from writes that may carry a
+     * change counts against `minExcessWrites`, excess from proven writes against
+     * `minProvenExcessWrites`, and the two fractions add up (evidence-weighted, continuous).
+     */
+    function enough(h: Hot): boolean {
+      return (h.score - h.proven) / o.minExcessWrites + h.proven / o.minProvenExcessWrites >= 1;
     }
 
     /**
@@ -435,6 +508,7 @@ export const hotLoop = defineDetector({
       h.prevMayChange = false;
       const gapMs = Math.max(0, h.prevGapMs);
       h.score = Math.max(0, h.prevScoreBefore + 1 - gapMs / o.healthyPeriodMs);
+      h.proven = Math.min(h.score, Math.max(0, h.prevProvenBefore + h.score - h.prevScoreBefore));
       return h.prevGapMs < 0 ? null : h.score - h.prevScoreBefore;
     }
 
@@ -452,7 +526,7 @@ export const hotLoop = defineDetector({
         }
         close(p);
       } else if (h !== null && sustained) {
-        if (h.score >= o.minExcessWrites) {
+        if (enough(h)) {
           p.open = true;
           p.roll?.withdraw(p);
           h.severity = severityOf(h);
@@ -487,7 +561,7 @@ export const hotLoop = defineDetector({
           return true;
         }
         closeRollup(g);
-      } else if (g.busy && sustained && g.score >= o.minExcessWrites && g.objects >= o.rollupMinObjects) {
+      } else if (g.busy && sustained && g.score >= o.minProvenExcessWrites && g.objects >= o.rollupMinObjects) {
         g.open = true;
         g.severity = rollupSeverity(g);
         ctx.alert('open', buildRollup(g));
@@ -519,7 +593,7 @@ export const hotLoop = defineDetector({
       const durationMs = Math.max(0, g.to - g.from);
       const excess = Math.round(g.score);
       const metrics: Finding['metrics'] = {
-        resource: g.resource,
+        resource: g.resourceList,
         objects: g.objects,
         topObjects: topObjects(g, pairs, objectLabel, o.rollupTopObjects),
         writes: g.writes,
@@ -545,7 +619,7 @@ export const hotLoop = defineDetector({
         id: `hot-loop:${shortHash(`${g.key}\u0001${g.from}`)}`,
         kind: 'hot-loop',
         severity: g.severity ?? rollupSeverity(g),
-        title: `${actorName(g.actor)} wrote ${int(g.objects)} ${g.resource} objects ${int(g.writes)} times in ${span}, ${pct}% succeeded: ${int(excess)} writes beyond what changes explain, though no object alone is a loop`,
+        title: `${actorName(g.actor)} wrote ${int(g.objects)} ${g.resourceList} objects ${int(g.writes)} times in ${span}, ${pct}% succeeded: ${int(excess)} writes beyond what changes explain, though no object alone is a loop`,
         actors: [reportActor(g.actor, g.ips, g.fieldManagers)],
         object: null,
         window: { from: iso(g.from), to: iso(g.to) },

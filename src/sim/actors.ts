@@ -2,7 +2,7 @@
  * Actors of the simulated cluster and their behaviours, written from how client-go and
  * controller-runtime work (not from audit-log templates):
  * - {@link WorkQueue}: client-go's workqueue (a key is queued once while dirty, never processed by
- *   two workers at once) with the per-item exponential rate limiter
+ *   two workers at once, at most one delayed entry per key) with the per-item exponential rate limiter
  *   (`ItemExponentialFailureRateLimiter`: base·2^failures, capped; defaults 5 ms and 1000 s);
  * - {@link operator}: a controller reconciling objects from its informer cache, triggered by watch
  *   events (optionally filtered by a GenerationChangedPredicate), RequeueAfter and resync, writing
@@ -58,6 +58,8 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
+  /** Ready time (µs) of each key's one waiting entry (see {@link addAfter}). */
+  private readonly waiting = new Map<string, number>();
   private active = 0;
   constructor(
     private readonly w: World,
@@ -74,9 +76,23 @@ export class WorkQueue {
     this.queue.push(key);
     this.kick();
   }
-  /** Queue `key` after `us`. */
+  /**
+   * Queue `key` after `us`. Like client-go's delaying queue (`waitingEntryByData`), a key has at
+   * most one waiting entry, and a second AddAfter only moves it to an earlier ready time: a
+   * reconcile that returns RequeueAfter on every pass is re-queued once per period, not per pass.
+   */
   addAfter(key: string, us: number): void {
-    this.w.at(this.w.now + us, () => this.add(key));
+    if (us <= 0) return this.add(key);
+    const readyAt = this.w.now + us;
+    const waiting = this.waiting.get(key);
+    if (waiting !== undefined && waiting <= readyAt) return;
+    this.waiting.set(key, readyAt);
+    this.w.at(readyAt, () => {
+      // A timer whose entry was moved earlier (and has fired, or will) does nothing.
+      if (this.waiting.get(key) !== readyAt) return;
+      this.waiting.delete(key);
+      this.add(key);
+    });
   }
   /** Queue `key` after base·2^failures (capped), and count the failure. */
   addRateLimited(key: string): void {

@@ -38,6 +38,23 @@ function daemonSetConflicts(): RequestRecord[] {
   return out;
 }
 
+const deploymentController = actor('system:serviceaccount:kube-system:deployment-controller', 'kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+
+/**
+ * One controller writing the status of 12 Deployments, each rolled out in turn (a 2 s stagger):
+ * a status write every 2 s for `spanMs`, answered 409 every time (its cache a write behind).
+ * With a 28 s span it is a rollout: every object settles; with 178 s the same objects keep conflicting.
+ */
+function rolloutConflicts(spanMs: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let d = 0; d < 12; d++) {
+    for (let t = 0; t <= spanMs; t += 2000) {
+      out.push(rec(T0 + d * 2000 + t, deploymentController, object('deployments', 'shop', `web-${d}`, 'status', 'apps'), { code: 409, sourceIP: '10.0.0.5' }));
+    }
+  }
+  return out.sort((a, b) => a.receivedTs - b.receivedTs);
+}
+
 describe('fleet-storm: families', () => {
   it.each([
     ['system:node:ip-10-0-1-23.ec2.internal', KUBELET, 'system:node:*', 'node'],
@@ -201,6 +218,19 @@ describe('fleet-storm: one controller storming wide', () => {
   });
 });
 
+describe('fleet-storm: one controller conflicting on the same objects for minutes', () => {
+  it('is a finding once its objects have kept conflicting for singleClientMinSpanMs', () => {
+    const records = rolloutConflicts(178_000);
+    const { findings, alerts } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.metrics.family, f.metrics.events, f.metrics.objects, f.metrics.clients, f.window])).toEqual([
+      ['system:serviceaccount:kube-system:deployment-controller', 12 * 90, 12, 1, { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:03:20.003Z' }],
+    ]);
+    expect(alerts).toEqual(['open fleet-storm ', 'close fleet-storm ']);
+    // A shorter required span finds the 28 s rollout too: the span is what tells them apart.
+    expect(runDetector(detector, { singleClientMinSpanMs: 20_000 }, rolloutConflicts(28_000)).findings.map((f) => [f.metrics.events, f.metrics.objects])).toEqual([[12 * 15, 12]]);
+  });
+});
+
 describe('fleet-storm: not a fleet', () => {
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [
@@ -226,6 +256,8 @@ describe('fleet-storm: not a fleet', () => {
           .slice(0, 60)
           .filter((_, i) => i % 3 === 0),
     ],
+    // 180 409s on 12 objects in one window from one client, but each object's 409s last 28 s and stop.
+    ['one controller rolling out 12 Deployments, each conflicting for 28 s then settled', () => rolloutConflicts(28_000)],
     ['409 AlreadyExists on create across many objects', () => kubelets429().map((r) => ({ ...r, verb: 'create', isWrite: true, code: 409, reason: 'AlreadyExists' }))],
   ];
   it.each(quiet)('%s: nothing', (_name, make) => {
@@ -242,13 +274,15 @@ describe('fleet-storm: not a fleet', () => {
       .filter((_, i) => i % 3 === 0);
     expect(runDetector(detector, { minEvents: 20 }, few).findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual([[20, 20, 20]]);
     // One client on 30 objects is a finding (minClients 1 by default), not with minClients 2.
-    const one = Array.from({ length: 600 }, (_, i) => rec(T0 + i * 100, operator, object('widgets', 'shop', `w${i % 30}`), { code: 409 }));
+    // It must keep conflicting on the same objects for singleClientMinSpanMs (60 s): 120 s here.
+    const one = Array.from({ length: 1200 }, (_, i) => rec(T0 + i * 100, operator, object('widgets', 'shop', `w${i % 30}`), { code: 409 }));
     expect(runDetector(detector, {}, one).findings.map((f) => [f.metrics.objects, f.metrics.clients])).toEqual([[30, 1]]);
+    expect(runDetector(detector, {}, one.slice(0, 600)).findings).toHaveLength(0);
     expect(runDetector(detector, { minClients: 2 }, one).findings).toHaveLength(0);
     // The same answered 429: one throttled client is throttling's finding, not a fleet's; two clients are a fleet.
     const throttled = one.map((r) => ({ ...r, code: 429 }));
     expect(runDetector(detector, {}, throttled).findings).toHaveLength(0);
     const two = throttled.map((r, i) => ({ ...r, sourceIP: i % 2 ? '10.9.0.1' : '10.9.0.2' }));
-    expect(runDetector(detector, {}, two).findings.map((f) => [f.metrics.throttled, f.metrics.clients])).toEqual([[600, 2]]);
+    expect(runDetector(detector, {}, two).findings.map((f) => [f.metrics.throttled, f.metrics.clients])).toEqual([[1200, 2]]);
   });
 });

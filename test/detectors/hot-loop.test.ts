@@ -178,10 +178,18 @@ describe('hot-loop: loops', () => {
     // 1 write/s for 10 min: within the change budget by default, 540 excess writes at 0.1/s.
     expect(runDetector(detector, {}, loop(T0, 600, 1000)).findings).toEqual([]);
     expect(runDetector(detector, { changeWritesPerSec: 0.1 }, loop(T0, 600, 1000)).findings).toHaveLength(1);
-    // Proven no-op writes earn one per healthyPeriodMs: every 2 s is 0.8 excess each, every 5 s 0.5 at a 10 s period.
+    // Proven no-op writes earn one per healthyPeriodMs: every 2 s is 0.8 excess each at a 10 s period, none at 2 s.
     const noop = { level: 'RequestResponse', resourceVersion: '5', responseResourceVersion: '5' };
     expect(runDetector(detector, {}, loop(T0, 750, 2000, operator, widget, noop)).findings).toHaveLength(1);
-    expect(runDetector(detector, { healthyPeriodMs: 4_000 }, loop(T0, 750, 2000, operator, widget, noop)).findings).toEqual([]);
+    expect(runDetector(detector, { healthyPeriodMs: 2_000 }, loop(T0, 750, 2000, operator, widget, noop)).findings).toEqual([]);
+    // 150 proven no-ops every 2 s: 1 + 149 × 0.8 = 120 excess, under minProvenExcessWrites (200) by default, a loop at 100.
+    expect(runDetector(detector, {}, loop(T0, 150, 2000, operator, widget, noop)).findings).toEqual([]);
+    expect(runDetector(detector, { minProvenExcessWrites: 100 }, loop(T0, 150, 2000, operator, widget, noop)).findings).toHaveLength(1);
+    // A /status re-stamped every 4 s for 30 min (450 writes, only lastTransitionTime moves): 1 + 449 × (1 − 4/300) = 444 by default, 0 at a 4 s period.
+    const stamp = (k: number) => ({ level: 'Request', body: { content: 'same', timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } });
+    const restamps = Array.from({ length: 450 }, (_, k) => rec(T0 + k * 4_000, operator, widget, stamp(k)));
+    expect(runDetector(detector, {}, restamps).findings.map((f) => f.metrics.excessWrites)).toEqual([444]);
+    expect(runDetector(detector, { timestampPeriodMs: 4_000 }, restamps).findings).toEqual([]);
     // Severity caps by excess writes: the 100 ms loop for 2 min (1,080) is critical when 1,000 is enough.
     expect(runDetector(detector, { severityExcess: { critical: 1_000 } }, loop(T0, 1200, 100)).findings[0]!.severity).toBe('critical');
     expect(runDetector(detector, { severityExcess: { high: 2_000 } }, loop(T0, 1200, 100)).findings[0]!.severity).toBe('medium');
@@ -390,11 +398,17 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
       rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: `c${k}`, timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }),
     );
     expect(runDetector(detector, {}, changes).findings).toEqual([]);
-    // ...but the same body each time with a fresh lastTransitionTime earns one per 10 s: 1 + 899 × (1 − 1/15) = 840.
+    // ...but the same /status body each time with a fresh lastTransitionTime earns one per 5 min
+    // (timestampPeriodMs): 1 + 899 × (1 − 0.667 s / 300 s) = 898.
     const stamps = Array.from({ length: 900 }, (_, k) =>
       rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: 'same', timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }),
     );
-    expect(runDetector(detector, {}, stamps).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 840]]);
+    expect(runDetector(detector, {}, stamps).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 898]]);
+    // The identical body each time (a no-op: no watch event, so no self-trigger) earns one per 10 s: 1 + 899 × (1 − 1/15) = 840.
+    const same = Array.from({ length: 900 }, (_, k) =>
+      rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: 'same', timestamps: 't', timestampFields: ['lastTransitionTime'] } }),
+    );
+    expect(runDetector(detector, {}, same).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 840]]);
   });
 });
 
@@ -452,6 +466,47 @@ describe('hot-loop: one controller looping over many objects (actor-level roll-u
   it('look-alike: GitOps server-side apply of 300 objects every 3 min for 30 min, each a no-op: quiet', () => {
     const cm = (k: number) => object('configmaps', 'apps', `cm-${k}`);
     expect(runDetector(detector, {}, sweep(300, 10, 180_000, 50, flux, cm)).findings).toEqual([]);
+  });
+
+  /**
+   * keycloak-operator#121 shape: one operator, a controller per kind, each writing its 8 objects'
+   * status in turn every 2.2 s (so each object every 17.6 s) for 4 min at Request level; with
+   * `stamped` each body differs from the object's previous one only in lastTransitionTime, else
+   * it is identical (a no-op).
+   */
+  function kinds(stamped: boolean): RequestRecord[] {
+    const kc = actor('system:serviceaccount:iam:keycloak-operator');
+    const out: RequestRecord[] = [];
+    ['keycloakrealms', 'keycloakclients', 'keycloakusers'].forEach((res, i) => {
+      for (let j = 0; j * 2200 < 240_000; j++) {
+        const body = { content: 'ready', timestamps: stamped ? `t${j}` : 't', timestampFields: ['lastTransitionTime'] };
+        out.push(rec(T0 + i * 700 + j * 2200, kc, object(res, 'iam', `${res}-${j % 8}`, 'status', 'keycloak.example.com'), { level: 'Request', body }));
+      }
+    });
+    return out.sort((x, y) => x.ts - y.ts);
+  }
+
+  it('keycloak shape: 24 objects of 3 kinds re-stamped every 17.6 s each (only lastTransitionTime): one actor-level finding over the kinds', () => {
+    const records = kinds(true);
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object).toBeNull();
+    // 330 writes. Each other write earns its object one write per 5 min (1 − 17.6 s / 300 s = 0.94
+    // excess); an object's own window (3–4 writes a minute) is never sustained, so its episode starts
+    // afresh every minute with a first write that has no gap to judge: about 9.4 writes of each
+    // object's 13–14 count, 220 excess writes in all, over minProvenExcessWrites (200).
+    expect([f.severity, f.metrics.resource, f.metrics.objects, f.metrics.writes, f.metrics.excessWrites]).toEqual([
+      'medium',
+      'keycloakclients.keycloak.example.com/status, keycloakrealms.keycloak.example.com/status, keycloakusers.keycloak.example.com/status',
+      24,
+      330,
+      220,
+    ]);
+  });
+
+  it('the same writes with identical bodies (no-ops: no watch event, no self-trigger) every 17.6 s: quiet, as any object written slower than healthyPeriodMs', () => {
+    expect(runDetector(detector, {}, kinds(false)).findings).toEqual([]);
   });
 
   it('rollupMinObjects 0 turns the roll-up off', () => {
