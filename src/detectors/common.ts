@@ -20,6 +20,36 @@ export function reportActor(a: Actor, sourceIPs: Iterable<string>, fieldManagers
   };
 }
 
+/**
+ * Distinct source IPs an episode counts exactly; past this its count is a lower bound, so a
+ * storm from thousands of pods keeps bounded state.
+ */
+export const MAX_COUNTED_SOURCE_IPS = 4096;
+
+/** The source IPs of an episode: the first ones, kept for the report, and the count of all. */
+export interface SourceIPState {
+  /** The first `maxListed` distinct IPs (see {@link addSourceIP}). */
+  ips: Set<string>;
+  /** The other distinct IPs seen, made at the first one past `ips`. */
+  ipSeen: Set<string> | null;
+  /** Distinct IPs seen: `ips` plus `ipSeen`, at most {@link MAX_COUNTED_SOURCE_IPS}. */
+  ipCount: number;
+}
+
+/** Notes that `ip` sent a request of the episode `h`, keeping at most `maxListed` IPs to show. */
+export function addSourceIP(h: SourceIPState, ip: string, maxListed: number): void {
+  if (h.ips.has(ip)) return;
+  if (h.ips.size < maxListed) {
+    h.ips.add(ip);
+    h.ipCount++;
+    return;
+  }
+  const seen = (h.ipSeen ??= new Set());
+  if (h.ipCount >= MAX_COUNTED_SOURCE_IPS || seen.has(ip)) return;
+  seen.add(ip);
+  h.ipCount++;
+}
+
 /** An update or patch of one named object that persists (not a dry run): a write that can loop, conflict or fight. */
 export function isObjectWrite(r: RequestRecord): boolean {
   return (r.verb === 'update' || r.verb === 'patch') && !r.dryRun && r.object !== null && r.object.name !== '';

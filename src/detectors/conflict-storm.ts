@@ -60,6 +60,7 @@ import { objectLabel } from '../labels.js';
 import { BoundedSample } from '../engine/sample.js';
 import {
   actorName,
+  addSourceIP,
   EpisodeSeries,
   EvidenceIDs,
   FirstWrites,
@@ -67,8 +68,8 @@ import {
   GapHistogram,
   Identities,
   int,
-  isObjectWrite,
   iso,
+  isObjectWrite,
   PairMap,
   PeakPerSecond,
   ratio,
@@ -288,6 +289,7 @@ interface Hot {
   /** Successful writes of other actors (usernames) to the object, any subresource, while hot. */
   foreignWrites: number;
   ips: Set<string>;
+  ipSeen: Set<string> | null;
   ipCount: number;
   fieldManagers: Set<string>;
   /** Attempts per userAgent of the identity, marked as of `to`. */
@@ -443,6 +445,7 @@ export const conflictStorm = defineDetector({
         excess: 0,
         foreignWrites: 0,
         ips: new Set(),
+        ipSeen: null,
         ipCount: 0,
         fieldManagers: new Set(),
         userAgents: new UserAgentCounts(),
@@ -565,10 +568,7 @@ export const conflictStorm = defineDetector({
         }
         h.userAgents.add(r.actor);
         if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
-        if (!h.ips.has(r.sourceIP)) {
-          h.ipCount++;
-          if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
-        }
+        addSourceIP(h, r.sourceIP, o.maxSourceIPs);
         h.peakWrites.add(r.ts);
         if (conflict) h.peakConflicts.add(r.ts);
         h.series.add(r.ts, conflict);

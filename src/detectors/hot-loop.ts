@@ -91,13 +91,14 @@ import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import {
   actorName,
+  addSourceIP,
   EpisodeSeries,
   EvidenceIDs,
   FirstWrites,
   firstWritesFor,
   int,
-  isObjectWrite,
   iso,
+  isObjectWrite,
   PairMap,
   PeakPerSecond,
   ratio,
@@ -214,6 +215,7 @@ interface Hot {
   lastReceived: number;
   gaps: BoundedSample;
   ips: Set<string>;
+  ipSeen: Set<string> | null;
   ipCount: number;
   fieldManagers: Set<string>;
   /** Writes per userAgent of the identity (at most {@link MAX_USER_AGENTS} told apart). */
@@ -349,6 +351,7 @@ export const hotLoop = defineDetector({
         lastReceived: -1,
         gaps: new BoundedSample(),
         ips: new Set(),
+        ipSeen: null,
         ipCount: 0,
         fieldManagers: new Set(),
         userAgents: new Map(),
@@ -407,10 +410,7 @@ export const hotLoop = defineDetector({
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
       const ua = h.userAgents.has(r.actor.userAgent) || h.userAgents.size < MAX_USER_AGENTS ? r.actor.userAgent : '(other)';
       h.userAgents.set(ua, (h.userAgents.get(ua) ?? 0) + 1);
-      if (!h.ips.has(r.sourceIP)) {
-        h.ipCount++;
-        if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
-      }
+      addSourceIP(h, r.sourceIP, o.maxSourceIPs);
       h.peakWrites.add(r.ts);
       h.series.add(r.ts, isConflict(r));
       // An update that succeeds with the resourceVersion the previous one sent proves that one changed nothing.

@@ -87,13 +87,14 @@ import { formatDurationMs as formatDuration } from '../report/format.js';
 import { BoundedSample } from '../engine/sample.js';
 import { KindMasks } from '../engine/filters.js';
 import {
+  actorName,
+  addSourceIP,
   EpisodeSeries,
   firstWritesFor,
-  actorName,
   Identities,
   int,
-  isObjectWrite,
   iso,
+  isObjectWrite,
   PairMap,
   ratio,
   reportActor,
@@ -198,6 +199,7 @@ interface Hot {
   /** Audit level of the last evidence. */
   level: string;
   ips: Set<string>;
+  ipSeen: Set<string> | null;
   ipCount: number;
   fieldManagers: Set<string>;
   /** Writes per userAgent of the identity, marked as of `toWrites`. */
@@ -428,6 +430,7 @@ export const noOpWrites = defineDetector({
         lastAuditID: r.auditID,
         level: r.level,
         ips: new Set(),
+        ipSeen: null,
         ipCount: 0,
         fieldManagers: new Set(),
         userAgents: new UserAgentCounts(),
@@ -557,10 +560,7 @@ export const noOpWrites = defineDetector({
         }
         if (gap >= 0) h.gaps.add(gap);
         if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
-        if (!h.ips.has(r.sourceIP)) {
-          h.ipCount++;
-          if (h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
-        }
+        addSourceIP(h, r.sourceIP, o.maxSourceIPs);
       }
 
       obj.okWrites++;

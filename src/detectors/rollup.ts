@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import type { Severity } from '../report/schema.js';
 import { resourceLabel } from '../labels.js';
-import { EpisodeSeries, EvidenceIDs, PeakPerSecond, StepRing } from './common.js';
+import { addSourceIP, EpisodeSeries, EvidenceIDs, PeakPerSecond, StepRing } from './common.js';
 
 /**
  * The roll-up's option fields: `rollupMinObjects` (integer ≥ 2, default 2; 0 turns the roll-up
@@ -74,6 +74,7 @@ export class Rollup {
   series: EpisodeSeries;
   peak = new PeakPerSecond();
   ips = new Set<string>();
+  ipSeen: Set<string> | null = null;
   ipCount = 0;
   fieldManagers = new Set<string>();
 
@@ -113,10 +114,7 @@ export class Rollup {
     this.peak.add(r.ts);
     this.series.add(r.ts, conflict);
     if (r.fieldManager && this.fieldManagers.size < this.o.maxSourceIPs) this.fieldManagers.add(r.fieldManager);
-    if (!this.ips.has(r.sourceIP)) {
-      this.ipCount++;
-      if (this.ips.size < this.o.maxSourceIPs) this.ips.add(r.sourceIP);
-    }
+    addSourceIP(this, r.sourceIP, this.o.maxSourceIPs);
   }
 
   /**
@@ -159,6 +157,7 @@ export class Rollup {
     this.series = new EpisodeSeries(this.o.stepMs);
     this.peak = new PeakPerSecond();
     this.ips = new Set();
+    this.ipSeen = null;
     this.ipCount = 0;
     this.fieldManagers = new Set();
   }

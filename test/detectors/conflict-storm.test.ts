@@ -529,6 +529,22 @@ describe("conflict-storm: conflicts that never stop under the window's rule (iss
     ]);
   });
 
+  it('20 pods of one service account (20 IPs, past maxSourceIPs 16): sourceIPCount counts each IP once', () => {
+    // Each second every pod patches once and gets 409, then retries 5 ms later with success.
+    const records: RequestRecord[] = [];
+    for (let s = 0; s < 240; s++) {
+      for (let d = 0; d < 20; d++) {
+        const ip = `10.4.0.${d + 1}`;
+        records.push(rec(T0 + s * 1000 + d * 40, daemon, clique, { verb: 'patch', sourceIP: ip, code: 409 }));
+        records.push(rec(T0 + s * 1000 + d * 40 + 5, daemon, clique, { verb: 'patch', sourceIP: ip }));
+      }
+    }
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.object?.name, f.metrics.attempts, f.metrics.conflicts, f.metrics.sourceIPCount, f.actors[0]!.sourceIPs.length])).toEqual([
+      ['clique-a', 9600, 4800, 20, 16],
+    ]);
+  });
+
   it.each([
     ["the stuck kubelet for 2 minutes only (409s in too few of the 3-minute look's steps)", () => stuckKubelet(120, 3)],
     ['the daemons for 1 minute only', () => daemons(60)],
