@@ -132,6 +132,20 @@ export const INTERN_GENERATION_MIN = 10_000;
  */
 export const INTERN_GENERATION_MAX = 20_000;
 /**
+ * The longest userAgent an actor keeps (UTF-16 code units), and what replaces the rest: the
+ * limit and suffix kube-apiserver applies to the audit event's userAgent (1,024 bytes,
+ * `...TRUNCATED`; k8s.io/apiserver/pkg/audit/request.go `maybeTruncateUserAgent`). Only one
+ * longer than the limit plus the suffix is cut, so a real log's userAgents never are (a forged
+ * or corrupt log's would make each actor, and each worker's dictionary, hold megabytes).
+ */
+export const MAX_USER_AGENT_LENGTH = 1024;
+const USER_AGENT_TRUNCATED = '...TRUNCATED';
+
+/** `userAgent` as an actor keeps it: cut as {@link MAX_USER_AGENT_LENGTH} says when longer than the limit plus the suffix. */
+export function cappedUserAgent(userAgent: string): string {
+  return userAgent.length > MAX_USER_AGENT_LENGTH + USER_AGENT_TRUNCATED.length ? userAgent.slice(0, MAX_USER_AGENT_LENGTH) + USER_AGENT_TRUNCATED : userAgent;
+}
+/**
  * How far a generation's size may grow past `generationMax` (×8: 160,000 values with the
  * defaults) when the values in use recur more slowly than two generations hold them (a
  * 5,000-node cluster's Leases and Nodes every 10 s): see {@link Normalizer}.
@@ -465,8 +479,12 @@ export class Normalizer {
     };
   }
 
-  /** The interned actor of `username` + `userAgent` (see {@link normalizeInterned}). */
+  /**
+   * The interned actor of `username` + `userAgent` (see {@link normalizeInterned}), the
+   * userAgent cut as {@link cappedUserAgent} says.
+   */
   internActor(username: string, userAgent: string): Actor {
+    userAgent = cappedUserAgent(userAgent);
     const key = `${username}\u0000${userAgent}`;
     let actor = this.actors.get(key);
     if (actor !== undefined) return actor;

@@ -27,7 +27,7 @@ import { readSync } from 'node:fs';
 import { cutFrom, cutLines, MAX_BYTES_PER_UNIT, passLine, type OnAsciiPiece, type OnLine } from './lines.js';
 import { fnv30, fresh, StringPool } from '../decoding/fresh.js';
 import { idLanes, LANES } from '../decoding/hash.js';
-import { uriFacts, type UriFacts } from '../decoding/normalize.js';
+import { cappedUserAgent, uriFacts, type UriFacts } from '../decoding/normalize.js';
 
 /** A run of lines to decode (see `Frame` in `lines.ts`). */
 export interface WorkRequest {
@@ -307,11 +307,12 @@ class RunReader {
   }
 
   /**
-   * The id of the actor `username`, `userAgent` in the state's dictionary (a new one defined in
-   * this answer). Looked up by hashes of the fields, compared in full: a key string per record
+   * The id of the actor `username`, `agent` (cut as `cappedUserAgent` says) in the state's
+   * dictionary (a new one defined in this answer). Looked up by hashes of the fields, compared in full: a key string per record
    * (built, then hashed) cost more than all the rest of the record here.
    */
-  private actorId(username: string, userAgent: string): number {
+  private actorId(username: string, agent: string): number {
+    const userAgent = cappedUserAgent(agent);
     const state = this.state;
     const ah = fnv30(username);
     const byUser = state.actorIds.get(ah);

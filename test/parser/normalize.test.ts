@@ -3,7 +3,15 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { decodeLine } from '../../src/decoding/decode.js';
 import { digestBody } from '../../src/decoding/body.js';
-import { INTERN_GENERATION_GROWTH, INTERN_GENERATION_MAX, Normalizer, parseServiceAccount, parseUserAgent } from '../../src/decoding/normalize.js';
+import {
+  cappedUserAgent,
+  INTERN_GENERATION_GROWTH,
+  INTERN_GENERATION_MAX,
+  MAX_USER_AGENT_LENGTH,
+  Normalizer,
+  parseServiceAccount,
+  parseUserAgent,
+} from '../../src/decoding/normalize.js';
 import type { RequestRecord } from '../../src/decoding/record.js';
 import { idLanes, LANES } from '../../src/decoding/hash.js';
 import { CONFLICT_EVENT, eventLine } from './helpers.js';
@@ -408,5 +416,24 @@ describe('parseServiceAccount', () => {
     expect(parseServiceAccount('system:serviceaccount::name')).toBeNull();
     expect(parseServiceAccount('system:serviceaccount:a:b:c')).toBeNull();
     expect(parseServiceAccount('system:node:ip-10-0-31-19')).toBeNull();
+  });
+});
+
+describe('userAgent length (kube-apiserver cuts at 1,024 bytes + "...TRUNCATED")', () => {
+  it('keeps an agent up to the limit plus the suffix, cuts a longer one, and one actor for agents equal up to the cut', () => {
+    const real = `${'k'.repeat(MAX_USER_AGENT_LENGTH)}...TRUNCATED`;
+    expect(cappedUserAgent(real)).toBe(real);
+    expect(cappedUserAgent('kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f')).toBe('kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f');
+    const n = new Normalizer();
+    const a = n.internActor('system:serviceaccount:x:y', `op/1.0 ${'a'.repeat(400_000)}`);
+    const b = n.internActor('system:serviceaccount:x:y', `op/1.0 ${'a'.repeat(300_000)}b`);
+    expect([a.userAgent.length, a.userAgent.slice(0, 8), a.userAgent.slice(-13), a.userAgentProduct, b === a, n.actorCount]).toEqual([
+      1036,
+      'op/1.0 a',
+      'a...TRUNCATED',
+      'op',
+      true,
+      1,
+    ]);
   });
 });
