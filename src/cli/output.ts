@@ -10,14 +10,23 @@ import { SEVERITIES, severityRank, type Report, type Severity } from '../report/
 import type { CliIO } from './io.js';
 import type { OutputOptions } from './options.js';
 
+/** Late requests (`input.lateRequests`) that make a warning, when also at least 1 % of the requests. */
+const LATE_WARNING_MIN = 100;
+
 /**
- * Things a user must not miss even when the report looks clean: skipped sources, and a run that
- * counted no request at all (an empty file, a filter with a typo).
+ * Things a user must not miss even when the report looks clean: skipped sources, many requests
+ * out of order beyond the reorder window, and a run that counted no request at all (an empty
+ * file, a filter with a typo).
  */
 export function warningsFor(report: Pick<Report, 'input'>): string[] {
   const i = report.input;
   const partial = new Set(i.sources.filter((s) => s.events > 0).map((s) => s.name));
   const out = i.sourceErrors.map((e) => `${partial.has(e.source) ? 'stopped reading' : 'skipped'} ${e.source}: ${e.message}`);
+  if (i.lateRequests >= LATE_WARNING_MIN && i.lateRequests * 100 >= i.requests) {
+    out.push(
+      `${i.lateRequests.toLocaleString('en-US')} of ${i.requests.toLocaleString('en-US')} requests came later than the reorder window and were placed at the stream clock, so rates, peaks and windows around them are wrong: the input looks concatenated or newest-first. Pass rotated files as separate inputs, sort the log by stageTimestamp, or raise --reorder-window`,
+    );
+  }
   if (i.requests === 0) {
     if (i.skipped.filtered > 0) out.push(`no request matched the filters (${i.skipped.filtered} requests were filtered out)`);
     else if (i.events === 0) out.push('no audit events were read: the input is empty');

@@ -8,11 +8,21 @@
  *
  * Why a tail-sorted ring rather than a heap: input is almost sorted, so an insert is an
  * append or a short backwards scan from the tail (O(1) typical), and release is a pointer bump.
+ * A record older than every one held goes before the head, also O(1): a newest-first log (as
+ * `gcloud logging read` prints) holds everything until {@link MAX_HELD_RECORDS} and must not
+ * cost a scan of all of it per record.
  */
 import type { RequestRecord } from '../decoding/record.js';
 
 /** Records handed on together while a queue holds (see {@link ReorderQueue.hold}). */
 export const RELEASE_BATCH = 64;
+
+/**
+ * Records a queue holds at most (about 150 MB of records): past this the oldest is released
+ * however young, so memory stays bounded when stream time does not advance (a newest-first or
+ * concatenated log); the records then arrive late and are counted as such.
+ */
+export const MAX_HELD_RECORDS = 1 << 19;
 
 /** Releases records in non-decreasing `ts`; records later than the window are passed on clamped. */
 export class ReorderQueue {
@@ -38,11 +48,14 @@ export class ReorderQueue {
    * @param windowMs how long (ms of stream time) a record may arrive out of order and still be
    *   placed exactly. 0 releases at once.
    * @param release receives each record once, in order.
+   * @param warm see {@link hold}
+   * @param maxHeld records held at most ({@link MAX_HELD_RECORDS})
    */
   constructor(
     private readonly windowMs: number,
     private readonly release: (r: RequestRecord) => void,
     private readonly warm: ((records: readonly RequestRecord[], count: number) => void) | null = null,
+    private readonly maxHeld = MAX_HELD_RECORDS,
   ) {}
 
   /**
@@ -86,6 +99,7 @@ export class ReorderQueue {
 
   /** Add one record; releases every record older than `newest ts - windowMs`. */
   push(r: RequestRecord): void {
+    if (this.size >= this.maxHeld) this.releaseOldest();
     if (r.ts < this.releasedTs) {
       // Too late to place: feed it at the current clock so downstream time never goes back.
       this.late++;
@@ -97,6 +111,13 @@ export class ReorderQueue {
     const ring = this.ring;
     const mask = this.mask;
     const start = this.start;
+    if (this.size > 0 && r.ts < (ring[start] as RequestRecord).ts) {
+      // Older than all held: before the head, no scan.
+      this.start = (start - 1) & mask;
+      ring[this.start] = r;
+      this.size++;
+      return;
+    }
     // After the last record not newer than `r` (arrival order among equal times), moving the
     // newer ones up on the way: input is nearly sorted, so that is the tail or a few places before.
     let i = this.size;
@@ -143,6 +164,11 @@ export class ReorderQueue {
         if (this.due.length === RELEASE_BATCH) this.handOn();
       } else this.release(r);
     }
+  }
+
+  /** Releases the oldest record held, however young (see {@link MAX_HELD_RECORDS}). */
+  private releaseOldest(): void {
+    this.drainUntil((this.ring[this.start] as RequestRecord).ts);
   }
 
   /** Twice the room, the records oldest first from 0. */

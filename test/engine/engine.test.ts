@@ -50,6 +50,23 @@ describe('ReorderQueue', () => {
     expect(q.late).toBe(1);
   });
 
+  it('a newest-first log: placed exactly while it fits in maxHeld, then the oldest held goes and older ones are late', () => {
+    const out: string[] = [];
+    const q = new ReorderQueue(2000, (r) => out.push(`${r.auditID}@${r.ts - T0}`), null, 4);
+    // 6 records 10 s apart, newest first: stream time never advances, so nothing leaves by the window.
+    for (let k = 5; k >= 0; k--) q.push(rec(T0 + k * 10_000, alice, pod, { auditID: `r${k}`, latencyMs: 0 }));
+    q.flush();
+    // r5..r2 fill the queue (r2 at its head); r1 releases r2 and is then late, as is r0: both are
+    // fed at the clock (20 s), so time never goes back.
+    expect(out).toEqual(['r2@20000', 'r1@20000', 'r0@20000', 'r3@30000', 'r4@40000', 'r5@50000']);
+    expect(q.late).toBe(2);
+    const exact: string[] = [];
+    const big = new ReorderQueue(2000, (r) => exact.push(r.auditID));
+    for (let k = 2999; k >= 0; k--) big.push(rec(T0 + k * 10, alice, pod, { auditID: `r${k}`, latencyMs: 0 }));
+    big.flush();
+    expect([exact.length, exact[0], exact[2999], exact.every((id, k) => id === `r${k}`), big.late]).toEqual([3000, 'r0', 'r2999', true, 0]);
+  });
+
   it('keeps (ts, arrival) order through its ring wrapping around and growing, as a sorted list does', () => {
     // 20,000 records 1 ms apart, each up to 3 s late (seeded), in a 2 s window: about 2,000 are
     // held at once (the ring starts at 1,024), releases wrap it round many times, and some records
