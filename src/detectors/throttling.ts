@@ -23,7 +23,9 @@
  * episode is hot those steps' tallies are added up, and for each actor the number of steps in
  * which the victim got 429s and the actor was among the `topK`. A likely cause is an actor in
  * that tally that is not itself a victim (fewer than `minThrottled` 429s or a 429 share below
- * `minShare`), sent at least `minCauseShare` of all requests in those steps, was heavy in at
+ * `minShare`) or, a victim too, sent at least `victimCauseMinOfVictim` times the judged victim's
+ * requests in the steps it was throttled in (APF's fair queuing rejects the heaviest flow of a
+ * saturated priority level first, so the client that fills it is usually throttled itself), sent at least `minCauseShare` of all requests in those steps, was heavy in at
  * least `minCauseCoverage` of the steps in which the victim was throttled (a client that was
  * not there while the victim was rejected cannot explain those rejections), and, ranked by
  * requests, sent at least `causeMinOfTop` of what the first such actor sent (APF seats are
@@ -88,6 +90,13 @@ export const throttlingOptions = windowedOptions({
    * steady reader).
    */
   causeMinOfVictim: z.number().nonnegative().default(1),
+  /**
+   * A client throttled itself is still a likely cause of another actor's 429s when it sent at
+   * least this many times that actor's requests in the steps in which that actor got 429s: APF's
+   * fair queuing rejects the heaviest flow of a saturated priority level first, so the client
+   * that fills it is usually throttled too, while clients of comparable size are fellow victims.
+   */
+  victimCauseMinOfVictim: z.number().positive().default(4),
   /** Likely causes listed after the victim in `actors[]`. */
   maxCauses: z.number().int().nonnegative().default(2),
   /**
@@ -430,10 +439,12 @@ export const throttling = defineDetector({
       // A client never rejected itself must outweigh the victim in the steps it was throttled in (see `causeMinOfVictim`).
       const victimStepRequests = h.tally.get(s.actor)?.throttledStepRequests ?? h.requests;
       const crowds = (t: Tally): boolean => t.throttled > 0 || t.throttledStepRequests >= o.causeMinOfVictim * victimStepRequests;
-      const candidates = ranked.filter(([, t]) => !isVictim(t) && t.requests >= o.minCauseShare * around.requests && coincides(t) && crowds(t));
+      // A fellow victim counts only when it dwarfs this one (see `victimCauseMinOfVictim`).
+      const notFellow = (t: Tally): boolean => !isVictim(t) || t.throttledStepRequests >= o.victimCauseMinOfVictim * victimStepRequests;
+      const candidates = ranked.filter(([, t]) => notFellow(t) && t.requests >= o.minCauseShare * around.requests && coincides(t) && crowds(t));
       const top = candidates[0]?.[1].requests ?? 0;
       const causes = candidates.filter(([, t]) => t.requests >= o.causeMinOfTop * top);
-      const others = ranked.filter(([, t]) => isVictim(t));
+      const others = ranked.filter(([a, t]) => isVictim(t) && !causes.slice(0, o.maxCauses).some(([c]) => c === a));
       const cause = causes[0];
       const gapP50 = h.retryGaps.percentile(50);
       const durationMs = Math.max(0, h.to - h.from);

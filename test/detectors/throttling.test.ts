@@ -100,6 +100,36 @@ describe('throttling: throttled actors', () => {
     expect(findings.every((f) => f.signals.includes('other-victims'))).toBe(true);
   });
 
+  it('a heavy lister throttled itself (APF rejects the heaviest flow first) is the likely cause of a light victim, not a fellow victim', () => {
+    const lister = actor('system:serviceaccount:analytics:reportgen', 'OpenAPI-Generator/29.0.0/python');
+    // 3,000 lists in 60 s (10× the collector's 300), 6 in 10 answered 429.
+    const heavy = Array.from({ length: 3000 }, (_, k) =>
+      rec(T0 + 3 + k * 20, lister, object('secrets', '', ''), { verb: 'list', code: k % 10 < 6 ? 429 : 200, sourceIP: '10.7.0.1' }),
+    );
+    const { findings } = runDetector(
+      detector,
+      {},
+      [...victim(), ...heavy].sort((a, b) => a.ts - b.ts),
+    );
+    const rows = findings.map((f) => [f.actors.map((a) => a.username), f.metrics.throttled, f.metrics.likelyCause, f.metrics.otherVictims, f.signals]);
+    expect(rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1))).toEqual([
+      [
+        ['system:serviceaccount:analytics:reportgen'],
+        1800,
+        null,
+        'system:serviceaccount:monitoring:metrics-collector(150)',
+        ['throttled', 'apf-rejected', 'ignores-retry-after', 'other-victims'],
+      ],
+      [
+        ['system:serviceaccount:monitoring:metrics-collector', 'system:serviceaccount:analytics:reportgen'],
+        150,
+        'system:serviceaccount:analytics:reportgen',
+        null,
+        ['throttled', 'apf-rejected', 'ignores-retry-after', 'likely-cause'],
+      ],
+    ]);
+  });
+
   const bystander = actor('system:serviceaccount:x:bg', 'bg/v1');
   const latecomer = actor('system:serviceaccount:shop-system:widget-operator', 'widget-operator/v1');
   const causes: Array<[string, () => RequestRecord[], string[]]> = [
