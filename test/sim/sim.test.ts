@@ -94,6 +94,19 @@ describe('end to end through analyze', () => {
   });
 });
 
+describe('scenario fidelity to real-incidents.md', () => {
+  it('zookeeper-operator#389 (item 24): every status write is a new resourceVersion, so the loop never stops by itself (>100 req/s at a 6 ms watch delay)', () => {
+    const counts = [101, 102].map((seed) => {
+      const e = simulate(scenario('zookeeper-status-reconcile-loop'), HELD_OUT, seed).expected[0];
+      return [e?.writes, e?.noOps];
+    });
+    expect(counts).toEqual([
+      [13201, 0],
+      [31007, 0],
+    ]);
+  });
+});
+
 describe('generateName creates (audit-formats.md §1: objectRef.name stays empty)', () => {
   const cr = ref('cert-manager.io', 'v1', 'certificaterequests', 'shop', 'web-tls-x2k4p');
   const user = serviceAccount('cert-manager', 'cert-manager', 'cert-manager', 'v1.14.4', '10.244.21.6');
