@@ -30,8 +30,14 @@ export const TUNING: SimSet = { name: 'tuning', seeds: [1, 2], pool: POOL_A, par
 /** The held-out set: seeds 101–102, pool B, outer quarters of every range. */
 export const HELD_OUT: SimSet = { name: 'held-out', seeds: [101, 102], pool: POOL_B, part: 'outer' };
 
-/** Simulated minutes per log. */
-export const SIM_MINUTES = 4;
+/**
+ * Simulated minutes per log, for every scenario, benign ones included. 10: every incident in
+ * real-incidents.md lasted far longer (crossplane#2449 and kubewarden 24 h, flux2#3689 3–4 h,
+ * console-operator a 46-minute CI run, the status loops until a restart), and a shorter window
+ * cuts a slow loop off before it shows (crossplane's ~2 updates/s needs ~10 min for `hot-loop`'s
+ * 500 excess writes); longer would multiply the eval's runtime.
+ */
+export const SIM_MINUTES = 10;
 const START_MS = Date.parse('2026-07-01T08:00:00Z');
 
 /** A simulated case's result: the shared {@link CaseResult} plus the parameters drawn and the acceptable findings set aside. */

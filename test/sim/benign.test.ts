@@ -56,14 +56,14 @@ describe('benign look-alikes', () => {
       counts[k] = (counts[k] ?? 0) + 1;
     }
     expect(counts).toEqual({
-      'create pipelineruns (no name)': 25,
-      'update pipelineruns/status': 111,
-      'create taskruns': 70,
-      'update taskruns/status': 131,
-      'get pipelineruns': 22,
-      'list pipelineruns (no name)': 3,
-      'delete pipelineruns': 9,
-      'delete taskruns': 27,
+      'create pipelineruns (no name)': 60,
+      'update pipelineruns/status': 293,
+      'create taskruns': 177,
+      'update taskruns/status': 350,
+      'get pipelineruns': 55,
+      'list pipelineruns (no name)': 9,
+      'delete pipelineruns': 56,
+      'delete taskruns': 168,
     });
     const ev = await evaluateSim({ ...TUNING, seeds: [2] }, [sc]);
     expect(ev.cases[0]?.findings).toEqual([]);
