@@ -24,7 +24,7 @@
  * `metadata.{resourceVersion, managedFields, generation, creationTimestamp, uid, selfLink,
  * deletionTimestamp, deletionGracePeriodSeconds}` of the top-level object.
  *
- * Timestamp fields ({@link TIMESTAMP_FIELDS}), at any depth, whatever their value (a field that
+ * Timestamp fields ({@link isTimestampField}), at any depth, whatever their value (a field that
  * appears or disappears is a timestamp change, not a content change). In JSON patches (arrays of
  * `{op, path, value}`), an operation whose `path` ends in a timestamp name feeds its `value` to
  * `timestamps` and only `op`/`path` to `content`; operations on the volatile metadata paths (e.g.
@@ -67,6 +67,19 @@ export const TIMESTAMP_FIELDS: ReadonlySet<string> = new Set([
   'observedTime',
   'renewTime',
 ]);
+
+/**
+ * An operator's own "when did this last happen" field: `last` + a capitalised word or words +
+ * `Time`, `Timestamp` or `At` (`lastSyncTime`, `lastReconcileTime`, `lastSyncedAt`). Such a
+ * field records the time of the latest pass, so every pass rewrites it, like
+ * {@link TIMESTAMP_FIELDS}; fields set once (`startTime`, `completionTime`) do not start with `last`.
+ */
+const LAST_TIME_FIELD = /^last[A-Z][A-Za-z]*(?:Time|Timestamp|At)$/;
+
+/** Whether a field of that name holds a time its writer stamps ({@link TIMESTAMP_FIELDS} or {@link LAST_TIME_FIELD}). */
+export function isTimestampField(name: string): boolean {
+  return TIMESTAMP_FIELDS.has(name) || (name.charCodeAt(0) === 108 && LAST_TIME_FIELD.test(name));
+}
 
 /** Top-level `metadata` fields left out of the digest (see the module comment). */
 export const VOLATILE_METADATA: ReadonlySet<string> = new Set([
@@ -332,7 +345,7 @@ class Walk {
     h.unit(123);
     for (const k of keys) {
       const x = o[k];
-      if (TIMESTAMP_FIELDS.has(k)) {
+      if (isTimestampField(k)) {
         this.stamp(k, x, null);
         continue;
       }
@@ -395,7 +408,7 @@ class Walk {
           while (k < keys.length) {
             const name = keys[k++]!;
             const x = (node as Json)[name];
-            if (TIMESTAMP_FIELDS.has(name)) {
+            if (isTimestampField(name)) {
               this.stampDeep(name, x, path.length, p);
               continue;
             }
@@ -446,7 +459,7 @@ class Walk {
       if (VOLATILE_METADATA.has(slash === -1 ? p.slice(10) : p.slice(10, slash))) return;
     }
     const last = p.slice(p.lastIndexOf('/') + 1);
-    if (TIMESTAMP_FIELDS.has(last) && op.op !== 'remove' && op.op !== 'move' && op.op !== 'copy') {
+    if (isTimestampField(last) && op.op !== 'remove' && op.op !== 'move' && op.op !== 'copy') {
       const h = this.content;
       h.unit(123);
       h.str('op');

@@ -68,6 +68,24 @@ describe('digestBody', () => {
     expect(changedTimestampFields(a, digest(status()))).toEqual([]);
   });
 
+  it.each([
+    ['lastSyncTime', true],
+    ['lastReconcileTime', true],
+    ['lastSyncedAt', true],
+    ['lastAppliedTimestamp', true],
+    ['startTime', false],
+    ['completionTime', false],
+    ['lastAppliedRevision', false],
+    ['lastTime', false],
+    ['lastsyncTime', false],
+  ])("an operator's own %s: stamped time %s", (field, stamped) => {
+    const body = (t: string, phase = 'Ready'): unknown => ({ status: { phase, [field]: t } });
+    const a = digest(body('2026-07-01T09:00:05Z'));
+    const b = digest(body('2026-07-01T09:00:06Z'));
+    expect([a.content === b.content, a.timestampFields]).toEqual([stamped, stamped ? [field] : []]);
+    expect(digest(body('2026-07-01T09:00:05Z', 'Failed')).content).not.toBe(a.content);
+  });
+
   it('a content change changes content', () => {
     expect(digest(status({ ready: 2 })).content).not.toBe(digest(status()).content);
   });
