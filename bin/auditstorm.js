@@ -5,7 +5,7 @@ import { adaptHeapGrowth, HEAP_FLAG, largeHeapFlag, tuneV8 } from '../dist/cli/h
 // Before the rest is loaded: V8's flags then hold for all of it, module loading included.
 // The heap's growing factor then follows the live heap (adaptHeapGrowth), unless the user chose one;
 // a large live heap also gets --optimize-for-size, unless the user chose that.
-if (tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG) && !(process.env.AUDITSTORM_OFF ?? '').split(',').includes('heap')) adaptHeapGrowth(largeHeapFlag(process.execArgv, process.env.NODE_OPTIONS));
+if (tuneV8(process.execArgv, process.env.NODE_OPTIONS).includes(HEAP_FLAG)) adaptHeapGrowth(largeHeapFlag(process.execArgv, process.env.NODE_OPTIONS));
 const { main } = await import('../dist/cli/main.js');
 main(process.argv.slice(2)).then(
   (code) => {

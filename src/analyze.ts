@@ -112,7 +112,7 @@ export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): P
     const { options, detectors } = resolveOptions(input);
     // The parser threads start while the sources are opened and the detectors made (the CLI may
     // have started them already); those no read took are ended when this returns.
-    if (!(process.env.AUDITSTORM_OFF ?? '').split(',').includes('early')) startWorkersEarly(options.inputs, options.threads ?? PARALLEL_DEFAULTS.workers, options.maxLineLength);
+    startWorkersEarly(options.inputs, options.threads ?? PARALLEL_DEFAULTS.workers, options.maxLineLength);
     return await analyzeResolved(options, detectors, io);
   } finally {
     await stopEarlyWorkers();

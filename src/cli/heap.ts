@@ -49,12 +49,8 @@ export const V8_FLAGS: ReadonlyArray<{ flag: string; unless: readonly string[] }
  */
 export function tuneV8(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
   const set: string[] = [];
-  const off = (process.env.AUDITSTORM_OFF ?? '').split(',');
   for (const { flag, unless } of V8_FLAGS) {
     if (userChose(unless, execArgv, nodeOptions)) continue;
-    if (off.includes('heap') && flag === HEAP_FLAG) continue;
-    if (off.includes('inline') && flag.startsWith('--max-inlined')) continue;
-    if (off.includes('budget') && flag.startsWith('--interrupt')) continue;
     setFlagsFromString(flag);
     set.push(flag);
   }
@@ -165,10 +161,8 @@ export function adaptHeapGrowth(
   youngSize: () => number = youngBytes,
   residentSize: () => number = () => process.memoryUsage.rss(),
 ): () => void {
-  const off = (process.env.AUDITSTORM_OFF ?? '').split(',');
   let previous = 0;
-  let largeSet = largeHeap === undefined || off.includes('large');
-  let liveLarge = false;
+  let largeSet = largeHeap === undefined;
   let current: number = HEAP_GROWTH.growing;
   /** The young generation: V8's own, shrunk and growing back to the cap, or held at the cap (see {@link YOUNG_CAP}). */
   let young: 'free' | 'shrunk' | 'capped' = 'free';
@@ -186,14 +180,13 @@ export function adaptHeapGrowth(
         setFlags(`--heap-growing-percent=${next}`);
         current = next;
       }
-      if (live >= YOUNG_CAP.liveAboveMb * MB) liveLarge = true;
-      if (!off.includes('young') && young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) {
+      if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) {
         // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. A
         // low-memory collection is several full ones, too costly to repeat (docs/performance.md).
         setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
         lowMemory();
         young = 'shrunk';
-      } else if (!largeSet && liveLarge && residentSize() >= LARGE_HEAP.rssAboveMb * MB) {
+      } else if (!largeSet && young !== 'free' && residentSize() >= LARGE_HEAP.rssAboveMb * MB) {
         setFlags(largeHeap!);
         largeSet = true;
       }

@@ -112,7 +112,7 @@ async function exists(p: string): Promise<boolean> {
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   // A command parses each schema once or a few times (options, each detector's options, the
   // report for --format json): zod's compiled parsers cost more to build than they then save.
-  if (!(process.env.AUDITSTORM_OFF ?? '').split(',').includes('jitless')) z.config({ jitless: true });
+  z.config({ jitless: true });
   const out = guard(io.stdout);
   const err = guard(io.stderr);
   const program = io.program ?? 'auditstorm';
@@ -179,7 +179,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
 
     if (output.progress) progress = createProgressLine(io.stderr, { columns: io.columns?.stderr ?? 80 });
     const valid = io.analyze === undefined ? AnalyzeOptionsSchema.safeParse(analyzeOptions) : null;
-    if (valid?.success === true && !(process.env.AUDITSTORM_OFF ?? '').split(',').includes('early')) {
+    if (valid?.success === true) {
       // The parser threads of a large file start now, while the analysis modules load
       // (`analyze` ends them if no read takes them).
       const { PARALLEL_DEFAULTS, startWorkersEarly } = await import('../ingest/parallel.js');

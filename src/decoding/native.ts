@@ -171,7 +171,7 @@ const HUGE_PAGE = 2 * 1024 * 1024;
  */
 export function zeroedWords(count: number, populate = false): Uint32Array {
   const bytes = count * 4;
-  if (!(process.env.AUDITSTORM_OFF ?? '').split(',').includes('huge') && nativeScanner !== null && typeof nativeScanner.hugeZeroed === 'function' && bytes >= HUGE_PAGE && bytes % HUGE_PAGE === 0) {
+  if (nativeScanner !== null && typeof nativeScanner.hugeZeroed === 'function' && bytes >= HUGE_PAGE && bytes % HUGE_PAGE === 0) {
     const buffer = nativeScanner.hugeZeroed(bytes, populate);
     if (buffer !== null) return new Uint32Array(buffer);
   }

@@ -56,8 +56,6 @@ export interface EngineCounters {
   lastTs: number | null;
 }
 
-const NOPREP = (process.env.AUDITSTORM_OFF ?? '').split(',').includes('prepare');
-
 export class Engine {
   readonly series: TimeSeries;
   readonly aggregates = new Aggregates();
@@ -92,7 +90,7 @@ export class Engine {
     this.queue = new ReorderQueue(
       opts.reorderWindowMs,
       (r) => this.count(r),
-      (process.env.AUDITSTORM_OFF ?? '').split(',').includes('warm') ? null : (records, count) => this.aggregates.warm(records, count),
+      (records, count) => this.aggregates.warm(records, count),
     );
     const alert = sink.alert?.bind(sink) ?? (() => {});
     this.ids = opts.detectors.map(({ detector }) => detector.meta.id);
@@ -124,15 +122,6 @@ export class Engine {
    * table's reads for a few hundred of them issued together first (`AuditIdDedupe.prepare`).
    */
   pushAll(batch: readonly RequestRecord[]): void {
-    if (NOPREP) {
-      this.queue.hold();
-      try {
-        for (const r of batch) this.push(r);
-      } finally {
-        this.queue.deliver();
-      }
-      return;
-    }
     const d = this.dedupe;
     const q = this.queue;
     q.hold();

@@ -70,7 +70,6 @@ const AHEAD = 2;
  * held.
  */
 const HELP_AHEAD = 4;
-const NOAHEAD = (process.env.AUDITSTORM_OFF ?? '').split(',').includes('ahead');
 /** Entries of this thread's own dictionaries (see {@link decodeRanges}) before they start over. */
 const HELP_DICTIONARY_LIMIT = 4_000;
 
@@ -647,7 +646,7 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         }
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
-      } else if (!NOAHEAD && (help || !started) && g.start < bytes && queue.length < aheadMax(out)) {
+      } else if ((help || !started) && g.start < bytes && queue.length < aheadMax(out)) {
         const start = g.start;
         const end = Math.min(bytes, start + rangeBytes);
         const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, ahead);
