@@ -13,7 +13,6 @@
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
 import type { RequestRecord } from '../decoding/record.js';
-import { zeroedWords } from '../decoding/native.js';
 import { idLanes, LANES } from '../decoding/hash.js';
 
 /**
@@ -112,10 +111,7 @@ class TwoGenerations {
     let bits = 4;
     while (2 ** bits < capacity * 2) bits++;
     if (bits > 30) throw new RangeError(`dedupe table too large: ${capacity} hashes per generation`);
-    // Its pages mapped ahead of use (`zeroedWords`, in the background where the addon is built):
-    // at the first requests' random slots every store would otherwise be a page fault on the
-    // reading thread.
-    this.words = zeroedWords(2 ** (bits + 1), true);
+    this.words = new Uint32Array(2 ** (bits + 1));
     this.mask = 2 ** bits - 1;
     this.bits = bits;
   }
