@@ -17,14 +17,12 @@
 // (in the piece; -1 when absent) of each string value, the top-level members seen (the `K_*` bits
 // of fast.ts), flags, the level, the stage, `responseStatus.code` and which strings have escapes.
 #include <node_api.h>
-#include <sys/mman.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <algorithm>
 #include <initializer_list>
-#include <pthread.h>
 #include <vector>
 
 namespace {
@@ -1289,78 +1287,6 @@ void Finalize(napi_env env, void* data, void*) {
   delete in;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14+; older kernels answer EINVAL, and nothing is done
-#endif
-
-// A block of HugeZeroed: its memory and the thread populating it (joined before it is unmapped).
-struct HugeBlock {
-  void* memory;
-  size_t bytes;
-  pthread_t populate;
-  bool populating;
-};
-
-void* Populate(void* data) {
-  HugeBlock* b = static_cast<HugeBlock*>(data);
-  madvise(b->memory, b->bytes, MADV_POPULATE_WRITE);
-  return nullptr;
-}
-
-/** Unmaps a {@link HugeZeroed} block when its ArrayBuffer is collected (its populating done first). */
-void UnmapHuge(napi_env, void*, void* hint) {
-  HugeBlock* b = static_cast<HugeBlock*>(hint);
-  if (b->populating) pthread_join(b->populate, nullptr);
-  munmap(b->memory, b->bytes);
-  delete b;
-}
-
-/**
- * `hugeZeroed(bytes, populate?)`: an ArrayBuffer of `bytes` zeroed bytes (a multiple of 2 MiB) in
- * memory of its own, mapped 2 MiB-aligned and marked for transparent huge pages
- * (`MADV_HUGEPAGE`; where the kernel has them, it then maps the block in 2 MiB pages: one page
- * fault each instead of 512, and one TLB entry). With `populate`, a thread of its own maps every
- * page in the background (`MADV_POPULATE_WRITE`, which faults pages in writable without writing
- * them, so it may race with the caller's own writes), so the caller's first writes find their
- * pages mapped instead of faulting them in one by one. Unmapped when the buffer is collected.
- * Null when the kernel refuses the mapping (the caller then makes an ordinary buffer).
- */
-napi_value HugeZeroed(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
-  double want = 0;
-  bool populate = false;
-  napi_value result;
-  napi_get_null(env, &result);
-  const size_t huge = 2u << 20;
-  if (argc < 1 || napi_get_value_double(env, argv[0], &want) != napi_ok || !(want > 0) || want > 1e12) return result;
-  if (argc >= 2) napi_get_value_bool(env, argv[1], &populate);  // false unless a boolean true
-  const size_t bytes = static_cast<size_t>(want);
-  if (bytes % huge != 0) return result;
-  // Over-allocate by one huge page to align the start, then give back what is not used.
-  void* raw = mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return result;
-  const uintptr_t start = (reinterpret_cast<uintptr_t>(raw) + huge - 1) & ~(uintptr_t(huge) - 1);
-  const size_t head = start - reinterpret_cast<uintptr_t>(raw);
-  if (head > 0) munmap(raw, head);
-  munmap(reinterpret_cast<void*>(start + bytes), huge - head);  // head < huge: never empty
-  void* memory = reinterpret_cast<void*>(start);
-#ifdef MADV_HUGEPAGE
-  madvise(memory, bytes, MADV_HUGEPAGE);
-#endif
-  HugeBlock* block = new HugeBlock{memory, bytes, pthread_t(), false};
-  if (napi_create_external_arraybuffer(env, memory, bytes, UnmapHuge, block, &result) != napi_ok) {
-    munmap(memory, bytes);
-    delete block;
-    napi_get_null(env, &result);
-    return result;
-  }
-  // Without a thread, the pages are faulted in as they are first written.
-  if (populate) block->populating = pthread_create(&block->populate, nullptr, Populate, block) == 0;
-  return result;
-}
-
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -1377,7 +1303,6 @@ NAPI_MODULE_INIT() {
       {"remember", nullptr, Remember, nullptr, nullptr, nullptr, PLAIN, nullptr},
       {"setBatch", nullptr, SetBatch, nullptr, nullptr, nullptr, PLAIN, nullptr},
       {"scanLines", nullptr, ScanLines, nullptr, nullptr, nullptr, PLAIN, nullptr},
-      {"hugeZeroed", nullptr, HugeZeroed, nullptr, nullptr, nullptr, PLAIN, nullptr},
   };
   napi_define_properties(env, exports, sizeof(functions) / sizeof(functions[0]), functions);
   napi_value size;

@@ -19,7 +19,7 @@ import { findLogEnd } from './ingest/log-end.js';
 import { Normalizer } from './decoding/normalize.js';
 import type { ReadOptions } from './ingest/options.js';
 import { BadLineLog, readChain } from './ingest/read.js';
-import { PARALLEL_DEFAULTS, startWorkersEarly, stopEarlyWorkers } from './ingest/parallel.js';
+import { PARALLEL_DEFAULTS } from './ingest/parallel.js';
 import type { SourceStats } from './ingest/read.js';
 import { resolveInputs } from './ingest/sources.js';
 import type { Report } from './report/schema.js';
@@ -108,15 +108,8 @@ export function resolveTimeBound(value: string, flag: string, endMs: () => Promi
  *   skipped and listed in `input.sourceErrors`.
  */
 export async function analyze(input: AnalyzeOptionsInput, io: AnalyzeIO = {}): Promise<Report> {
-  try {
-    const { options, detectors } = resolveOptions(input);
-    // The parser threads start while the sources are opened and the detectors made (the CLI may
-    // have started them already); those no read took are ended when this returns.
-    startWorkersEarly(options.inputs, options.threads ?? PARALLEL_DEFAULTS.workers, options.maxLineLength);
-    return await analyzeResolved(options, detectors, io);
-  } finally {
-    await stopEarlyWorkers();
-  }
+  const { options, detectors } = resolveOptions(input);
+  return await analyzeResolved(options, detectors, io);
 }
 
 /** {@link analyze} once its options are resolved. */

@@ -8,7 +8,6 @@
  */
 import { stat } from 'node:fs/promises';
 import { isatty } from 'node:tty';
-import { z } from 'zod';
 import type { AnalyzeIO } from '../analyze.js';
 import { AuditstormError, describeFsError, UsageError } from '../errors.js';
 import type { Report } from '../report/schema.js';
@@ -110,9 +109,6 @@ async function exists(p: string): Promise<boolean> {
  *   (`| head`) just stops the writing.
  */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
-  // A command parses each schema once or a few times (options, each detector's options, the
-  // report for --format json): zod's compiled parsers cost more to build than they then save.
-  z.config({ jitless: true });
   const out = guard(io.stdout);
   const err = guard(io.stderr);
   const program = io.program ?? 'auditstorm';
@@ -178,13 +174,6 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     await checkOutDirs(output.outs.map((o) => o.path));
 
     if (output.progress) progress = createProgressLine(io.stderr, { columns: io.columns?.stderr ?? 80 });
-    const valid = io.analyze === undefined ? AnalyzeOptionsSchema.safeParse(analyzeOptions) : null;
-    if (valid?.success === true) {
-      // The parser threads of a large file start now, while the analysis modules load
-      // (`analyze` ends them if no read takes them).
-      const { PARALLEL_DEFAULTS, startWorkersEarly } = await import('../ingest/parallel.js');
-      startWorkersEarly(valid.data.inputs, valid.data.threads ?? PARALLEL_DEFAULTS.workers, valid.data.maxLineLength);
-    }
     const analyze: AnalyzeFn = io.analyze ?? (await import('../analyze.js')).analyze;
     // stdin only when it is an input: touching `process.stdin` sets up a handle for nothing.
     const analyzeIO: AnalyzeIO = readsStdin ? { stdin: io.stdin, now: io.now } : { now: io.now };

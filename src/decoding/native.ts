@@ -53,11 +53,6 @@ export interface NativeScanner {
    */
   scanLines(at: number, end: number, last: boolean, maxLength: number): number;
   readonly outputSize: number;
-  /**
-   * `bytes` zeroed bytes (a multiple of 2 MiB) mapped for transparent huge pages, unmapped when
-   * the buffer is collected; null when the kernel refuses. Absent from builds before it.
-   */
-  hugeZeroed?(bytes: number, populate?: boolean): ArrayBuffer | null;
 }
 
 /** An opaque handle of the addon's: one decoder's dictionary cache. */
@@ -157,28 +152,3 @@ function load(): NativeScanner | null {
 
 /** The addon, or null when it was not built (or could not be loaded on this platform). */
 export const nativeScanner: NativeScanner | null = load();
-
-/** 2 MiB: the size of a transparent huge page on x86-64 and arm64 Linux. */
-const HUGE_PAGE = 2 * 1024 * 1024;
-
-/**
- * `count` zeroed 32-bit words. From `count · 4 ≥ 2 MiB` up, when the addon is built, in memory
- * of their own marked for transparent huge pages (`hugeZeroed` in native/scan.cc): a 16 MB table
- * then costs 8 page faults where it cost 4,096, and one TLB entry per 2 MiB of random probes.
- * Else a plain `Uint32Array`. With `populate`, every page is mapped before first use: in the
- * background by a thread of the addon's (`MADV_POPULATE_WRITE`), else here, one write per 4 KB
- * page, so the first stores at random slots do not each take a page fault on the reading thread.
- */
-export function zeroedWords(count: number, populate = false): Uint32Array {
-  const bytes = count * 4;
-  if (nativeScanner !== null && typeof nativeScanner.hugeZeroed === 'function' && bytes >= HUGE_PAGE && bytes % HUGE_PAGE === 0) {
-    const buffer = nativeScanner.hugeZeroed(bytes, populate);
-    if (buffer !== null) return new Uint32Array(buffer);
-  }
-  const words = new Uint32Array(count);
-  if (populate) for (let i = 0; i < count; i += PAGE_WORDS) words[i] = 0;
-  return words;
-}
-
-/** 32-bit words per 4 KB memory page. */
-const PAGE_WORDS = 1024;

@@ -178,30 +178,6 @@ export class Aggregates {
     }
   }
 
-  /**
-   * Reads, for `count` records about to be {@link add}ed, their actors' and objects' entries
-   * (`summaryMemo`), which {@link add}, the allowlist and the detectors read next: one record
-   * after another, each is a cache miss taken alone (thousands of actors and objects between two
-   * requests of one); read here for a batch, the misses overlap.
-   */
-  warm(records: readonly RequestRecord[], count: number): void {
-    let sum = 0;
-    for (let k = 0; k < count; k++) {
-      const r = records[k]!;
-      const a = r.actor.summaryMemo as ActorEntry | undefined;
-      if (a !== undefined) sum += a.requests;
-      const o = r.object;
-      if (o !== null) {
-        const m = o.summaryMemo as ObjectEntry | undefined;
-        if (m !== undefined) sum += m.writes;
-      }
-    }
-    this.warmed = sum;
-  }
-
-  /** What {@link warm} read, kept so that its reads are not optimized away. */
-  private warmed = 0;
-
   /** The cell of `verb` on objects of kind `label` (`''`: non-resource requests). */
   private cellOf(label: string, verb: string): VerbCell {
     let byVerb = this.cells.get(label);

@@ -13,7 +13,6 @@
  * remembered ids: about 2·10⁶ / 2⁵³ ≈ 2·10⁻¹⁰ per request at the default.
  */
 import type { RequestRecord } from '../decoding/record.js';
-import { zeroedWords } from '../decoding/native.js';
 import { idLanes, LANES } from '../decoding/hash.js';
 
 /**
@@ -112,25 +111,16 @@ class TwoGenerations {
     let bits = 4;
     while (2 ** bits < capacity * 2) bits++;
     if (bits > 30) throw new RangeError(`dedupe table too large: ${capacity} hashes per generation`);
-    // Its pages mapped ahead of use (`zeroedWords`, in the background where the addon is built):
-    // at the first requests' random slots every store would otherwise be a page fault on the
-    // reading thread.
-    this.words = zeroedWords(2 ** (bits + 1), true);
+    this.words = new Uint32Array(2 ** (bits + 1));
     this.mask = 2 ** bits - 1;
     this.bits = bits;
   }
 
   /**
-   * A word of the home slot (its cache line) of the hash whose halves are `keys[at]` (high) and
-   * `keys[at + 1]` (low), read to bring it in ahead of use (see `AuditIdDedupe.prepare`).
-   * Hashes are passed as a place in a typed array: a 32-bit value past 2³⁰ passed as a number
-   * would be boxed in a heap number at every call.
+   * Whether either generation holds the hash whose halves are `keys[at]` (high) and `keys[at + 1]`
+   * (low). Hashes are passed as a place in a typed array: a 32-bit value past 2³⁰ passed as a
+   * number would be boxed in a heap number at every call.
    */
-  touch(keys: Uint32Array, at: number): number {
-    return this.words[2 * (keys[at + 1]! & this.mask)]!;
-  }
-
-  /** Whether either generation holds the hash at `keys[at]` (see {@link touch}). */
   has(keys: Uint32Array, at: number): boolean {
     const hi = keys[at]!;
     const lo = keys[at + 1]!;
@@ -154,7 +144,7 @@ class TwoGenerations {
     }
   }
 
-  /** Adds the hash at `keys[at]` to the current generation unless there; the caller keeps `size` ≤ capacity. */
+  /** Adds the hash at `keys[at]` (see {@link has}) to the current generation unless there; the caller keeps `size` ≤ capacity. */
   add(keys: Uint32Array, at: number): void {
     const hi = keys[at]!;
     const lo = keys[at + 1]!;
@@ -181,9 +171,6 @@ class TwoGenerations {
     this.size = 0;
   }
 }
-
-/** Requests one {@link AuditIdDedupe.prepare} takes at most. */
-export const PREPARE_MAX = 256;
 
 /** Remembers the last `history`…`2·history` auditIDs seen. */
 export class AuditIdDedupe {
@@ -213,45 +200,16 @@ export class AuditIdDedupe {
     q.auditID = auditID;
     q.ts = ts;
     q.receivedTs = receivedTs;
-    const same = keys(q);
-    return this.check(W, KEY_A_HI, same);
+    return this.seenRequest(q);
   }
-
-  // The keys of the requests of the last `prepare`, by index: high and low halves of key A, then
-  // of key B (equal to A's when the request's two times are).
-  private keys = new Uint32Array(4 * PREPARE_MAX);
-  /** Where `prepare`'s reads go, so they are not optimized away. */
-  private touched = 0;
 
   /**
-   * Hashes the keys of `batch[from, from + count)` (count ≤ {@link PREPARE_MAX}) and reads one word
-   * of each key's slot: the table is 16 MB, nearly every key is a cache miss, and reads issued
-   * back to back overlap where the same reads spread over the detectors' work wait one by one.
-   * Then {@link seenPrepared} answers for each of them, in order, as {@link seen} would.
+   * {@link seen} for a request as read: the lanes of its auditID it carries (`idLaneA`,
+   * `idLaneB`, hashed by the parser threads) are not computed again.
    */
-  prepare(batch: ReadonlyArray<Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs' | 'idLaneA' | 'idLaneB'>>, from: number, count: number): void {
-    const t = this.table;
-    const k4 = this.keys;
-    for (let k = 0; k < count; k++) {
-      keys(batch[from + k]!);
-      const at = 4 * k;
-      k4[at] = W[KEY_A_HI]!;
-      k4[at + 1] = W[KEY_A_LO]!;
-      k4[at + 2] = W[KEY_B_HI]!;
-      k4[at + 3] = W[KEY_B_LO]!;
-    }
-    // The reads in a loop of their own, with nothing else between them: hashing between two
-    // reads kept only one or two of them in flight at a time.
-    let touched = 0;
-    for (let at = 0; at < 4 * count; at += 4) touched += t.touch(k4, at) + t.touch(k4, at + 2);
-    this.touched = touched;
-  }
-
-  /** {@link seen} for the `k`th request of the last {@link prepare}. */
-  seenPrepared(k: number): boolean {
-    const k4 = this.keys;
-    const at = 4 * k;
-    return this.check(k4, at, k4[at] === k4[at + 2] && k4[at + 1] === k4[at + 3]);
+  seenRequest(r: Pick<RequestRecord, 'auditID' | 'ts' | 'receivedTs' | 'idLaneA' | 'idLaneB'>): boolean {
+    const same = keys(r);
+    return this.check(W, KEY_A_HI, same);
   }
 
   /** Whether the request with keys A at `keys[at]`, B at `keys[at + 2]` (`same`: one key) was seen; otherwise remembers it. */

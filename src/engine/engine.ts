@@ -11,7 +11,7 @@ import type { Finding } from '../report/schema.js';
 import type { Detector, DetectorInstance, EpisodePhase } from '../detectors/types.js';
 import { Aggregates } from './aggregates.js';
 import type { Allowlist } from './allowlist.js';
-import { AuditIdDedupe, PREPARE_MAX } from './dedupe.js';
+import { AuditIdDedupe } from './dedupe.js';
 import { ReorderQueue } from './reorder.js';
 import { TimeSeries } from './series.js';
 
@@ -87,11 +87,7 @@ export class Engine {
     this.allowlist = opts.allowlist ?? null;
     this.dedupe = new AuditIdDedupe(opts.dedupeHistory ?? DEDUPE_HISTORY);
     this.reorderWindowMs = opts.reorderWindowMs;
-    this.queue = new ReorderQueue(
-      opts.reorderWindowMs,
-      (r) => this.count(r),
-      (records, count) => this.aggregates.warm(records, count),
-    );
+    this.queue = new ReorderQueue(opts.reorderWindowMs, (r) => this.count(r));
     const alert = sink.alert?.bind(sink) ?? (() => {});
     this.ids = opts.detectors.map(({ detector }) => detector.meta.id);
     this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id, detector.meta.judges) ?? 0);
@@ -110,33 +106,16 @@ export class Engine {
 
   /** One request as read. */
   push(r: RequestRecord): void {
-    if (this.dedupe.seen(r.auditID, r.ts, r.receivedTs)) {
+    if (this.dedupe.seenRequest(r)) {
       this.counters.duplicates++;
       return;
     }
     this.queue.push(r);
   }
 
-  /**
-   * Requests as read, in order: the same as {@link push} for each, with the de-duplication
-   * table's reads for a few hundred of them issued together first (`AuditIdDedupe.prepare`).
-   */
+  /** Requests as read, in order: {@link push} for each. */
   pushAll(batch: readonly RequestRecord[]): void {
-    const d = this.dedupe;
-    const q = this.queue;
-    q.hold();
-    try {
-      for (let from = 0; from < batch.length; from += PREPARE_MAX) {
-        const count = Math.min(PREPARE_MAX, batch.length - from);
-        d.prepare(batch, from, count);
-        for (let k = 0; k < count; k++) {
-          if (d.seenPrepared(k)) this.counters.duplicates++;
-          else q.push(batch[from + k]!);
-        }
-      }
-    } finally {
-      q.deliver();
-    }
+    for (let k = 0; k < batch.length; k++) this.push(batch[k]!);
   }
 
   /**

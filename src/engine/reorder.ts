@@ -14,9 +14,6 @@
  */
 import type { RequestRecord } from '../decoding/record.js';
 
-/** Records handed on together while a queue holds (see {@link ReorderQueue.hold}). */
-export const RELEASE_BATCH = 64;
-
 /**
  * Records a queue holds at most (about 150 MB of records): past this the oldest is released
  * however young, so memory stays bounded when stream time does not advance (a newest-first or
@@ -38,59 +35,18 @@ export class ReorderQueue {
   private releasedTs = -Infinity;
   /** Records that arrived after records more than `windowMs` newer had already been released. */
   late = 0;
-  /** While {@link hold}ing: records released but not yet handed on, in order. */
-  private due: RequestRecord[] = [];
-  /** The batch being handed on (swapped with `due`, so a `release` that throws never sees it again). */
-  private handing: RequestRecord[] = [];
-  private holding = false;
 
   /**
    * @param windowMs how long (ms of stream time) a record may arrive out of order and still be
    *   placed exactly. 0 releases at once.
    * @param release receives each record once, in order.
-   * @param warm see {@link hold}
    * @param maxHeld records held at most ({@link MAX_HELD_RECORDS})
    */
   constructor(
     private readonly windowMs: number,
     private readonly release: (r: RequestRecord) => void,
-    private readonly warm: ((records: readonly RequestRecord[], count: number) => void) | null = null,
     private readonly maxHeld = MAX_HELD_RECORDS,
   ) {}
-
-  /**
-   * From now until {@link deliver}, records released by {@link push} are handed on
-   * {@link RELEASE_BATCH} at a time, each batch first given to `warm` (so it can read what
-   * handling them will read, for all of them together: independent cache misses overlap, where
-   * one record after another they are taken one at a time). The records, their order and the
-   * clock are the same as without holding; only when `release` sees them moves, within one
-   * holding.
-   */
-  hold(): void {
-    this.holding = true;
-  }
-
-  /** Hands on every record released while {@link hold}ing and stops holding. */
-  deliver(): void {
-    this.handOn();
-    this.holding = false;
-  }
-
-  private handOn(): void {
-    const batch = this.due;
-    const count = batch.length;
-    if (count === 0) return;
-    // Out of `due` before any is handed on: if `release` throws, no record is handed on twice.
-    this.due = this.handing;
-    this.due.length = 0;
-    this.handing = batch;
-    try {
-      if (this.warm !== null) this.warm(batch, count);
-      for (let k = 0; k < count; k++) this.release(batch[k]!);
-    } finally {
-      batch.length = 0;
-    }
-  }
 
   /** Stream time of the last released record (UTC epoch ms), or -Infinity. */
   get clock(): number {
@@ -103,7 +59,6 @@ export class ReorderQueue {
     if (r.ts < this.releasedTs) {
       // Too late to place: feed it at the current clock so downstream time never goes back.
       this.late++;
-      this.handOn();
       this.release({ ...r, ts: this.releasedTs });
       return;
     }
@@ -159,10 +114,7 @@ export class ReorderQueue {
       this.start = (this.start + 1) & mask;
       this.size--;
       this.releasedTs = r.ts;
-      if (this.holding) {
-        this.due.push(r);
-        if (this.due.length === RELEASE_BATCH) this.handOn();
-      } else this.release(r);
+      this.release(r);
     }
   }
 

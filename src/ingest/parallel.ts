@@ -8,7 +8,7 @@
  * gzip is already inflated off this thread (node's zlib streams run on the libuv pool). Workers
  * are started per member and only for files large enough to repay their start (≈ 30 ms each).
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
@@ -20,8 +20,6 @@ import { nativeScanner } from '../decoding/native.js';
 import { isLongRunningSubresource, type Normalizer } from '../decoding/normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import { InputError, describeFsError } from '../errors.js';
-import { detectFraming, PEEK_BYTES } from '../decoding/formats/detect.js';
-import { isGzipMagic } from './sources.js';
 import { setImmediate as turn } from 'node:timers/promises';
 import { claimRange, NUMBER_FIELDS, NUMBER_LANES, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
@@ -59,17 +57,6 @@ export function answerBytes(run: WorkResult): number {
 
 /** Ranges {@link decodeRanges} consumes at most before it lets the event loop turn (see there). */
 const TURN_EVERY = 16;
-/**
- * Ranges decoded or in flight ahead of the one consumed next, at most, as a multiple of the
- * workers' {@link DEPTH} (see {@link decodeRanges}).
- */
-const AHEAD = 2;
-/**
- * With the native scanner, ranges this thread decodes ahead while it waits, at most, beyond the
- * ones given to the workers: a few fill its waits, and more would raise peak RSS by the answers
- * held.
- */
-const HELP_AHEAD = 4;
 /** Entries of this thread's own dictionaries (see {@link decodeRanges}) before they start over. */
 const HELP_DICTIONARY_LIMIT = 4_000;
 
@@ -206,11 +193,6 @@ class Pool {
     this.throwFailure();
   }
 
-  /** Answers the workers have posted so far, taken in or not (every worker, every kind of request). */
-  posts(): number {
-    return Atomics.load(this.posted, 0);
-  }
-
   private throwFailure(): void {
     if (this.failure !== null) throw this.failure;
   }
@@ -273,15 +255,6 @@ class Pool {
     return new Promise((resolve, reject) => this.send(req, transfer, { resolve, reject }));
   }
 
-  /** Lets the process exit while the workers wait for requests (see {@link startWorkersEarly}); `ref()` undoes it. */
-  unref(): void {
-    for (const w of this.workers) w.unref();
-  }
-
-  ref(): void {
-    for (const w of this.workers) w.ref();
-  }
-
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
     for (const p of this.ports) p.close();
@@ -297,151 +270,13 @@ function openRanges(workers: number): number {
 }
 
 /**
- * Ranges of one file given to a pool's workers before a read asked for them ({@link
- * startWorkersEarly}): the read of that file ({@link decodeRanges}) takes them over.
- */
-interface EarlyRanges {
-  /** The file, opened by {@link startWorkersEarly} (the workers read these ranges through it). */
-  fd: number;
-  dev: number;
-  ino: number;
-  /** What {@link giveRanges} keeps: the ranges given, in file order, and where the next starts. */
-  given: GivenRanges;
-}
-
-/** A pool started before a read needed it ({@link startWorkersEarly}), with its settings. */
-let early: { pool: Pool; workers: number; maxLength: number; ranges: EarlyRanges | null } | null = null;
-
-/**
- * Starts the parser threads of a parallel read now, when `inputs` (paths; `-` is stdin) name a
- * regular file of at least `parallel.minBytes`, for the first read with the same `workers` and
- * `maxLength` to take ({@link decodeRanges}, {@link decodeInParallel}). A thread is slow to start
- * while this thread loads the analysis and starts its detectors; started as soon as the command
- * line is read, the threads answer in time for the first ranges, which this thread would
- * otherwise decode itself, cold.
- *
- * The first such file, when its first 64 KB are JSON lines (not gzip, not a JSON or YAML
- * document: `detectFraming`, as the read frames it), is opened here and its first ranges (as
- * many as {@link decodeRanges} keeps out) are given to the threads at once, so they decode while
- * this thread loads the analysis, makes its detectors and sniffs the file: the read of that file
- * takes them over and finds its first answers ready. Should the file not be read in ranges after
- * all (`--input-format` says otherwise), the threads keep those answers until
- * {@link stopEarlyWorkers}; should it have shrunk below them by the time it is read, the read
- * ends those threads and starts its own.
- *
- * The threads do not keep the process alive until a read takes them; {@link stopEarlyWorkers}
- * ends them if none did. Does nothing when some are started already or `workers` is 0.
- */
-export function startWorkersEarly(inputs: readonly string[], workers: number, maxLength: number, minBytes = PARALLEL_DEFAULTS.minBytes): void {
-  if (early !== null || workers <= 0) return;
-  const large = inputs.find((p) => {
-    if (p === '-') return false;
-    try {
-      const st = statSync(p);
-      return st.isFile() && st.size >= minBytes;
-    } catch {
-      return false; // the read says why
-    }
-  });
-  if (large === undefined) return;
-  const pool = new Pool(workers, maxLength, openRanges(workers));
-  pool.unref();
-  early = { pool, workers, maxLength, ranges: giveEarly(pool, large, workers, maxLength) };
-}
-
-/** Opens `path` and gives `pool` its first ranges (see {@link startWorkersEarly}); null when it is gzip or cannot be read. */
-function giveEarly(pool: Pool, path: string, workers: number, maxLength: number): EarlyRanges | null {
-  let fd = -1;
-  try {
-    fd = openSync(path, 'r');
-    const st = fstatSync(fd);
-    // Only JSON lines are read in ranges: not gzip (whose lines are posted to the workers as
-    // inflated), not a JSON or YAML document (the first bytes framed as the read frames them).
-    const head = Buffer.alloc(PEEK_BYTES);
-    const got = readSync(fd, head, 0, PEEK_BYTES, 0);
-    if (isGzipMagic(head.subarray(0, got)) || detectFraming(head.toString('utf8', 0, got), got === st.size) !== 'jsonl') {
-      closeSync(fd);
-      return null;
-    }
-    pool.quiet();
-    const given: GivenRanges = { queue: [], start: 0, count: 0 };
-    giveRanges(pool, fd, st.size, RANGE_BYTES, maxLength, openRanges(workers), given);
-    return { fd, dev: st.dev, ino: st.ino, given };
-  } catch {
-    if (fd >= 0) closeSync(fd);
-    return null; // the read says why
-  }
-}
-
-/** Threads {@link startWorkersEarly} started that no read has taken yet (0: none). */
-export function earlyWorkers(): number {
-  return early?.workers ?? 0;
-}
-
-/** Ranges {@link startWorkersEarly} gave out that no read has taken over yet (0: none). */
-export function earlyRanges(): number {
-  return early?.ranges?.given.count ?? 0;
-}
-
-/**
- * Resolves to true once the threads {@link startWorkersEarly} started have posted an answer to
- * every range they were given early (at once when no read is pending), to false after `timeoutMs`
- * (ms) without. For tests, which must know the ranges are the workers' before a read takes them
- * over (a fixed wait was too short on a loaded machine).
- */
-export async function earlyRangesAnswered(timeoutMs = 30_000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const e = early;
-    if (e === null || e.ranges === null || e.pool.posts() >= e.ranges.given.count) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** Ends the threads {@link startWorkersEarly} started, if no read took them. */
-export async function stopEarlyWorkers(): Promise<void> {
-  const e = early;
-  early = null;
-  if (e === null) return;
-  await e.pool.close();
-  if (e.ranges !== null) closeSync(e.ranges.fd);
-}
-
-/**
- * The threads started early, if their settings fit (and at least `open` claims), with the ranges
- * they were given, else a new pool. A pool given early ranges is taken only by the read of ranges
- * of the same file (`fd`, compared by device and inode), which takes the ranges over or lets them
- * go ({@link decodeRanges}); a read of runs (`fd` null) or of another file leaves it to its own.
- */
-function takePool(workers: number, maxLength: number, open: number, fd: number | null): { pool: Pool; ranges: EarlyRanges | null } {
-  const e = early;
-  if (e !== null && e.workers === workers && e.maxLength === maxLength && e.pool.claims.length > open && (e.ranges === null || (fd !== null && sameFile(e.ranges, fd)))) {
-    early = null;
-    e.pool.ref();
-    return { pool: e.pool, ranges: e.ranges };
-  }
-  return { pool: new Pool(workers, maxLength, open), ranges: null };
-}
-
-/** Whether `ranges` were cut from the file open as `fd` (the same device and inode). */
-function sameFile(ranges: EarlyRanges, fd: number): boolean {
-  try {
-    const st = fstatSync(fd);
-    return st.dev === ranges.dev && st.ino === ranges.ino;
-  } catch {
-    return false; // the read says why
-  }
-}
-
-/**
  * Decodes `frames` on `workers` threads. Yields, in input order, one {@link WorkResult} per run
  * of lines, or `null` for an over-long line that was skipped while reading (the next line).
  * Throws what the input throws (after the runs framed before it: a gzip cut short still yields
  * every line that decoded), or a worker's error. Stops the workers when done or abandoned.
  */
 export async function* decodeInParallel(frames: AsyncIterable<Frame>, workers: number, maxLength: number): AsyncGenerator<WorkResult | null> {
-  const { pool } = takePool(workers, maxLength, 0, null);
+  const pool = new Pool(workers, maxLength, 0);
   const queue: Array<Promise<WorkResult> | null> = [];
   let started = false; // whether a line was framed yet: only the member's first line may carry a BOM
   const input = frames[Symbol.asyncIterator]();
@@ -493,11 +328,11 @@ export const RANGE_BYTES = 1024 * 1024;
 
 /**
  * A range being decoded: its answer once known (a worker's, or this thread's when it claimed the
- * range first or decoded it ahead), cleared when consumed.
+ * range first), cleared when consumed.
  */
 interface PendingRange {
   run: WorkResult | undefined;
-  /** Whether it was given to a worker (else this thread decoded it ahead). */
+  /** Whether it was given to a worker (else this thread decoded it: no workers). */
   given: boolean;
   offset: number;
   /** Where the range starts. */
@@ -549,48 +384,20 @@ function giveRanges(pool: Pool, fd: number, bytes: number, rangeBytes: number, m
  * number `workers`); the worker then answers `skipped`. That happens mostly at the start, while
  * a worker starts: this thread starts its detectors at once, and hands over to the workers as
  * soon as their answers come in time, rather than decoding a fixed number of ranges while a
- * worker that is done with its own waits.
- *
- * Without the native scanner, while every worker has {@link DEPTH} ranges in flight and the next
- * answer is not there yet, this thread also decodes ranges ahead, up to {@link AHEAD} × DEPTH:
- * on two cores a worker decoding in JavaScript is slower than this thread's detectors, and the
- * time this thread would spend waiting goes into decoding (these answer as worker number
- * `workers + 1`). With the scanner it does so too when there is one worker (two cores), where
- * the worker is the slower side; with more workers, only until their first answer is in: the
- * main thread is then the slower side.
+ * worker that is done with its own waits. Otherwise this thread waits for the next answer.
  * Throws {@link InputError} when the file cannot be read, or a worker's error.
  */
 export async function* decodeRanges(name: string, fd: number, bytes: number, workers: number, maxLength: number, rangeBytes = RANGE_BYTES): AsyncGenerator<RangeRun> {
   const fail = (err: unknown): InputError => new InputError(`Cannot read "${name}": ${describeFsError(err)}.`, undefined, { cause: err });
-  // This thread's dictionaries: one for the ranges it claims as they come due, one for those it
-  // decodes ahead. Each state's runs must be consumed in the order they were decoded (a run may
-  // use ids an earlier one defined), and a range claimed at the head is consumed before ranges
-  // decoded ahead earlier.
-  // Smaller dictionaries than a worker's: this thread decodes a tenth of the ranges or fewer, and
-  // each dictionary it keeps is a second copy of what the workers' hold, so it adds to peak RSS.
+  // This thread's dictionaries, for the ranges it claims as they come due. Smaller than a
+  // worker's: this thread decodes few ranges, and each entry it keeps is a second copy of what
+  // the workers' dictionaries hold, so it adds to peak RSS.
   const stolen = new WorkState(true, HELP_DICTIONARY_LIMIT);
-  const ahead = new WorkState(true, HELP_DICTIONARY_LIMIT);
-  const help = workers <= 1 || nativeScanner === null;
   const limit = openRanges(workers);
-  // Ranges given out or decoded ahead here at once: with the scanner, those given out (`out`, below) and HELP_AHEAD more.
-  const aheadMax = (out: number): number => Math.max(1, workers === 0 || nativeScanner === null ? limit * AHEAD : out + HELP_AHEAD);
-  const taken = takePool(workers, maxLength, limit, fd);
-  let pool = taken.pool;
-  const ranges = taken.ranges;
-  // The ranges given before this read (`startWorkersEarly`, of this file, in ranges of
-  // RANGE_BYTES): cut as this read cuts them as long as the file is still as long as they reach (a file that grew since reads on).
-  const g: GivenRanges = ranges !== null && rangeBytes === RANGE_BYTES && bytes >= ranges.given.start ? ranges.given : { queue: [], start: 0, count: 0 };
-  // Until a worker's first answer is in (a worker takes tens of ms to start), this thread decodes
-  // what it would otherwise wait for, scanner or not.
-  let started = false;
+  const pool = new Pool(workers, maxLength, limit);
+  const g: GivenRanges = { queue: [], start: 0, count: 0 };
   const queue = g.queue;
   try {
-    if (ranges !== null && g !== ranges.given) {
-      // Shrunk since (or cut otherwise): new threads. These ones' dictionaries hold what the
-      // answers to those ranges define, answers this read will not consume.
-      await pool.close();
-      pool = new Pool(workers, maxLength, limit);
-    }
     pool.quiet();
     let sinceTurn = 0; // ranges consumed since the event loop last turned
     // Ranges given out at once: `limit`, or fewer when the workers' answers are large (ANSWER_BUDGET).
@@ -633,24 +440,22 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
         const run = head.run;
         // An old pending range must not keep the answer alive (see `Pool.runRange`).
         head.run = undefined;
-        if (run.worker! < workers) {
-          started = true;
-          if (nativeScanner !== null) {
-            const b = answerBytes(run);
-            if (b >= largest || ++sinceLargest >= 16) {
-              largest = b;
-              sinceLargest = 0;
-            }
-            out = Math.max(workers * DEPTH, Math.min(limit, workers * Math.floor(ANSWER_BUDGET / Math.max(1, largest))));
+        if (run.worker! < workers && nativeScanner !== null) {
+          const b = answerBytes(run);
+          if (b >= largest || ++sinceLargest >= 16) {
+            largest = b;
+            sinceLargest = 0;
           }
+          out = Math.max(workers * DEPTH, Math.min(limit, workers * Math.floor(ANSWER_BUDGET / Math.max(1, largest))));
         }
         if (run.error !== undefined) throw fail(Object.assign(new Error(run.error.message), { code: run.error.code }));
         yield { run, offset: head.offset };
-      } else if ((help || !started) && g.start < bytes && queue.length < aheadMax(out)) {
+      } else if (workers === 0 && g.start < bytes) {
+        // No workers (tests): every range is this thread's.
         const start = g.start;
         const end = Math.min(bytes, start + rangeBytes);
-        const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, ahead);
-        run.worker = workers + 1;
+        const run = workRange({ id: -1, fd, start, end, maxLength, claim: -1 }, stolen);
+        run.worker = workers;
         queue.push({ run, given: false, offset: end, start, id: -1, slot: -1, worker: -1 });
         g.start = end;
       } else if (head !== undefined) {
@@ -659,7 +464,6 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
     }
   } finally {
     await pool.close();
-    if (ranges !== null) closeSync(ranges.fd);
   }
 }
 

@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../src/generator/random.js';
 import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, nativeLines, newFastFields, useNativeScanner, type FastResult } from '../../src/decoding/fast.js';
-import { NATIVE_ID_ACTOR, NATIVE_IDS, NATIVE_LINE_FINAL, NATIVE_LINE_JS, NATIVE_LINE_MISS, NATIVE_LINE_NONFINAL, nativeScanner, zeroedWords } from '../../src/decoding/native.js';
+import { NATIVE_ID_ACTOR, NATIVE_IDS, NATIVE_LINE_FINAL, NATIVE_LINE_JS, NATIVE_LINE_MISS, NATIVE_LINE_NONFINAL, nativeScanner } from '../../src/decoding/native.js';
 import { work, WorkState, type WorkResult } from '../../src/ingest/work-lines.js';
 import { CORPUS, corpusLines, incident, mutate, sample } from './fuzz-lines.js';
 
@@ -28,38 +28,6 @@ it.runIf(process.env.CI === 'true')('the native scanner was built (CI)', () => {
 
 afterAll(() => {
   useNativeScanner(true);
-});
-
-describe('zeroedWords (the de-duplication table)', () => {
-  it('gives zeroed, writable words of the length asked, in huge-page memory when the addon is built, mapped ahead if asked', () => {
-    for (const [count, populate] of [
-      [1000, false],
-      [1 << 20, false],
-      [1000, true],
-      [1 << 20, true],
-    ] as const) {
-      const w = zeroedWords(count, populate);
-      expect(w.length).toBe(count);
-      expect(w.every((x) => x === 0)).toBe(true);
-      w[0] = 1;
-      w[count - 1] = 0xffffffff;
-      expect([w[0], w[count - 1]]).toEqual([1, 0xffffffff]);
-    }
-    if (built) {
-      const b = nativeScanner!.hugeZeroed!(4 * 1024 * 1024);
-      expect(b).toBeInstanceOf(ArrayBuffer);
-      expect(b!.byteLength).toBe(4 * 1024 * 1024);
-      // Populated by a thread of the addon's while it is written here: writes are never undone.
-      const p = new Uint32Array(nativeScanner!.hugeZeroed!(8 * 1024 * 1024, true)!);
-      for (let i = 0; i < p.length; i += 97) p[i] = i + 1;
-      let kept = 0;
-      for (let i = 0; i < p.length; i++) if (p[i] === (i % 97 === 0 ? i + 1 : 0)) kept++;
-      expect(kept).toBe(p.length);
-      // Not a multiple of 2 MiB, or nothing: refused.
-      expect(nativeScanner!.hugeZeroed!(1000)).toBeNull();
-      expect(nativeScanner!.hugeZeroed!(0)).toBeNull();
-    }
-  });
 });
 
 /**

@@ -4,8 +4,7 @@
  * and the same bad-line samples, on the fixtures, the public corpus's JSON-lines files and a file
  * made of every awkward thing (BOM, CRLF, blank, over-long, bad, legacy and wrapped lines).
  */
-import { appendFileSync, closeSync, existsSync, openSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { closeSync, existsSync, openSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -14,10 +13,9 @@ import type { RequestRecord } from '../../src/decoding/record.js';
 import { resolveInputs } from '../../src/ingest/sources.js';
 import { Normalizer } from '../../src/decoding/normalize.js';
 import { BadLineLog, readChain } from '../../src/ingest/read.js';
-import { decodeRanges, earlyRanges, earlyRangesAnswered, earlyWorkers, RANGE_BYTES, startWorkersEarly, stopEarlyWorkers } from '../../src/ingest/parallel.js';
-import { analyze } from '../../src/index.js';
+import { decodeRanges } from '../../src/ingest/parallel.js';
 import { claimRange } from '../../src/ingest/work-lines.js';
-import { ConfigError, InputError } from '../../src/errors.js';
+import { InputError } from '../../src/errors.js';
 import { eventLine, readChains, removeTempDirs, tempDir, type ReadResult } from './helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -236,153 +234,6 @@ describe('parallel reader', () => {
     expect(ranges).toBeGreaterThan(65 * 64);
     expect(ids).toEqual(Array.from({ length: 2000 }, (_, k) => `id-${k}`));
   }, 60_000);
-
-  it('starts the threads of a large file early, and the read with their settings takes them', async () => {
-    const file = path.join(tempDir(), 'audit.log');
-    writeFileSync(file, Array.from({ length: 500 }, (_, k) => eventLine({ auditID: `id-${k}` })).join('\n') + '\n');
-    const size = statSync(file).size;
-    // Not for stdin, a missing path, a file under minBytes, or no threads.
-    startWorkersEarly(['-', path.join(tempDir(), 'missing.log'), file], 1, 4096, size + 1);
-    startWorkersEarly([file], 0, 4096, 0);
-    expect(earlyWorkers()).toBe(0);
-
-    startWorkersEarly(['-', file], 1, 4096, size);
-    expect(earlyWorkers()).toBe(1);
-    startWorkersEarly([file], 2, 4096, 0); // one early pool at a time
-    expect(earlyWorkers()).toBe(1);
-    const read = async (workers: number, maxLength: number): Promise<{ ids: string[]; earlyAtFirst: number }> => {
-      const fd = openSync(file, 'r');
-      const out = { ids: [] as string[], earlyAtFirst: -1 };
-      try {
-        for await (const { run } of decodeRanges(file, fd, size, workers, maxLength, 1000)) {
-          if (out.earlyAtFirst === -1) out.earlyAtFirst = earlyWorkers();
-          for (let k = 0; k < run.strings.length; k += 2) out.ids.push(run.strings[k]!);
-        }
-      } finally {
-        closeSync(fd);
-      }
-      return out;
-    };
-    const want = Array.from({ length: 500 }, (_, k) => `id-${k}`);
-    // Other settings (a worker's heap limit follows maxLength): a pool of its own, the early one kept.
-    const other = await read(1, 8192);
-    expect(other.ids).toEqual(want);
-    expect(other.earlyAtFirst).toBe(1);
-    const taken = await read(1, 4096);
-    expect(taken.ids).toEqual(want);
-    expect(taken.earlyAtFirst).toBe(0);
-    await stopEarlyWorkers(); // nothing left to stop
-    expect(earlyWorkers()).toBe(0);
-
-    startWorkersEarly([file], 2, 4096, 0);
-    expect(earlyWorkers()).toBe(2);
-    await stopEarlyWorkers();
-    expect(earlyWorkers()).toBe(0);
-  });
-
-  it('gives the early threads the first ranges of the file, and the read of that file takes them over', async () => {
-    // 3,000 lines of about 1.9 KB, from 40 actors on 300 objects: several ranges of RANGE_BYTES.
-    const pad = 'x'.repeat(900);
-    const lines = (from: number, n: number): string =>
-      Array.from({ length: n }, (_, k) =>
-        eventLine({ auditID: `id-${from + k}`, userAgent: `ua-${(from + k) % 40}-${pad}`, objectRef: { resource: 'pods', namespace: 'ns', name: `p-${(from + k) % 300}` } }),
-      ).join('\n') + '\n';
-    const file = path.join(tempDir(), 'audit.log');
-    writeFileSync(file, lines(0, 3000));
-    const size = statSync(file).size;
-    const ranges = Math.ceil(size / RANGE_BYTES);
-    expect(ranges).toBeGreaterThan(2);
-    // The answers' request ids tell the early requests (the pool's first) from the read's own.
-    const read = async (bytes = size): Promise<{ ids: string[]; early: number; workers: number[]; requests: number[] }> => {
-      const fd = openSync(file, 'r');
-      const out = { ids: [] as string[], early: -1, workers: [] as number[], requests: [] as number[] };
-      try {
-        for await (const { run } of decodeRanges(file, fd, bytes, 1, 4096)) {
-          if (out.early === -1) out.early = earlyRanges();
-          out.workers.push(run.worker!);
-          out.requests.push(run.id);
-          for (let k = 0; k < run.strings.length; k += 2) out.ids.push(run.strings[k]!);
-        }
-      } finally {
-        closeSync(fd);
-      }
-      return out;
-    };
-    const want = (n: number): string[] => Array.from({ length: n }, (_, k) => `id-${k}`);
-    // The early ranges decoded meanwhile (else the read decodes those still unclaimed itself).
-    const answered = async (): Promise<void> => expect(await earlyRangesAnswered()).toBe(true);
-
-    startWorkersEarly([file], 1, 4096, 0);
-    expect(earlyRanges()).toBe(ranges);
-    await answered();
-    const taken = await read();
-    expect(taken.early).toBe(0);
-    expect(taken.ids).toEqual(want(3000));
-    expect(taken.workers).toEqual(Array.from({ length: ranges }, () => 0));
-    expect(taken.requests).toEqual(Array.from({ length: ranges }, (_, k) => k));
-    expect(earlyWorkers()).toBe(0);
-
-    // The file grew after the ranges were given: they are taken over, and the read reads on.
-    startWorkersEarly([file], 1, 4096, 0);
-    expect(earlyRanges()).toBe(ranges);
-    await answered();
-    appendFileSync(file, lines(3000, 1000));
-    const grown = await read(statSync(file).size);
-    expect(grown.ids).toEqual(want(4000));
-    expect(grown.requests.slice(0, ranges)).toEqual(Array.from({ length: ranges }, (_, k) => k));
-    expect(earlyWorkers()).toBe(0);
-
-    // It shrank after the threads had decoded them (their dictionaries define actors and objects
-    // whose answers will not be consumed): new threads, the same records as the single-threaded reader.
-    startWorkersEarly([file], 1, 16 * 1024 * 1024, 0);
-    await answered();
-    writeFileSync(file, lines(0, 1500));
-    const [one, par] = await both(file, 16 * 1024 * 1024, 1);
-    expectSame([one, par]);
-    expect(par.records.map((r) => r.auditID)).toEqual(want(1500));
-    expect(new Set(par.records.map((r) => r.actor.userAgent)).size).toBe(40);
-    expect(earlyWorkers()).toBe(0);
-
-    // Another file's read takes neither the threads nor the ranges; stopping them closes the file.
-    const other = path.join(tempDir(), 'other.log');
-    writeFileSync(other, lines(0, 10));
-    startWorkersEarly([file], 1, 4096, 0);
-    const fd = openSync(other, 'r');
-    const ids: string[] = [];
-    try {
-      for await (const { run } of decodeRanges(other, fd, statSync(other).size, 1, 4096)) for (let k = 0; k < run.strings.length; k += 2) ids.push(run.strings[k]!);
-    } finally {
-      closeSync(fd);
-    }
-    expect(ids).toEqual(want(10));
-    expect(earlyRanges()).toBe(Math.ceil(statSync(file).size / RANGE_BYTES));
-    await stopEarlyWorkers();
-    expect(earlyRanges()).toBe(0);
-
-    // Neither a gzip file nor a JSON document gets ranges (the read does not read them in ranges).
-    const gz = path.join(tempDir(), 'audit.log.gz');
-    writeFileSync(gz, gzipSync(lines(0, 10)));
-    const doc = path.join(tempDir(), 'events.json');
-    writeFileSync(doc, JSON.stringify({ kind: 'EventList', items: Array.from({ length: 10 }, (_, k) => JSON.parse(eventLine({ auditID: `id-${k}` })) as unknown) }, null, 2));
-    for (const f of [gz, doc]) {
-      startWorkersEarly([f], 1, 4096, 0);
-      expect(earlyWorkers()).toBe(1);
-      expect(earlyRanges()).toBe(0);
-      await stopEarlyWorkers();
-    }
-  });
-
-  it('analyze() ends the early threads no read took, also when it throws', async () => {
-    const file = path.join(tempDir(), 'audit.log');
-    writeFileSync(file, Array.from({ length: 50 }, (_, k) => eventLine({ auditID: `id-${k}` })).join('\n') + '\n');
-    startWorkersEarly([file], 3, 4096, 0);
-    const report = await analyze({ inputs: [file] }); // 1 KB: read on this thread
-    expect(report.input.requests).toBe(50);
-    expect(earlyWorkers()).toBe(0);
-    startWorkersEarly([file], 3, 4096, 0);
-    await expect(analyze({ inputs: [file], detectors: { nope: {} } })).rejects.toThrow(ConfigError);
-    expect(earlyWorkers()).toBe(0);
-  });
 
   it('lets the event loop turn at least every 16 ranges it consumes, answers at hand or not', async () => {
     // V8 keeps every WeakRef target read (the normalizer's previous generation) alive until the
