@@ -471,12 +471,22 @@ export const conflictStorm = defineDetector({
       if (succeeded) h.chainsSucceeded++;
     }
 
+    /**
+     * Held first writes already counted in their identity's roll-up (when they were held): the
+     * roll-up counts the identity's writes to the resource, objects written once included.
+     */
+    const rolledHeld = new WeakSet<RequestRecord>();
+
     /** A write of an object no pair holds: held, or, with the write held before it, given a pair. */
     function onFirstWrite(r: RequestRecord, held: FirstWrites<ObjectRef>): void {
       const first = held.take(r.object as ObjectRef, r);
-      if (first === undefined) return;
+      if (first === undefined) {
+        const who = identities.of(r.actor);
+        if (rollupWrite(r, who, r.object as ObjectRef, r.actor === who ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`)) rolledHeld.add(r);
+        return;
+      }
       if (first === null) return onWrite(r);
-      onWrite(first);
+      onWrite(first, rolledHeld.has(first));
       const p = pairs.get(first.object as ObjectRef, identities.of(first.actor)) as Pair;
       if (!catchUp(o, first.ts, r.ts, (b) => evaluate(p, b))) pairs.delete(p);
       onWrite(r);
@@ -500,18 +510,24 @@ export const conflictStorm = defineDetector({
       return `${who.key}\u0001${obj.label}`;
     }
 
-    function onWrite(r: RequestRecord): void {
+    /** A write `r` of an object: its pair's, and its roll-up's unless `rolled` (counted there when it was held). */
+    function onWrite(r: RequestRecord, rolled = false): void {
       const obj = r.object as ObjectRef;
       const who = identities.of(r.actor);
       const p = pairs.get(obj, who) ?? pairs.add(newPair(who, obj, r.ts, null));
       const client = r.actor === p.actor ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`;
       feed(p, r, client);
+      if (!rolled) rollupWrite(r, who, obj, client);
+    }
+
+    /** Write `r` of `obj` by identity `who`'s client `client`, for their roll-up (made at a 409). Returns whether it was counted. */
+    function rollupWrite(r: RequestRecord, who: Actor, obj: ObjectRef, client: string): boolean {
       const conflict = isConflict(r);
-      if (rollups.size === 0 && !conflict) return;
+      if (rollups.size === 0 && !conflict) return false;
       const key = rollupKey(who, obj);
       let u = rollups.get(key);
       if (u === undefined) {
-        if (!conflict) return;
+        if (!conflict) return false;
         u = newPair(who, obj, r.ts, { key, conflictSteps: new Map(), clientSteps: new Map() });
         rollups.set(key, u);
       }
@@ -521,6 +537,7 @@ export const conflictStorm = defineDetector({
         (u.rollup as Rollup).clientSteps.set(r.sourceIP, step);
       }
       feed(u, r, `${client}\u0003${obj.key}`);
+      return true;
     }
 
     /** One write `r` of pair `p` (an object's or a roll-up) by client `client`. */

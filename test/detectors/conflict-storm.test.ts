@@ -624,6 +624,31 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
     expect([...findings, ...notes]).toEqual([]);
   });
 
+  /**
+   * Every 250 ms a write of a new object for `n` objects: every `every`-th is answered 409 and
+   * retried 20 ms later with success, the others go through at once (written once each).
+   */
+  function restartBlip(n: number, every: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = T0 + i * 250;
+      if (i % every !== 0) out.push(rec(t, bg, ur(i)));
+      else out.push(rec(t, bg, ur(i), { code: 409 }), rec(t + 20, bg, ur(i)));
+    }
+    return out;
+  }
+
+  // The roll-up's share counts the identity's writes to the resource from its first 409,
+  // objects written once included (issue 25: "45 of 90 writes" for 45 of 445).
+  it.each<[string, RequestRecord[], Array<[number, number, number]>]>([
+    // 120 writes; the last object's, after the last retry, is past the episode's end.
+    ['80 objects, every second one 409 then ok: 40 of 119 writes (34 %)', restartBlip(80, 2), [[40, 119, 40]]],
+    ['400 objects, every ninth one 409 then ok: 45 of 445 writes (10 %), under minConflictRatio', restartBlip(400, 9), []],
+  ])('roll-up share: %s', (_name, records, expected) => {
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect([...findings, ...notes].map((f) => [f.metrics.conflicts, f.metrics.attempts, f.metrics.objectsWithConflicts])).toEqual(expected);
+  });
+
   it('an object with its own episode is reported alone: no roll-up beside it or on its tail', () => {
     const others = Array.from({ length: 100 }, (_, i) => rec(T0 + i * 1500, operator, object('widgets', 'shop', `x${i}`, 'status', 'example.com', 'v1alpha1'), { code: 409 }));
     const { findings } = runDetector(detector, {}, [...twoReplicaStorm(T0, 120), ...others]);
