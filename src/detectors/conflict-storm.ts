@@ -126,14 +126,16 @@ export const conflictStormOptions = windowedOptions({
       /**
        * Stuck: Conflicts in the look that make at least `stuckMinRatio` of the attempts: a writer
        * that almost never gets a write through, however slowly it retries (a kubelet whose watch
-       * cache is stuck resends one stale resourceVersion every sync, kubernetes#58002).
+       * cache is stuck resends one stale resourceVersion every sync, kubernetes#58002: one 409 per
+       * 10 s sync). 14: one per step in `minActiveStepShare` of the 3-minute look's 10 s steps, so
+       * the rate a writer is stuck at does not matter once its 409s fill the look.
        */
-      stuckMinConflicts: z.number().int().positive().default(30),
+      stuckMinConflicts: z.number().int().positive().default(14),
       /** Conflicts / attempts in the look (0..1) for the stuck rule. */
       stuckMinRatio: z.number().min(0).max(1).default(0.8),
     })
     .strict()
-    .default({ lookMs: 180_000, minActiveStepShare: 0.75, contentionMinConflicts: 60, contentionMinRatio: 0.1, stuckMinConflicts: 30, stuckMinRatio: 0.8 }),
+    .default({ lookMs: 180_000, minActiveStepShare: 0.75, contentionMinConflicts: 60, contentionMinRatio: 0.1, stuckMinConflicts: 14, stuckMinRatio: 0.8 }),
   /** The roll-up per identity and resource (see the file header). */
   rollup: z
     .object({

@@ -541,6 +541,29 @@ describe("conflict-storm: conflicts that never stop under the window's rule (iss
     expect([...findings, ...notes]).toEqual([]);
   });
 
+  /**
+   * A stale cache retried with per-item backoff from 100 ms doubling to an 8 s cap, every retry
+   * resending one resourceVersion and answered 409, for `seconds`; the first `skip` ms left out
+   * (as `--since` cuts a log).
+   */
+  function cappedStale(seconds: number, skip = 0): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let t = 0, d = 100; t < seconds * 1000; t += d, d = Math.min(d * 2, 8000)) if (t >= skip) out.push(rec(T0 + t, operator, widget, { code: 409, resourceVersion: '4711' }));
+    return out;
+  }
+
+  // A writer whose every write to an object conflicts for minutes is stuck whatever its rate
+  // (kubernetes#58002: one 409 per 10 s sync), and its episode stays open while that lasts.
+  it.each<[string, RequestRecord[], Array<[number, number, string, string]>]>([
+    ['the stuck kubelet at one 409 per 10 s sync for 9 minutes', stuckKubelet(540, 1), [[54, 54, '2026-08-08T18:00:00.003Z', '2026-08-08T18:08:50.003Z']]],
+    ['a stale cache behind an 8 s capped backoff for 10 minutes: open to its last 409', cappedStale(600), [[81, 81, '2026-08-08T18:00:00.003Z', '2026-08-08T18:09:56.703Z']]],
+    ['the same from minute 5 on (a log cut by --since)', cappedStale(600, 300_000), [[38, 38, '2026-08-08T18:05:00.703Z', '2026-08-08T18:09:56.703Z']]],
+  ])('stuck whatever its rate: %s', (_name, records, expected) => {
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings.map((f) => [f.metrics.attempts, f.metrics.conflicts, f.window.from, f.window.to])).toEqual(expected);
+  });
+
   it('the sustained look comes from options', () => {
     expect(runDetector(detector, { sustained: { stuckMinConflicts: 80 } }, stuckKubelet(240, 3)).findings).toEqual([]);
     expect(runDetector(detector, { sustained: { contentionMinRatio: 0.25 } }, daemons(240)).findings).toEqual([]);
