@@ -151,9 +151,16 @@ export const conflictStormOptions = windowedOptions({
       maxObjects: z.number().int().positive().default(1000),
       /** Objects listed in `topObjects`. */
       topObjects: z.number().int().positive().default(5),
+      /**
+       * Retry chains per object with 409 Conflicts up to which a roll-up's RetryOnConflict chains
+       * stay `retry-on-conflict` (else `none`): each object's conflicts stopped once its chain
+       * succeeded (a restart's stale cache, one 409 per object). More: its 409s recur on objects,
+       * the writer losing to itself (the roll-up counts no other writers' writes to explain them).
+       */
+      rocMaxChainsPerObject: z.number().positive().default(1),
     })
     .strict()
-    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5 }),
+    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5, rocMaxChainsPerObject: 1 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -744,7 +751,7 @@ export const conflictStorm = defineDetector({
       cool(p);
     }
 
-    function backoffOf(h: Hot): { backoff: Backoff; growth: number | null; chainP90: number | null } {
+    function backoffOf(h: Hot, rollup: boolean): { backoff: Backoff; growth: number | null; chainP90: number | null } {
       const growth = h.growth.size >= 3 ? h.growth.percentile(50) : null;
       const chainP90 = h.chainLengths.percentile(90);
       const gapP50 = h.gaps.percentile(50);
@@ -756,15 +763,19 @@ export const conflictStorm = defineDetector({
         // Short chains are RetryOnConflict only while others' writes explain the Conflicts (the
         // causes of the first chain's may come before the episode does: a chain's worth of
         // slack); beyond, the writer loses to itself reconcile after reconcile, unbacked-off.
-        backoff = selfConflicts(h) ? 'none' : 'retry-on-conflict';
+        backoff = selfConflicts(h, rollup) ? 'none' : 'retry-on-conflict';
       return { backoff, growth, chainP90 };
     }
 
     /**
      * More 409s than others' writes to the object explain (`rocMaxConflictsPerForeignWrite` per
-     * foreign write, plus a chain's worth, `rocMaxAttempts`): the writer loses to itself.
+     * foreign write, plus a chain's worth, `rocMaxAttempts`): the writer loses to itself. A
+     * roll-up counts no foreign writes: it loses to itself when its 409s recur on an object (more
+     * than `rollup.rocMaxChainsPerObject` retry chains per object with 409s), not when each
+     * object's conflicts stop after one chain.
      */
-    function selfConflicts(h: Hot): boolean {
+    function selfConflicts(h: Hot, rollup: boolean): boolean {
+      if (rollup) return h.chainLengths.count > o.rollup.rocMaxChainsPerObject * h.objects.size;
       return h.toConflicts > o.rocMaxConflictsPerForeignWrite * h.foreignWrites + o.rocMaxAttempts;
     }
 
@@ -792,7 +803,7 @@ export const conflictStorm = defineDetector({
     /** The finding for a pair's current hot state. */
     function build(p: Pair): Finding {
       const h = p.hot as Hot;
-      const { backoff, growth, chainP90 } = backoffOf(h);
+      const { backoff, growth, chainP90 } = backoffOf(h, p.rollup !== null);
       const durationMs = Math.max(0, h.to - h.from);
       const share = trafficShare(ctx.series, h.from, h.to, h.toAttempts);
       const chains = h.chainLengths.count;
@@ -806,7 +817,7 @@ export const conflictStorm = defineDetector({
       if (sa !== null && h.ipCount > 1) signals.push('duplicate-replicas');
       if (h.toConflicts > 1 && h.staleRetries * 2 >= h.toConflicts) signals.push('stale-cache');
       const chainP50 = h.chainLengths.percentile(50);
-      if (backoff === 'exponential' && selfConflicts(h) && chainP50 !== null && chainP50 < GROWTH_CHAIN) signals.push('self-conflict');
+      if (backoff === 'exponential' && selfConflicts(h, p.rollup !== null) && chainP50 !== null && chainP50 < GROWTH_CHAIN) signals.push('self-conflict');
 
       const metrics: Finding['metrics'] = {
         attempts: h.toAttempts,

@@ -651,10 +651,10 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
    * Every 250 ms a write of a new object for `n` objects: every `every`-th is answered 409 and
    * retried 20 ms later with success, the others go through at once (written once each).
    */
-  function restartBlip(n: number, every: number): RequestRecord[] {
+  function restartBlip(n: number, every: number, fromMs = 0): RequestRecord[] {
     const out: RequestRecord[] = [];
     for (let i = 0; i < n; i++) {
-      const t = T0 + i * 250;
+      const t = T0 + fromMs + i * 250;
       if (i % every !== 0) out.push(rec(t, bg, ur(i)));
       else out.push(rec(t, bg, ur(i), { code: 409 }), rec(t + 20, bg, ur(i)));
     }
@@ -662,14 +662,16 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
   }
 
   // The roll-up's share counts the identity's writes to the resource from its first 409,
-  // objects written once included (issue 25: "45 of 90 writes" for 45 of 445).
-  it.each<[string, RequestRecord[], Array<[number, number, number]>]>([
+  // objects written once included (issue 25: "45 of 90 writes" for 45 of 445); its backoff is
+  // RetryOnConflict, handled well, when each object's conflicts stop after one chain.
+  it.each<[string, RequestRecord[], Array<[string, number, number, number, unknown]>]>([
     // 120 writes; the last object's, after the last retry, is past the episode's end.
-    ['80 objects, every second one 409 then ok: 40 of 119 writes (34 %)', restartBlip(80, 2), [[40, 119, 40]]],
+    ['80 objects, every second one 409 then ok at once: 40 of 119 writes (34 %), a note', restartBlip(80, 2), [['info', 40, 119, 40, 'retry-on-conflict']]],
     ['400 objects, every ninth one 409 then ok: 45 of 445 writes (10 %), under minConflictRatio', restartBlip(400, 9), []],
-  ])('roll-up share: %s', (_name, records, expected) => {
+    ['the same 40 objects 409 again 30 s later: the conflicts recur, no backoff', [...restartBlip(80, 2), ...restartBlip(80, 2, 30_000)], [['low', 80, 239, 40, 'none']]],
+  ])('roll-up share and backoff: %s', (_name, records, expected) => {
     const { findings, notes } = runDetector(detector, {}, records);
-    expect([...findings, ...notes].map((f) => [f.metrics.conflicts, f.metrics.attempts, f.metrics.objectsWithConflicts])).toEqual(expected);
+    expect([...findings, ...notes].map((f) => [f.severity, f.metrics.conflicts, f.metrics.attempts, f.metrics.objectsWithConflicts, f.metrics.backoff])).toEqual(expected);
   });
 
   it('an object with its own episode is reported alone: no roll-up beside it or on its tail', () => {
