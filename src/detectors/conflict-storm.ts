@@ -491,7 +491,8 @@ export const conflictStorm = defineDetector({
       const first = held.take(r.object as ObjectRef, r);
       if (first === undefined) {
         const who = identities.of(r.actor);
-        if (rollupWrite(r, who, r.object as ObjectRef, r.actor === who ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`)) rolledHeld.add(r);
+        // Counted only in a roll-up that exists: one made per identity with a held 409 would grow with the identities.
+        if (rollupWrite(r, who, r.object as ObjectRef, r.actor === who ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`, false)) rolledHeld.add(r);
         return;
       }
       if (first === null) return onWrite(r);
@@ -529,14 +530,17 @@ export const conflictStorm = defineDetector({
       if (!rolled) rollupWrite(r, who, obj, client);
     }
 
-    /** Write `r` of `obj` by identity `who`'s client `client`, for their roll-up (made at a 409). Returns whether it was counted. */
-    function rollupWrite(r: RequestRecord, who: Actor, obj: ObjectRef, client: string): boolean {
+    /**
+     * Write `r` of `obj` by identity `who`'s client `client`, for their roll-up (made at a 409
+     * when `make`). Returns whether it was counted.
+     */
+    function rollupWrite(r: RequestRecord, who: Actor, obj: ObjectRef, client: string, make = true): boolean {
       const conflict = isConflict(r);
-      if (rollups.size === 0 && !conflict) return false;
+      if (rollups.size === 0 && !(conflict && make)) return false;
       const key = rollupKey(who, obj);
       let u = rollups.get(key);
       if (u === undefined) {
-        if (!conflict) return false;
+        if (!conflict || !make) return false;
         u = newPair(who, obj, r.ts, { key, conflictSteps: new Map(), clientSteps: new Map() });
         rollups.set(key, u);
       }
