@@ -58,7 +58,8 @@ export const AnalyzeOptionsSchema = z
     top: z.number().int().positive().default(10),
     /**
      * Low (or info) findings of one kind and one actor on this many objects or more become one
-     * finding listing the objects (`src/report/group.ts`); 0 keeps them apart.
+     * finding listing the objects (`src/report/group.ts`), and this many conflict storms of a
+     * fleet storm's members fold into it; 0 keeps them apart.
      */
     groupFindings: z.number().int().nonnegative().default(5),
     /** Step of the cluster-wide time series (ms). */

@@ -127,14 +127,16 @@ export const conflictStormOptions = windowedOptions({
       /**
        * Stuck: Conflicts in the look that make at least `stuckMinRatio` of the attempts: a writer
        * that almost never gets a write through, however slowly it retries (a kubelet whose watch
-       * cache is stuck resends one stale resourceVersion every sync, kubernetes#58002).
+       * cache is stuck resends one stale resourceVersion every sync, kubernetes#58002: one 409 per
+       * 10 s sync). 14: one per step in `minActiveStepShare` of the 3-minute look's 10 s steps, so
+       * the rate a writer is stuck at does not matter once its 409s fill the look.
        */
-      stuckMinConflicts: z.number().int().positive().default(30),
+      stuckMinConflicts: z.number().int().positive().default(14),
       /** Conflicts / attempts in the look (0..1) for the stuck rule. */
       stuckMinRatio: z.number().min(0).max(1).default(0.8),
     })
     .strict()
-    .default({ lookMs: 180_000, minActiveStepShare: 0.75, contentionMinConflicts: 60, contentionMinRatio: 0.1, stuckMinConflicts: 30, stuckMinRatio: 0.8 }),
+    .default({ lookMs: 180_000, minActiveStepShare: 0.75, contentionMinConflicts: 60, contentionMinRatio: 0.1, stuckMinConflicts: 14, stuckMinRatio: 0.8 }),
   /** The roll-up per identity and resource (see the file header). */
   rollup: z
     .object({
@@ -150,9 +152,16 @@ export const conflictStormOptions = windowedOptions({
       maxObjects: z.number().int().positive().default(1000),
       /** Objects listed in `topObjects`. */
       topObjects: z.number().int().positive().default(5),
+      /**
+       * Retry chains per object with 409 Conflicts up to which a roll-up's RetryOnConflict chains
+       * stay `retry-on-conflict` (else `none`): each object's conflicts stopped once its chain
+       * succeeded (a restart's stale cache, one 409 per object). More: its 409s recur on objects,
+       * the writer losing to itself (the roll-up counts no other writers' writes to explain them).
+       */
+      rocMaxChainsPerObject: z.number().positive().default(1),
     })
     .strict()
-    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5 }),
+    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5, rocMaxChainsPerObject: 1 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -474,12 +483,23 @@ export const conflictStorm = defineDetector({
       if (succeeded) h.chainsSucceeded++;
     }
 
+    /**
+     * Held first writes already counted in their identity's roll-up (when they were held): the
+     * roll-up counts the identity's writes to the resource, objects written once included.
+     */
+    const rolledHeld = new WeakSet<RequestRecord>();
+
     /** A write of an object no pair holds: held, or, with the write held before it, given a pair. */
     function onFirstWrite(r: RequestRecord, held: FirstWrites<ObjectRef>): void {
       const first = held.take(r.object as ObjectRef, r);
-      if (first === undefined) return;
+      if (first === undefined) {
+        const who = identities.of(r.actor);
+        // Counted only in a roll-up that exists: one made per identity with a held 409 would grow with the identities.
+        if (rollupWrite(r, who, r.object as ObjectRef, r.actor === who ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`, false)) rolledHeld.add(r);
+        return;
+      }
       if (first === null) return onWrite(r);
-      onWrite(first);
+      onWrite(first, rolledHeld.has(first));
       const p = pairs.get(first.object as ObjectRef, identities.of(first.actor)) as Pair;
       if (!catchUp(o, first.ts, r.ts, (b) => evaluate(p, b))) pairs.delete(p);
       onWrite(r);
@@ -503,18 +523,27 @@ export const conflictStorm = defineDetector({
       return `${who.key}\u0001${obj.label}`;
     }
 
-    function onWrite(r: RequestRecord): void {
+    /** A write `r` of an object: its pair's, and its roll-up's unless `rolled` (counted there when it was held). */
+    function onWrite(r: RequestRecord, rolled = false): void {
       const obj = r.object as ObjectRef;
       const who = identities.of(r.actor);
       const p = pairs.get(obj, who) ?? pairs.add(newPair(who, obj, r.ts, null));
       const client = r.actor === p.actor ? r.sourceIP : `${r.sourceIP}\u0000${r.actor.userAgent}`;
       feed(p, r, client);
+      if (!rolled) rollupWrite(r, who, obj, client);
+    }
+
+    /**
+     * Write `r` of `obj` by identity `who`'s client `client`, for their roll-up (made at a 409
+     * when `make`). Returns whether it was counted.
+     */
+    function rollupWrite(r: RequestRecord, who: Actor, obj: ObjectRef, client: string, make = true): boolean {
       const conflict = isConflict(r);
-      if (rollups.size === 0 && !conflict) return;
+      if (rollups.size === 0 && !(conflict && make)) return false;
       const key = rollupKey(who, obj);
       let u = rollups.get(key);
       if (u === undefined) {
-        if (!conflict) return;
+        if (!conflict || !make) return false;
         u = newPair(who, obj, r.ts, { key, conflictSteps: new Map(), clientSteps: new Map() });
         rollups.set(key, u);
       }
@@ -524,6 +553,7 @@ export const conflictStorm = defineDetector({
         (u.rollup as Rollup).clientSteps.set(r.sourceIP, step);
       }
       feed(u, r, `${client}\u0003${obj.key}`);
+      return true;
     }
 
     /** One write `r` of pair `p` (an object's or a roll-up) by client `client`. */
@@ -725,7 +755,7 @@ export const conflictStorm = defineDetector({
       cool(p);
     }
 
-    function backoffOf(h: Hot): { backoff: Backoff; growth: number | null; chainP90: number | null } {
+    function backoffOf(h: Hot, rollup: boolean): { backoff: Backoff; growth: number | null; chainP90: number | null } {
       const growth = h.growth.size >= 3 ? h.growth.percentile(50) : null;
       const chainP90 = h.chainLengths.percentile(90);
       const gapP50 = h.gaps.percentile(50);
@@ -737,15 +767,19 @@ export const conflictStorm = defineDetector({
         // Short chains are RetryOnConflict only while others' writes explain the Conflicts (the
         // causes of the first chain's may come before the episode does: a chain's worth of
         // slack); beyond, the writer loses to itself reconcile after reconcile, unbacked-off.
-        backoff = selfConflicts(h) ? 'none' : 'retry-on-conflict';
+        backoff = selfConflicts(h, rollup) ? 'none' : 'retry-on-conflict';
       return { backoff, growth, chainP90 };
     }
 
     /**
      * More 409s than others' writes to the object explain (`rocMaxConflictsPerForeignWrite` per
-     * foreign write, plus a chain's worth, `rocMaxAttempts`): the writer loses to itself.
+     * foreign write, plus a chain's worth, `rocMaxAttempts`): the writer loses to itself. A
+     * roll-up counts no foreign writes: it loses to itself when its 409s recur on an object (more
+     * than `rollup.rocMaxChainsPerObject` retry chains per object with 409s), not when each
+     * object's conflicts stop after one chain.
      */
-    function selfConflicts(h: Hot): boolean {
+    function selfConflicts(h: Hot, rollup: boolean): boolean {
+      if (rollup) return h.chainLengths.count > o.rollup.rocMaxChainsPerObject * h.objects.size;
       return h.toConflicts > o.rocMaxConflictsPerForeignWrite * h.foreignWrites + o.rocMaxAttempts;
     }
 
@@ -773,7 +807,7 @@ export const conflictStorm = defineDetector({
     /** The finding for a pair's current hot state. */
     function build(p: Pair): Finding {
       const h = p.hot as Hot;
-      const { backoff, growth, chainP90 } = backoffOf(h);
+      const { backoff, growth, chainP90 } = backoffOf(h, p.rollup !== null);
       const durationMs = Math.max(0, h.to - h.from);
       const share = trafficShare(ctx.series, h.from, h.to, h.toAttempts);
       const chains = h.chainLengths.count;
@@ -787,7 +821,7 @@ export const conflictStorm = defineDetector({
       if (sa !== null && h.ipCount > 1) signals.push('duplicate-replicas');
       if (h.toConflicts > 1 && h.staleRetries * 2 >= h.toConflicts) signals.push('stale-cache');
       const chainP50 = h.chainLengths.percentile(50);
-      if (backoff === 'exponential' && selfConflicts(h) && chainP50 !== null && chainP50 < GROWTH_CHAIN) signals.push('self-conflict');
+      if (backoff === 'exponential' && selfConflicts(h, p.rollup !== null) && chainP50 !== null && chainP50 < GROWTH_CHAIN) signals.push('self-conflict');
 
       const metrics: Finding['metrics'] = {
         attempts: h.toAttempts,

@@ -23,9 +23,11 @@ const TOP_OBJECTS = 5;
  * else `events`, else `throttled`), signals joined, the evidence, advice and first actor of the
  * busiest member. Other findings pass unchanged; the order is kept, a group takes its first
  * member's place. Shares, ratios, rates and durations are not summed (they are left out).
+ * Before that, conflict storms of a fleet storm's members fold into it ({@link foldIntoFleets}).
  */
 export function groupFindings(findings: readonly Finding[], minGroup: number): Finding[] {
   if (minGroup <= 0) return [...findings];
+  findings = foldIntoFleets(findings, minGroup);
   const key = (f: Finding): string | null => {
     if (severityRank(f.severity) > severityRank('low') || f.ongoing === true) return null;
     const a = f.actors[0];
@@ -55,6 +57,71 @@ export function groupFindings(findings: readonly Finding[], minGroup: number): F
     if (done.has(k)) continue;
     done.add(k);
     out.push(groupOf(g));
+  }
+  return out;
+}
+
+/** The family key (as `familyOf` gives it) of a finding's first actor, or null without one. */
+function familyKey(f: Finding): string | null {
+  const a = f.actors[0];
+  return a === undefined ? null : familyOf({ username: a.username, userAgentProduct: a.userAgentProduct } as Actor).key;
+}
+
+/**
+ * Members of a family that a `fleet-storm` finding covers are that finding, not one finding each
+ * (issue 25, class 10: 200 kubelets retrying node-status 409s gave one fleet storm and 200
+ * conflict storms). A `conflict-storm` finding folds into a fleet storm of more than one actor
+ * when its actor is of the fleet's family (`familyOf`: username pattern and userAgent product),
+ * its window overlaps the fleet's, it is not more severe, and the fleet covers at least `minGroup`
+ * such findings. The fleet storm keeps its own numbers and gains `memberFindings` (how many were
+ * folded) and `topMemberFindings` (the busiest, by 409s: `username object(conflicts)`); its
+ * title says so. Folded findings leave the list; the rest keep their order.
+ */
+function foldIntoFleets(findings: readonly Finding[], minGroup: number): readonly Finding[] {
+  const fleets = findings.filter((f) => f.kind === 'fleet-storm' && Number(f.metrics.actors) > 1);
+  if (fleets.length === 0) return findings;
+  const folded = new Map<Finding, Finding[]>();
+  const taken = new Set<Finding>();
+  for (const fleet of fleets) {
+    const fam = `${String(fleet.metrics.family)}\u0001${fleet.actors[0]?.userAgentProduct ?? ''}`;
+    const members = findings.filter(
+      (f) =>
+        f.kind === 'conflict-storm' &&
+        !taken.has(f) &&
+        familyKey(f) === fam &&
+        f.window.from <= fleet.window.to &&
+        f.window.to >= fleet.window.from &&
+        severityRank(f.severity) <= severityRank(fleet.severity) &&
+        (f.ongoing === true) === (fleet.ongoing === true),
+    );
+    if (members.length < minGroup) continue;
+    for (const m of members) taken.add(m);
+    folded.set(fleet, members);
+  }
+  if (taken.size === 0) return findings;
+  const out: Finding[] = [];
+  for (const f of findings) {
+    if (taken.has(f)) continue;
+    const members = folded.get(f);
+    if (members === undefined) {
+      out.push(f);
+      continue;
+    }
+    const name = (m: Finding): string => `${m.actors[0]?.username ?? ''}${m.object === null ? '' : ` ${objectLabel(m.object)}`}`;
+    const rows = members.map((m): [string, number] => [name(m), Number(m.metrics.conflicts ?? 0)]);
+    rows.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    out.push({
+      ...f,
+      title: `${f.title}; ${members.length} conflict-storm findings of its members folded in`,
+      metrics: {
+        ...f.metrics,
+        memberFindings: members.length,
+        topMemberFindings: rows
+          .slice(0, TOP_OBJECTS)
+          .map(([l, c]) => `${l}(${c})`)
+          .join(', '),
+      },
+    });
   }
   return out;
 }

@@ -557,6 +557,29 @@ describe("conflict-storm: conflicts that never stop under the window's rule (iss
     expect([...findings, ...notes]).toEqual([]);
   });
 
+  /**
+   * A stale cache retried with per-item backoff from 100 ms doubling to an 8 s cap, every retry
+   * resending one resourceVersion and answered 409, for `seconds`; the first `skip` ms left out
+   * (as `--since` cuts a log).
+   */
+  function cappedStale(seconds: number, skip = 0): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let t = 0, d = 100; t < seconds * 1000; t += d, d = Math.min(d * 2, 8000)) if (t >= skip) out.push(rec(T0 + t, operator, widget, { code: 409, resourceVersion: '4711' }));
+    return out;
+  }
+
+  // A writer whose every write to an object conflicts for minutes is stuck whatever its rate
+  // (kubernetes#58002: one 409 per 10 s sync), and its episode stays open while that lasts.
+  it.each<[string, RequestRecord[], Array<[number, number, string, string]>]>([
+    ['the stuck kubelet at one 409 per 10 s sync for 9 minutes', stuckKubelet(540, 1), [[54, 54, '2026-08-08T18:00:00.003Z', '2026-08-08T18:08:50.003Z']]],
+    ['a stale cache behind an 8 s capped backoff for 10 minutes: open to its last 409', cappedStale(600), [[81, 81, '2026-08-08T18:00:00.003Z', '2026-08-08T18:09:56.703Z']]],
+    ['the same from minute 5 on (a log cut by --since)', cappedStale(600, 300_000), [[38, 38, '2026-08-08T18:05:00.703Z', '2026-08-08T18:09:56.703Z']]],
+  ])('stuck whatever its rate: %s', (_name, records, expected) => {
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(findings.map((f) => [f.metrics.attempts, f.metrics.conflicts, f.window.from, f.window.to])).toEqual(expected);
+  });
+
   it('the sustained look comes from options', () => {
     expect(runDetector(detector, { sustained: { stuckMinConflicts: 80 } }, stuckKubelet(240, 3)).findings).toEqual([]);
     expect(runDetector(detector, { sustained: { contentionMinRatio: 0.25 } }, daemons(240)).findings).toEqual([]);
@@ -638,6 +661,33 @@ describe('conflict-storm: roll-up per identity and resource (kyverno#4265)', () 
   ])('look-alike: %s: nothing', (_name, make) => {
     const { findings, notes } = runDetector(detector, {}, make());
     expect([...findings, ...notes]).toEqual([]);
+  });
+
+  /**
+   * Every 250 ms a write of a new object for `n` objects: every `every`-th is answered 409 and
+   * retried 20 ms later with success, the others go through at once (written once each).
+   */
+  function restartBlip(n: number, every: number, fromMs = 0): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = T0 + fromMs + i * 250;
+      if (i % every !== 0) out.push(rec(t, bg, ur(i)));
+      else out.push(rec(t, bg, ur(i), { code: 409 }), rec(t + 20, bg, ur(i)));
+    }
+    return out;
+  }
+
+  // The roll-up's share counts the identity's writes to the resource from its first 409,
+  // objects written once included (issue 25: "45 of 90 writes" for 45 of 445); its backoff is
+  // RetryOnConflict, handled well, when each object's conflicts stop after one chain.
+  it.each<[string, RequestRecord[], Array<[string, number, number, number, unknown]>]>([
+    // 120 writes; the last object's, after the last retry, is past the episode's end.
+    ['80 objects, every second one 409 then ok at once: 40 of 119 writes (34 %), a note', restartBlip(80, 2), [['info', 40, 119, 40, 'retry-on-conflict']]],
+    ['400 objects, every ninth one 409 then ok: 45 of 445 writes (10 %), under minConflictRatio', restartBlip(400, 9), []],
+    ['the same 40 objects 409 again 30 s later: the conflicts recur, no backoff', [...restartBlip(80, 2), ...restartBlip(80, 2, 30_000)], [['low', 80, 239, 40, 'none']]],
+  ])('roll-up share and backoff: %s', (_name, records, expected) => {
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect([...findings, ...notes].map((f) => [f.severity, f.metrics.conflicts, f.metrics.attempts, f.metrics.objectsWithConflicts, f.metrics.backoff])).toEqual(expected);
   });
 
   it('an object with its own episode is reported alone: no roll-up beside it or on its tail', () => {
