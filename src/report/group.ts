@@ -68,9 +68,8 @@ function familyKey(f: Finding): string | null {
 }
 
 /**
- * Members of a family that a `fleet-storm` finding covers are that finding, not one finding each
- * (issue 25, class 10: 200 kubelets retrying node-status 409s gave one fleet storm and 200
- * conflict storms). A `conflict-storm` finding folds into a fleet storm of more than one actor
+ * Members of a family that a `fleet-storm` finding covers are that finding, not one finding each:
+ * one fleet's pattern across its members is one finding with the list of members. A `conflict-storm` finding folds into a fleet storm of more than one actor
  * when its actor is of the fleet's family (`familyOf`: username pattern and userAgent product),
  * its window overlaps the fleet's, it is not more severe, and the fleet covers at least `minGroup`
  * such findings. The fleet storm keeps its own numbers and gains `memberFindings` (how many were
