@@ -826,6 +826,15 @@ function nativeStr(slot: number): string {
   return JSON.parse(s.slice(from - 1, to + 1)) as string;
 }
 
+/** {@link nativeStr} of a body slot (`NATIVE_RESPONSE_*`), whose escapes are bit `bit` of `NATIVE_BODY_ESCAPED`. */
+function bodyStr(slot: number, bit: number): string {
+  const from = nativeOut[slot]!;
+  if (from === -1) return '';
+  const to = nativeOut[slot + 1]!;
+  if ((nativeOut[N.NATIVE_BODY_ESCAPED]! & bit) === 0) return s.slice(from, to);
+  return JSON.parse(s.slice(from - 1, to + 1)) as string;
+}
+
 /**
  * {@link template} by the native scanner: true when it read the line (`reset` for it), with the
  * values `template` would have read; false when the JavaScript path must read it.
@@ -835,12 +844,13 @@ function nativeTemplate(): boolean {
   if (native!.scan(from, n) !== 1) return false;
   const o = nativeOut;
   const flags = o[N.NATIVE_FLAGS]!;
-  // A final event's logged bodies are read in JavaScript (see readBody).
-  if ((flags & 4) !== 0 && o[N.NATIVE_STAGE]! >= 3) return false;
   seen = o[N.NATIVE_SEEN]!;
   hasRef = (flags & 1) !== 0;
   refHasResource = (flags & 2) !== 0;
   hasReceived = (flags & 8) !== 0;
+  hasResponse = (flags & N.NATIVE_HAS_RESPONSE) !== 0;
+  requestFrom = o[N.NATIVE_REQUEST_BODY]!;
+  requestTo = o[N.NATIVE_REQUEST_BODY + 1]!;
   const st = o[N.NATIVE_STAGE]!;
   stage = STAGES[st]!;
   try {
@@ -875,6 +885,18 @@ function nativeTemplate(): boolean {
       if (o[ids + N.NATIVE_ID_WORDS]! < 0) verb = nativeStr(N.NATIVE_VERB);
       if (o[ids + N.NATIVE_ID_SOURCEIP]! < 0) sourceIP = nativeStr(N.NATIVE_SOURCEIP);
       if (o[ids + N.NATIVE_ID_REASON]! < 0) reason = nativeStr(N.NATIVE_REASON);
+      if ((flags & 4) !== 0) {
+        // What `finish` makes of logged bodies depends on the verb and the objectRef's name.
+        verb = nativeStr(N.NATIVE_VERB);
+        name = nativeStr(N.NATIVE_NAME);
+        if (hasResponse && name === '' && verb === 'create') {
+          // Named by its response: the object the dictionary found for the empty name is not it.
+          reset(s, from, n);
+          return false;
+        }
+        responseRv = bodyStr(N.NATIVE_RESPONSE_RV, 1);
+        responseName = bodyStr(N.NATIVE_RESPONSE_NAME, 2);
+      }
     }
   } catch {
     // Not expected (the scanner checked every escape); the JavaScript path decides.

@@ -170,7 +170,7 @@ function conditions(rng: Rng, at: string): Json[] {
       lastTransitionTime: at,
       lastUpdateTime: at,
       reason: 'R',
-      message: 'm "quoted" \\ é',
+      message: rng.chance(0.5) ? 'm "quoted" \\ é' : 'm "quoted" \\',
     });
   }
   return out;
@@ -221,5 +221,15 @@ export function withBodies(line: string, rng: Rng): string {
     if (verb === 'create' && rng.chance(0.5)) delete ref.name;
   }
   if (rng.chance(0.2)) v.requestObject = pick<Json>(rng, [null, 'skipped-too-big-size-object', []]);
-  return JSON.stringify(v);
+  // Where kube-apiserver writes them: after responseStatus, before the timestamps.
+  const ordered: { [k: string]: Json } = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'requestObject' || k === 'responseObject') continue;
+    if (k === 'requestReceivedTimestamp' || k === 'stageTimestamp') {
+      if (v.requestObject !== undefined) ordered.requestObject = v.requestObject;
+      if (v.responseObject !== undefined) ordered.responseObject = v.responseObject;
+    }
+    ordered[k] = x;
+  }
+  return JSON.stringify(ordered);
 }
