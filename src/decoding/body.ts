@@ -290,6 +290,14 @@ function internNames(names: string[]): readonly string[] {
   return a;
 }
 
+/**
+ * The shared array of a list of timestamp field names (`BodyDigest.timestampFields`), for a digest
+ * rebuilt from its parts (a parser thread's answer carries a copy of the list).
+ */
+export function internTimestampFields(names: readonly string[]): readonly string[] {
+  return internNames(names.slice());
+}
+
 /** Walk state of one digest. */
 class Walk {
   readonly content = new Fnv64();

@@ -8,10 +8,12 @@
  * numbers, literals, nesting, nothing after the value), and copies out only the wanted values.
  * It answers {@link FAST_FINAL} (the fields are in `out`), {@link FAST_NONFINAL} (a valid
  * `RequestReceived`/`ResponseStarted` event: counted, no record) or {@link FAST_FALLBACK}:
- * anything unusual — another apiVersion, a missing `stageTimestamp`, a logged `requestObject` or
- * `responseObject` on a final stage, an unknown level, an `objectRef` without `resource`, a
- * duplicated or escaped key, a syntax error — goes to the full path (`JSON.parse` +
- * `decodeObject` + `Normalizer.normalize`), which alone decides what is wrong with a line. So the
+ * anything unusual — another apiVersion, a missing `stageTimestamp`, an unknown level, an
+ * `objectRef` without `resource`, a duplicated or escaped key, a syntax error — goes to the full
+ * path (`JSON.parse` + `decodeObject` + `Normalizer.normalize`), which alone decides what is wrong
+ * with a line. Logged bodies (Request and RequestResponse level) are skipped but for what a record
+ * keeps of them: the response's `metadata.resourceVersion` and `metadata.name`, and an update's or
+ * patch's request body, which alone is parsed, to be digested (`digestBody`). So the
  * fast path never decides a line is bad, and whenever it answers, the full path gives the same
  * record (`test/parser/fast.test.ts` checks this on every corpus line, every fixture and fuzzed
  * lines). One known difference: a raw control character (U+0000–U+001F) inside a string, which
@@ -24,7 +26,9 @@
  */
 import type { NativeScanner } from './native.js';
 import * as N from './native.js';
+import { digestBody } from './body.js';
 import { isHttpStatus } from './decode.js';
+import type { BodyDigest } from './record.js';
 import { parseTimestamp } from './time.js';
 
 /** `fastDecode` could not decide: use the full path for this line. */
@@ -71,6 +75,10 @@ export interface FastFields {
    */
   fieldManager: string;
   dryRun: boolean;
+  /** `responseObject.metadata.resourceVersion` when a response body is logged, else `''` (`RequestRecord.responseResourceVersion`). */
+  responseResourceVersion: string;
+  /** Digest of an update's or patch's logged request body (`RequestRecord.body`), else null. */
+  body: BodyDigest | null;
 }
 
 /** A reusable {@link FastFields} to pass to {@link fastDecode}. */
@@ -98,6 +106,8 @@ export function newFastFields(): FastFields {
     receivedTimeMs: 0,
     fieldManager: '',
     dryRun: false,
+    responseResourceVersion: '',
+    body: null,
   };
 }
 
@@ -383,7 +393,14 @@ let code = 0;
 let reason = '';
 let stageTs = '';
 let receivedTs = '';
-let hasBody = false;
+/** A non-null `responseObject` was logged. */
+let hasResponse = false;
+/** Its `metadata.resourceVersion` and `metadata.name` (see {@link readBody}). */
+let responseRv = '';
+let responseName = '';
+/** The span of a non-null `requestObject` in `s` (-1: none). */
+let requestFrom = -1;
+let requestTo = -1;
 let hasReceived = false;
 /** The times the native scanner parsed (NaN: parse `stageTs` / `receivedTs` here). */
 let stageMsRead = NaN;
@@ -527,11 +544,58 @@ function readStatus(): void {
   } while (!failed && next(RBRACE));
 }
 
-/** `requestObject` / `responseObject`: null is absent; anything else is a body. */
+/**
+ * `requestObject` / `responseObject`: null is absent; anything else is a body. Of a request body
+ * only its span is kept (digested in {@link finish} for an update or patch); of a response object
+ * `metadata.resourceVersion` and `metadata.name` are read on the way (`responseResourceVersion`,
+ * `responseName` in body.ts: a later duplicate of a key wins, as in `JSON.parse`).
+ */
 function readBody(bit: number): void {
   if (!mark(bit) || isNull()) return;
-  hasBody = true;
+  if (bit === K_RESPOBJ) {
+    hasResponse = true;
+    if (s.charCodeAt(i) === LBRACE) return readResponseObject();
+    return skipValue(0);
+  }
+  requestFrom = i;
   skipValue(0);
+  requestTo = i;
+}
+
+/** The members of a response object at `{`: `metadata` read, the rest skipped. */
+function readResponseObject(): void {
+  if (!open(RBRACE)) return;
+  do {
+    const at = key();
+    if (failed) return;
+    if (keyIs(at, 'metadata')) {
+      responseRv = responseName = '';
+      if (s.charCodeAt(i) === LBRACE) readResponseMetadata();
+      else skipValue(1);
+    } else skipValue(1);
+  } while (!failed && next(RBRACE));
+}
+
+/** A response object's `metadata` at `{`: `resourceVersion` and `name` when strings, else `''`. */
+function readResponseMetadata(): void {
+  if (!open(RBRACE)) return;
+  do {
+    const at = key();
+    if (failed) return;
+    if (keyIs(at, 'resourceVersion')) {
+      if (s.charCodeAt(i) === QUOTE) responseRv = str();
+      else {
+        responseRv = '';
+        skipValue(2);
+      }
+    } else if (keyIs(at, 'name')) {
+      if (s.charCodeAt(i) === QUOTE) responseName = str();
+      else {
+        responseName = '';
+        skipValue(2);
+      }
+    } else skipValue(2);
+  } while (!failed && next(RBRACE));
 }
 
 /** Optional timestamp: `null` for JSON null; a non-string fails. */
@@ -645,7 +709,9 @@ function reset(text: string, from: number, to: number): void {
   auditID = stage = requestURI = verb = username = userAgent = sourceIP = level = '';
   resource = namespace = name = apiGroup = apiVersion = resourceVersion = subresource = reason = '';
   stageTs = receivedTs = '';
-  hasRef = refHasResource = hasBody = hasReceived = false;
+  hasRef = refHasResource = hasResponse = hasReceived = false;
+  responseRv = responseName = '';
+  requestFrom = requestTo = -1;
   stageMsRead = receivedMsRead = NaN;
   keep = true;
   code = 0;
@@ -760,6 +826,15 @@ function nativeStr(slot: number): string {
   return JSON.parse(s.slice(from - 1, to + 1)) as string;
 }
 
+/** {@link nativeStr} of a body slot (`NATIVE_RESPONSE_*`), whose escapes are bit `bit` of `NATIVE_BODY_ESCAPED`. */
+function bodyStr(slot: number, bit: number): string {
+  const from = nativeOut[slot]!;
+  if (from === -1) return '';
+  const to = nativeOut[slot + 1]!;
+  if ((nativeOut[N.NATIVE_BODY_ESCAPED]! & bit) === 0) return s.slice(from, to);
+  return JSON.parse(s.slice(from - 1, to + 1)) as string;
+}
+
 /**
  * {@link template} by the native scanner: true when it read the line (`reset` for it), with the
  * values `template` would have read; false when the JavaScript path must read it.
@@ -768,12 +843,14 @@ function nativeTemplate(): boolean {
   const from = i;
   if (native!.scan(from, n) !== 1) return false;
   const o = nativeOut;
-  seen = o[N.NATIVE_SEEN]!;
   const flags = o[N.NATIVE_FLAGS]!;
+  seen = o[N.NATIVE_SEEN]!;
   hasRef = (flags & 1) !== 0;
   refHasResource = (flags & 2) !== 0;
-  hasBody = (flags & 4) !== 0;
   hasReceived = (flags & 8) !== 0;
+  hasResponse = (flags & N.NATIVE_HAS_RESPONSE) !== 0;
+  requestFrom = o[N.NATIVE_REQUEST_BODY]!;
+  requestTo = o[N.NATIVE_REQUEST_BODY + 1]!;
   const st = o[N.NATIVE_STAGE]!;
   stage = STAGES[st]!;
   try {
@@ -808,6 +885,18 @@ function nativeTemplate(): boolean {
       if (o[ids + N.NATIVE_ID_WORDS]! < 0) verb = nativeStr(N.NATIVE_VERB);
       if (o[ids + N.NATIVE_ID_SOURCEIP]! < 0) sourceIP = nativeStr(N.NATIVE_SOURCEIP);
       if (o[ids + N.NATIVE_ID_REASON]! < 0) reason = nativeStr(N.NATIVE_REASON);
+      if ((flags & 4) !== 0) {
+        // What `finish` makes of logged bodies depends on the verb and the objectRef's name.
+        verb = nativeStr(N.NATIVE_VERB);
+        name = nativeStr(N.NATIVE_NAME);
+        if (hasResponse && name === '' && verb === 'create') {
+          // Named by its response: the object the dictionary found for the empty name is not it.
+          reset(s, from, n);
+          return false;
+        }
+        responseRv = bodyStr(N.NATIVE_RESPONSE_RV, 1);
+        responseName = bodyStr(N.NATIVE_RESPONSE_NAME, 2);
+      }
     }
   } catch {
     // Not expected (the scanner checked every escape); the JavaScript path decides.
@@ -1021,8 +1110,19 @@ function finish(out: FastFields): FastResult {
     if (receivedMs < PLAUSIBLE_FROM_MS || receivedMs > stageMs) receivedMs = stageMs;
   }
   if (!final) return FAST_NONFINAL;
-  // What the full path adds on a final stage: body digests, and objectRef fields derived from the URL.
-  if (hasBody || (hasRef && !refHasResource)) return FAST_FALLBACK;
+  // What the full path adds on a final stage: objectRef fields derived from the URL.
+  if (hasRef && !refHasResource) return FAST_FALLBACK;
+  let body: BodyDigest | null = null;
+  if (requestFrom >= 0 && (verb === 'update' || verb === 'patch')) {
+    // Only an update's or patch's request body is digested (`Normalizer.normalize`): parsed alone.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(s.slice(requestFrom, requestTo));
+    } catch {
+      return FAST_FALLBACK; // a raw control character: the full path names the bad line
+    }
+    body = digestBody(parsed);
+  }
 
   out.auditID = auditID;
   out.stage = stage as FastFields['stage'];
@@ -1035,7 +1135,8 @@ function finish(out: FastFields): FastResult {
   out.hasObjectRef = hasRef;
   out.resource = resource;
   out.namespace = namespace;
-  out.name = name;
+  // A create with generateName is named by its logged response (as `Normalizer.normalize` does).
+  out.name = name === '' && verb === 'create' && hasResponse ? responseName : name;
   out.apiGroup = apiGroup;
   out.apiVersion = apiVersion;
   out.resourceVersion = resourceVersion;
@@ -1044,5 +1145,7 @@ function finish(out: FastFields): FastResult {
   out.reason = reason;
   out.stageTimeMs = stageMs;
   out.receivedTimeMs = receivedMs;
+  out.responseResourceVersion = hasResponse ? responseRv : '';
+  out.body = body;
   return FAST_FINAL;
 }

@@ -7,7 +7,7 @@
 import { digestBody, responseName, responseResourceVersion } from './body.js';
 import type { AuditEvent } from './event.js';
 import type { FastFields } from './fast.js';
-import { WRITE_VERBS, type Actor, type FinalStage, type ObjectRef, type RequestRecord, type ServiceAccountRef } from './record.js';
+import { WRITE_VERBS, type Actor, type BodyDigest, type FinalStage, type ObjectRef, type RequestRecord, type ServiceAccountRef } from './record.js';
 import { flattened, fresh, StringPool } from './fresh.js';
 import { idLanes, LANES } from './hash.js';
 import { resourceLabel } from '../labels.js';
@@ -312,12 +312,13 @@ export class Normalizer {
     // again costs little on this slow path).
     const query = uriFacts(ev.requestURI, this.query);
     const responseObject = ev.responseObject;
+    const requestObject = ev.requestObject;
     let name = ref?.name ?? '';
     // A create with generateName leaves objectRef.name empty (audit-formats.md §1); at
     // RequestResponse level the response body carries the generated name, so the object is named.
     if (name === '' && ev.verb === 'create' && responseObject !== undefined && responseObject !== null) name = responseName(responseObject);
     const object = ref ? this.internObject(ref.apiGroup ?? '', ref.resource ?? '', ref.namespace ?? '', name, ref.subresource ?? '', ref.apiVersion ?? '') : null;
-    const record = this.build(
+    return this.build(
       fresh(ev.auditID),
       keptStage(stage),
       fresh(query.fieldManager),
@@ -333,25 +334,19 @@ export class Normalizer {
       fresh(status?.reason ?? ''),
       fresh(ev.sourceIPs?.[0] ?? ''),
       fresh(ev.level ?? ''),
+      // Bodies exist only at Request/RequestResponse level: Metadata events pay two property reads.
+      responseObject !== undefined && responseObject !== null ? responseResourceVersion(responseObject) : '',
+      requestObject !== undefined && requestObject !== null && (ev.verb === 'update' || ev.verb === 'patch') ? digestBody(requestObject) : null,
       0,
       0,
     );
-    // Bodies exist only at Request/RequestResponse level: Metadata events pay two property reads.
-    const requestObject = ev.requestObject;
-    if (responseObject !== undefined && responseObject !== null) {
-      record.responseResourceVersion = responseResourceVersion(responseObject);
-    }
-    const verb = ev.verb;
-    if (requestObject !== undefined && requestObject !== null && (verb === 'update' || verb === 'patch')) {
-      record.body = digestBody(requestObject);
-    }
-    return record;
   }
 
   /**
    * The record of a final-stage event read by the JSON-lines fast path (`fast.ts`): the same
    * record {@link normalize} gives for the event the fields came from (the fast path hands over
-   * only events without logged bodies).
+   * what the record keeps of logged bodies: `responseResourceVersion`, `body`, and a create's
+   * generated name in `name`).
    */
   normalizeFast(f: FastFields): RequestRecord {
     const object = f.hasObjectRef ? this.internObject(f.apiGroup, f.resource, f.namespace, f.name, f.subresource, f.apiVersion) : null;
@@ -397,6 +392,8 @@ export class Normalizer {
         f.reason,
         f.sourceIP,
         f.level,
+        f.responseResourceVersion,
+        f.body,
         idLaneA,
         idLaneB,
       );
@@ -418,6 +415,8 @@ export class Normalizer {
       fresh(f.reason),
       fresh(f.sourceIP),
       fresh(f.level),
+      f.responseResourceVersion === '' ? '' : fresh(f.responseResourceVersion),
+      f.body,
       idLaneA,
       idLaneB,
     );
@@ -439,6 +438,8 @@ export class Normalizer {
     reason: string,
     sourceIP: string,
     level: string,
+    responseResourceVersion: string,
+    body: BodyDigest | null,
     idLaneA: number,
     idLaneB: number,
   ): Mutable<RequestRecord> {
@@ -472,8 +473,8 @@ export class Normalizer {
       fieldManager,
       sourceIP,
       level,
-      responseResourceVersion: '',
-      body: null,
+      responseResourceVersion,
+      body,
       idLaneA,
       idLaneB,
     };

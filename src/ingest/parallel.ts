@@ -15,13 +15,14 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { Frame } from './lines.js';
 import type { ReadOptions } from './options.js';
 import type { SourceSpec } from './sources.js';
+import { internTimestampFields } from '../decoding/body.js';
 import { newFastFields, type FastFields } from '../decoding/fast.js';
 import { nativeScanner } from '../decoding/native.js';
 import { isLongRunningSubresource, type Normalizer } from '../decoding/normalize.js';
 import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import { InputError, describeFsError } from '../errors.js';
 import { setImmediate as turn } from 'node:timers/promises';
-import { claimRange, NUMBER_FIELDS, NUMBER_LANES, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
+import { claimRange, FLAG_BODY, NUMBER_FIELDS, NUMBER_LANES, STRING_FIELDS, workRange, WorkState, type RangeRequest, type WorkRequest, type WorkResult } from './work-lines.js';
 
 /** Default {@link ReadOptions.parallel}: files from 64 MB; workers: cores − 1, at least 1. */
 export const PARALLEL_DEFAULTS = { minBytes: 64 * 1024 * 1024, workers: Math.max(1, availableParallelism() - 1) };
@@ -50,8 +51,9 @@ const ANSWER_BUDGET = 4 * 1024 * 1024;
  * character plus a few bytes of header each.
  */
 export function answerBytes(run: WorkResult): number {
-  let n = run.kinds.byteLength + run.numbers.byteLength + 3 * (run.strings.length + run.actors.length + run.objects.length + run.words.length + run.fallback.length);
-  for (const list of [run.strings, run.actors, run.objects, run.words, run.fallback]) for (let i = 0; i < list.length; i++) n += list[i]!.length;
+  let n =
+    run.kinds.byteLength + run.numbers.byteLength + 3 * (run.strings.length + run.actors.length + run.objects.length + run.words.length + run.fallback.length + run.bodies.length);
+  for (const list of [run.strings, run.actors, run.objects, run.words, run.fallback, run.bodies]) for (let i = 0; i < list.length; i++) n += list[i]!.length;
   return n;
 }
 
@@ -503,6 +505,7 @@ export class RunDecoder {
   private si = 0; // into strings
   private ni = 0; // into numbers
   private fi = 0; // into fallback
+  private bi = 0; // into bodies
 
   constructor(private readonly normalizer: Normalizer) {
     this.generation = normalizer.generation;
@@ -524,7 +527,7 @@ export class RunDecoder {
     for (const s of run.words) d.words.push(s);
     this.run = run;
     this.dict = d;
-    this.si = this.ni = this.fi = 0;
+    this.si = this.ni = this.fi = this.bi = 0;
   }
 
   /** The record of the answer's next final line. */
@@ -544,6 +547,17 @@ export class RunDecoder {
     const flags = numbers[ni + 3]!;
     f.stage = (flags & 1) !== 0 ? 'Panic' : 'ResponseComplete';
     f.dryRun = (flags & 2) !== 0;
+    if ((flags & FLAG_BODY) !== 0) {
+      const b = this.run!.bodies;
+      const bi = this.bi;
+      f.responseResourceVersion = b[bi] as string;
+      const content = b[bi + 1] as string;
+      f.body = content === '' ? null : { content, timestamps: b[bi + 2] as string, timestampFields: internTimestampFields(b[bi + 3] as readonly string[]) };
+      this.bi = bi + 4;
+    } else {
+      f.responseResourceVersion = '';
+      f.body = null;
+    }
     const actorId = numbers[ni + 4]!;
     const objectId = numbers[ni + 5]!;
     const words = d.words;

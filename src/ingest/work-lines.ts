@@ -71,7 +71,20 @@ export function claimRange(claims: Int32Array, slot: number, id: number, byWorke
 
 /** The answer to a {@link RangeRequest} whose range the reading thread claimed first: nothing read. */
 export function skippedRange(id: number, state: WorkState): WorkResult {
-  return { id, skipped: true, lines: 0, kinds: new Uint8Array(0), strings: [], numbers: new Float64Array(0), fallback: [], epoch: state.epoch, actors: [], objects: [], words: [] };
+  return {
+    id,
+    skipped: true,
+    lines: 0,
+    kinds: new Uint8Array(0),
+    strings: [],
+    numbers: new Float64Array(0),
+    fallback: [],
+    bodies: [],
+    epoch: state.epoch,
+    actors: [],
+    objects: [],
+    words: [],
+  };
 }
 
 /** Per line of a run, in order. */
@@ -90,9 +103,13 @@ export const STRING_FIELDS = ['auditID', 'resourceVersion'] as const satisfies R
 export const WORD_FIELDS = ['verb', 'sourceIP', 'level', 'reason', 'fieldManager'] as const satisfies ReadonlyArray<keyof FastFields>;
 /** Where the auditID's hash lanes are among a record's {@link NUMBER_FIELDS}. */
 export const NUMBER_LANES = 6 + WORD_FIELDS.length;
+/** The timestamp field names of a record without a request body's digest (see {@link WorkResult.bodies}). */
+const EMPTY_NAMES: readonly string[] = [];
+/** A final record's flag (in `numbers`): what it keeps of logged bodies is next in `bodies`. */
+export const FLAG_BODY = 4;
 /**
  * Numbers of one final record in `numbers`: stageTimeMs, receivedTimeMs, code, flags (1 Panic,
- * 2 dryRun), actor id, object id (-1: no objectRef), one word id per {@link WORD_FIELDS}, then the
+ * 2 dryRun, {@link FLAG_BODY}), actor id, object id (-1: no objectRef), one word id per {@link WORD_FIELDS}, then the
  * auditID's two hash lanes (`idLanes` in hash.ts: `RequestRecord.idLaneA`, `idLaneB`). Ids index
  * this worker's dictionaries (see {@link WorkResult.actors}).
  */
@@ -119,6 +136,12 @@ export interface WorkResult {
   strings: string[];
   numbers: Float64Array;
   fallback: string[];
+  /**
+   * What each final record with flag {@link FLAG_BODY} keeps of its logged bodies, in order: its
+   * `responseResourceVersion`, then its request body's digest as `content`, `timestamps` and the
+   * `timestampFields` list (`''`, `''`, `[]` when it has none).
+   */
+  bodies: Array<string | readonly string[]>;
   /** Dictionary epoch: ids of an earlier epoch are void. */
   epoch: number;
   /** Actors first seen in this run, in id order: username, userAgent, username, … */
@@ -235,6 +258,7 @@ class RunReader {
   numbers = new Float64Array(NUMBER_FIELDS * 1024);
   numberCount = 0;
   fallback: string[] = [];
+  bodies: Array<string | readonly string[]> = [];
   actors: string[] = [];
   objects: string[] = [];
   words: string[] = [];
@@ -270,6 +294,7 @@ class RunReader {
     this.strings = [];
     this.numberCount = 0;
     this.fallback = [];
+    this.bodies = [];
     this.actors = [];
     this.objects = [];
     this.words = [];
@@ -450,7 +475,15 @@ class RunReader {
       n[i] = this.f.stageTimeMs;
       n[i + 1] = this.f.receivedTimeMs;
       n[i + 2] = this.f.code;
-      n[i + 3] = (this.f.stage === 'Panic' ? 1 : 0) | (query.dryRun ? 2 : 0);
+      let flags = (this.f.stage === 'Panic' ? 1 : 0) | (query.dryRun ? 2 : 0);
+      const body = f.body;
+      if (f.responseResourceVersion !== '' || body !== null) {
+        flags |= FLAG_BODY;
+        const rrv = f.responseResourceVersion;
+        if (body === null) this.bodies.push(this.copy ? fresh(rrv) : rrv, '', '', EMPTY_NAMES);
+        else this.bodies.push(this.copy ? fresh(rrv) : rrv, body.content, body.timestamps, body.timestampFields);
+      }
+      n[i + 3] = flags;
       n[i + 4] = actor;
       n[i + 5] = object;
       n[i + 6] = verb >= 0 ? verb : this.wordId(0, this.f.verb, verb);
@@ -578,6 +611,7 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     strings: r.strings,
     numbers: r.numbers.slice(0, r.numberCount),
     fallback: r.fallback,
+    bodies: r.bodies,
     epoch: state.epoch,
     actors: r.actors,
     objects: r.objects,

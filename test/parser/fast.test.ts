@@ -12,7 +12,7 @@ import { FAST_FALLBACK, FAST_FINAL, FAST_NONFINAL, fastDecode, newFastFields, ty
 import { Normalizer } from '../../src/decoding/normalize.js';
 import type { RequestRecord } from '../../src/decoding/record.js';
 import { createRng } from '../../src/generator/random.js';
-import { CORPUS, corpusLines, incident, mutate, sample } from './fuzz-lines.js';
+import { CORPUS, corpusLines, incident, mutate, sample, withBodies } from './fuzz-lines.js';
 
 const present = existsSync(CORPUS);
 if (!present) console.warn(`auditstorm tests: ${CORPUS} not found; the fast-path corpus test is skipped (it runs where ../shared exists)`);
@@ -159,7 +159,7 @@ describe('fast path agrees with the full path', () => {
       [ev('') + 'x', FAST_FALLBACK],
       [ev('').replace('"audit.k8s.io/v1"', '"audit.k8s.io/v1beta1"'), FAST_FALLBACK],
       [ev('').replace('"resource":"pods",', ''), FAST_FALLBACK],
-      [ev('"requestObject":{"a":1},'), FAST_FALLBACK],
+      [ev('"requestObject":{"a":1},'), FAST_FINAL], // a get's request body: skipped
       [ev('"requestObject":{"a":1},', 'RequestReceived'), FAST_NONFINAL],
       [ev('"requestObject":null,'), FAST_FINAL],
       [ev('').replace('"code":200', '"code":"200"'), FAST_FALLBACK],
@@ -170,5 +170,59 @@ describe('fast path agrees with the full path', () => {
     for (const [line, want] of cases) {
       expect(agree(line).fast, line).toBe(want);
     }
+  });
+
+  it('on logged bodies: what a record keeps of them is read, the rest skipped', () => {
+    const ev = (verb: string, bodies: string, name = '"name":"p",'): string =>
+      `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"a1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/ns/pods/p/status","verb":"${verb}","user":{"username":"u"},"objectRef":{"resource":"pods","namespace":"ns",${name}"apiVersion":"v1","subresource":"status"},"responseStatus":{"metadata":{},"code":200},${bodies}"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:00:00.001000Z"}`;
+    const status = '{"status":{"conditions":[{"type":"Ready","lastTransitionTime":"2026-01-01T00:00:00Z"}],"n":[1,2.5,null,true]}}';
+    const response = '{"kind":"Pod","metadata":{"name":"p","resourceVersion":"42","uid":"x"},"spec":{"a":{"b":[{}]}}}';
+    // Each case: the line, the fast answer, and the record's responseResourceVersion, whether it has a body digest, and its object's name.
+    const cases: Array<[string, FastResult, string, boolean, string]> = [
+      [ev('update', `"requestObject":${status},"responseObject":${response},`), FAST_FINAL, '42', true, 'p'],
+      [ev('patch', `"requestObject":[{"op":"replace","path":"/status/x","value":"2026-01-01T00:00:00Z"}],`), FAST_FINAL, '', true, 'p'],
+      [ev('patch', '"requestObject":"skipped-too-big-size-object",'), FAST_FINAL, '', false, 'p'],
+      [ev('get', `"responseObject":${response},`), FAST_FINAL, '42', false, 'p'],
+      [ev('get', `"requestObject":${status},"responseObject":[1],`), FAST_FINAL, '', false, 'p'], // a get's request body is not digested
+      [ev('create', `"requestObject":${status},"responseObject":${response},`, ''), FAST_FINAL, '42', false, 'p'], // named by the response
+      [ev('create', `"responseObject":{"metadata":{"name":7}},`, ''), FAST_FINAL, '', false, ''],
+      // A later duplicate of a key wins, as in JSON.parse: the second metadata has no resourceVersion.
+      [ev('get', '"responseObject":{"metadata":{"resourceVersion":"1"},"metadata":{"name":"q"}},'), FAST_FINAL, '', false, 'p'],
+      [ev('get', '"responseObject":{"metadata":{"resourceVersion":"1","resourceVersion":2}},'), FAST_FINAL, '', false, 'p'],
+      [ev('get', '"responseObject":{"metadata":{"resourceVersion":"\\u0031\\"2"}},'), FAST_FINAL, '1"2', false, 'p'],
+      [ev('get', '"responseObject":{"metadata":null},'), FAST_FINAL, '', false, 'p'],
+      [ev('get', '"responseObject":{"meta\\u0064ata":{"resourceVersion":"1"}},'), FAST_FALLBACK, '', false, ''], // an escaped key: the full path
+      [ev('update', '"requestObject":{"a":"raw \\u0001 escaped is fine"},'), FAST_FINAL, '', true, 'p'],
+      [ev('update', '"requestObject":{"a":"raw \u0001 control"},'), FAST_FALLBACK, '', false, ''], // JSON.parse rejects it: a bad line
+      [ev('update', '"requestObject":{"a":[1,}]},'), FAST_FALLBACK, '', false, ''],
+      [ev('update', '"requestObject":{"a":1},"requestObject":{"a":2},'), FAST_FALLBACK, '', false, ''],
+    ];
+    for (const [line, want, rrv, digested, name] of cases) {
+      expect(agree(line).fast, line).toBe(want);
+      if (want !== FAST_FINAL) continue;
+      const r = fastNorm.normalizeFast(fields);
+      expect([r.responseResourceVersion, r.body !== null, r.object?.name], line).toEqual([rrv, digested, name]);
+    }
+  });
+
+  it('on 10,000 fuzzed variants of lines logged at RequestResponse level', () => {
+    const rng = createRng('fast-path-bodies');
+    const base = [...sample.slice(0, 2000), ...incident.slice(0, 500)].map((l) => withBodies(l, rng)).filter((l) => l.includes('Object":'));
+    const seen = { base: base.length, fastAnswered: 0, digested: 0, responseRv: 0, fullBad: 0, fallback: 0 };
+    for (let k = 0; k < 10_000; k++) {
+      const line = k % 4 === 0 ? base[k % base.length]! : mutate(base[rng.int(0, base.length - 1)]!, rng);
+      const o = agree(line);
+      if (o.fast === FAST_FINAL) {
+        const r = fastNorm.normalizeFast(fields);
+        if (r.body !== null) seen.digested++;
+        if (r.responseResourceVersion !== '') seen.responseRv++;
+      }
+      if (o.fast !== FAST_FALLBACK) seen.fastAnswered++;
+      else seen.fallback++;
+      if (o.full === 'bad') seen.fullBad++;
+    }
+    // Seeded: the same variants every run. Over half are read fast, most of those with a digest or
+    // a response resourceVersion; every outcome is exercised.
+    expect(seen).toEqual({ base: 1490, fastAnswered: 5454, digested: 3884, responseRv: 3886, fullBad: 3011, fallback: 4546 });
   });
 });

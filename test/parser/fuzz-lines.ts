@@ -159,3 +159,77 @@ export function mutate(line: string, rng: Rng, keepLayout = false): string {
   if (keepLayout) return write(v, rng, false, false, rng.chance(0.4));
   return write(v, rng, rng.chance(0.5), rng.chance(0.3), rng.chance(0.4));
 }
+
+/** A condition list as controllers write it: timestamps that change with every write, and others. */
+function conditions(rng: Rng, at: string): Json[] {
+  const out: Json[] = [];
+  for (let k = rng.int(0, 3); k > 0; k--) {
+    out.push({
+      type: pick(rng, ['Ready', 'Available', 'Progressing', 'Synced']),
+      status: pick(rng, ['True', 'False']),
+      lastTransitionTime: at,
+      lastUpdateTime: at,
+      reason: 'R',
+      message: rng.chance(0.5) ? 'm "quoted" \\ é' : 'm "quoted" \\',
+    });
+  }
+  return out;
+}
+
+/**
+ * `line` (a final event with an objectRef) as logged at RequestResponse level: a request body for
+ * an update, patch or create (a full object, a merge patch or a JSON patch) and a response object
+ * with `metadata.resourceVersion` for a successful request; a create sometimes leaves
+ * `objectRef.name` empty, its generated name only in the response. Other lines come back as they are.
+ */
+export function withBodies(line: string, rng: Rng): string {
+  const v = JSON.parse(line) as { [k: string]: Json };
+  const ref = v.objectRef as { [k: string]: Json } | undefined;
+  if ((v.stage !== 'ResponseComplete' && v.stage !== 'Panic') || ref === undefined || ref === null) return line;
+  const at = typeof v.stageTimestamp === 'string' ? v.stageTimestamp : '';
+  const name = typeof ref.name === 'string' ? ref.name : 'gen-' + String(rng.int(0, 99_999));
+  const meta: { [k: string]: Json } = {
+    name,
+    namespace: ref.namespace ?? null,
+    uid: 'u-' + String(rng.int(0, 999)),
+    resourceVersion: String(rng.int(1, 9_999_999)),
+    generation: rng.int(1, 9),
+  };
+  if (rng.chance(0.3)) meta.managedFields = [{ manager: 'm', operation: 'Update', time: at, fieldsV1: { 'f:status': {} } }];
+  const object: { [k: string]: Json } = {
+    kind: 'Thing',
+    apiVersion: 'v1',
+    metadata: meta,
+    spec: { replicas: rng.int(0, 5) },
+    status: { observedGeneration: rng.int(0, 9), conditions: conditions(rng, at) },
+  };
+  const verb = v.verb;
+  if (verb === 'update' || verb === 'create') v.requestObject = object;
+  else if (verb === 'patch') {
+    v.requestObject = rng.chance(0.3)
+      ? [
+          { op: 'replace', path: '/status/conditions/0/lastTransitionTime', value: at },
+          { op: 'test', path: '/metadata/resourceVersion', value: '5' },
+        ]
+      : { status: { conditions: conditions(rng, at) } };
+  }
+  const code = (v.responseStatus as { code?: Json } | undefined)?.code;
+  if (code === undefined || (typeof code === 'number' && code < 300)) {
+    const response = structuredClone(object);
+    (response.metadata as { [k: string]: Json }).resourceVersion = String(rng.int(1, 9_999_999));
+    v.responseObject = response;
+    if (verb === 'create' && rng.chance(0.5)) delete ref.name;
+  }
+  if (rng.chance(0.2)) v.requestObject = pick<Json>(rng, [null, 'skipped-too-big-size-object', []]);
+  // Where kube-apiserver writes them: after responseStatus, before the timestamps.
+  const ordered: { [k: string]: Json } = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'requestObject' || k === 'responseObject') continue;
+    if (k === 'requestReceivedTimestamp' || k === 'stageTimestamp') {
+      if (v.requestObject !== undefined) ordered.requestObject = v.requestObject;
+      if (v.responseObject !== undefined) ordered.responseObject = v.responseObject;
+    }
+    ordered[k] = x;
+  }
+  return JSON.stringify(ordered);
+}

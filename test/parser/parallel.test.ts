@@ -93,6 +93,33 @@ describe('parallel reader', () => {
         objectRef: { resource: 'pods', namespace: 'a', name: 'b/c', apiVersion: 'v1', subresource: 'log' },
         responseStatus: { metadata: {}, code: 200 },
       }),
+      // RequestResponse level: what a record keeps of the bodies comes back from the workers.
+      rc('rr-update', {
+        level: 'RequestResponse',
+        verb: 'update',
+        requestURI: '/api/v1/namespaces/a/pods/b/status',
+        objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'status' },
+        responseStatus: { metadata: {}, code: 200 },
+        requestObject: { metadata: { name: 'b', resourceVersion: '5' }, status: { conditions: [{ type: 'Ready', lastTransitionTime: '2026-07-01T10:00:00Z' }] } },
+        responseObject: { metadata: { name: 'b', resourceVersion: '6' }, status: { phase: 'Running' } },
+      }),
+      rc('rr-create', {
+        level: 'RequestResponse',
+        verb: 'create',
+        requestURI: '/api/v1/namespaces/a/pods',
+        objectRef: { resource: 'pods', namespace: 'a', apiVersion: 'v1' },
+        responseStatus: { metadata: {}, code: 201 },
+        requestObject: { metadata: { generateName: 'web-' } },
+        responseObject: { metadata: { name: 'web-x7k2p', resourceVersion: '7' } },
+      }),
+      rc('rr-get', {
+        level: 'RequestResponse',
+        verb: 'get',
+        requestURI: '/api/v1/namespaces/a/pods/b',
+        objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1' },
+        responseStatus: { metadata: {}, code: 200 },
+        responseObject: { kind: 'Pod', metadata: { name: 'b', resourceVersion: '8' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      }),
       rc('last-without-newline'),
     ];
     // Many copies with fresh IDs, so the file spans many runs and workers' answers interleave.
@@ -124,7 +151,7 @@ describe('parallel reader', () => {
       const fd = openSync(file, 'r');
       try {
         for await (const { run, offset } of decodeRanges(file, fd, bytes, workers, 2048, 97)) {
-          out.push({ offset, lines: run.lines, kinds: [...run.kinds], strings: run.strings, fallback: run.fallback });
+          out.push({ offset, lines: run.lines, kinds: [...run.kinds], strings: run.strings, fallback: run.fallback, bodies: run.bodies });
         }
       } finally {
         closeSync(fd);
@@ -137,13 +164,14 @@ describe('parallel reader', () => {
     // A file that grew after it was opened (here: known as 1,000 bytes) is read on to its end:
     // the same lines, in ranges cut elsewhere.
     const flat = (xs: unknown[]) => {
-      const rs = xs as Array<{ offset: number; lines: number; kinds: number[]; strings: string[]; fallback: string[] }>;
+      const rs = xs as Array<{ offset: number; lines: number; kinds: number[]; strings: string[]; fallback: string[]; bodies: unknown[] }>;
       return {
         offset: rs.at(-1)!.offset,
         lines: rs.reduce((n, r) => n + r.lines, 0),
         kinds: rs.flatMap((r) => r.kinds),
         strings: rs.flatMap((r) => r.strings),
         fallback: rs.flatMap((r) => r.fallback),
+        bodies: rs.flatMap((r) => r.bodies),
       };
     };
     expect(flat(await runs(1, 1000))).toEqual(flat(alone));
@@ -152,7 +180,7 @@ describe('parallel reader', () => {
     expect(r[1].stats[0]!.overlongLines).toBe(403);
     const s = r[1].stats[0]!;
     expect(s.format).toBe('jsonl');
-    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([6404, 4801, 4801, 400, 403]);
+    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([7604, 6001, 6001, 400, 403]);
     const byId = new Map(r[1].records.map((x) => [x.auditID, x]));
     expect([byId.get('fm')!.fieldManager, byId.get('fm')!.dryRun]).toEqual(['müller', true]);
     expect([byId.get('fm-escaped')!.fieldManager, byId.get('fm-escaped')!.dryRun, byId.get('fm-escaped')!.isWrite]).toEqual(['kubectl', false, true]);
@@ -163,6 +191,17 @@ describe('parallel reader', () => {
     expect(r[1].bad[0]).toEqual({ source: file, line: 5, reason: 'line longer than 2048 characters (--max-line-length): skipped' });
     expect(r[1].bad[1]!.line).toBe(6);
     expect(r[1].records[0]!.auditID).toBe('bom');
+    // Every RequestResponse line was read fast (none fell back), with what it keeps of its bodies.
+    expect(r[1].records.filter((x) => x.level === 'RequestResponse').length).toBe(1200);
+    const rr = ['rr-update', '7-rr-update', 'rr-create', 'rr-get'].map((id) => byId.get(id)!);
+    expect(rr.map((x) => [x.responseResourceVersion, x.body === null ? null : x.body.timestampFields, x.object!.name])).toEqual([
+      ['6', ['lastTransitionTime'], 'b'],
+      ['6', ['lastTransitionTime'], 'b'],
+      ['7', null, 'web-x7k2p'],
+      ['8', null, 'b'],
+    ]);
+    expect(rr[0]!.body!.content).toBe(rr[1]!.body!.content);
+    expect(rr[0]!.body!.timestampFields).toBe(rr[1]!.body!.timestampFields); // one shared list
   });
 
   it('decodes a range here only when it claims it before the worker does, and reads what a worker reads', async () => {
