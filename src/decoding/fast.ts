@@ -18,7 +18,8 @@
  * record (`test/parser/fast.test.ts` checks this on every corpus line, every fixture and fuzzed
  * lines). One known difference: a raw control character (U+0000–U+001F) inside a string, which
  * `JSON.parse` rejects, is not looked for (a regular expression over every chunk cost a third of
- * this path); such a line is read as the event it holds instead of being counted bad.
+ * this path), in a skipped body as anywhere else (kube-apiserver escapes them); such a line is read
+ * as the event it holds instead of being counted bad.
  *
  * Field semantics are `decodeObject`'s (`decode.ts`): kube-apiserver's `audit.k8s.io/v1` Event
  * (`kubernetes/apiserver` `pkg/apis/audit/v1/types.go`; reference `audit-formats.md` §1).
