@@ -185,8 +185,13 @@ interface ActorState {
   actor: Actor;
   /** Per step: 0 requests, 1 writes, 2 409 Conflicts, 3 429s. */
   ring: StepRing;
-  /** Source IPs seen in the current step (for causes), at most `maxSourceIPs` (an array: few, and one per actor). */
-  stepIPs: string[];
+  /**
+   * The first source IP seen in step `stepIPsBucket` (for causes; `''`: none), and the others
+   * after it (`null` while there are none): at most `maxSourceIPs` in all. Most actors send from
+   * one IP, so most hold no array.
+   */
+  stepIP: string;
+  stepIPsMore: string[] | null;
   stepIPsBucket: number;
   lastTs: number;
   hot: Hot | null;
@@ -243,7 +248,7 @@ export const throttling = defineDetector({
       if (s === undefined) {
         if (actors.size >= o.maxActors) forgetLightest(Math.floor(r.ts / o.stepMs) + 1);
         s = spare.pop();
-        if (s === undefined) s = { actor: r.actor, ring: new StepRing(n, 4), stepIPs: [], stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
+        if (s === undefined) s = { actor: r.actor, ring: new StepRing(n, 4), stepIP: '', stepIPsMore: null, stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
         else {
           s.actor = r.actor;
           s.stepIPsBucket = -1;
@@ -262,9 +267,10 @@ export const throttling = defineDetector({
       if (throttled) s.ring.add(b, T_429);
       if (s.stepIPsBucket !== b) {
         s.stepIPsBucket = b;
-        s.stepIPs.length = 0;
+        s.stepIP = '';
+        s.stepIPsMore = null;
       }
-      if (r.sourceIP && s.stepIPs.length < o.maxSourceIPs && !s.stepIPs.includes(r.sourceIP)) s.stepIPs.push(r.sourceIP);
+      if (r.sourceIP && r.sourceIP !== s.stepIP) addStepIP(s, r.sourceIP);
 
       if (throttled && s.hot === null) s.hot = newHot(r);
       const h = s.hot;
@@ -313,11 +319,30 @@ export const throttling = defineDetector({
       for (let i = 0; i < drop; i++) drop1(idle[order[i] as number] as ActorState);
     }
 
+    /** Notes that `s` sent from `ip` (not its step's first IP) in its current step, keeping at most `maxSourceIPs`. */
+    function addStepIP(s: ActorState, ip: string): void {
+      if (s.stepIP === '') {
+        if (o.maxSourceIPs > 0) s.stepIP = ip;
+        return;
+      }
+      const more = s.stepIPsMore;
+      if (more === null) {
+        if (o.maxSourceIPs > 1) s.stepIPsMore = [ip];
+      } else if (1 + more.length < o.maxSourceIPs && !more.includes(ip)) more.push(ip);
+    }
+
+    /** The source IPs of `s`'s current step, in the order first seen. */
+    function stepIPsOf(s: ActorState): string[] {
+      if (s.stepIP === '') return [];
+      return s.stepIPsMore === null ? [s.stepIP] : [s.stepIP, ...s.stepIPsMore];
+    }
+
     /** Forget `s` (not in an episode): its state is kept for the next new actor. */
     function drop1(s: ActorState): void {
       actors.delete(s.actor);
       s.ring.clear();
-      s.stepIPs.length = 0;
+      s.stepIP = '';
+      s.stepIPsMore = null;
       if (spare.length < o.maxActors / 2) spare.push(s);
     }
 
@@ -344,7 +369,7 @@ export const throttling = defineDetector({
           writes: s.ring.at(bucket, T_WRITE),
           conflicts: s.ring.at(bucket, T_CONFLICT),
           throttled: s.ring.at(bucket, T_429),
-          ips: new Set(s.stepIPsBucket === bucket ? s.stepIPs : []),
+          ips: new Set(s.stepIPsBucket === bucket ? stepIPsOf(s) : []),
           throttledSteps: 0,
           throttledStepRequests: 0,
         },
