@@ -18,7 +18,7 @@
  */
 import { Session } from 'node:inspector';
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** The heap flag {@link tuneV8} sets (see {@link adaptHeapGrowth}). */
 export const HEAP_FLAG = '--heap-growing-percent=100';
@@ -145,10 +145,8 @@ export function lowMemoryCollection(): void {
  * Adapts V8's `--heap-growing-percent` after each full collection ({@link growingPercentAfter}),
  * for a run whose heap flag {@link tuneV8} set (it returned {@link HEAP_FLAG}): a long log's peak
  * RSS then stays near a short one's. V8 reads the flag when it sets the next collection's limit,
- * so a change counts from the full collection after the one that showed it. The live heap is
- * the old space's bytes in use as each full collection left it (a `GCProfiler`'s record), not
- * when the observer runs: that is after the main thread's current task, up to seconds later on a
- * busy analysis, and the old space has grown by what was promoted since.
+ * so a change counts from the full collection after the one that showed it; the observer runs
+ * just after a collection, and the old space's bytes in use then are about its live bytes.
  * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, it also
  * caps the young generation, once; at a later full collection that finds the resident set at
  * {@link LARGE_HEAP}`.rssAboveMb` or more it sets `largeHeap` (from {@link largeHeapFlag};
@@ -168,20 +166,14 @@ export function adaptHeapGrowth(
   let current: number = HEAP_GROWTH.growing;
   /** The young generation: V8's own, shrunk and growing back to the cap, or held at the cap (see {@link YOUNG_CAP}). */
   let young: 'free' | 'shrunk' | 'capped' = 'free';
-  const profiler = new GCProfiler();
-  profiler.start();
-  /** The old space as each full collection left it, oldest first, for the entries still to come. */
-  const left: number[] = [];
   const observer = new PerformanceObserver((list) => {
-    left.push(...oldSpaceAfterMajor(profiler.stop()));
-    profiler.start();
     for (const e of list.getEntries()) {
       if (young === 'shrunk' && youngSize() >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
         setFlags('--semi-space-growth-factor=1');
         young = 'capped';
       }
       if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
-      const live = left.shift() ?? oldSpaceUsed();
+      const live = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')?.space_used_size ?? 0;
       const next = growingPercentAfter(previous, live);
       previous = live;
       if (next !== current) {
@@ -201,23 +193,5 @@ export function adaptHeapGrowth(
     }
   });
   observer.observe({ entryTypes: ['gc'] });
-  return () => {
-    observer.disconnect();
-    profiler.stop();
-  };
-}
-
-/** The old space's bytes in use now. */
-function oldSpaceUsed(): number {
-  return getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')?.space_used_size ?? 0;
-}
-
-/** The old space's bytes in use after each full collection a `GCProfiler` recorded, in order. */
-function oldSpaceAfterMajor(record: ReturnType<GCProfiler['stop']>): number[] {
-  const left: number[] = [];
-  for (const s of record?.statistics ?? []) {
-    if (s.gcType !== 'MarkSweepCompact') continue;
-    left.push(s.afterGC.heapSpaceStatistics.find((x) => x.spaceName === 'old_space')?.spaceUsedSize ?? 0);
-  }
-  return left;
+  return () => observer.disconnect();
 }
