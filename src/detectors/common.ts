@@ -215,6 +215,81 @@ export class StepRing {
 }
 
 /**
+ * Step rings of one shape (`steps` buckets of `width` counters, as {@link StepRing}), each a row
+ * of one shared Float64Array: no object per ring, for a detector that holds a ring per actor for
+ * as long as the actor is active (all of a cluster's kubelets). A row is taken with
+ * {@link alloc} and given back with {@link free}; the numbers are the row's.
+ */
+export class StepRings {
+  /** Row `r`, slot `s` at `r · steps · (width + 1) + s · (width + 1)`: its bucket (−1: none), then its counters. */
+  private data: Float64Array;
+  private rows = 0;
+  private readonly freed: number[] = [];
+  private readonly stride: number;
+
+  constructor(
+    readonly steps: number,
+    readonly width: number,
+  ) {
+    this.stride = steps * (width + 1);
+    this.data = new Float64Array(64 * this.stride);
+  }
+
+  /** A row with no bucket held. */
+  alloc(): number {
+    const row = this.freed.pop() ?? this.rows++;
+    if ((row + 1) * this.stride > this.data.length) {
+      const grown = new Float64Array(2 * this.data.length);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.clear(row);
+    return row;
+  }
+
+  /** Gives `row` back: it must not be used again until {@link alloc} returns it. */
+  free(row: number): void {
+    this.freed.push(row);
+  }
+
+  /** Add `by` to counter `i` of bucket `bucket` of ring `row`. */
+  add(row: number, bucket: number, i: number, by = 1): void {
+    const d = this.data;
+    const at = row * this.stride + (bucket % this.steps) * (this.width + 1);
+    if (d[at] !== bucket) {
+      d[at] = bucket;
+      d.fill(0, at + 1, at + 1 + this.width);
+    }
+    d[at + 1 + i] = (d[at + 1 + i] as number) + by;
+  }
+
+  /** Sum of counter `i` of ring `row` over the window ending at `boundary` (buckets `boundary − steps … boundary − 1`). */
+  sum(row: number, boundary: number, i: number): number {
+    const d = this.data;
+    const w = this.width + 1;
+    const from = boundary - this.steps;
+    let t = 0;
+    for (let at = row * this.stride, end = at + this.stride; at < end; at += w) {
+      const b = d[at] as number;
+      if (b >= from && b < boundary) t += d[at + 1 + i] as number;
+    }
+    return t;
+  }
+
+  /** Counter `i` of exactly bucket `bucket` of ring `row` (0 when that bucket is not held). */
+  at(row: number, bucket: number, i: number): number {
+    const at = row * this.stride + (bucket % this.steps) * (this.width + 1);
+    return this.data[at] === bucket ? (this.data[at + 1 + i] as number) : 0;
+  }
+
+  /** Forget every bucket of ring `row`. */
+  clear(row: number): void {
+    const w = this.width + 1;
+    for (let at = row * this.stride, end = at + this.stride; at < end; at += w) this.data[at] = -1;
+  }
+}
+
+/**
  * Per-(object, actor) states, iterated in the order they were added. Objects and actors are
  * interned by the parser, so lookups go by identity, with no key string built per record: an
  * object written by one actor (most are) maps to its state itself, one written by several to a

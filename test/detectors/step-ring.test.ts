@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StepRing } from '../../src/detectors/common.js';
+import { StepRing, StepRings } from '../../src/detectors/common.js';
 
 /** The whole ring from the start: what `StepRing` holds once it has grown. */
 class WholeRing {
@@ -104,5 +104,40 @@ describe('StepRing', () => {
         expect(c.sum(bucket + 2, 0)).toBe(alone.sum(bucket + 2, 0));
       }
     }
+  });
+});
+
+describe('StepRings', () => {
+  it('keeps rings as rows that sum and read as whole rings, a freed row coming back empty', () => {
+    const next = rng(24);
+    const rings = new StepRings(6, 4);
+    const live: Array<{ row: number; whole: WholeRing }> = [];
+    let bucket = 170_000_000;
+    let reads = 0;
+    for (let op = 0; op < 20_000; op++) {
+      const k = next(20);
+      if (k < 2 || live.length === 0) live.push({ row: rings.alloc(), whole: new WholeRing(6, 4) });
+      else if (k === 2) rings.free(live.splice(next(live.length), 1)[0]!.row);
+      else if (k === 3) bucket += next(3);
+      else {
+        const { row, whole } = live[next(live.length)]!;
+        const i = next(4);
+        if (k < 12) {
+          rings.add(row, bucket, i);
+          whole.add(bucket, i);
+        } else if (k < 19) {
+          const boundary = bucket + 1 + next(3);
+          expect(rings.sum(row, boundary, i)).toBe(whole.sum(boundary, i));
+          const b = bucket - next(7);
+          expect(rings.at(row, b, i)).toBe(whole.at(b, i));
+          reads++;
+        } else {
+          rings.clear(row);
+          whole.clear();
+        }
+      }
+    }
+    expect(live.length).toBeGreaterThan(64);
+    expect(reads).toBe(7_003);
   });
 });
