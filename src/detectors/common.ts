@@ -95,51 +95,197 @@ export function int(n: number): string {
 /**
  * Sliding-window counters of one key: a ring of `steps` per-step buckets, each with `width`
  * counters. Bucket `b` covers `[b·stepMs, (b+1)·stepMs)`; the window ending at boundary `B`
- * holds buckets `B − steps … B − 1`. Memory: `steps · (width + 2)` numbers.
+ * holds buckets `B − steps … B − 1`. Most keys of a large cluster are written in one or two
+ * steps, so a ring holds only the slots it uses while they are at most two, and becomes the whole
+ * ring at the third: memory `2 · (width + 1)` numbers, then `steps · (width + 1)`.
  */
 export class StepRing {
-  // Plain arrays, not Float64Arrays: a typed array of more than 64 bytes has its memory outside
-  // the heap and is slow to make, and a ring is made per actor (again after a pause).
-  private readonly slot: number[];
-  private readonly counts: number[];
+  /**
+   * Per slot: its bucket (−1: none), then its `width` counters. While `full` is false, two
+   * entries in the order first used, each standing for the ring slot `bucket % steps`; then
+   * every slot of the ring, slot `s` at `s · (width + 1)`. One plain array, not a Float64Array:
+   * a typed array of more than 64 bytes has its memory outside the heap and is slow to make,
+   * and a ring is made per key (again after a pause).
+   */
+  private d: number[];
+  private full = false;
 
   constructor(
     readonly steps: number,
     readonly width: number,
   ) {
-    this.slot = new Array<number>(steps).fill(-1);
-    this.counts = new Array<number>(steps * width).fill(0);
+    this.d = new Array<number>(2 * (width + 1)).fill(-1);
   }
 
   /** Add `by` to counter `i` of bucket `bucket`. */
   add(bucket: number, i: number, by = 1): void {
-    const s = bucket % this.steps;
-    if (this.slot[s] !== bucket) {
-      this.slot[s] = bucket;
-      this.counts.fill(0, s * this.width, (s + 1) * this.width);
-    }
-    this.counts[s * this.width + i] = (this.counts[s * this.width + i] as number) + by;
+    const at = this.entry(bucket);
+    this.d[at + 1 + i] = (this.d[at + 1 + i] as number) + by;
   }
 
   /** Sum of counter `i` over the window ending at `boundary` (buckets `boundary − steps … boundary − 1`). */
   sum(boundary: number, i: number): number {
+    const d = this.d;
+    const stride = this.width + 1;
+    const from = boundary - this.steps;
     let t = 0;
-    for (let s = 0; s < this.steps; s++) {
-      const b = this.slot[s] as number;
-      if (b >= boundary - this.steps && b < boundary) t += this.counts[s * this.width + i] as number;
+    for (let at = 0; at < d.length; at += stride) {
+      const b = d[at] as number;
+      if (b >= from && b < boundary) t += d[at + 1 + i] as number;
     }
     return t;
   }
 
   /** Counter `i` of exactly bucket `bucket` (0 when that bucket is not held). */
   at(bucket: number, i: number): number {
-    const s = bucket % this.steps;
-    return this.slot[s] === bucket ? (this.counts[s * this.width + i] as number) : 0;
+    const d = this.d;
+    const stride = this.width + 1;
+    if (this.full) {
+      const at = (bucket % this.steps) * stride;
+      return d[at] === bucket ? (d[at + 1 + i] as number) : 0;
+    }
+    if (d[0] === bucket) return d[1 + i] as number;
+    return d[stride] === bucket ? (d[stride + 1 + i] as number) : 0;
   }
 
   /** Forget every bucket (e.g. when an episode closes, so its tail cannot reopen it). */
   clear(): void {
-    this.slot.fill(-1);
+    const stride = this.width + 1;
+    for (let at = 0; at < this.d.length; at += stride) this.d[at] = -1;
+  }
+
+  /**
+   * A ring of width 1 whose counter is counter `i` of this one, bucket by bucket: what a ring fed
+   * only the adds to counter `i` would sum to over any window that does not reach back past this
+   * ring's newest bucket by `steps` or more.
+   */
+  column(i: number): StepRing {
+    const c = new StepRing(this.steps, 1);
+    const stride = this.width + 1;
+    for (let at = 0; at < this.d.length; at += stride) {
+      const b = this.d[at] as number;
+      if (b !== -1) c.add(b, 0, this.d[at + 1 + i]);
+    }
+    return c;
+  }
+
+  /** Index in `d` of bucket `bucket`'s entry, which it claims (counters zeroed) when it held another bucket. */
+  private entry(bucket: number): number {
+    const d = this.d;
+    const stride = this.width + 1;
+    if (this.full) {
+      const at = (bucket % this.steps) * stride;
+      if (d[at] !== bucket) this.claim(at, bucket);
+      return at;
+    }
+    if (d[0] === bucket) return 0;
+    if (d[stride] === bucket) return stride;
+    const s = bucket % this.steps;
+    // The entry of the same ring slot (its bucket is overwritten, as in the ring), else a free one.
+    if (d[0] !== -1 && (d[0] as number) % this.steps === s) return this.claim(0, bucket);
+    if (d[stride] !== -1 && (d[stride] as number) % this.steps === s) return this.claim(stride, bucket);
+    if (d[0] === -1) return this.claim(0, bucket);
+    if (d[stride] === -1) return this.claim(stride, bucket);
+    this.grow();
+    return this.entry(bucket);
+  }
+
+  /** Entry `at` now holds `bucket`, its counters zeroed; returns `at`. */
+  private claim(at: number, bucket: number): number {
+    this.d[at] = bucket;
+    this.d.fill(0, at + 1, at + 1 + this.width);
+    return at;
+  }
+
+  /** From the two entries to the whole ring. */
+  private grow(): void {
+    const stride = this.width + 1;
+    const old = this.d;
+    const d = new Array<number>(this.steps * stride).fill(0);
+    for (let at = 0; at < d.length; at += stride) d[at] = -1;
+    for (let at = 0; at < old.length; at += stride) {
+      const b = old[at] as number;
+      if (b === -1) continue;
+      const to = (b % this.steps) * stride;
+      for (let k = 0; k < stride; k++) d[to + k] = old[at + k] as number;
+    }
+    this.d = d;
+    this.full = true;
+  }
+}
+
+/**
+ * Step rings of one shape (`steps` buckets of `width` counters, as {@link StepRing}), each a row
+ * of one shared Float64Array: no object per ring, for a detector that holds a ring per actor for
+ * as long as the actor is active (all of a cluster's kubelets). A row is taken with
+ * {@link alloc} and given back with {@link free}; the numbers are the row's.
+ */
+export class StepRings {
+  /** Row `r`, slot `s` at `r · steps · (width + 1) + s · (width + 1)`: its bucket (−1: none), then its counters. */
+  private data: Float64Array;
+  private rows = 0;
+  private readonly freed: number[] = [];
+  private readonly stride: number;
+
+  constructor(
+    readonly steps: number,
+    readonly width: number,
+  ) {
+    this.stride = steps * (width + 1);
+    this.data = new Float64Array(64 * this.stride);
+  }
+
+  /** A row with no bucket held. */
+  alloc(): number {
+    const row = this.freed.pop() ?? this.rows++;
+    if ((row + 1) * this.stride > this.data.length) {
+      const grown = new Float64Array(2 * this.data.length);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.clear(row);
+    return row;
+  }
+
+  /** Gives `row` back: it must not be used again until {@link alloc} returns it. */
+  free(row: number): void {
+    this.freed.push(row);
+  }
+
+  /** Add `by` to counter `i` of bucket `bucket` of ring `row`. */
+  add(row: number, bucket: number, i: number, by = 1): void {
+    const d = this.data;
+    const at = row * this.stride + (bucket % this.steps) * (this.width + 1);
+    if (d[at] !== bucket) {
+      d[at] = bucket;
+      d.fill(0, at + 1, at + 1 + this.width);
+    }
+    d[at + 1 + i] = (d[at + 1 + i] as number) + by;
+  }
+
+  /** Sum of counter `i` of ring `row` over the window ending at `boundary` (buckets `boundary − steps … boundary − 1`). */
+  sum(row: number, boundary: number, i: number): number {
+    const d = this.data;
+    const w = this.width + 1;
+    const from = boundary - this.steps;
+    let t = 0;
+    for (let at = row * this.stride, end = at + this.stride; at < end; at += w) {
+      const b = d[at] as number;
+      if (b >= from && b < boundary) t += d[at + 1 + i] as number;
+    }
+    return t;
+  }
+
+  /** Counter `i` of exactly bucket `bucket` of ring `row` (0 when that bucket is not held). */
+  at(row: number, bucket: number, i: number): number {
+    const at = row * this.stride + (bucket % this.steps) * (this.width + 1);
+    return this.data[at] === bucket ? (this.data[at + 1 + i] as number) : 0;
+  }
+
+  /** Forget every bucket of ring `row`. */
+  clear(row: number): void {
+    const w = this.width + 1;
+    for (let at = row * this.stride, end = at + this.stride; at < end; at += w) this.data[at] = -1;
   }
 }
 

@@ -49,7 +49,7 @@ import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { severityRank } from '../report/schema.js';
 import { BoundedSample } from '../engine/sample.js';
-import { actorName, EpisodeSeries, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRing, topList } from './common.js';
+import { actorName, EpisodeSeries, EvidenceIDs, int, iso, PeakPerSecond, ratio, reportActor, round2, shortHash, StepRings, topList } from './common.js';
 import { trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
@@ -184,9 +184,14 @@ interface Hot {
 interface ActorState {
   actor: Actor;
   /** Per step: 0 requests, 1 writes, 2 409 Conflicts, 3 429s. */
-  ring: StepRing;
-  /** Source IPs seen in the current step (for causes), at most `maxSourceIPs` (an array: few, and one per actor). */
-  stepIPs: string[];
+  ring: number;
+  /**
+   * The first source IP seen in step `stepIPsBucket` (for causes; `''`: none), and the others
+   * after it (`null` while there are none): at most `maxSourceIPs` in all. Most actors send from
+   * one IP, so most hold no array.
+   */
+  stepIP: string;
+  stepIPsMore: string[] | null;
   stepIPsBucket: number;
   lastTs: number;
   hot: Hot | null;
@@ -214,6 +219,8 @@ export const throttling = defineDetector({
      * `maxActors` forgets and makes states all the time, each a ring of `4 · steps` counters.
      */
     const spare: ActorState[] = [];
+    /** The actors' rings, by `ActorState.ring`; a state's row goes back when the state is let go (not kept in `spare`). */
+    const rings = new StepRings(n, 4);
 
     function newHot(r: RequestRecord): Hot {
       return {
@@ -243,7 +250,7 @@ export const throttling = defineDetector({
       if (s === undefined) {
         if (actors.size >= o.maxActors) forgetLightest(Math.floor(r.ts / o.stepMs) + 1);
         s = spare.pop();
-        if (s === undefined) s = { actor: r.actor, ring: new StepRing(n, 4), stepIPs: [], stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
+        if (s === undefined) s = { actor: r.actor, ring: rings.alloc(), stepIP: '', stepIPsMore: null, stepIPsBucket: -1, lastTs: r.ts, hot: null, open: false };
         else {
           s.actor = r.actor;
           s.stepIPsBucket = -1;
@@ -256,15 +263,16 @@ export const throttling = defineDetector({
       const b = Math.floor(r.ts / o.stepMs);
       const throttled = r.code === 429;
       s.lastTs = r.ts;
-      s.ring.add(b, T_REQ);
-      if (r.isWrite) s.ring.add(b, T_WRITE);
-      if (isConflict(r)) s.ring.add(b, T_CONFLICT);
-      if (throttled) s.ring.add(b, T_429);
+      rings.add(s.ring, b, T_REQ);
+      if (r.isWrite) rings.add(s.ring, b, T_WRITE);
+      if (isConflict(r)) rings.add(s.ring, b, T_CONFLICT);
+      if (throttled) rings.add(s.ring, b, T_429);
       if (s.stepIPsBucket !== b) {
         s.stepIPsBucket = b;
-        s.stepIPs.length = 0;
+        s.stepIP = '';
+        s.stepIPsMore = null;
       }
-      if (r.sourceIP && s.stepIPs.length < o.maxSourceIPs && !s.stepIPs.includes(r.sourceIP)) s.stepIPs.push(r.sourceIP);
+      if (r.sourceIP && r.sourceIP !== s.stepIP) addStepIP(s, r.sourceIP);
 
       if (throttled && s.hot === null) s.hot = newHot(r);
       const h = s.hot;
@@ -305,7 +313,7 @@ export const throttling = defineDetector({
       actors.forEach((s) => {
         if (s.hot !== null) return;
         idle.push(s);
-        sums.push(s.ring.sum(boundary, T_REQ));
+        sums.push(rings.sum(s.ring, boundary, T_REQ));
       });
       const order = Array.from({ length: idle.length }, (_, i) => i);
       order.sort((a, b) => (sums[a] as number) - (sums[b] as number) || (idle[a] as ActorState).lastTs - (idle[b] as ActorState).lastTs);
@@ -313,12 +321,32 @@ export const throttling = defineDetector({
       for (let i = 0; i < drop; i++) drop1(idle[order[i] as number] as ActorState);
     }
 
+    /** Notes that `s` sent from `ip` (not its step's first IP) in its current step, keeping at most `maxSourceIPs`. */
+    function addStepIP(s: ActorState, ip: string): void {
+      if (s.stepIP === '') {
+        if (o.maxSourceIPs > 0) s.stepIP = ip;
+        return;
+      }
+      const more = s.stepIPsMore;
+      if (more === null) {
+        if (o.maxSourceIPs > 1) s.stepIPsMore = [ip];
+      } else if (1 + more.length < o.maxSourceIPs && !more.includes(ip)) more.push(ip);
+    }
+
+    /** The source IPs of `s`'s current step, in the order first seen. */
+    function stepIPsOf(s: ActorState): string[] {
+      if (s.stepIP === '') return [];
+      return s.stepIPsMore === null ? [s.stepIP] : [s.stepIP, ...s.stepIPsMore];
+    }
+
     /** Forget `s` (not in an episode): its state is kept for the next new actor. */
     function drop1(s: ActorState): void {
       actors.delete(s.actor);
-      s.ring.clear();
-      s.stepIPs.length = 0;
+      rings.clear(s.ring);
+      s.stepIP = '';
+      s.stepIPsMore = null;
       if (spare.length < o.maxActors / 2) spare.push(s);
+      else rings.free(s.ring);
     }
 
     /**
@@ -329,7 +357,7 @@ export const throttling = defineDetector({
     function heavyIn(bucket: number): Array<[Actor, Tally]> {
       const best: Array<[ActorState, number]> = []; // by requests desc, then key asc
       for (const s of actors.values()) {
-        const req = s.ring.at(bucket, T_REQ);
+        const req = rings.at(s.ring, bucket, T_REQ);
         if (req === 0) continue;
         let k = best.length;
         while (k > 0 && heavier(s, req, best[k - 1]![0], best[k - 1]![1])) k--;
@@ -341,10 +369,10 @@ export const throttling = defineDetector({
         s.actor,
         {
           requests: req,
-          writes: s.ring.at(bucket, T_WRITE),
-          conflicts: s.ring.at(bucket, T_CONFLICT),
-          throttled: s.ring.at(bucket, T_429),
-          ips: new Set(s.stepIPsBucket === bucket ? s.stepIPs : []),
+          writes: rings.at(s.ring, bucket, T_WRITE),
+          conflicts: rings.at(s.ring, bucket, T_CONFLICT),
+          throttled: rings.at(s.ring, bucket, T_429),
+          ips: new Set(s.stepIPsBucket === bucket ? stepIPsOf(s) : []),
           throttledSteps: 0,
           throttledStepRequests: 0,
         },
@@ -396,10 +424,10 @@ export const throttling = defineDetector({
 
     /** Judge the window ending at `boundary * stepMs` for one actor. Returns false to drop it. */
     function evaluate(s: ActorState, boundary: number, heavy: () => Array<[Actor, Tally]>): boolean {
-      const req = s.ring.sum(boundary, T_REQ);
-      const thr = s.ring.sum(boundary, T_429);
+      const req = rings.sum(s.ring, boundary, T_REQ);
+      const thr = rings.sum(s.ring, boundary, T_429);
       const passes = thr >= o.minThrottled && thr >= o.minShare * req;
-      if (s.hot !== null && s.ring.at(boundary - 1, T_REQ) + thr > 0) addTally(s.hot, heavy(), s.ring.at(boundary - 1, T_429) > 0);
+      if (s.hot !== null && rings.at(s.ring, boundary - 1, T_REQ) + thr > 0) addTally(s.hot, heavy(), rings.at(s.ring, boundary - 1, T_429) > 0);
       if (s.open) {
         if (passes) {
           const h = s.hot as Hot;
@@ -420,7 +448,7 @@ export const throttling = defineDetector({
 
     function close(s: ActorState): void {
       s.open = false;
-      s.ring.clear();
+      rings.clear(s.ring);
       const f = build(s);
       ctx.alert('close', f);
       ctx.emit(f);
@@ -545,7 +573,10 @@ export const throttling = defineDetector({
             if (s.lastTs < idleBefore) drop1(s);
             continue;
           }
-          if (!evaluate(s, at, heavy)) actors.delete(s.actor);
+          if (!evaluate(s, at, heavy)) {
+            actors.delete(s.actor);
+            rings.free(s.ring);
+          }
         }
       },
       onRecord(r: RequestRecord): void {

@@ -211,8 +211,11 @@ interface Fight {
   last: LastWrite | null;
   /** Per step: 0 successful writes, 1 flips, 2 409 Conflicts. */
   ring: StepRing;
-  /** Per actor: successful writes per step. */
-  writers: Map<Actor, StepRing>;
+  /**
+   * Per actor: successful writes per step; `null` while every successful write was by
+   * `last.actor` (most objects have one writer), whose ring is then `ring`'s counter `W_OK`.
+   */
+  writers: Map<Actor, StepRing> | null;
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
@@ -268,7 +271,7 @@ export const writeFight = defineDetector({
           domain,
           last: null,
           ring: new StepRing(n, 3),
-          writers: new Map(),
+          writers: null,
           lastWriteTs: r.ts,
           hot: null,
           open: false,
@@ -355,13 +358,17 @@ export const writeFight = defineDetector({
       const flip = ok && prev !== null && prev.actor !== r.actor;
       const reaction = flip ? handoffOf(prev, r) : -1;
       if (ok) {
+        if (f.writers === null && prev !== null && prev.actor !== r.actor) f.writers = new Map([[prev.actor, f.ring.column(W_OK)]]);
         f.ring.add(b, W_OK);
-        let wr = f.writers.get(r.actor);
-        if (wr === undefined && f.writers.size < o.maxActorsPerObject) {
-          wr = new StepRing(n, 1);
-          f.writers.set(r.actor, wr);
+        const writers = f.writers;
+        if (writers !== null) {
+          let wr = writers.get(r.actor);
+          if (wr === undefined && writers.size < o.maxActorsPerObject) {
+            wr = new StepRing(n, 1);
+            writers.set(r.actor, wr);
+          }
+          wr?.add(b, 0);
         }
-        wr?.add(b, 0);
       }
       if (conflict) f.ring.add(b, W_CONFLICT);
       if (flip) {
@@ -429,11 +436,14 @@ export const writeFight = defineDetector({
     function evaluate(f: Fight, boundary: number): boolean {
       const flips = f.ring.sum(boundary, W_FLIP);
       let writers = 0;
-      for (const [a, wr] of f.writers) {
-        const w = wr.sum(boundary, 0);
-        if (w >= o.minWritesPerActor) writers++;
-        else if (w === 0 && f.last?.actor !== a) f.writers.delete(a);
-      }
+      if (f.writers === null) {
+        if (f.last !== null && f.ring.sum(boundary, W_OK) >= o.minWritesPerActor) writers++;
+      } else
+        for (const [a, wr] of f.writers) {
+          const w = wr.sum(boundary, 0);
+          if (w >= o.minWritesPerActor) writers++;
+          else if (w === 0 && f.last?.actor !== a) f.writers.delete(a);
+        }
       const h = f.hot;
       const passes = flips >= o.minAlternations && writers >= 2 && (!o.requireEvidence || (h !== null && evidenced(h)));
       if (h !== null && flips > h.peakWindowFlips) h.peakWindowFlips = flips;
@@ -460,7 +470,7 @@ export const writeFight = defineDetector({
       f.open = false;
       // The next episode must be earned by new flips, not by this one's tail still in the window.
       f.ring.clear();
-      for (const wr of f.writers.values()) wr.clear();
+      if (f.writers !== null) for (const wr of f.writers.values()) wr.clear();
       const fd = build(f);
       ctx.alert('close', fd);
       ctx.emit(fd);
