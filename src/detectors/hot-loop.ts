@@ -68,6 +68,20 @@
  * per `timestampPeriodMs`. First writes (no gap) and writes that may carry a change add nothing,
  * as many objects changing at ~1/s each is a rollout, not a loop.
  *
+ * **Sweep rule** (Metadata level, `suspectSteadySweeps`): without bodies, a controller that stamps
+ * a new time into each of hundreds of objects' status on every pass of its queue
+ * (kubeflow/notebooks#1343) proves nothing per write. What it shows is timing: one worker's pass
+ * rewrites each object once per pass, at nearly the same gap, for as long as it runs. Per object,
+ * a **sweep run** is a series of successful `/status` writes with gaps under `sweepMaxGapMs`
+ * (faster than any control-plane timer); it counts in the identity's roll-up once it has lasted
+ * `sweepMinSpanMs` with a coefficient of variation of its gaps at most `sweepMaxGapCv`, and stops
+ * counting at a longer gap, an uneven stretch or an episode of its own. Real changes do not look
+ * like that for long: a rollout ends, a Job's progress follows pods finishing at irregular gaps,
+ * periodic syncs are 15 s or slower. The run's writes beyond one per `healthyPeriodMs` are the
+ * roll-up's unproven excess, judged against `minExcessWrites` (as a pair's score), with at least
+ * `rollupMinObjects` runs counting. Such a finding is `suspected` (evidence level and signal), at
+ * most `sweepMaxSeverity`: timing alone cannot prove the writes pointless.
+ *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
  * of the kubelet's node lease renewals and default `--node-status-update-frequency`, the fastest
