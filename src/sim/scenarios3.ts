@@ -873,9 +873,7 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
               body: { ...(w.store.get(v) as SimObject).status, node: `n${w.rng.int(1, 9)}` },
             }),
           );
-        // The VM controller's own status writes, every 2–4 s on each VM for the whole log, are what
-        // hot-loop's sweep rule calls a suspected loop: a true statement of this mechanism.
-        return { expected: [{ kind: 'conflict-storm', actors: [user], object: null }], acceptable: [{ kind: 'hot-loop', actors: [other], object: null }] };
+        return { expected: [{ kind: 'conflict-storm', actors: [user], object: null }] };
       }),
   },
 ];
