@@ -516,6 +516,8 @@ describe('hot-loop: one controller looping over many objects (actor-level roll-u
 
 describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/notebooks#1343)', () => {
   const nbCtl = actor('system:serviceaccount:kubeflow:notebook-controller');
+  /** The rule is off by default (see `suspectSteadySweeps`). */
+  const on = { suspectSteadySweeps: true };
   const notebook = (k: number) => object('notebooks', 'ml', `nb-${k}`, 'status', 'kubeflow.org');
   /**
    * `objects` notebooks' status updated `count` times each at Metadata level, every write moving
@@ -531,9 +533,9 @@ describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/note
   /** Irregular gaps of mean 4 s (CV about 0.6), as writes that follow independent events: a fixed pseudo-random draw per write. */
   const irregular = (j: number, k: number) => Math.round(((((j * 7919 + k * 104_729) % 1000) / 1000) * 2 - 1) * 3600 * (j % 2 === 0 ? 1 : -1));
 
-  it('40 notebooks each rewritten every 4 s for 10 min: one suspected actor-level finding, severity capped at sweepMaxSeverity', () => {
+  it('40 notebooks each rewritten every 4 s for 10 min at Metadata level: one suspected actor-level finding, severity capped at sweepMaxSeverity; not judged with response resourceVersions', () => {
     const records = sweep(40, 150, 4000, 100);
-    const { findings, alerts } = runDetector(detector, {}, records);
+    const { findings, alerts } = runDetector(detector, on, records);
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
     expect(f.object).toBeNull();
@@ -562,22 +564,25 @@ describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/note
       'notebook-controller rewrote 40 notebooks.kubeflow.org/status objects each every 4.00 s on average, at even gaps for 5m 00s or more (6,000 writes in 10m 00s, 100% succeeded): suspected self-re-queuing loop, as the log (no bodies) cannot show whether each write changed something',
     );
     expect(alerts).toEqual(['open hot-loop ', 'close hot-loop ']);
-    expect(runDetector(detector, { sweepMaxSeverity: 'high' }, records).findings.map((x) => x.severity)).toEqual(['high']);
+    // With a response resourceVersion (RequestResponse level) the log shows each write changed the object: not judged.
+    const answered = records.map((r) => ({ ...r, responseResourceVersion: String(Number(r.resourceVersion) + 1) }));
+    expect(runDetector(detector, on, answered).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, sweepMaxSeverity: 'high' }, records).findings.map((x) => x.severity)).toEqual(['high']);
   });
 
   it('look-alikes, quiet: the same writes for under 5 min, at irregular gaps, every 12 s, or on nodes', () => {
     // A burst of real changes ends: 74 gaps of 4 s are 296 s.
-    expect(runDetector(detector, {}, sweep(40, 75, 4000, 100)).findings).toEqual([]);
+    expect(runDetector(detector, on, sweep(40, 75, 4000, 100)).findings).toEqual([]);
     // Pods finishing independently: gaps of 4 s ± 3.6 s for 10 min.
     const uneven = sweep(40, 150, 4000, 100, irregular);
-    expect(runDetector(detector, {}, uneven).findings).toEqual([]);
+    expect(runDetector(detector, on, uneven).findings).toEqual([]);
     // A timer slower than the kubelet's 10 s: 40 objects every 12 s for 30 min.
-    expect(runDetector(detector, {}, sweep(40, 150, 12_000, 100)).findings).toEqual([]);
+    expect(runDetector(detector, on, sweep(40, 150, 12_000, 100)).findings).toEqual([]);
     // Node conditions carry a heartbeat by design.
     expect(
       runDetector(
         detector,
-        {},
+        on,
         sweep(
           40,
           150,
@@ -592,13 +597,14 @@ describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/note
 
   it('thresholds come from options', () => {
     const records = sweep(40, 150, 4000, 100);
-    expect(runDetector(detector, { suspectSteadySweeps: false }, records).findings).toEqual([]);
-    expect(runDetector(detector, { sweepMaxGapMs: 4000 }, records).findings).toEqual([]);
-    expect(runDetector(detector, { sweepMinSpanMs: 600_000 }, records).findings).toEqual([]);
+    // Off by default.
+    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, sweepMaxGapMs: 4000 }, records).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, sweepMinSpanMs: 600_000 }, records).findings).toEqual([]);
     // 4 objects: 357.6 beyond one per 10 s, under minExcessWrites (500) until it is lowered.
     const four = sweep(4, 150, 4000, 100);
-    expect(runDetector(detector, {}, four).findings).toEqual([]);
-    expect(runDetector(detector, { minExcessWrites: 300 }, four).findings.map((f) => f.metrics.steadyObjects)).toEqual([4]);
-    expect(runDetector(detector, { sweepMaxGapCv: 1 }, sweep(40, 150, 4000, 100, irregular)).findings).toHaveLength(1);
+    expect(runDetector(detector, on, four).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, minExcessWrites: 300 }, four).findings.map((f) => f.metrics.steadyObjects)).toEqual([4]);
+    expect(runDetector(detector, { ...on, sweepMaxGapCv: 1 }, sweep(40, 150, 4000, 100, irregular)).findings).toHaveLength(1);
   });
 });
