@@ -68,7 +68,7 @@
  * per `timestampPeriodMs`. First writes (no gap) and writes that may carry a change add nothing,
  * as many objects changing at ~1/s each is a rollout, not a loop.
  *
- * **Sweep rule** (Metadata level, `suspectSteadySweeps`): without bodies, a controller that stamps
+ * **Sweep rule** (Metadata level, opt-in `suspectSteadySweeps`): without bodies, a controller that stamps
  * a new time into each of hundreds of objects' status on every pass of its queue
  * (kubeflow/notebooks#1343) proves nothing per write. What it shows is timing: one worker's pass
  * rewrites each object once per pass, at nearly the same gap, for as long as it runs. Per object,
@@ -80,7 +80,9 @@
  * periodic syncs are 15 s or slower. The run's writes beyond one per `healthyPeriodMs` are the
  * roll-up's unproven excess, judged against `minExcessWrites` (as a pair's score), with at least
  * `rollupMinObjects` runs counting. Such a finding is `suspected` (evidence level and signal), at
- * most `sweepMaxSeverity`: timing alone cannot prove the writes pointless.
+ * most `sweepMaxSeverity`: timing alone cannot prove the writes pointless. Only writes without a
+ * body or response resourceVersion are judged. Off by default: a controller that batches its
+ * syncs (the job controller, once a second) rewrites a steadily changing object just as evenly.
  *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
