@@ -68,6 +68,22 @@
  * per `timestampPeriodMs`. First writes (no gap) and writes that may carry a change add nothing,
  * as many objects changing at ~1/s each is a rollout, not a loop.
  *
+ * **Sweep rule** (Metadata level, opt-in `suspectSteadySweeps`): without bodies, a controller that stamps
+ * a new time into each of hundreds of objects' status on every pass of its queue
+ * (kubeflow/notebooks#1343) proves nothing per write. What it shows is timing: one worker's pass
+ * rewrites each object once per pass, at nearly the same gap, for as long as it runs. Per object,
+ * a **sweep run** is a series of successful `/status` writes with gaps under `sweepMaxGapMs`
+ * (faster than any control-plane timer); it counts in the identity's roll-up once it has lasted
+ * `sweepMinSpanMs` with a coefficient of variation of its gaps at most `sweepMaxGapCv`, and stops
+ * counting at a longer gap, an uneven stretch or an episode of its own. Real changes do not look
+ * like that for long: a rollout ends, a Job's progress follows pods finishing at irregular gaps,
+ * periodic syncs are 15 s or slower. The run's writes beyond one per `healthyPeriodMs` are the
+ * roll-up's unproven excess, judged against `minExcessWrites` (as a pair's score), with at least
+ * `rollupMinObjects` runs counting. Such a finding is `suspected` (evidence level and signal), at
+ * most `sweepMaxSeverity`: timing alone cannot prove the writes pointless. Only writes without a
+ * body or response resourceVersion are judged. Off by default: a controller that batches its
+ * syncs (the job controller, once a second) rewrites a steadily changing object just as evenly.
+ *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
  * of the kubelet's node lease renewals and default `--node-status-update-frequency`, the fastest
@@ -84,7 +100,7 @@
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import { isConflict } from '../decoding/record.js';
-import type { Advice, Finding, Severity } from '../report/schema.js';
+import { severityRank, SeveritySchema, type Advice, type Finding, type Severity } from '../report/schema.js';
 import { reportObject } from '../engine/aggregates.js';
 import { objectLabel, resourceLabel } from '../labels.js';
 import { formatDurationMs as formatDuration } from '../report/format.js';
@@ -186,6 +202,46 @@ export const hotLoopOptions = windowedOptions({
   ...evidenceFields(),
   /** The actor-level roll-up (see the file header). */
   ...rollupFields(),
+  /**
+   * Metadata level: report an identity as a suspected loop when at least `rollupMinObjects` of
+   * its objects each have their `/status` rewritten at short, even gaps for minutes on end (the
+   * sweep rule, see the file header). Nothing in such a log proves the writes pointless, so the
+   * finding's evidence is `suspected` and its severity at most `sweepMaxSeverity`. Off by default:
+   * a controller that batches its syncs (the job controller, once a second) writes busy objects
+   * at the same even gaps, and one held-out draw of `benign-batch-jobs-progress` was reported
+   * (`docs/evaluation.md`).
+   */
+  suspectSteadySweeps: z.boolean().default(false),
+  /**
+   * Gap, ms, below which successive `/status` rewrites of one object keep its sweep run going; a
+   * longer gap ends it. 10 000: faster than any timer the control plane rewrites a status on (the
+   * kubelet's node status every 10 s; HPAs every 15 s; RequeueAfter polling typically 30–60 s),
+   * so only a writer that re-queues itself, or something that changes, writes that often.
+   */
+  sweepMaxGapMs: z.number().int().positive().default(10_000),
+  /**
+   * Length, ms, a sweep run must reach before the object counts: what changes for real stops
+   * (a rollout or a burst of Job progress ends), a self-re-queuing pass does not. 300 000 (5 min):
+   * `timestampPeriodMs`, the period at which an unchanged status is legitimately re-stamped; on
+   * TUNING the longest run of many Deployments rolling at once (`benign-many-rollouts`) was 73 s.
+   */
+  sweepMinSpanMs: z.number().int().positive().default(300_000),
+  /**
+   * Highest coefficient of variation (standard deviation / mean) of a run's gaps for the object
+   * to count: one worker's pass over the queue rewrites each object once per pass, at nearly the
+   * same gap every time, while writes that follow independent events (pods finishing) come at
+   * irregular gaps (a Poisson stream: 1). 0.3: between the loops of the TUNING set (0.03–0.19)
+   * and the job controller writing dozens of large Jobs' progress (`benign-batch-jobs-progress`,
+   * 0.47–0.66 after its 1 s batching).
+   */
+  sweepMaxGapCv: z.number().nonnegative().default(0.3),
+  /** Resources (`resource[.group]`) never swept: a Node's conditions carry a heartbeat time refreshed on a timer by API design (core/v1 NodeCondition). */
+  sweepIgnoreResources: z.array(z.string()).default(['nodes']),
+  /**
+   * Highest severity of a suspected (sweep) finding. `medium`: its writes and their rate are
+   * measured, only their cause is not; a proven loop of the same size can rank higher.
+   */
+  sweepMaxSeverity: SeveritySchema.default('medium'),
   severity: severityOption(
     {
       /** Share of all writes in the episode's window (0..1) at or above which this severity applies. */
@@ -257,6 +313,17 @@ class HotRollup extends Rollup {
   userAgents = new Map<string, number>();
   /** `resourceLabel`s of the objects written (at most {@link MAX_USER_AGENTS}). */
   resources = new Set<string>();
+  /** Objects whose sweep run counts in this episode now (see `suspectSteadySweeps`). */
+  sweeping = 0;
+  /** Objects that have counted at some point of this episode. */
+  swept = 0;
+  /** Excess of the sweep runs' writes not already in `score`: beyond one per `healthyPeriodMs` per object, unrounded. */
+  sweptExcess = 0;
+  /** Gaps (ms) of the counted runs' writes, summed, and their number: their mean is the rewrite period. */
+  sweepGapSum = 0;
+  sweepGaps = 0;
+  /** The proven rule held at some judging of this episode: the finding is proven, never downgraded. */
+  provenSeen = false;
 
   /** The resources written, sorted and comma-joined, e.g. `keycloakclients.keycloak.hostzero.com/status, keycloakrealms…`. */
   get resourceList(): string {
@@ -270,6 +337,12 @@ class HotRollup extends Rollup {
     this.otherErrors = 0;
     this.userAgents = new Map();
     this.resources = new Set();
+    this.sweeping = 0;
+    this.swept = 0;
+    this.sweptExcess = 0;
+    this.sweepGapSum = 0;
+    this.sweepGaps = 0;
+    this.provenSeen = false;
   }
 }
 
@@ -291,6 +364,19 @@ interface Pair extends RollupMember {
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
+  /** The current sweep run of `/status` rewrites (gaps under `sweepMaxGapMs`): its first write's and last write's `ts` (ms; -1 before any). */
+  sweepFrom: number;
+  sweepLast: number;
+  /** Gaps in the run, their sum and sum of squares (ms, ms²). */
+  sweepN: number;
+  sweepSum: number;
+  sweepSq: number;
+  /** The run's excess has been added to a roll-up (it is added once per run). */
+  sweepAdded: boolean;
+  /** `HotRollup.gen` in which the run counts now; -1 when it does not. */
+  sweepGen: number;
+  /** Excess the run added to its roll-up's `sweptExcess` in that generation. */
+  sweepRolled: number;
 }
 
 const H_WRITE = 0;
@@ -389,7 +475,25 @@ export const hotLoop = defineDetector({
       const who = identityOf(r.actor);
       const p =
         pairs.get(obj, who) ??
-        pairs.add({ actor: who, object: obj, ring: new StepRing(n, 2), lastWriteTs: r.ts, hot: null, open: false, roll: rollupOf(who, obj, r.ts), rollGen: -1, rolled: 0 });
+        pairs.add({
+          actor: who,
+          object: obj,
+          ring: new StepRing(n, 2),
+          lastWriteTs: r.ts,
+          hot: null,
+          open: false,
+          roll: rollupOf(who, obj, r.ts),
+          rollGen: -1,
+          rolled: 0,
+          sweepFrom: -1,
+          sweepLast: -1,
+          sweepN: 0,
+          sweepSum: 0,
+          sweepSq: 0,
+          sweepAdded: false,
+          sweepGen: -1,
+          sweepRolled: 0,
+        });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
       const b = Math.floor(r.ts / o.stepMs);
@@ -435,11 +539,77 @@ export const hotLoop = defineDetector({
           // Only writes proven to change nothing (or only timestamps): writes that may carry a
           // change, spread over many objects, are what a busy controller does (a rollout).
           if (unchanged && hadPrev) g.contribute(p, h.score - before, r.auditID, r.level);
+          // The sweep rule judges what the log cannot show the content of: no body, no response resourceVersion.
+          if (sweeps && obj.subresource === 'status' && r.body === null && r.responseResourceVersion === '' && !unswept(obj)) sweep(p, g, r, unchanged);
         } else if (isConflict(r)) g.conflicts++;
         else g.otherErrors++;
         const ua = g.userAgents.has(r.actor.userAgent) || g.userAgents.size < MAX_USER_AGENTS ? r.actor.userAgent : '(other)';
         g.userAgents.set(ua, (g.userAgents.get(ua) ?? 0) + 1);
       }
+    }
+
+    const sweeps = o.suspectSteadySweeps && o.rollupMinObjects > 0;
+    const unsweptSet = new Set(o.sweepIgnoreResources);
+    /** Whether `ob`'s resource is in `sweepIgnoreResources`. */
+    function unswept(ob: ObjectRef): boolean {
+      return unsweptSet.size > 0 && unsweptSet.has(ob.apiGroup ? `${ob.resource}.${ob.apiGroup}` : ob.resource);
+    }
+
+    /**
+     * A successful `/status` write of `p` (no episode of its own) in roll-up `g`: extend or restart
+     * its sweep run, and count the run in `g` while it is long and even enough (the sweep rule).
+     * The run's writes beyond one per `healthyPeriodMs` go to `g.sweptExcess`, once for the run
+     * so far when it first counts, then write by write; a write proven unchanged or re-stamped
+     * (`proven`) is already in `g.score` and adds nothing here.
+     */
+    function sweep(p: Pair, g: HotRollup, r: RequestRecord, proven: boolean): void {
+      const gap = p.sweepLast < 0 ? Infinity : r.ts - p.sweepLast;
+      p.sweepLast = r.ts;
+      if (gap >= o.sweepMaxGapMs) {
+        unsweep(p);
+        p.sweepFrom = r.ts;
+        p.sweepN = 0;
+        p.sweepSum = 0;
+        p.sweepSq = 0;
+        p.sweepAdded = false;
+        return;
+      }
+      p.sweepN++;
+      p.sweepSum += gap;
+      p.sweepSq += gap * gap;
+      const mean = p.sweepSum / p.sweepN;
+      const cv = mean > 0 ? Math.sqrt(Math.max(0, p.sweepSq / p.sweepN - mean * mean)) / mean : 0;
+      if (r.ts - p.sweepFrom < o.sweepMinSpanMs || cv > o.sweepMaxGapCv) {
+        unsweep(p);
+        return;
+      }
+      if (p.sweepGen !== g.gen) {
+        p.sweepGen = g.gen;
+        p.sweepRolled = 0;
+        g.sweeping++;
+        g.swept++;
+        g.evidence.add(r.auditID, r.level);
+      } else g.evidence.extend(r.auditID);
+      const add = p.sweepAdded ? 1 - gap / o.healthyPeriodMs : Math.max(0, p.sweepN - (r.ts - p.sweepFrom) / o.healthyPeriodMs);
+      p.sweepAdded = true;
+      g.sweepGapSum += gap;
+      g.sweepGaps++;
+      if (proven) return;
+      p.sweepRolled += add;
+      g.sweptExcess += add;
+    }
+
+    /** `p`'s run no longer counts in its roll-up (it ended, grew uneven, or the object opened an episode of its own). */
+    function unsweep(p: Pair, withdraw = false): void {
+      const g = p.roll;
+      if (g === null || p.sweepGen !== g.gen) return;
+      g.sweeping--;
+      if (withdraw && !g.open) {
+        g.swept--;
+        g.sweptExcess = Math.max(0, g.sweptExcess - p.sweepRolled);
+      }
+      p.sweepGen = -1;
+      p.sweepRolled = 0;
     }
 
     /** The roll-up of `who` on `ob`'s resource, made on first need; null when the roll-up is off. */
@@ -519,6 +689,7 @@ export const hotLoop = defineDetector({
       const end = boundary * o.stepMs;
       const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
       const h = p.hot;
+      if (p.sweepGen >= 0 && end - p.sweepLast >= o.sweepMaxGapMs) unsweep(p);
       if (p.open) {
         if (sustained) {
           if (raiseSeverity(h as Hot, severityOf(h as Hot))) ctx.alert('update', build(p));
@@ -529,6 +700,8 @@ export const hotLoop = defineDetector({
         if (enough(h)) {
           p.open = true;
           p.roll?.withdraw(p);
+          unsweep(p, true);
+          p.sweepLast = -1;
           h.severity = severityOf(h);
           ctx.alert('open', build(p));
           return true;
@@ -561,7 +734,7 @@ export const hotLoop = defineDetector({
           return true;
         }
         closeRollup(g);
-      } else if (g.busy && sustained && g.score >= o.minProvenExcessWrites && g.objects >= o.rollupMinObjects) {
+      } else if (g.busy && sustained && (rollupProven(g) || rollupSuspected(g))) {
         g.open = true;
         g.severity = rollupSeverity(g);
         ctx.alert('open', buildRollup(g));
@@ -578,6 +751,21 @@ export const hotLoop = defineDetector({
       g.reset();
     }
 
+    /** The roll-up's proven excess (writes the log proves unchanged or re-stamped) is enough, over enough objects. */
+    function rollupProven(g: HotRollup): boolean {
+      if (g.score >= o.minProvenExcessWrites && g.objects >= o.rollupMinObjects) g.provenSeen = true;
+      return g.provenSeen;
+    }
+
+    /**
+     * The sweep rule: enough objects' runs count now, and the excess weighs enough, unproven
+     * sweep excess against `minExcessWrites` and proven excess against `minProvenExcessWrites`
+     * (as a pair's score, `enough`).
+     */
+    function rollupSuspected(g: HotRollup): boolean {
+      return sweeps && g.sweeping >= o.rollupMinObjects && g.sweptExcess / o.minExcessWrites + g.score / o.minProvenExcessWrites >= 1;
+    }
+
     function rollupRate(g: HotRollup): number {
       const d = g.to - g.from;
       return d > 0 ? (g.writes - 1) / (d / 1000) : 0;
@@ -585,17 +773,33 @@ export const hotLoop = defineDetector({
 
     function rollupSeverity(g: HotRollup): Severity {
       const by = severityFor(o.severity, { share: writeShare(ctx.series, g.from, g.to, g.writes), writesPerSec: rollupRate(g) });
-      return capByExcess(by, g.score, o.severityExcess);
+      const sev = capByExcess(by, g.score + g.sweptExcess, o.severityExcess);
+      return !rollupProven(g) && severityRank(sev) > severityRank(o.sweepMaxSeverity) ? o.sweepMaxSeverity : sev;
+    }
+
+    /** The objects of `g`'s sweep runs with the largest excess, as `topObjects` lists them. */
+    function topSwept(g: HotRollup): string {
+      const rows: Array<[string, number]> = [];
+      for (const p of pairs) if (p.roll === g && p.sweepGen === g.gen) rows.push([objectLabel(p.object), Math.round(p.sweepRolled)]);
+      return rows
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+        .slice(0, o.rollupTopObjects)
+        .map(([l, c]) => `${l}(${c})`)
+        .join(', ');
     }
 
     /** The actor-level finding of a roll-up: no object, the resource and its busiest objects instead. */
     function buildRollup(g: HotRollup): Finding {
       const durationMs = Math.max(0, g.to - g.from);
-      const excess = Math.round(g.score);
+      const excess = Math.round(g.score + g.sweptExcess);
+      const proven = rollupProven(g);
+      const period = g.sweepGaps > 0 ? g.sweepGapSum / g.sweepGaps : null;
       const metrics: Finding['metrics'] = {
         resource: g.resourceList,
-        objects: g.objects,
-        topObjects: topObjects(g, pairs, objectLabel, o.rollupTopObjects),
+        objects: proven ? g.objects : Math.max(g.objects, g.swept),
+        topObjects: proven ? topObjects(g, pairs, objectLabel, o.rollupTopObjects) : topSwept(g),
+        // The sweep rule: objects rewritten at short, even gaps for minutes, and their mean rewrite gap.
+        ...(g.swept > 0 ? { steadyObjects: g.swept, steadyRewritePeriodMs: period === null ? null : Math.round(period) } : {}),
         writes: g.writes,
         successes: g.successes,
         conflicts: g.conflicts,
@@ -613,19 +817,24 @@ export const hotLoop = defineDetector({
       const status = g.sample.subresource === 'status';
       const signals = ['many-objects'];
       if (status) signals.push('self-triggering');
+      if (g.swept > 0) signals.push('steady-rewrites');
+      if (!proven) signals.push('suspected');
       const pct = Math.round((g.successes / Math.max(1, g.writes)) * 100);
       const span = formatDuration(Math.round(durationMs));
+      const title = proven
+        ? `${actorName(g.actor)} wrote ${int(g.objects)} ${g.resourceList} objects ${int(g.writes)} times in ${span}, ${pct}% succeeded: ${int(excess)} writes beyond what changes explain, though no object alone is a loop`
+        : `${actorName(g.actor)} rewrote ${int(g.swept)} ${g.resourceList} objects each every ${formatDuration(Math.round(period ?? 0))} on average, at even gaps for ${formatDuration(o.sweepMinSpanMs)} or more (${int(g.writes)} writes in ${span}, ${pct}% succeeded): suspected self-re-queuing loop, as the log (no bodies) cannot show whether each write changed something`;
       return {
         id: `hot-loop:${shortHash(`${g.key}\u0001${g.from}`)}`,
         kind: 'hot-loop',
         severity: g.severity ?? rollupSeverity(g),
-        title: `${actorName(g.actor)} wrote ${int(g.objects)} ${g.resourceList} objects ${int(g.writes)} times in ${span}, ${pct}% succeeded: ${int(excess)} writes beyond what changes explain, though no object alone is a loop`,
+        title,
         actors: [reportActor(g.actor, g.ips, g.fieldManagers)],
         object: null,
         window: { from: iso(g.from), to: iso(g.to) },
         metrics,
         signals,
-        evidence: g.evidence.evidence('proven'),
+        evidence: g.evidence.evidence(proven ? 'proven' : 'suspected'),
         advice: [
           {
             id: 'compare-before-write',

@@ -970,4 +970,184 @@ export const BENIGN_SCENARIOS: SimScenario[] = [
       };
     },
   },
+  {
+    name: 'benign-many-rollouts',
+    source: 'kube-controller-manager deployment controller (RollingUpdate maxSurge 25 %, maxUnavailable 25 %, 5 workers): a cluster-wide image bump',
+    benign: true,
+    description:
+      "dozens of Deployments roll at once (one image bumped in all of them): as each new pod becomes ready the old ReplicaSet loses one and a new pod starts, and the deployment controller updates each Deployment's status on every such change (a real change: the counts move); each rollout ends when its last pod is ready, and the controller goes quiet",
+    plan: (p) =>
+      plan(p, [], (w, bg) => {
+        const ns = bg.namespaces[1] as string;
+        const dc = kcm('deployment-controller');
+        const n = p.int('deployments', 20, 120);
+        const maxReplicas = p.int('maxReplicas', 4, 40);
+        const readyS = p.num('podReadyS', 5, 60);
+        const names = many(p, 'deploy', n);
+        const replicas = names.map(() => w.rng.int(2, maxReplicas));
+        const refs = mk(w, 'apps', 'v1', 'deployments', ns, names, { image: 'v1' }, { updatedReplicas: 0, readyReplicas: 0, availableReplicas: 0 });
+        const st = replicas.map((r) => ({ replicas: r, started: 0, ready: 0 }));
+        const ctl = operator(
+          w,
+          spec({
+            user: dc,
+            group: 'apps',
+            version: 'v1',
+            resource: 'deployments',
+            objects: refs,
+            workers: 5,
+            watchDelayUs: 20 * MS,
+            generationPredicate: true,
+            desired: (o) => {
+              const d = st[names.indexOf(o.ref.name)] as (typeof st)[number];
+              return { updatedReplicas: d.started, readyReplicas: d.replicas, availableReplicas: d.replicas - (d.started - d.ready) };
+            },
+          }),
+        );
+        // One new pod: ready `readyS`·[0.5, 1.5) later, when an old one goes and the next new one
+        // starts; the controller syncs the Deployment once per such change.
+        const startPod = (i: number) => {
+          const d = st[i] as (typeof st)[number];
+          if (d.started >= d.replicas) return;
+          d.started++;
+          w.at(w.now + s(readyS * w.rng.uniform(0.5, 1.5)), () => {
+            d.ready++;
+            startPod(i);
+            ctl.queue.add(keyOf(refs[i] as SimRef));
+          });
+        };
+        // The bump reaches every Deployment within a minute (a GitOps sync or a script).
+        const at = s(p.num('bumpAtS', 20, 200));
+        st.forEach((d, i) =>
+          w.at(at + w.rng.uniform(0, s(60)), () => {
+            for (let k = 0; k < Math.max(1, Math.ceil(d.replicas * 0.25)); k++) startPod(i);
+            ctl.queue.add(keyOf(refs[i] as SimRef));
+          }),
+        );
+        return { expected: [] };
+      }),
+  },
+  {
+    name: 'benign-batch-jobs-progress',
+    source: 'kube-controller-manager job controller: a Job is synced at most once per syncJobBatchPeriod (1 s) after its pods change, and its status written when a count changes',
+    benign: true,
+    description:
+      "a batch cluster runs dozens of large Jobs at once, each keeping `parallelism` pods busy for minutes to hours: every pod that finishes is replaced, and the job controller writes each Job's status (succeeded, active, ready) on each change, every few seconds for as long as the Job runs; each write is a real change, at irregular gaps (pods finish independently)",
+    plan: (p) =>
+      plan(p, p.chance('requestResponse', 0.5) ? ['jobs'] : [], (w, bg) => {
+        const ns = bg.namespaces[3] as string;
+        const jc = kcm('job-controller');
+        const n = p.int('jobs', 10, 60);
+        const parallelism = p.int('parallelism', 20, 200);
+        const podS = p.num('podDurationS', 60, 300);
+        const names = many(p, 'batch', n);
+        const refs = mk(w, 'batch', 'v1', 'jobs', ns, names, { parallelism, completions: 100_000 }, { succeeded: 0, active: 0, ready: 0 });
+        const st = names.map(() => ({ succeeded: 0, active: 0, ready: 0 }));
+        const ctl = operator(
+          w,
+          spec({
+            user: jc,
+            group: 'batch',
+            version: 'v1',
+            resource: 'jobs',
+            objects: refs,
+            workers: 5,
+            watchOwn: false,
+            desired: (o) => ({ ...st[names.indexOf(o.ref.name)] }),
+          }),
+        );
+        const sync = (i: number) => ctl.queue.addAfter(keyOf(refs[i] as SimRef), s(1));
+        // One pod slot: start a pod, ready a few seconds later, done after its run, then the next.
+        const slot = (i: number) => {
+          const j = st[i] as (typeof st)[number];
+          j.active++;
+          sync(i);
+          w.at(w.now + s(w.rng.uniform(2, 8)), () => {
+            j.ready++;
+            sync(i);
+          });
+          w.at(w.now + s(podS * w.rng.uniform(0.5, 1.5)), () => {
+            j.active--;
+            j.ready--;
+            j.succeeded++;
+            sync(i);
+            slot(i);
+          });
+        };
+        // The Jobs were started before the log, at different times: their pods are out of step.
+        st.forEach((_, i) => {
+          for (let k = 0; k < parallelism; k++) w.at(w.rng.uniform(0, s(podS)), () => slot(i));
+        });
+        return { expected: [] };
+      }),
+  },
+  {
+    name: 'benign-polling-lastsync',
+    source: 'controller-runtime RequeueAfter polling of an external system (30–60 s is the common choice), GenerationChangedPredicate, status.lastSyncTime stamped on every pass',
+    benign: true,
+    description:
+      'an operator polls an external system for each of hundreds of objects every 30–60 s (RequeueAfter) and records status.lastSyncTime on every pass, a real change; its own status writes do not re-trigger it (GenerationChangedPredicate); Metadata level, the level the sweep rule judges (with bodies, re-stamping faster than every 5 min is excess by the timestamp rules of hot-loop and no-op-writes)',
+    plan: (p) =>
+      plan(p, [], (w, bg) => {
+        const ns = bg.namespaces[2] as string;
+        const user = serviceAccount(ns, p.name('operators', 'operator'), 'manager', 'v0.0.0', ip(w));
+        const period = p.num('requeueAfterS', 30, 60);
+        const objs = mk(w, 'sync.example.com', 'v1', 'externalrecords', ns, many(p, 'record', p.int('objects', 100, 600)), { source: 'api' }, { phase: 'Synced' });
+        operator(
+          w,
+          spec({
+            user,
+            group: 'sync.example.com',
+            version: 'v1',
+            resource: 'externalrecords',
+            objects: objs,
+            workers: 2,
+            generationPredicate: true,
+            requeueAfterUs: s(period),
+            spreadStartUs: s(period),
+            reconcileWorkUs: () => w.rng.uniform(20, 200) * MS,
+            desired: () => ({ phase: 'Synced', lastSyncTime: nowIso(w) }),
+          }),
+        );
+        return { expected: [] };
+      }),
+  },
+  {
+    name: 'benign-backlog-drain',
+    source: "controller-runtime after a restart or an outage of its external API: the workqueue holds every object, one or two workers drain it at the external API's pace",
+    benign: true,
+    description:
+      'an operator comes back after its cloud API was down: hundreds of objects need provisioning, each reconcile calls the API (0.2–1 s), writes status Provisioning, and a RequeueAfter pass later writes Ready; for many minutes it writes status at a steady few per second, but each object only twice',
+    plan: (p) =>
+      plan(p, [], (w, bg) => {
+        const ns = bg.namespaces[1] as string;
+        const user = serviceAccount(ns, p.name('operators', 'operator'), 'manager', 'v0.0.0', ip(w));
+        const n = p.int('objects', 300, 1500);
+        const apiMs = p.num('apiMs', 200, 1000);
+        const objs = mk(w, 'infra.example.com', 'v1', 'buckets', ns, many(p, 'bucket', n), { size: 1 }, { phase: 'Pending' });
+        const passes = new Map<string, number>();
+        operator(
+          w,
+          spec({
+            user,
+            group: 'infra.example.com',
+            version: 'v1',
+            resource: 'buckets',
+            objects: objs,
+            workers: p.int('workers', 1, 3),
+            generationPredicate: true,
+            requeueAfterUs: s(p.num('requeueAfterS', 20, 60)),
+            startUs: s(p.num('restartS', 10, 60)),
+            reconcileWorkUs: () => apiMs * w.rng.uniform(0.7, 1.3) * MS,
+            desired: (o) => {
+              const k = o.ref.name;
+              const seen = (passes.get(k) ?? 0) + 1;
+              passes.set(k, seen);
+              return { phase: seen === 1 ? 'Provisioning' : 'Ready' };
+            },
+          }),
+        );
+        return { expected: [] };
+      }),
+  },
 ];

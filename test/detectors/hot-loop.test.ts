@@ -513,3 +513,98 @@ describe('hot-loop: one controller looping over many objects (actor-level roll-u
     expect(runDetector(detector, { rollupMinObjects: 0 }, sweep(40, 75, 4000, 100)).findings).toEqual([]);
   });
 });
+
+describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/notebooks#1343)', () => {
+  const nbCtl = actor('system:serviceaccount:kubeflow:notebook-controller');
+  /** The rule is off by default (see `suspectSteadySweeps`). */
+  const on = { suspectSteadySweeps: true };
+  const notebook = (k: number) => object('notebooks', 'ml', `nb-${k}`, 'status', 'kubeflow.org');
+  /**
+   * `objects` notebooks' status updated `count` times each at Metadata level, every write moving
+   * the resourceVersion (nothing proves a no-op); object k's j-th write at j × `periodMs` + k ×
+   * `offsetMs`, plus `jitter(j, k)` ms.
+   */
+  function sweep(objects: number, count: number, periodMs: number, offsetMs: number, jitter: (j: number, k: number) => number = () => 0, of = notebook): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let j = 0; j < count; j++)
+      for (let k = 0; k < objects; k++) out.push(rec(T0 + j * periodMs + k * offsetMs + jitter(j, k), nbCtl, of(k), { resourceVersion: String(1000 + j * objects + k) }));
+    return out.sort((x, y) => x.ts - y.ts);
+  }
+  /** Irregular gaps of mean 4 s (CV about 0.6), as writes that follow independent events: a fixed pseudo-random draw per write. */
+  const irregular = (j: number, k: number) => Math.round(((((j * 7919 + k * 104_729) % 1000) / 1000) * 2 - 1) * 3600 * (j % 2 === 0 ? 1 : -1));
+
+  it('40 notebooks each rewritten every 4 s for 10 min at Metadata level: one suspected actor-level finding, severity capped at sweepMaxSeverity; not judged with response resourceVersions', () => {
+    const records = sweep(40, 150, 4000, 100);
+    const { findings, alerts } = runDetector(detector, on, records);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    expect(f.object).toBeNull();
+    expect(f.actors.map((a) => a.username)).toEqual(['system:serviceaccount:kubeflow:notebook-controller']);
+    // Each object's run reaches 5 min at its 76th write (75 gaps of 4 s): 75 − 300 s / 10 s = 45
+    // writes beyond one per 10 s, then 1 − 0.4 for each of its 74 later writes: 89.4; 40 objects: 3,576.
+    expect([f.metrics.resource, f.metrics.objects, f.metrics.steadyObjects, f.metrics.steadyRewritePeriodMs, f.metrics.writes, f.metrics.excessWrites]).toEqual([
+      'notebooks.kubeflow.org/status',
+      40,
+      40,
+      4000,
+      6000,
+      3576,
+    ]);
+    expect(f.metrics.topObjects).toBe(
+      'notebooks.kubeflow.org/status ml/nb-0(89), notebooks.kubeflow.org/status ml/nb-1(89), notebooks.kubeflow.org/status ml/nb-10(89), notebooks.kubeflow.org/status ml/nb-11(89), notebooks.kubeflow.org/status ml/nb-12(89)',
+    );
+    expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:09:59.903Z' });
+    // The first three objects' writes that made their runs count (the 76th of each), and the last write.
+    expect(f.evidence.auditIDs).toEqual([records[3000]!.auditID, records[3001]!.auditID, records[3002]!.auditID, records[5999]!.auditID]);
+    expect(f.evidence.level).toBe('suspected');
+    expect(f.signals).toEqual(['many-objects', 'self-triggering', 'steady-rewrites', 'suspected']);
+    // Every write of the log is its (share 1: critical), capped at medium: nothing proves the writes pointless.
+    expect(f.severity).toBe('medium');
+    expect(f.title).toBe(
+      'notebook-controller rewrote 40 notebooks.kubeflow.org/status objects each every 4.00 s on average, at even gaps for 5m 00s or more (6,000 writes in 10m 00s, 100% succeeded): suspected self-re-queuing loop, as the log (no bodies) cannot show whether each write changed something',
+    );
+    expect(alerts).toEqual(['open hot-loop ', 'close hot-loop ']);
+    // With a response resourceVersion (RequestResponse level) the log shows each write changed the object: not judged.
+    const answered = records.map((r) => ({ ...r, responseResourceVersion: String(Number(r.resourceVersion) + 1) }));
+    expect(runDetector(detector, on, answered).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, sweepMaxSeverity: 'high' }, records).findings.map((x) => x.severity)).toEqual(['high']);
+  });
+
+  it('look-alikes, quiet: the same writes for under 5 min, at irregular gaps, every 12 s, or on nodes', () => {
+    // A burst of real changes ends: 74 gaps of 4 s are 296 s.
+    expect(runDetector(detector, on, sweep(40, 75, 4000, 100)).findings).toEqual([]);
+    // Pods finishing independently: gaps of 4 s ± 3.6 s for 10 min.
+    const uneven = sweep(40, 150, 4000, 100, irregular);
+    expect(runDetector(detector, on, uneven).findings).toEqual([]);
+    // A timer slower than the kubelet's 10 s: 40 objects every 12 s for 30 min.
+    expect(runDetector(detector, on, sweep(40, 150, 12_000, 100)).findings).toEqual([]);
+    // Node conditions carry a heartbeat by design.
+    expect(
+      runDetector(
+        detector,
+        on,
+        sweep(
+          40,
+          150,
+          4000,
+          100,
+          () => 0,
+          (k) => object('nodes', '', `node-${k}`, 'status'),
+        ),
+      ).findings,
+    ).toEqual([]);
+  });
+
+  it('thresholds come from options', () => {
+    const records = sweep(40, 150, 4000, 100);
+    // Off by default.
+    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, sweepMaxGapMs: 4000 }, records).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, sweepMinSpanMs: 600_000 }, records).findings).toEqual([]);
+    // 4 objects: 357.6 beyond one per 10 s, under minExcessWrites (500) until it is lowered.
+    const four = sweep(4, 150, 4000, 100);
+    expect(runDetector(detector, on, four).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, minExcessWrites: 300 }, four).findings.map((f) => f.metrics.steadyObjects)).toEqual([4]);
+    expect(runDetector(detector, { ...on, sweepMaxGapCv: 1 }, sweep(40, 150, 4000, 100, irregular)).findings).toHaveLength(1);
+  });
+});

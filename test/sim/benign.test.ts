@@ -30,7 +30,7 @@ function answers(log: string): { conflict: number; alreadyExists: number } {
 
 describe('benign look-alikes', () => {
   it('every benign scenario is marked benign and expects nothing', () => {
-    expect(BENIGN_SCENARIOS.length).toBe(19);
+    expect(BENIGN_SCENARIOS.length).toBe(23);
     for (const sc of BENIGN_SCENARIOS) expect(sc.benign).toBe(true);
   });
 
@@ -91,6 +91,26 @@ describe('benign look-alikes', () => {
     expect(sim.params.objects).toBe(6);
     expect(gets404).toBe(90);
     expect(statusUpdates).toBe(6);
+    const ev = await evaluateSim(ONE_SEED, [sc]);
+    expect(ev.cases[0]?.findings).toEqual([]);
+  });
+
+  it('many-rollouts: dozens of Deployments roll at once; each status is written on every pod change until its rollout ends, no finding', async () => {
+    const sc = byName('benign-many-rollouts');
+    const sim = simulate(sc, TUNING, 1);
+    const writes = new Map<string, number[]>();
+    for (const line of sim.chunks.join('').split('\n')) {
+      if (!line) continue;
+      const e = JSON.parse(line) as { stage: string; verb: string; stageTimestamp: string; user: { username: string }; objectRef?: { name?: string; subresource?: string } };
+      if (e.stage !== 'ResponseComplete' || e.verb !== 'update' || !e.user.username.endsWith(':deployment-controller') || e.objectRef?.subresource !== 'status') continue;
+      const k = e.objectRef.name ?? '';
+      writes.set(k, [...(writes.get(k) ?? []), Date.parse(e.stageTimestamp)]);
+    }
+    // The first write, at the start, records the Deployments as they were; the rollout starts later.
+    const spans = [...writes.values()].map((ts) => (ts[ts.length - 1]! - ts[1]!) / 1000);
+    expect([sim.params.deployments, writes.size, answers(sim.chunks.join('')).conflict]).toEqual([62, 62, 1]);
+    // Every rollout ends within a few minutes: the longest status history, first to last write, in s.
+    expect(Math.max(...spans.map(Math.round))).toBe(193);
     const ev = await evaluateSim(ONE_SEED, [sc]);
     expect(ev.cases[0]?.findings).toEqual([]);
   });
