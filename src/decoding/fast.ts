@@ -577,25 +577,22 @@ function readResponseObject(): void {
   } while (!failed && next(RBRACE));
 }
 
+/** The value at `i` in a response's `metadata`: a string's value, else `''` (the value skipped). */
+function metadataString(): string {
+  if (s.charCodeAt(i) === QUOTE) return str();
+  skipValue(2);
+  return '';
+}
+
 /** A response object's `metadata` at `{`: `resourceVersion` and `name` when strings, else `''`. */
 function readResponseMetadata(): void {
   if (!open(RBRACE)) return;
   do {
     const at = key();
     if (failed) return;
-    if (keyIs(at, 'resourceVersion')) {
-      if (s.charCodeAt(i) === QUOTE) responseRv = str();
-      else {
-        responseRv = '';
-        skipValue(2);
-      }
-    } else if (keyIs(at, 'name')) {
-      if (s.charCodeAt(i) === QUOTE) responseName = str();
-      else {
-        responseName = '';
-        skipValue(2);
-      }
-    } else skipValue(2);
+    if (keyIs(at, 'resourceVersion')) responseRv = metadataString();
+    else if (keyIs(at, 'name')) responseName = metadataString();
+    else skipValue(2);
   } while (!failed && next(RBRACE));
 }
 
