@@ -52,7 +52,8 @@ const int OUT_FLAGS = OUT_SEEN + 1;
 const int OUT_LEVEL = OUT_SEEN + 2;
 const int OUT_STAGE = OUT_SEEN + 3;
 const int OUT_CODE = OUT_SEEN + 4;
-// Bit f set: field f's string has escapes (JavaScript unescapes it with JSON.parse).
+// Bit f set: field f's string has escapes (JavaScript unescapes it with JSON.parse); bit slot / 2
+// for the body strings (OUT_RESPONSE_RV, OUT_RESPONSE_NAME).
 const int OUT_ESCAPED = OUT_SEEN + 5;
 // Dictionary ids of a final line (see Dict): actor, object, then the words verb, source IP,
 // level, reason. -1: not in the dictionary (JavaScript looks it up, then `remember`s it);
@@ -61,20 +62,18 @@ const int OUT_IDS = OUT_SEEN + 6;
 const int ID_ACTOR = 0, ID_OBJECT = 1, ID_VERB = 2, ID_SOURCEIP = 3, ID_LEVEL = 4, ID_REASON = 5, ID_COUNT = 6;
 // What a record keeps of logged bodies (fast.ts's readBody): the offsets of the requestObject's
 // value, and of the responseObject's `metadata.resourceVersion` and `metadata.name` strings (-1:
-// absent or not a string; a later duplicate key wins, as in JSON.parse), then which of the two
-// have escapes (bit 0, bit 1).
+// absent or not a string; a later duplicate key wins, as in JSON.parse; their escapes in
+// OUT_ESCAPED, bit slot / 2, as any string's).
 const int OUT_REQUEST_BODY = OUT_IDS + ID_COUNT;
 const int OUT_RESPONSE_RV = OUT_REQUEST_BODY + 2;
 const int OUT_RESPONSE_NAME = OUT_RESPONSE_RV + 2;
-const int OUT_BODY_ESCAPED = OUT_RESPONSE_NAME + 2;
-const int OUT_SIZE = OUT_BODY_ESCAPED + 1;
+const int OUT_SIZE = OUT_RESPONSE_NAME + 2;
 
 // OUT_FLAGS bits.
 const int32_t HAS_REF = 1;
 const int32_t REF_HAS_RESOURCE = 2;
 const int32_t HAS_BODY = 4;
 const int32_t HAS_RECEIVED = 8;
-const int32_t HAS_RESPONSE = 16;
 
 // Top-level members seen: fast.ts's K_* bits.
 const int32_t K_KIND = 1, K_API = 2, K_LEVEL = 4, K_AUDITID = 8, K_STAGE = 16, K_URI = 32, K_VERB = 64,
@@ -786,8 +785,8 @@ struct Scanner {
       int32_t start = key();
       if (failed) return;
       if (KEY_IS(start, "metadata")) {
-        bodyString(OUT_RESPONSE_RV, 1, -1);
-        bodyString(OUT_RESPONSE_NAME, 2, -1);
+        bodyString(OUT_RESPONSE_RV, -1);
+        bodyString(OUT_RESPONSE_NAME, -1);
         if (at(i) == '{') readResponseMetadata();
         else skipValue(1);
       } else skipValue(1);
@@ -800,17 +799,18 @@ struct Scanner {
     do {
       int32_t start = key();
       if (failed) return;
-      if (KEY_IS(start, "resourceVersion")) bodyString(OUT_RESPONSE_RV, 1, 2);
-      else if (KEY_IS(start, "name")) bodyString(OUT_RESPONSE_NAME, 2, 2);
+      if (KEY_IS(start, "resourceVersion")) bodyString(OUT_RESPONSE_RV, 2);
+      else if (KEY_IS(start, "name")) bodyString(OUT_RESPONSE_NAME, 2);
       else skipValue(2);
     } while (!failed && next('}'));
   }
 
-  // The value at i into body slot `slot` (escape bit `bit`): a string's offsets, else -1 and the
-  // value skipped at `depth`; with depth -1 the slot is only cleared.
-  void bodyString(int slot, int32_t bit, int depth) {
+  // The value at i into body slot `slot`: a string's offsets (its escapes in OUT_ESCAPED, bit
+  // slot / 2), else -1 and the value skipped at `depth`; with depth -1 the slot is only cleared.
+  void bodyString(int slot, int depth) {
+    const int32_t bit = 1 << (slot / 2);
     out[slot] = out[slot + 1] = -1;
-    out[OUT_BODY_ESCAPED] &= ~bit;
+    out[OUT_ESCAPED] &= ~bit;
     if (depth < 0) return;
     if (at(i) != '"') return skipValue(depth);
     i++;
@@ -819,7 +819,7 @@ struct Scanner {
     if (end == -1) return;
     out[slot] = from;
     out[slot + 1] = end;
-    if (escaped) out[OUT_BODY_ESCAPED] |= bit;
+    if (escaped) out[OUT_ESCAPED] |= bit;
   }
 
   // The members of `user` after `username`, up to its `}` (a second `username` fails).
@@ -847,7 +847,6 @@ struct Scanner {
     out[OUT_FLAGS] = 0;
     out[OUT_CODE] = 0;
     out[OUT_ESCAPED] = 0;
-    out[OUT_BODY_ESCAPED] = 0;
     seen = 0;
     failed = false;
     backslashes = std::memchr(s + i, '\\', n - i) != nullptr;
@@ -918,7 +917,7 @@ struct Scanner {
     }
     if (LIT(",\"responseObject\":")) {
       if (mark(K_RESPOBJ) && !isNull()) {
-        flags |= HAS_BODY | HAS_RESPONSE;
+        flags |= HAS_BODY;
         if (at(i) == '{') readResponse();
         else skipValue(0);
       }

@@ -292,10 +292,11 @@ function internNames(names: string[]): readonly string[] {
 
 /**
  * The shared array of a list of timestamp field names (`BodyDigest.timestampFields`), for a digest
- * rebuilt from its parts (a parser thread's answer carries a copy of the list).
+ * rebuilt from its parts: a parser thread's answer carries a copy of the list (`names` is then
+ * frozen and kept when not shared yet); a list already frozen is one a digest made here.
  */
 export function internTimestampFields(names: readonly string[]): readonly string[] {
-  return internNames(names.slice());
+  return Object.isFrozen(names) ? names : internNames(names as string[]);
 }
 
 /** Walk state of one digest. */

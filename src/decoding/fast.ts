@@ -394,9 +394,7 @@ let code = 0;
 let reason = '';
 let stageTs = '';
 let receivedTs = '';
-/** A non-null `responseObject` was logged. */
-let hasResponse = false;
-/** Its `metadata.resourceVersion` and `metadata.name` (see {@link readBody}). */
+/** A logged `responseObject`'s `metadata.resourceVersion` and `metadata.name` (see {@link readBody}; `''`: none). */
 let responseRv = '';
 let responseName = '';
 /** The span of a non-null `requestObject` in `s` (-1: none). */
@@ -554,7 +552,6 @@ function readStatus(): void {
 function readBody(bit: number): void {
   if (!mark(bit) || isNull()) return;
   if (bit === K_RESPOBJ) {
-    hasResponse = true;
     if (s.charCodeAt(i) === LBRACE) return readResponseObject();
     return skipValue(0);
   }
@@ -707,7 +704,7 @@ function reset(text: string, from: number, to: number): void {
   auditID = stage = requestURI = verb = username = userAgent = sourceIP = level = '';
   resource = namespace = name = apiGroup = apiVersion = resourceVersion = subresource = reason = '';
   stageTs = receivedTs = '';
-  hasRef = refHasResource = hasResponse = hasReceived = false;
+  hasRef = refHasResource = hasReceived = false;
   responseRv = responseName = '';
   requestFrom = requestTo = -1;
   stageMsRead = receivedMsRead = NaN;
@@ -824,15 +821,6 @@ function nativeStr(slot: number): string {
   return JSON.parse(s.slice(from - 1, to + 1)) as string;
 }
 
-/** {@link nativeStr} of a body slot (`NATIVE_RESPONSE_*`), whose escapes are bit `bit` of `NATIVE_BODY_ESCAPED`. */
-function bodyStr(slot: number, bit: number): string {
-  const from = nativeOut[slot]!;
-  if (from === -1) return '';
-  const to = nativeOut[slot + 1]!;
-  if ((nativeOut[N.NATIVE_BODY_ESCAPED]! & bit) === 0) return s.slice(from, to);
-  return JSON.parse(s.slice(from - 1, to + 1)) as string;
-}
-
 /**
  * {@link template} by the native scanner: true when it read the line (`reset` for it), with the
  * values `template` would have read; false when the JavaScript path must read it.
@@ -846,7 +834,6 @@ function nativeTemplate(): boolean {
   hasRef = (flags & 1) !== 0;
   refHasResource = (flags & 2) !== 0;
   hasReceived = (flags & 8) !== 0;
-  hasResponse = (flags & N.NATIVE_HAS_RESPONSE) !== 0;
   requestFrom = o[N.NATIVE_REQUEST_BODY]!;
   requestTo = o[N.NATIVE_REQUEST_BODY + 1]!;
   const st = o[N.NATIVE_STAGE]!;
@@ -887,13 +874,13 @@ function nativeTemplate(): boolean {
         // What `finish` makes of logged bodies depends on the verb and the objectRef's name.
         verb = nativeStr(N.NATIVE_VERB);
         name = nativeStr(N.NATIVE_NAME);
-        if (hasResponse && name === '' && verb === 'create') {
+        responseRv = nativeStr(N.NATIVE_RESPONSE_RV);
+        responseName = nativeStr(N.NATIVE_RESPONSE_NAME);
+        if (name === '' && verb === 'create' && responseName !== '') {
           // Named by its response: the object the dictionary found for the empty name is not it.
           reset(s, from, n);
           return false;
         }
-        responseRv = bodyStr(N.NATIVE_RESPONSE_RV, 1);
-        responseName = bodyStr(N.NATIVE_RESPONSE_NAME, 2);
       }
     }
   } catch {
@@ -1134,7 +1121,7 @@ function finish(out: FastFields): FastResult {
   out.resource = resource;
   out.namespace = namespace;
   // A create with generateName is named by its logged response (as `Normalizer.normalize` does).
-  out.name = name === '' && verb === 'create' && hasResponse ? responseName : name;
+  out.name = name === '' && verb === 'create' ? responseName : name;
   out.apiGroup = apiGroup;
   out.apiVersion = apiVersion;
   out.resourceVersion = resourceVersion;
@@ -1143,7 +1130,7 @@ function finish(out: FastFields): FastResult {
   out.reason = reason;
   out.stageTimeMs = stageMs;
   out.receivedTimeMs = receivedMs;
-  out.responseResourceVersion = hasResponse ? responseRv : '';
+  out.responseResourceVersion = responseRv;
   out.body = body;
   return FAST_FINAL;
 }

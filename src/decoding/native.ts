@@ -79,7 +79,7 @@ export const NATIVE_RECEIVED = 28;
 export const NATIVE_STAGETS = 30;
 /** The `K_*` bits of the top-level members seen (as fast.ts's `seen`). */
 export const NATIVE_SEEN = 32;
-/** Bits: 1 objectRef present, 2 objectRef has `resource`, 4 a body was logged, 8 `requestReceivedTimestamp` given, 16 a response body was logged. */
+/** Bits: 1 objectRef present, 2 objectRef has `resource`, 4 a body was logged, 8 `requestReceivedTimestamp` given. */
 export const NATIVE_FLAGS = 33;
 /** {@link NATIVE_FLAGS} bit: the event has an `objectRef`. */
 export const NATIVE_HAS_REF = 1;
@@ -105,15 +105,12 @@ export const NATIVE_ID_WORDS = 2;
 /**
  * What a record keeps of logged bodies (as `readBody` in fast.ts reads it): the start and end
  * offsets of the `requestObject` value (-1: none), then of the `responseObject`'s
- * `metadata.resourceVersion` and `metadata.name` strings (-1: absent or not a string), then
- * their escapes (bit 0 the resourceVersion's, bit 1 the name's).
+ * `metadata.resourceVersion` and `metadata.name` strings (-1: absent or not a string; their
+ * escapes in {@link NATIVE_ESCAPED} as any string's).
  */
 export const NATIVE_REQUEST_BODY = 44;
 export const NATIVE_RESPONSE_RV = 46;
 export const NATIVE_RESPONSE_NAME = 48;
-export const NATIVE_BODY_ESCAPED = 50;
-/** {@link NATIVE_FLAGS} bit: a `responseObject` other than null was logged. */
-export const NATIVE_HAS_RESPONSE = 16;
 export const NATIVE_ID_SOURCEIP = NATIVE_ID_WORDS + 1;
 export const NATIVE_ID_REASON = NATIVE_ID_WORDS + 3;
 /** Kinds of {@link NativeScanner.scanLines}: for the per-line path (`cutLines` and `fastDecode` decide). */
@@ -150,7 +147,7 @@ export const NATIVE_FINAL_IDS = 8;
 export const NATIVE_FINAL_LANES = 14;
 export const NATIVE_FINAL_STRIDE = 16;
 /** Slots the output needs. */
-export const NATIVE_OUTPUT_SIZE = 51;
+export const NATIVE_OUTPUT_SIZE = 50;
 
 function load(): NativeScanner | null {
   try {
