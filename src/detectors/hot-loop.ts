@@ -364,19 +364,25 @@ interface Pair extends RollupMember {
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
-  /** The current sweep run of `/status` rewrites (gaps under `sweepMaxGapMs`): its first write's and last write's `ts` (ms; -1 before any). */
-  sweepFrom: number;
-  sweepLast: number;
+  /** The current sweep run of its `/status` rewrites (the sweep rule); null until the rule judges a write of it. */
+  run: SweepRun | null;
+}
+
+/** A sweep run: one object's `/status` rewrites at gaps under `sweepMaxGapMs` (see the file header). */
+interface SweepRun {
+  /** The run's first write's and last write's `ts` (ms; `last` -1: no run). */
+  from: number;
+  last: number;
   /** Gaps in the run, their sum and sum of squares (ms, ms²). */
-  sweepN: number;
-  sweepSum: number;
-  sweepSq: number;
+  n: number;
+  sum: number;
+  sq: number;
   /** The run's excess has been added to a roll-up (it is added once per run). */
-  sweepAdded: boolean;
+  added: boolean;
   /** `HotRollup.gen` in which the run counts now; -1 when it does not. */
-  sweepGen: number;
+  gen: number;
   /** Excess the run added to its roll-up's `sweptExcess` in that generation. */
-  sweepRolled: number;
+  rolled: number;
 }
 
 const H_WRITE = 0;
@@ -485,14 +491,7 @@ export const hotLoop = defineDetector({
           roll: rollupOf(who, obj, r.ts),
           rollGen: -1,
           rolled: 0,
-          sweepFrom: -1,
-          sweepLast: -1,
-          sweepN: 0,
-          sweepSum: 0,
-          sweepSq: 0,
-          sweepAdded: false,
-          sweepGen: -1,
-          sweepRolled: 0,
+          run: null,
         });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
@@ -563,53 +562,55 @@ export const hotLoop = defineDetector({
      * (`proven`) is already in `g.score` and adds nothing here.
      */
     function sweep(p: Pair, g: HotRollup, r: RequestRecord, proven: boolean): void {
-      const gap = p.sweepLast < 0 ? Infinity : r.ts - p.sweepLast;
-      p.sweepLast = r.ts;
+      const run = (p.run ??= { from: -1, last: -1, n: 0, sum: 0, sq: 0, added: false, gen: -1, rolled: 0 });
+      const gap = run.last < 0 ? Infinity : r.ts - run.last;
+      run.last = r.ts;
       if (gap >= o.sweepMaxGapMs) {
         unsweep(p);
-        p.sweepFrom = r.ts;
-        p.sweepN = 0;
-        p.sweepSum = 0;
-        p.sweepSq = 0;
-        p.sweepAdded = false;
+        run.from = r.ts;
+        run.n = 0;
+        run.sum = 0;
+        run.sq = 0;
+        run.added = false;
         return;
       }
-      p.sweepN++;
-      p.sweepSum += gap;
-      p.sweepSq += gap * gap;
-      const mean = p.sweepSum / p.sweepN;
-      const cv = mean > 0 ? Math.sqrt(Math.max(0, p.sweepSq / p.sweepN - mean * mean)) / mean : 0;
-      if (r.ts - p.sweepFrom < o.sweepMinSpanMs || cv > o.sweepMaxGapCv) {
+      run.n++;
+      run.sum += gap;
+      run.sq += gap * gap;
+      const mean = run.sum / run.n;
+      const cv = mean > 0 ? Math.sqrt(Math.max(0, run.sq / run.n - mean * mean)) / mean : 0;
+      if (r.ts - run.from < o.sweepMinSpanMs || cv > o.sweepMaxGapCv) {
         unsweep(p);
         return;
       }
-      if (p.sweepGen !== g.gen) {
-        p.sweepGen = g.gen;
-        p.sweepRolled = 0;
+      if (run.gen !== g.gen) {
+        run.gen = g.gen;
+        run.rolled = 0;
         g.sweeping++;
         g.swept++;
         g.evidence.add(r.auditID, r.level);
       } else g.evidence.extend(r.auditID);
-      const add = p.sweepAdded ? 1 - gap / o.healthyPeriodMs : Math.max(0, p.sweepN - (r.ts - p.sweepFrom) / o.healthyPeriodMs);
-      p.sweepAdded = true;
+      const add = run.added ? 1 - gap / o.healthyPeriodMs : Math.max(0, run.n - (r.ts - run.from) / o.healthyPeriodMs);
+      run.added = true;
       g.sweepGapSum += gap;
       g.sweepGaps++;
       if (proven) return;
-      p.sweepRolled += add;
+      run.rolled += add;
       g.sweptExcess += add;
     }
 
     /** `p`'s run no longer counts in its roll-up (it ended, grew uneven, or the object opened an episode of its own). */
     function unsweep(p: Pair, withdraw = false): void {
       const g = p.roll;
-      if (g === null || p.sweepGen !== g.gen) return;
+      const run = p.run;
+      if (g === null || run === null || run.gen !== g.gen) return;
       g.sweeping--;
       if (withdraw && !g.open) {
         g.swept--;
-        g.sweptExcess = Math.max(0, g.sweptExcess - p.sweepRolled);
+        g.sweptExcess = Math.max(0, g.sweptExcess - run.rolled);
       }
-      p.sweepGen = -1;
-      p.sweepRolled = 0;
+      run.gen = -1;
+      run.rolled = 0;
     }
 
     /** The roll-up of `who` on `ob`'s resource, made on first need; null when the roll-up is off. */
@@ -689,7 +690,7 @@ export const hotLoop = defineDetector({
       const end = boundary * o.stepMs;
       const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
       const h = p.hot;
-      if (p.sweepGen >= 0 && end - p.sweepLast >= o.sweepMaxGapMs) unsweep(p);
+      if (p.run !== null && p.run.gen >= 0 && end - p.run.last >= o.sweepMaxGapMs) unsweep(p);
       if (p.open) {
         if (sustained) {
           if (raiseSeverity(h as Hot, severityOf(h as Hot))) ctx.alert('update', build(p));
@@ -701,7 +702,7 @@ export const hotLoop = defineDetector({
           p.open = true;
           p.roll?.withdraw(p);
           unsweep(p, true);
-          p.sweepLast = -1;
+          if (p.run !== null) p.run.last = -1;
           h.severity = severityOf(h);
           ctx.alert('open', build(p));
           return true;
@@ -780,7 +781,7 @@ export const hotLoop = defineDetector({
     /** The objects of `g`'s sweep runs with the largest excess, as `topObjects` lists them. */
     function topSwept(g: HotRollup): string {
       const rows: Array<[string, number]> = [];
-      for (const p of pairs) if (p.roll === g && p.sweepGen === g.gen) rows.push([objectLabel(p.object), Math.round(p.sweepRolled)]);
+      for (const p of pairs) if (p.roll === g && p.run !== null && p.run.gen === g.gen) rows.push([objectLabel(p.object), Math.round(p.run.rolled)]);
       return rows
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
         .slice(0, o.rollupTopObjects)
