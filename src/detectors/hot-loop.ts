@@ -68,21 +68,24 @@
  * per `timestampPeriodMs`. First writes (no gap) and writes that may carry a change add nothing,
  * as many objects changing at ~1/s each is a rollout, not a loop.
  *
- * **Sweep rule** (Metadata level, opt-in `suspectSteadySweeps`): without bodies, a controller that stamps
+ * **Sweep rule** (Metadata level, `suspectSteadySweeps`): without bodies, a controller that stamps
  * a new time into each of hundreds of objects' status on every pass of its queue
  * (kubeflow/notebooks#1343) proves nothing per write. What it shows is timing: one worker's pass
- * rewrites each object once per pass, at nearly the same gap, for as long as it runs. Per object,
- * a **sweep run** is a series of successful `/status` writes with gaps under `sweepMaxGapMs`
- * (faster than any control-plane timer); it counts in the identity's roll-up once it has lasted
- * `sweepMinSpanMs` with a coefficient of variation of its gaps at most `sweepMaxGapCv`, and stops
- * counting at a longer gap, an uneven stretch or an episode of its own. Real changes do not look
- * like that for long: a rollout ends, a Job's progress follows pods finishing at irregular gaps,
- * periodic syncs are 15 s or slower. The run's writes beyond one per `healthyPeriodMs` are the
- * roll-up's unproven excess, judged against `minExcessWrites` (as a pair's score), with at least
- * `rollupMinObjects` runs counting. Such a finding is `suspected` (evidence level and signal), at
- * most `sweepMaxSeverity`: timing alone cannot prove the writes pointless. Only writes without a
- * body or response resourceVersion are judged. Off by default: a controller that batches its
- * syncs (the job controller, once a second) rewrites a steadily changing object just as evenly.
+ * rewrites each object once per pass, at nearly the same gap, for as long as it runs, and the
+ * worker is never idle, as each write re-queues its object. Per object, a **sweep run** is a
+ * series of successful `/status` writes with gaps under `sweepMaxGapMs` (faster than any
+ * control-plane timer); it counts in the identity's roll-up once it has lasted `sweepMinSpanMs`
+ * with a coefficient of variation of its gaps at most `sweepMaxGapCv`, while the identity's
+ * counted writes (any object) have come without a pause of `sweepMaxIdleMs` for `sweepMinSpanMs`
+ * too, and stops counting at a longer gap, an uneven stretch, a pause of the writer or an episode
+ * of its own. Real changes do not look like that for long: a rollout ends, a Job's progress follows
+ * pods finishing at irregular gaps, periodic syncs are 15 s or slower, and a controller that
+ * batches or times its syncs (the job controller, once a second per Job) pauses between passes.
+ * The run's writes beyond one per `healthyPeriodMs` are the roll-up's unproven excess, judged
+ * against `minExcessWrites` (as a pair's score), with at least `rollupMinObjects` runs counting.
+ * Such a finding is `suspected` (evidence level and signal), at most `sweepMaxSeverity`: timing
+ * alone cannot prove the writes pointless. Only writes without a body or response
+ * resourceVersion are judged.
  *
  * Impact: shares of all writes and requests in the episode's steps (`impact.ts`), and
  * `excessRequests` = writes beyond one per `healthyPeriodMs`. The yardstick is 10 s: the period
@@ -204,14 +207,12 @@ export const hotLoopOptions = windowedOptions({
   ...rollupFields(),
   /**
    * Metadata level: report an identity as a suspected loop when at least `rollupMinObjects` of
-   * its objects each have their `/status` rewritten at short, even gaps for minutes on end (the
-   * sweep rule, see the file header). Nothing in such a log proves the writes pointless, so the
-   * finding's evidence is `suspected` and its severity at most `sweepMaxSeverity`. Off by default:
-   * a controller that batches its syncs (the job controller, once a second) writes busy objects
-   * at the same even gaps, and one held-out draw of `benign-batch-jobs-progress` was reported
-   * (`docs/evaluation.md`).
+   * its objects each have their `/status` rewritten at short, even gaps for minutes on end by a
+   * writer that never pauses (the sweep rule, see the file header). Nothing in such a log proves
+   * the writes pointless, so the finding's evidence is `suspected` and its severity at most
+   * `sweepMaxSeverity`.
    */
-  suspectSteadySweeps: z.boolean().default(false),
+  suspectSteadySweeps: z.boolean().default(true),
   /**
    * Gap, ms, below which successive `/status` rewrites of one object keep its sweep run going; a
    * longer gap ends it. 10 000: faster than any timer the control plane rewrites a status on (the
@@ -235,6 +236,19 @@ export const hotLoopOptions = windowedOptions({
    * 0.47–0.66 after its 1 s batching).
    */
   sweepMaxGapCv: z.number().nonnegative().default(0.3),
+  /**
+   * Longest pause, ms, between successive counted `/status` writes of the identity (any of its
+   * objects) that still leaves it busy; an object's sweep run counts only while the identity has
+   * been busy without such a pause for `sweepMinSpanMs`. A self-re-queuing pass is never idle:
+   * each write re-queues its object, so the queue never empties and the next write follows as
+   * soon as one reconcile (a cache read and one write) allows. A controller that rewrites objects
+   * because something changed, on a timer, or in batches (the job controller syncs a Job at most
+   * once a second) pauses between passes, however even its per-object gaps. 250: on TUNING the
+   * looping notebook controller never paused 100 ms in 10 min, while the longest stretch without a
+   * 250 ms pause among the look-alikes was 24 s (the job controller over dozens of busy Jobs;
+   * at 500 ms it never paused at all).
+   */
+  sweepMaxIdleMs: z.number().int().positive().default(250),
   /** Resources (`resource[.group]`) never swept: a Node's conditions carry a heartbeat time refreshed on a timer by API design (core/v1 NodeCondition). */
   sweepIgnoreResources: z.array(z.string()).default(['nodes']),
   /**
@@ -324,6 +338,12 @@ class HotRollup extends Rollup {
   sweepGaps = 0;
   /** The proven rule held at some judging of this episode: the finding is proven, never downgraded. */
   provenSeen = false;
+  /**
+   * The identity's current busy stretch of counted `/status` writes (no pause of `sweepMaxIdleMs`):
+   * its first and last write's `ts` (ms). The stream's, not the episode's: kept across episodes.
+   */
+  busyFrom = -1;
+  busyLast = -Infinity;
 
   /** The resources written, sorted and comma-joined, e.g. `keycloakclients.keycloak.hostzero.com/status, keycloakrealms…`. */
   get resourceList(): string {
@@ -523,6 +543,14 @@ export const hotLoop = defineDetector({
       const hadPrev = h.lastOkTs >= 0;
       const unchanged = ok && addToScore(h, r);
       const g = p.roll;
+      // The sweep rule judges what the log cannot show the content of: no body, no response resourceVersion.
+      const sweepable = sweeps && ok && g !== null && obj.subresource === 'status' && r.body === null && r.responseResourceVersion === '' && !unswept(obj);
+      // Every counted write keeps the identity busy, also one of an object in an episode of its own;
+      // a held first write given back later (older than the last) is not a new moment of the stream.
+      if (sweepable && r.ts >= g.busyLast) {
+        if (r.ts - g.busyLast >= o.sweepMaxIdleMs) g.busyFrom = r.ts;
+        g.busyLast = r.ts;
+      }
       if (g !== null && !p.open && proved !== null) g.contribute(p, proved, r.auditID, r.level);
       if (g !== null && !p.open) {
         // The object has no episode of its own: its writes and its excess count in the roll-up.
@@ -538,8 +566,7 @@ export const hotLoop = defineDetector({
           // Only writes proven to change nothing (or only timestamps): writes that may carry a
           // change, spread over many objects, are what a busy controller does (a rollout).
           if (unchanged && hadPrev) g.contribute(p, h.score - before, r.auditID, r.level);
-          // The sweep rule judges what the log cannot show the content of: no body, no response resourceVersion.
-          if (sweeps && obj.subresource === 'status' && r.body === null && r.responseResourceVersion === '' && !unswept(obj)) sweep(p, g, r, unchanged);
+          if (sweepable) sweep(p, g, r, unchanged);
         } else if (isConflict(r)) g.conflicts++;
         else g.otherErrors++;
         const ua = g.userAgents.has(r.actor.userAgent) || g.userAgents.size < MAX_USER_AGENTS ? r.actor.userAgent : '(other)';
@@ -579,7 +606,7 @@ export const hotLoop = defineDetector({
       run.sq += gap * gap;
       const mean = run.sum / run.n;
       const cv = mean > 0 ? Math.sqrt(Math.max(0, run.sq / run.n - mean * mean)) / mean : 0;
-      if (r.ts - run.from < o.sweepMinSpanMs || cv > o.sweepMaxGapCv) {
+      if (r.ts - run.from < o.sweepMinSpanMs || cv > o.sweepMaxGapCv || r.ts - g.busyFrom < o.sweepMinSpanMs) {
         unsweep(p);
         return;
       }
@@ -824,7 +851,7 @@ export const hotLoop = defineDetector({
       const span = formatDuration(Math.round(durationMs));
       const title = proven
         ? `${actorName(g.actor)} wrote ${int(g.objects)} ${g.resourceList} objects ${int(g.writes)} times in ${span}, ${pct}% succeeded: ${int(excess)} writes beyond what changes explain, though no object alone is a loop`
-        : `${actorName(g.actor)} rewrote ${int(g.swept)} ${g.resourceList} objects each every ${formatDuration(Math.round(period ?? 0))} on average, at even gaps for ${formatDuration(o.sweepMinSpanMs)} or more (${int(g.writes)} writes in ${span}, ${pct}% succeeded): suspected self-re-queuing loop, as the log (no bodies) cannot show whether each write changed something`;
+        : `${actorName(g.actor)} rewrote ${int(g.swept)} ${g.resourceList} objects each every ${formatDuration(Math.round(period ?? 0))} on average, at even gaps for ${formatDuration(o.sweepMinSpanMs)} or more, never pausing ${formatDuration(o.sweepMaxIdleMs)} between writes (${int(g.writes)} writes in ${span}, ${pct}% succeeded): suspected self-re-queuing loop, as the log (no bodies) cannot show whether each write changed something`;
       return {
         id: `hot-loop:${shortHash(`${g.key}\u0001${g.from}`)}`,
         kind: 'hot-loop',

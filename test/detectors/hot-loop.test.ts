@@ -516,7 +516,7 @@ describe('hot-loop: one controller looping over many objects (actor-level roll-u
 
 describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/notebooks#1343)', () => {
   const nbCtl = actor('system:serviceaccount:kubeflow:notebook-controller');
-  /** The rule is off by default (see `suspectSteadySweeps`). */
+  /** The rule is on by default (see `suspectSteadySweeps`); said here so the cases read alone. */
   const on = { suspectSteadySweeps: true };
   const notebook = (k: number) => object('notebooks', 'ml', `nb-${k}`, 'status', 'kubeflow.org');
   /**
@@ -554,20 +554,34 @@ describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/note
       'notebooks.kubeflow.org/status ml/nb-0(89), notebooks.kubeflow.org/status ml/nb-1(89), notebooks.kubeflow.org/status ml/nb-10(89), notebooks.kubeflow.org/status ml/nb-11(89), notebooks.kubeflow.org/status ml/nb-12(89)',
     );
     expect(f.window).toEqual({ from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:09:59.903Z' });
-    // The first three objects' writes that made their runs count (the 76th of each), and the last write.
-    expect(f.evidence.auditIDs).toEqual([records[3000]!.auditID, records[3001]!.auditID, records[3002]!.auditID, records[5999]!.auditID]);
+    // The first three objects' writes that made their runs count, and the last write. Each run
+    // reaches 5 min at its object's 76th write, but the writer's busy stretch starts at the second
+    // pass (a first write is held until its object is written again, and is no new moment of the
+    // stream when given back), so it reaches 5 min a pass later: the 77th writes.
+    expect(f.evidence.auditIDs).toEqual([records[3040]!.auditID, records[3041]!.auditID, records[3042]!.auditID, records[5999]!.auditID]);
     expect(f.evidence.level).toBe('suspected');
     expect(f.signals).toEqual(['many-objects', 'self-triggering', 'steady-rewrites', 'suspected']);
     // Every write of the log is its (share 1: critical), capped at medium: nothing proves the writes pointless.
     expect(f.severity).toBe('medium');
     expect(f.title).toBe(
-      'notebook-controller rewrote 40 notebooks.kubeflow.org/status objects each every 4.00 s on average, at even gaps for 5m 00s or more (6,000 writes in 10m 00s, 100% succeeded): suspected self-re-queuing loop, as the log (no bodies) cannot show whether each write changed something',
+      'notebook-controller rewrote 40 notebooks.kubeflow.org/status objects each every 4.00 s on average, at even gaps for 5m 00s or more, never pausing 250 ms between writes (6,000 writes in 10m 00s, 100% succeeded): suspected self-re-queuing loop, as the log (no bodies) cannot show whether each write changed something',
     );
     expect(alerts).toEqual(['open hot-loop ', 'close hot-loop ']);
     // With a response resourceVersion (RequestResponse level) the log shows each write changed the object: not judged.
     const answered = records.map((r) => ({ ...r, responseResourceVersion: String(Number(r.resourceVersion) + 1) }));
     expect(runDetector(detector, on, answered).findings).toEqual([]);
     expect(runDetector(detector, { ...on, sweepMaxSeverity: 'high' }, records).findings.map((x) => x.severity)).toEqual(['high']);
+  });
+
+  it('a writer that pauses between passes, quiet: 40 objects written back to back every 4 s (a batching controller), or 4 objects 100 ms apart every 4 s', () => {
+    // Per object the same even 4 s gaps as the loop above, but the writer is idle 3.8 s of every 4 s.
+    const batched = sweep(40, 150, 4000, 5);
+    expect(runDetector(detector, on, batched).findings).toEqual([]);
+    // Without the idle rule (a pause of 4 s still counts as busy) it is reported as the loop is.
+    expect(runDetector(detector, { ...on, sweepMaxIdleMs: 4000 }, batched).findings.map((f) => [f.metrics.steadyObjects, f.metrics.writes])).toEqual([[40, 6000]]);
+    const few = sweep(4, 150, 4000, 100);
+    expect(runDetector(detector, { ...on, minExcessWrites: 300 }, few).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, minExcessWrites: 300, sweepMaxIdleMs: 4000 }, few).findings.map((f) => f.metrics.steadyObjects)).toEqual([4]);
   });
 
   it('look-alikes, quiet: the same writes for under 5 min, at irregular gaps, every 12 s, or on nodes', () => {
@@ -597,14 +611,19 @@ describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/note
 
   it('thresholds come from options', () => {
     const records = sweep(40, 150, 4000, 100);
-    // Off by default.
-    expect(runDetector(detector, {}, records).findings).toEqual([]);
+    // On by default; off, quiet.
+    expect(runDetector(detector, {}, records).findings).toHaveLength(1);
+    expect(runDetector(detector, { suspectSteadySweeps: false }, records).findings).toEqual([]);
     expect(runDetector(detector, { ...on, sweepMaxGapMs: 4000 }, records).findings).toEqual([]);
     expect(runDetector(detector, { ...on, sweepMinSpanMs: 600_000 }, records).findings).toEqual([]);
-    // 4 objects: 357.6 beyond one per 10 s, under minExcessWrites (500) until it is lowered.
-    const four = sweep(4, 150, 4000, 100);
+    // Writes exactly 100 ms apart are a pause of sweepMaxIdleMs 100: never busy.
+    expect(runDetector(detector, { ...on, sweepMaxIdleMs: 100 }, records).findings).toEqual([]);
+    expect(runDetector(detector, { ...on, sweepMaxIdleMs: 101 }, records).findings).toHaveLength(1);
+    // 4 objects written back to back every 4 s for 10 min: 357.6 beyond one per 10 s, under
+    // minExcessWrites (500) until it is lowered.
+    const four = sweep(4, 150, 4000, 5);
     expect(runDetector(detector, on, four).findings).toEqual([]);
-    expect(runDetector(detector, { ...on, minExcessWrites: 300 }, four).findings.map((f) => f.metrics.steadyObjects)).toEqual([4]);
-    expect(runDetector(detector, { ...on, sweepMaxGapCv: 1 }, sweep(40, 150, 4000, 100, irregular)).findings).toHaveLength(1);
+    expect(runDetector(detector, { ...on, minExcessWrites: 300, sweepMaxIdleMs: 4000 }, four).findings.map((f) => f.metrics.steadyObjects)).toEqual([4]);
+    expect(runDetector(detector, { ...on, sweepMaxGapCv: 1, sweepMaxIdleMs: 10_000 }, sweep(40, 150, 4000, 100, irregular)).findings).toHaveLength(1);
   });
 });
