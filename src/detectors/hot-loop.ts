@@ -75,9 +75,9 @@
  * worker is never idle, as each write re-queues its object. Per object, a **sweep run** is a
  * series of successful `/status` writes with gaps under `sweepMaxGapMs` (faster than any
  * control-plane timer); it counts in the identity's roll-up once it has lasted `sweepMinSpanMs`
- * with a coefficient of variation of its gaps at most `sweepMaxGapCv`, while the identity's
- * counted writes (any object) have come without a pause of `sweepMaxIdleMs` for `sweepMinSpanMs`
- * too, and stops counting at a longer gap, an uneven stretch, a pause of the writer or an episode
+ * with a coefficient of variation of its gaps at most `sweepMaxGapCv`, while its controller (the
+ * identity's counted writes of that resource, any object) has written without a pause of
+ * `sweepMaxIdleMs` for `sweepMinSpanMs` too, and stops counting at a longer gap, an uneven stretch, a pause of the writer or an episode
  * of its own. Real changes do not look like that for long: a rollout ends, a Job's progress follows
  * pods finishing at irregular gaps, periodic syncs are 15 s or slower, and a controller that
  * batches or times its syncs (the job controller, once a second per Job) pauses between passes.
@@ -237,9 +237,9 @@ export const hotLoopOptions = windowedOptions({
    */
   sweepMaxGapCv: z.number().nonnegative().default(0.3),
   /**
-   * Longest pause, ms, between successive counted `/status` writes of the identity (any of its
-   * objects) that still leaves it busy; an object's sweep run counts only while the identity has
-   * been busy without such a pause for `sweepMinSpanMs`. A self-re-queuing pass is never idle:
+   * Longest pause, ms, between successive counted `/status` writes of one resource by the identity
+   * (any of its objects: one controller's) that still leaves the controller busy; an object's sweep
+   * run counts only while its controller has been busy without such a pause for `sweepMinSpanMs`. A self-re-queuing pass is never idle:
    * each write re-queues its object, so the queue never empties and the next write follows as
    * soon as one reconcile (a cache read and one write) allows. A controller that rewrites objects
    * because something changed, on a timer, or in batches (the job controller syncs a Job at most
@@ -339,11 +339,11 @@ class HotRollup extends Rollup {
   /** The proven rule held at some judging of this episode: the finding is proven, never downgraded. */
   provenSeen = false;
   /**
-   * The identity's current busy stretch of counted `/status` writes (no pause of `sweepMaxIdleMs`):
-   * its first and last write's `ts` (ms). The stream's, not the episode's: kept across episodes.
+   * Per resource written (API group, then resource), the current busy stretch of the identity's
+   * counted `/status` writes of it (see {@link Busy}). The stream's, not the episode's: kept across
+   * episodes.
    */
-  busyFrom = -1;
-  busyLast = -Infinity;
+  controllers = new Map<string, Map<string, Busy>>();
 
   /** The resources written, sorted and comma-joined, e.g. `keycloakclients.keycloak.hostzero.com/status, keycloakrealms…`. */
   get resourceList(): string {
@@ -364,6 +364,18 @@ class HotRollup extends Rollup {
     this.sweepGaps = 0;
     this.provenSeen = false;
   }
+}
+
+/**
+ * One controller's busy stretch: the first and last `ts` (ms) of its counted writes of one
+ * resource's `/status` with no pause of `sweepMaxIdleMs` between them. Per resource, as a
+ * controller has one work queue per kind it reconciles, and one identity may run many controllers
+ * (kube-controller-manager without per-controller service accounts): their writes together may
+ * never pause while each controller rests between its passes.
+ */
+interface Busy {
+  from: number;
+  last: number;
 }
 
 /**
@@ -545,11 +557,12 @@ export const hotLoop = defineDetector({
       const g = p.roll;
       // The sweep rule judges what the log cannot show the content of: no body, no response resourceVersion.
       const sweepable = sweeps && ok && g !== null && obj.subresource === 'status' && r.body === null && r.responseResourceVersion === '' && !unswept(obj);
-      // Every counted write keeps the identity busy, also one of an object in an episode of its own;
-      // a held first write given back later (older than the last) is not a new moment of the stream.
-      if (sweepable && r.ts >= g.busyLast) {
-        if (r.ts - g.busyLast >= o.sweepMaxIdleMs) g.busyFrom = r.ts;
-        g.busyLast = r.ts;
+      // Every counted write keeps its controller busy, also one of an object in an episode of its
+      // own; a held first write given back later (older than the last) is not a new moment of it.
+      const busy = sweepable ? busyOf(g, obj) : null;
+      if (busy !== null && r.ts >= busy.last) {
+        if (r.ts - busy.last >= o.sweepMaxIdleMs) busy.from = r.ts;
+        busy.last = r.ts;
       }
       if (g !== null && !p.open && proved !== null) g.contribute(p, proved, r.auditID, r.level);
       if (g !== null && !p.open) {
@@ -566,7 +579,7 @@ export const hotLoop = defineDetector({
           // Only writes proven to change nothing (or only timestamps): writes that may carry a
           // change, spread over many objects, are what a busy controller does (a rollout).
           if (unchanged && hadPrev) g.contribute(p, h.score - before, r.auditID, r.level);
-          if (sweepable) sweep(p, g, r, unchanged);
+          if (busy !== null) sweep(p, g, r, unchanged, busy);
         } else if (isConflict(r)) g.conflicts++;
         else g.otherErrors++;
         const ua = g.userAgents.has(r.actor.userAgent) || g.userAgents.size < MAX_USER_AGENTS ? r.actor.userAgent : '(other)';
@@ -588,7 +601,7 @@ export const hotLoop = defineDetector({
      * so far when it first counts, then write by write; a write proven unchanged or re-stamped
      * (`proven`) is already in `g.score` and adds nothing here.
      */
-    function sweep(p: Pair, g: HotRollup, r: RequestRecord, proven: boolean): void {
+    function sweep(p: Pair, g: HotRollup, r: RequestRecord, proven: boolean, busy: Busy): void {
       const run = (p.run ??= { from: -1, last: -1, n: 0, sum: 0, sq: 0, added: false, gen: -1, rolled: 0 });
       const gap = run.last < 0 ? Infinity : r.ts - run.last;
       run.last = r.ts;
@@ -606,7 +619,7 @@ export const hotLoop = defineDetector({
       run.sq += gap * gap;
       const mean = run.sum / run.n;
       const cv = mean > 0 ? Math.sqrt(Math.max(0, run.sq / run.n - mean * mean)) / mean : 0;
-      if (r.ts - run.from < o.sweepMinSpanMs || cv > o.sweepMaxGapCv || r.ts - g.busyFrom < o.sweepMinSpanMs) {
+      if (r.ts - run.from < o.sweepMinSpanMs || cv > o.sweepMaxGapCv || r.ts - busy.from < o.sweepMinSpanMs) {
         unsweep(p);
         return;
       }
@@ -624,6 +637,15 @@ export const hotLoop = defineDetector({
       if (proven) return;
       run.rolled += add;
       g.sweptExcess += add;
+    }
+
+    /** The busy stretch of `g`'s identity on `ob`'s resource, made on first need. */
+    function busyOf(g: HotRollup, ob: ObjectRef): Busy {
+      let byResource = g.controllers.get(ob.apiGroup);
+      if (byResource === undefined) g.controllers.set(ob.apiGroup, (byResource = new Map<string, Busy>()));
+      let b = byResource.get(ob.resource);
+      if (b === undefined) byResource.set(ob.resource, (b = { from: -1, last: -Infinity }));
+      return b;
     }
 
     /** `p`'s run no longer counts in its roll-up (it ended, grew uneven, or the object opened an episode of its own). */

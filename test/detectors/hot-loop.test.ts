@@ -584,6 +584,19 @@ describe('hot-loop: a suspected sweep at Metadata level (issue 25, kubeflow/note
     expect(runDetector(detector, { ...on, minExcessWrites: 300, sweepMaxIdleMs: 4000 }, few).findings.map((f) => f.metrics.steadyObjects)).toEqual([4]);
   });
 
+  it('two controllers of one identity, each resting half of every 4 s pass while the other writes: quiet; one controller alone never resting: reported', () => {
+    const job = (k: number) => object('jobs', 'ml', `job-${k}`, 'status', 'batch');
+    const rs = (k: number) => object('replicasets', 'ml', `rs-${k}`, 'status', 'apps');
+    // kube-controller-manager without per-controller service accounts: the job controller writes
+    // 40 Jobs 50 ms apart in the first half of every 4 s, the ReplicaSet controller 40 ReplicaSets
+    // in the second half. Together the identity never pauses 250 ms; each controller rests 2 s.
+    const shared = [...sweep(40, 150, 4000, 50, () => 0, job), ...sweep(40, 150, 4000, 50, () => 2000, rs)].sort((x, y) => x.ts - y.ts);
+    expect(runDetector(detector, on, shared).findings).toEqual([]);
+    // The same writes of one resource (80 objects 50 ms apart every 4 s): one controller that never rests.
+    const one = sweep(80, 150, 4000, 50, () => 0, job);
+    expect(runDetector(detector, on, one).findings.map((f) => [f.metrics.resource, f.metrics.steadyObjects])).toEqual([['jobs.batch/status', 80]]);
+  });
+
   it('look-alikes, quiet: the same writes for under 5 min, at irregular gaps, every 12 s, or on nodes', () => {
     // A burst of real changes ends: 74 gaps of 4 s are 296 s.
     expect(runDetector(detector, on, sweep(40, 75, 4000, 100)).findings).toEqual([]);
