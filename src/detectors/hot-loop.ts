@@ -210,9 +210,13 @@ export const hotLoopOptions = windowedOptions({
    * its objects each have their `/status` rewritten at short, even gaps for minutes on end by a
    * writer that never pauses (the sweep rule, see the file header). Nothing in such a log proves
    * the writes pointless, so the finding's evidence is `suspected` and its severity at most
-   * `sweepMaxSeverity`.
+   * `sweepMaxSeverity`. Off by default: even per-object gaps under 10 s from a writer that never
+   * pauses are also what a busy controller over many objects shows (an operator polling progress
+   * with a 3 s RequeueAfter over a hundred objects; a queue drained under client-side rate
+   * limiting), and a loop whose reconcile takes longer than `sweepMaxIdleMs`, or whose API server
+   * stalls once in five minutes, does not show it (docs/evaluation.md, "the writer that never rests").
    */
-  suspectSteadySweeps: z.boolean().default(true),
+  suspectSteadySweeps: z.boolean().default(false),
   /**
    * Gap, ms, below which successive `/status` rewrites of one object keep its sweep run going; a
    * longer gap ends it. 10 000: faster than any timer the control plane rewrites a status on (the
@@ -413,7 +417,12 @@ interface SweepRun {
   added: boolean;
   /** `HotRollup.gen` in which the run counts now; -1 when it does not. */
   gen: number;
-  /** Excess the run added to its roll-up's `sweptExcess` in that generation. */
+  /**
+   * `HotRollup.gen` in which the object has counted in `swept` (-1: none): an object counts once
+   * per episode, however often its runs stop and count again.
+   */
+  counted: number;
+  /** Excess the object's runs added to its roll-up's `sweptExcess` in generation `counted`. */
   rolled: number;
 }
 
@@ -602,7 +611,7 @@ export const hotLoop = defineDetector({
      * (`proven`) is already in `g.score` and adds nothing here.
      */
     function sweep(p: Pair, g: HotRollup, r: RequestRecord, proven: boolean, busy: Busy): void {
-      const run = (p.run ??= { from: -1, last: -1, n: 0, sum: 0, sq: 0, added: false, gen: -1, rolled: 0 });
+      const run = (p.run ??= { from: -1, last: -1, n: 0, sum: 0, sq: 0, added: false, gen: -1, counted: -1, rolled: 0 });
       const gap = run.last < 0 ? Infinity : r.ts - run.last;
       run.last = r.ts;
       if (gap >= o.sweepMaxGapMs) {
@@ -625,8 +634,11 @@ export const hotLoop = defineDetector({
       }
       if (run.gen !== g.gen) {
         run.gen = g.gen;
-        run.rolled = 0;
         g.sweeping++;
+      }
+      if (run.counted !== g.gen) {
+        run.counted = g.gen;
+        run.rolled = 0;
         g.swept++;
         g.evidence.add(r.auditID, r.level);
       } else g.evidence.extend(r.auditID);
@@ -648,18 +660,25 @@ export const hotLoop = defineDetector({
       return b;
     }
 
-    /** `p`'s run no longer counts in its roll-up (it ended, grew uneven, or the object opened an episode of its own). */
+    /**
+     * `p`'s run no longer counts in its roll-up (it ended, grew uneven, or the writer paused); with
+     * `withdraw` (the object opened an episode of its own) the object also takes back its count and
+     * excess, unless the roll-up's episode is open.
+     */
     function unsweep(p: Pair, withdraw = false): void {
       const g = p.roll;
       const run = p.run;
-      if (g === null || run === null || run.gen !== g.gen) return;
-      g.sweeping--;
-      if (withdraw && !g.open) {
+      if (g === null || run === null) return;
+      if (run.gen === g.gen) {
+        g.sweeping--;
+        run.gen = -1;
+      }
+      if (withdraw && run.counted === g.gen && !g.open) {
         g.swept--;
         g.sweptExcess = Math.max(0, g.sweptExcess - run.rolled);
+        run.counted = -1;
+        run.rolled = 0;
       }
-      run.gen = -1;
-      run.rolled = 0;
     }
 
     /** The roll-up of `who` on `ob`'s resource, made on first need; null when the roll-up is off. */
@@ -830,7 +849,7 @@ export const hotLoop = defineDetector({
     /** The objects of `g`'s sweep runs with the largest excess, as `topObjects` lists them. */
     function topSwept(g: HotRollup): string {
       const rows: Array<[string, number]> = [];
-      for (const p of pairs) if (p.roll === g && p.run !== null && p.run.gen === g.gen) rows.push([objectLabel(p.object), Math.round(p.run.rolled)]);
+      for (const p of pairs) if (p.roll === g && p.run !== null && p.run.counted === g.gen) rows.push([objectLabel(p.object), Math.round(p.run.rolled)]);
       return rows
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
         .slice(0, o.rollupTopObjects)
@@ -844,9 +863,10 @@ export const hotLoop = defineDetector({
       const excess = Math.round(g.score + g.sweptExcess);
       const proven = rollupProven(g);
       const period = g.sweepGaps > 0 ? g.sweepGapSum / g.sweepGaps : null;
+      const objects = proven ? g.objects : Math.max(g.objects, g.swept);
       const metrics: Finding['metrics'] = {
         resource: g.resourceList,
-        objects: proven ? g.objects : Math.max(g.objects, g.swept),
+        objects,
         topObjects: proven ? topObjects(g, pairs, objectLabel, o.rollupTopObjects) : topSwept(g),
         // The sweep rule: objects rewritten at short, even gaps for minutes, and their mean rewrite gap.
         ...(g.swept > 0 ? { steadyObjects: g.swept, steadyRewritePeriodMs: period === null ? null : Math.round(period) } : {}),
@@ -866,7 +886,8 @@ export const hotLoop = defineDetector({
       };
       const status = g.sample.subresource === 'status';
       const signals = ['many-objects'];
-      if (status) signals.push('self-triggering');
+      // What proves the writes pointless also makes them the loop's trigger; timing alone does not.
+      if (status && proven) signals.push('self-triggering');
       if (g.swept > 0) signals.push('steady-rewrites');
       if (!proven) signals.push('suspected');
       const pct = Math.round((g.successes / Math.max(1, g.writes)) * 100);
@@ -888,7 +909,7 @@ export const hotLoop = defineDetector({
         advice: [
           {
             id: 'compare-before-write',
-            text: `Write only when the desired ${status ? 'status' : 'object'} differs from the current one (equality.Semantic.DeepEqual on the computed value): each of ${int(g.objects)} objects is rewritten faster than its changes explain.`,
+            text: `Write only when the desired ${status ? 'status' : 'object'} differs from the current one (equality.Semantic.DeepEqual on the computed value): each of ${int(objects)} objects is rewritten faster than its changes explain.`,
           },
           ...(status
             ? [
