@@ -12,7 +12,7 @@ import { canonical, type SimObject, type SimRef } from './store.js';
 import type { SimScenario } from './scenarios.js';
 import { many, mk, obj, plan, sa, spec } from './scenarios2.js';
 import { human, serviceAccount } from './users.js';
-import { MS, SECOND, type World } from './world.js';
+import { MS, SECOND } from './world.js';
 
 const s = (x: number) => x * SECOND;
 const keyOf = (r: SimRef) => `${r.group}/${r.resource}/${r.namespace}/${r.name}`;
@@ -45,7 +45,7 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
     source: 'kubernetes-sigs/cluster-api#3395',
     benign: true,
     description:
-      "a KubeadmControlPlane rollout (spec.version changed): the KCP controller reconciles on every Machine and KCP event from its informer cache and saves through cluster-api's patch helper: a merge patch of the status fields, then the conditions from a cached GET with an optimistic-lock patch (409 → retry after 100–200 ms, 5 tries), and the client-side error \"condition Ready was modified by a different process\" (no request; the error requeues with backoff) when the cache had the previous reconcile's Ready (new message, lastTransitionTime a few seconds later) and the reconcile started before it did. The thread reports \"several\" such errors over a rollout of a few machines: a few 409s and requeues a minute at most, each resolved at the next try, under conflict-storm's 20 a minute at 30 % and hot-loop's 1 change a second; nothing to report",
+      'a KubeadmControlPlane rollout (spec.version changed): the KCP controller reconciles on every Machine and KCP event from its informer cache and saves through cluster-api\'s patch helper: a merge patch of the status fields, then the conditions from a cached GET with an optimistic-lock patch (409 → retry after 100–200 ms, 5 tries), and the client-side error "condition Ready was modified by a different process" (no request; the error requeues with backoff) when the cache had the previous reconcile\'s Ready (new message, lastTransitionTime a few seconds later) and the reconcile started before it did. The thread reports "several" such errors over a rollout of a few machines: a few 409s and requeues a minute at most, each resolved at the next try, under conflict-storm\'s 20 a minute at 30 % and hot-loop\'s 1 change a second; nothing to report',
     plan: (p) =>
       plan(p, p.chance('requestResponse', 0.5) ? ['kubeadmcontrolplanes'] : [], (w, bg) => {
         const ns = bg.namespaces[0] as string;
@@ -67,7 +67,12 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
           ns,
           [name],
           { replicas, version: 'v1.18.6' },
-          { replicas, updatedReplicas: replicas, readyReplicas: replicas, conditions: [{ type: 'Ready', status: 'True', severity: '', reason: '', message: '', lastTransitionTime: long }] },
+          {
+            replicas,
+            updatedReplicas: replicas,
+            readyReplicas: replicas,
+            conditions: [{ type: 'Ready', status: 'True', severity: '', reason: '', message: '', lastTransitionTime: long }],
+          },
         );
         const kcpRef = kcp as SimRef;
         mk(
@@ -101,7 +106,13 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
           const running = ms.filter((m) => m.status.phase === 'Running');
           const rolling = outdated.length > 0;
           const cond: CapiCondition = rolling
-            ? { type: 'Ready', status: 'False', severity: 'Warning', reason: 'RollingUpdateInProgress', message: `Rolling ${ms.length} replicas with outdated spec (${upToDate.length} replicas up to date)` }
+            ? {
+                type: 'Ready',
+                status: 'False',
+                severity: 'Warning',
+                reason: 'RollingUpdateInProgress',
+                message: `Rolling ${ms.length} replicas with outdated spec (${upToDate.length} replicas up to date)`,
+              }
             : { type: 'Ready', status: 'True', severity: '', reason: '', message: '' };
           const old = readyOf(before);
           // conditions.Set: lastTransitionTime moves whenever the state (message included) changes.
@@ -122,7 +133,8 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
           }
           const result: ReconcileResult = rolling ? { kind: 'ok', requeueAfterUs: s(20) } : { kind: 'ok' };
           const fields = { replicas: ms.length, updatedReplicas: upToDate.length, readyReplicas: running.length };
-          const statusChanged = fields.replicas !== before.status.replicas || fields.updatedReplicas !== before.status.updatedReplicas || fields.readyReplicas !== before.status.readyReplicas;
+          const statusChanged =
+            fields.replicas !== before.status.replicas || fields.updatedReplicas !== before.status.updatedReplicas || fields.readyReplicas !== before.status.readyReplicas;
           const conditions = () => {
             if (old && canonical(old) === canonical(after)) return done(result);
             let tries = 0;
@@ -233,13 +245,22 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
     uncovered:
       "the deploy tool's 409s come from another writer: gatekeeper rewrites every ConstraintTemplate every few seconds (a new generation each time). A good tool would name gatekeeper as the source of the resourceVersion churn on the objects whose updates 409; no finding kind covers spec rewrites below one a second per object that each change the object",
     description:
-      'gatekeeper re-imports its ConstraintTemplates in an endless loop (one import of 150–600 ms after another), and each import updates the template from its cache with a re-rendered spec (a new generation): every template is rewritten every few seconds. A deploy tool updating one template (GET, render, PUT with the resourceVersion it read, up to 3 retries with a fresh GET) meets 409 whenever an import landed in between. The victim is not the culprit: its 409s are a few per deploy, under conflict-storm; the culprit writes each template under once a second with a real change each time, under hot-loop\'s change budget. Nothing a detector is documented to report; a finding naming gatekeeper is acceptable, one blaming the deploy tool is not',
+      "gatekeeper re-imports its ConstraintTemplates in an endless loop (one import of 150–600 ms after another), and each import updates the template from its cache with a re-rendered spec (a new generation): every template is rewritten every few seconds. A deploy tool updating one template (GET, render, PUT with the resourceVersion it read, up to 3 retries with a fresh GET) meets 409 whenever an import landed in between. The victim is not the culprit: its 409s are a few per deploy, under conflict-storm; the culprit writes each template under once a second with a real change each time, under hot-loop's change budget. Nothing a detector is documented to report; a finding naming gatekeeper is acceptable, one blaming the deploy tool is not",
     plan: (p) =>
       plan(p, p.chance('requestResponse', 0.5) ? ['constrainttemplates'] : [], (w) => {
         const user = serviceAccount('gatekeeper-system', 'gatekeeper-admin', 'gatekeeper', 'v3.1.0-beta.7', '10.244.41.6', '');
         const deployer = human(p.name('humans', 'deployer'), '192.0.2.90');
         const group = 'templates.gatekeeper.sh';
-        const kinds = ['k8spspprivilegedcontainer', 'k8srequiredlabels', 'k8sallowedrepos', 'k8scontainerlimits', 'k8sblocknodeport', 'k8spsphostnamespace', 'k8spspcapabilities', 'k8spspvolumetypes'];
+        const kinds = [
+          'k8spspprivilegedcontainer',
+          'k8srequiredlabels',
+          'k8sallowedrepos',
+          'k8scontainerlimits',
+          'k8sblocknodeport',
+          'k8spsphostnamespace',
+          'k8spspcapabilities',
+          'k8spspvolumetypes',
+        ];
         const n = p.int('templates', 4, 20);
         const names = Array.from({ length: n }, (_, i) => (i < kinds.length ? (kinds[i] as string) : `${kinds[i % kinds.length] as string}v${Math.floor(i / kinds.length) + 1}`));
         const tpls = mk(w, group, 'v1beta1', 'constrainttemplates', '', names, { rego: 'v1', targets: ['admission.k8s.gatekeeper.sh'] }, { created: true });
@@ -329,7 +350,7 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
     source: 'strimzi/strimzi-kafka-operator#9176',
     benign: false,
     description:
-      "the cluster operator reconciles each Kafka (GET, a few seconds of checks on its StrimziPodSets, Services and Secrets), then replaces kafkas/status with the Ready condition's lastTransitionTime = now; the status change is a watch event that the operator takes as a modified Kafka (\"Kafka CR was modified\") and reconciles again: resourceVersion and lastTransitionTime change every few seconds, for as long as it runs",
+      'the cluster operator reconciles each Kafka (GET, a few seconds of checks on its StrimziPodSets, Services and Secrets), then replaces kafkas/status with the Ready condition\'s lastTransitionTime = now; the status change is a watch event that the operator takes as a modified Kafka ("Kafka CR was modified") and reconciles again: resourceVersion and lastTransitionTime change every few seconds, for as long as it runs',
     plan: (p) =>
       plan(p, p.chance('requestResponse', 0.5) ? ['kafkas'] : [], (w, bg) => {
         const ns = bg.namespaces[1] as string;
@@ -418,7 +439,7 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
     source: 'VictoriaMetrics/operator#1418, grafana/grafana-operator#808',
     benign: false,
     description:
-      "the operator finds a difference between the Deployments and StatefulSets it renders and the stored ones on every reconcile (every minute, or more often) and updates them from its cache with the content they already have: each update is a no-op (resourceVersion and generation unchanged), the next one sends the same resourceVersion",
+      'the operator finds a difference between the Deployments and StatefulSets it renders and the stored ones on every reconcile (every minute, or more often) and updates them from its cache with the content they already have: each update is a no-op (resourceVersion and generation unchanged), the next one sends the same resourceVersion',
     plan: (p) =>
       plan(p, p.chance('requestResponse', 0.5) ? ['deployments', 'statefulsets'] : [], (w, bg) => {
         const ns = bg.namespaces[3] as string;
