@@ -445,14 +445,14 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
         const ns = bg.namespaces[3] as string;
         const grafana = p.chance('grafanaOperator', 0.5);
         const user = grafana ? sa(p, ns, 'grafana-operator-controller-manager', 'manager', 'v4.4.1') : sa(p, ns, 'vm-operator', 'manager', 'v0.55.0');
-        const n = p.int('workloads', 2, 16);
+        const n = p.int('workloads', 4, 16);
         const period = p.num('periodS', 20, 90);
         const stem = grafana ? 'grafana' : 'vm';
         const kinds: Array<[string, string[]]> = grafana
           ? [['deployments', many(p, 'grafana', n).map((x) => `${stem}-${x}`)]]
           : [
               ['deployments', many(p, 'vmagent', Math.ceil(n / 2)).map((x) => `vmagent-${x}`)],
-              ['statefulsets', many(p, 'vmstorage', Math.floor(n / 2) || 1).map((x) => `vmstorage-${x}`)],
+              ['statefulsets', many(p, 'vmstorage', Math.floor(n / 2)).map((x) => `vmstorage-${x}`)],
             ];
         for (const [res, names] of kinds) {
           const os = mk(w, 'apps', 'v1', res, ns, names, { replicas: 1, template: { image: `${stem}:v1` } });
