@@ -192,6 +192,15 @@ describe('B.2 scenarios, part A (src/sim/scenarios4.ts)', () => {
     expect(names[at - 1]).toBe('neon-stale-retry-1s');
   });
 
+  it('are each a function of scenario, set and seed (no clock or Math.random in their actors)', () => {
+    for (const sc of INCIDENT_SCENARIOS_4) {
+      const a = simulate(sc, TUNING, 1);
+      const b = simulate(sc, TUNING, 1);
+      expect(a.chunks.join('') === b.chunks.join(''), sc.name).toBe(true);
+      expect(a.lines, sc.name).toBeGreaterThan(1000);
+    }
+  });
+
   it('emqx-operator#998: each core pod is re-stamped about once a second, every write a new resourceVersion', () => {
     const e = simulate(scenario('emqx-pod-condition-every-second'), TUNING, 1).expected[0];
     expect([e?.kind, e?.objects, e?.writes, e?.noOps]).toEqual(['hot-loop', 3, 1257, 0]);
