@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ALL_SCENARIOS } from '../../src/sim/all.js';
+import { INCIDENT_SCENARIOS_4 } from '../../src/sim/scenarios4.js';
 import { HELD_OUT, runSimCase, simulate, TUNING } from '../../src/sim/evaluate.js';
 import { POOL_A, POOL_B, Sampler } from '../../src/sim/names.js';
 import type { SimScenario } from '../../src/sim/scenarios.js';
@@ -170,5 +171,52 @@ describe('objectRef.resourceVersion (audit-formats.md: LogRequestObject on updat
       ['update', 409, String(rvs[0])],
       ['patch', 200, undefined],
     ]);
+  });
+});
+
+describe('B.2 scenarios, part A (src/sim/scenarios4.ts)', () => {
+  it('are registered once each, after the third batch and before the benign look-alikes', () => {
+    const names = ALL_SCENARIOS.map((s) => s.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(INCIDENT_SCENARIOS_4.map((s) => s.name)).toEqual([
+      'capi-kcp-rollout-condition-conflicts',
+      'mcm-machine-node-conditions',
+      'gatekeeper-reimport-victim-409',
+      'arc-webhook-update-loop',
+      'strimzi-kafka-status-ltt-loop',
+      'emqx-pod-condition-every-second',
+      'operator-noop-workload-updates',
+    ]);
+    const at = names.indexOf('capi-kcp-rollout-condition-conflicts');
+    expect(names.slice(at, at + 7)).toEqual(INCIDENT_SCENARIOS_4.map((s) => s.name));
+    expect(names[at - 1]).toBe('neon-stale-retry-1s');
+  });
+
+  it('are each a function of scenario, set and seed (no clock or Math.random in their actors)', () => {
+    for (const sc of INCIDENT_SCENARIOS_4) {
+      const a = simulate(sc, TUNING, 1);
+      const b = simulate(sc, TUNING, 1);
+      expect(a.chunks.join('') === b.chunks.join(''), sc.name).toBe(true);
+      expect(a.lines, sc.name).toBeGreaterThan(1000);
+    }
+  });
+
+  it('emqx-operator#998: each core pod is re-stamped about once a second, every write a new resourceVersion', () => {
+    const e = simulate(scenario('emqx-pod-condition-every-second'), TUNING, 1).expected[0];
+    expect([e?.kind, e?.objects, e?.writes, e?.noOps]).toEqual(['hot-loop', 3, 1257, 0]);
+  });
+
+  it('cluster-api#3395: a rollout makes a few 409s on the KubeadmControlPlane status and no finding', async () => {
+    const sc = scenario('capi-kcp-rollout-condition-conflicts');
+    const codes: Record<string, number> = {};
+    for (const line of simulate(sc, TUNING, 1).chunks.join('').split('\n')) {
+      if (!line) continue;
+      const e = JSON.parse(line) as { stage: string; verb: string; objectRef?: { resource: string }; responseStatus: { code: number } };
+      if (e.stage !== 'ResponseComplete' || e.objectRef?.resource !== 'kubeadmcontrolplanes' || e.verb !== 'patch') continue;
+      codes[e.responseStatus.code] = (codes[e.responseStatus.code] ?? 0) + 1;
+    }
+    expect(codes).toEqual({ 200: 18, 409: 11 });
+    const r = await runSimCase(sc, TUNING, 1);
+    expect([r.findings.length, r.falsePositives.length, r.benign]).toEqual([0, 0, true]);
   });
 });
