@@ -318,7 +318,7 @@ export const INCIDENT_SCENARIOS_5: SimScenario[] = [
         const ns = bg.namespaces[2] as string;
         const ray = serviceAccount('ray-system', 'kuberay-operator', 'kuberay-operator', 'v0.3.0', '10.244.94.2', '');
         const autoscaler = serviceAccount(ns, 'ray-autoscaler', 'ray-autoscaler', 'v2.1.0', `10.244.95.${p.rng.int(2, 250)}`, '');
-        const delay = p.num('watchDelayMs', 10, 200) * MS;
+        const delay = p.num('watchDelayMs', 5, 60) * MS;
         const clusters = mk(
           w,
           'ray.io',
@@ -373,7 +373,9 @@ export const INCIDENT_SCENARIOS_5: SimScenario[] = [
         });
         const scaleGapS = p.num('scaleGapS', 30, 180);
         for (const c of clusters)
-          w.every(s(w.rng.uniform(5, scaleGapS)), s(scaleGapS), 0.5, () => w.call(autoscaler, { verb: 'patch', ref: c, body: { workers: w.rng.int(1, 8) } }));
+          w.every(s(w.rng.uniform(5, scaleGapS)), s(scaleGapS), 0.5, () =>
+            w.call(autoscaler, { verb: 'patch', ref: c, body: { workers: Math.max(1, Math.min(8, (workers.get(c.name) as SimRef[]).length + w.rng.pick([-2, -1, 1, 2]))) } }),
+          );
         // secret-agent: a SecretAgentConfiguration whose Secrets are regenerated every few minutes; the
         // status update after writing them races the Secrets' own events now and then.
         const agent = serviceAccount('secret-agent-system', 'secret-agent-manager', 'manager', 'v1.1.0', '10.244.96.3', '');
@@ -384,24 +386,42 @@ export const INCIDENT_SCENARIOS_5: SimScenario[] = [
         mk(w, '', 'v1', 'secrets', sacNs, secretNames, { v: 0 });
         const sacInf = w.informer('secret-agent.secrets.forgerock.io', 'secretagentconfigurations', delay);
         const rotateS = p.num('rotateS', 60, 240);
+        const secInf = w.informer('', 'secrets', delay);
+        let rotateDue = false;
+        // A tick regenerates the Secrets and then records it; a reconcile queued by the Secrets' own
+        // events finds them present and only writes the status it holds (the same, unless its copy is old).
         const sacQueue = new WorkQueue(w, 1, 5, 1_000_000, (_key, done: (r: ReconcileResult) => void) => {
           const o = sacInf.get(sacRef);
           if (!o) return done({ kind: 'ok' });
           const gen = (o.status.generated as number | undefined) ?? 0;
+          const rotate = rotateDue;
+          rotateDue = false;
           let i = 0;
           const writeNext = () => {
-            const n = secretNames[i++];
+            const n = rotate ? secretNames[i++] : undefined;
             if (n === undefined)
               return w.call(
                 agent,
-                { verb: 'update', ref: sacRef, subresource: 'status', rv: String(o.rv), body: { ...o.status, generated: gen + 1, lastRotation: nowIso(w) } },
+                {
+                  verb: 'update',
+                  ref: sacRef,
+                  subresource: 'status',
+                  rv: String(o.rv),
+                  body: rotate ? { ...o.status, generated: gen + 1, lastRotation: nowIso(w) } : { ...o.status },
+                },
                 (r) => done(r.code === 409 ? { kind: 'error' } : { kind: 'ok' }),
               );
             w.call(agent, { verb: 'update', ref: ref('', 'v1', 'secrets', sacNs, n), body: { v: gen + 1 } }, writeNext);
           };
           writeNext();
         });
-        w.every(s(w.rng.uniform(10, rotateS)), s(rotateS), 0.3, () => sacQueue.add(keyOf(sacRef)));
+        secInf.on((e) => {
+          if (e.object.ref.namespace === sacNs && secretNames.includes(e.object.ref.name)) sacQueue.add(keyOf(sacRef));
+        });
+        w.every(s(w.rng.uniform(10, rotateS)), s(rotateS), 0.3, () => {
+          rotateDue = true;
+          sacQueue.add(keyOf(sacRef));
+        });
         return { expected: [] };
       }),
   },
