@@ -149,7 +149,7 @@ export const INCIDENT_SCENARIOS_5: SimScenario[] = [
     source: 'mongodb/mongodb-kubernetes-operator#575',
     benign: false,
     description:
-      "each reconcile of the MongoDBCommunity resource regenerates the SCRAM credentials (a new salt) and the automation config, updating both Secrets, re-applies the StatefulSet and writes the resource's status (unchanged); the operator watches its Secrets, so its own Secret writes queue the resource again: only the operator's service account touches the resource, over and over",
+      "each reconcile of the MongoDBCommunity resource regenerates the SCRAM credentials (a new salt) and the automation config, updating both Secrets, re-applies the StatefulSet and writes the resource's status (unchanged); the operator watches its Secrets, so its own Secret writes queue the resource again: only the operator's service account touches the resource, over and over (#575 shows the symptom; the per-pass credential regeneration is what the same operator's #651 log shows)",
     plan: (p) =>
       plan(p, p.chance('requestResponse', 0.5) ? ['mongodbcommunity'] : [], (w, bg) => {
         const ns = bg.namespaces[1] as string;
