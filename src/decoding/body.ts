@@ -76,9 +76,22 @@ export const TIMESTAMP_FIELDS: ReadonlySet<string> = new Set([
  */
 const LAST_TIME_FIELD = /^last[A-Z][A-Za-z]*(?:Time|Timestamp|At)$/;
 
-/** Whether a field of that name holds a time its writer stamps ({@link TIMESTAMP_FIELDS} or {@link LAST_TIME_FIELD}). */
-export function isTimestampField(name: string): boolean {
-  return TIMESTAMP_FIELDS.has(name) || (name.charCodeAt(0) === 108 && LAST_TIME_FIELD.test(name));
+/** `last` + a capitalised word or words, without a time suffix (`lastSync`, `lastState`). */
+const LAST_FIELD = /^last[A-Z][A-Za-z]*$/;
+
+/** An RFC 3339 date-time as Kubernetes serialises `metav1.Time` and `MicroTime` (`2026-08-08T18:00:00Z`, `…00.123456+02:00`). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Whether a field holds a time its writer stamps: {@link TIMESTAMP_FIELDS} or
+ * {@link LAST_TIME_FIELD} by name, whatever its value; or a `last…` name without a time suffix
+ * whose `value` is an RFC 3339 time (kubernetes-external-secrets' `status.lastSync`, argo-cd#6108),
+ * while one holding anything else (a container's `lastState`, an object) is content.
+ */
+export function isTimestampField(name: string, value: unknown): boolean {
+  if (TIMESTAMP_FIELDS.has(name)) return true;
+  if (name.charCodeAt(0) !== 108) return false;
+  return LAST_TIME_FIELD.test(name) || (typeof value === 'string' && LAST_FIELD.test(name) && RFC3339.test(value));
 }
 
 /** Top-level `metadata` fields left out of the digest (see the module comment). */
@@ -354,7 +367,7 @@ class Walk {
     h.unit(123);
     for (const k of keys) {
       const x = o[k];
-      if (isTimestampField(k)) {
+      if (isTimestampField(k, x)) {
         this.stamp(k, x, null);
         continue;
       }
@@ -417,7 +430,7 @@ class Walk {
           while (k < keys.length) {
             const name = keys[k++]!;
             const x = (node as Json)[name];
-            if (isTimestampField(name)) {
+            if (isTimestampField(name, x)) {
               this.stampDeep(name, x, path.length, p);
               continue;
             }
@@ -468,7 +481,7 @@ class Walk {
       if (VOLATILE_METADATA.has(slash === -1 ? p.slice(10) : p.slice(10, slash))) return;
     }
     const last = p.slice(p.lastIndexOf('/') + 1);
-    if (isTimestampField(last) && op.op !== 'remove' && op.op !== 'move' && op.op !== 'copy') {
+    if (isTimestampField(last, op.value) && op.op !== 'remove' && op.op !== 'move' && op.op !== 'copy') {
       const h = this.content;
       h.unit(123);
       h.str('op');

@@ -75,8 +75,6 @@ describe('digestBody', () => {
     ['lastAppliedTimestamp', true],
     ['startTime', false],
     ['completionTime', false],
-    ['lastAppliedRevision', false],
-    ['lastTime', false],
     ['lastsyncTime', false],
   ])("an operator's own %s: stamped time %s", (field, stamped) => {
     const body = (t: string, phase = 'Ready'): unknown => ({ status: { phase, [field]: t } });
@@ -84,6 +82,27 @@ describe('digestBody', () => {
     const b = digest(body('2026-07-01T09:00:06Z'));
     expect([a.content === b.content, a.timestampFields]).toEqual([stamped, stamped ? [field] : []]);
     expect(digest(body('2026-07-01T09:00:05Z', 'Failed')).content).not.toBe(a.content);
+  });
+
+  it.each([
+    // kubernetes-external-secrets' status.lastSync (argo-cd#6108): a last… field holding a time.
+    ['lastSync', '2026-07-01T09:00:05Z', '2026-07-01T09:00:06Z', true],
+    ['lastSync', '2026-07-01T09:00:05.123456+02:00', '2026-07-01T09:00:06.5+02:00', true],
+    ['lastSync', 'ok', 'failed', false],
+    ['lastTime', '2026-07-01T09:00:05Z', '2026-07-01T09:00:06Z', true],
+    ['lastAppliedRevision', 'main@sha1:4f2c9e1', 'main@sha1:77ab010', false],
+    ['lastSync', '2026-07-01', '2026-07-02', false],
+    ['syncedAt', '2026-07-01T09:00:05Z', '2026-07-01T09:00:06Z', false],
+  ])('a last… field without a time suffix, %s: %s then %s, stamped time %s', (field, v1, v2, stamped) => {
+    const a = digest({ status: { phase: 'Ready', [field]: v1 } });
+    const b = digest({ status: { phase: 'Ready', [field]: v2 } });
+    expect([a.content === b.content, a.timestampFields]).toEqual([stamped, stamped ? [field] : []]);
+  });
+
+  it("a container's lastState (an object) is content", () => {
+    const pod = (reason: string): unknown => ({ status: { containerStatuses: [{ name: 'app', lastState: { terminated: { reason, exitCode: 1 } } }] } });
+    expect(digest(pod('OOMKilled')).content).not.toBe(digest(pod('Error')).content);
+    expect(digest(pod('OOMKilled')).timestampFields).toEqual([]);
   });
 
   it('a content change changes content', () => {
