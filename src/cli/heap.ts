@@ -5,9 +5,9 @@
  * growing lets garbage pile up to several times the live heap between full collections, so
  * {@link tuneV8} starts with a growing factor of 2 and {@link adaptHeapGrowth} lowers it once the
  * live heap holds steady. A live heap of {@link YOUNG_CAP}`.liveAboveMb` or more (logs in which
- * events keep naming new objects) gets a capped young generation, and a resident set near the
- * 256 MB target (issue 24, {@link LARGE_HEAP}) gets both that and V8's {@link LARGE_HEAP_FLAG}:
- * memory bought with CPU that logs staying under both never pay.
+ * events keep naming new objects) also gets a capped young generation, and once the resident set
+ * nears the 256 MB target (issue 24, {@link LARGE_HEAP}) V8's {@link LARGE_HEAP_FLAG}: memory
+ * bought with CPU that logs staying under that never pay.
  *
  * Compiler: on two cores TurboFan's background compiles compete with the reading thread and the
  * parser thread, so {@link tuneV8} halves the cumulative inlining budget and raises the tier-up
@@ -25,8 +25,9 @@ export const HEAP_FLAG = '--heap-growing-percent=100';
 
 /**
  * The flag {@link adaptHeapGrowth} sets once, when the resident set reaches
- * {@link LARGE_HEAP}`.rssAboveMb` (with the young generation's cap, or after it): V8 then favours
- * memory over speed, for more CPU (docs/performance.md, "Fifth pass" and "Sixth pass").
+ * {@link LARGE_HEAP}`.rssAboveMb` at the full collection that caps the young generation or a later
+ * one: V8 then favours memory over speed, for more CPU (docs/performance.md, "Fifth pass" and
+ * "Sixth pass").
  */
 export const LARGE_HEAP_FLAG = '--optimize-for-size';
 
@@ -94,7 +95,7 @@ export function growingPercentAfter(previous: number, live: number): number {
 
 /**
  * The young generation once the live heap is large: when a full collection leaves at least
- * `liveAboveMb` in the old space (or the resident set reaches {@link LARGE_HEAP}`.rssAboveMb`), the young generation (V8's default: two semi-spaces of up to
+ * `liveAboveMb` in the old space, the young generation (V8's default: two semi-spaces of up to
  * 16 MB, 32 MB resident) is shrunk once and then kept at semi-spaces of `semiSpaceMb` (one
  * growth step from 1 MB; the observer hears of collections late, so it may grow past that before
  * it is stopped).
@@ -110,12 +111,11 @@ export function growingPercentAfter(previous: number, live: number): number {
 export const YOUNG_CAP = { liveAboveMb: 48, semiSpaceMb: 4 } as const;
 
 /**
- * The resident set size (MB of 2^20 bytes) from which {@link adaptHeapGrowth} caps the young
- * generation, if it has not yet, and sets the large-heap flag: 7/8 of the 256 MB peak RSS the
- * project holds to (issue 24). Both cost CPU, so they wait until memory, not the live heap alone,
- * says they are needed; the remaining eighth is what the resident set may grow before the
- * observer, which runs late, acts (docs/performance.md, "Sixth pass" and "fifth pass, the heap
- * policy's reading").
+ * The resident set size (MB of 2^20 bytes) from which {@link adaptHeapGrowth} sets the large-heap
+ * flag, once the young generation is capped (at the same full collection or a later one): 7/8 of
+ * the 256 MB peak RSS the project holds to (issue 24). The flag costs CPU, so it waits until
+ * memory, not the live heap alone, says it is needed: busy clusters' logs can reach the young
+ * generation's cap with RSS well short of the target (docs/performance.md, "Sixth pass").
  */
 export const LARGE_HEAP = { rssAboveMb: 224 } as const;
 
@@ -181,10 +181,10 @@ export function recordFullCollections(): FullCollections {
  * so a change counts from the full collection after the one that showed it. Each full collection
  * is judged by the old space it left ({@link FullCollections}), not by the old space when the
  * observer runs.
- * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, or the
- * resident set is at {@link LARGE_HEAP}`.rssAboveMb` or more when the observer hears of one, it
- * caps the young generation, once; the resident set at that size (then or at a later full
- * collection) also sets `largeHeap` (from {@link largeHeapFlag}; `undefined`: none), once.
+ * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, it caps
+ * the young generation, once; at that full collection or a later one, the first time the resident
+ * set is at {@link LARGE_HEAP}`.rssAboveMb` or more when the observer hears of it, it sets
+ * `largeHeap` (from {@link largeHeapFlag}; `undefined`: none), once.
  * Process-wide: the parser threads' heaps follow it too. `setFlags`, `lowMemory`, `youngSize`,
  * `residentSize` (bytes) and `collections` are for tests. Returns the function that stops it; the
  * observer does not keep the process alive.
@@ -216,15 +216,16 @@ export function adaptHeapGrowth(
         setFlags(`--heap-growing-percent=${next}`);
         current = next;
       }
-      const large = residentSize() >= LARGE_HEAP.rssAboveMb * MB;
-      if (young === 'free' && (large || live >= YOUNG_CAP.liveAboveMb * MB)) {
+      if (young === 'free' && live >= YOUNG_CAP.liveAboveMb * MB) {
         // Once only: from the initial semi-space (1 MB) one growth step reaches the cap. A
         // low-memory collection is several full ones, too costly to repeat (docs/performance.md).
         setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
         lowMemory();
         young = 'shrunk';
       }
-      if (!largeSet && young !== 'free' && large) {
+      // At once when the resident set is already there: the observer may hear of the next full
+      // collection seconds later.
+      if (!largeSet && young !== 'free' && residentSize() >= LARGE_HEAP.rssAboveMb * MB) {
         setFlags(largeHeap!);
         largeSet = true;
       }

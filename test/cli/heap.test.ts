@@ -241,19 +241,27 @@ describe("the policy's reading of the live heap", () => {
     expect(lowMemory).toBe(1);
   });
 
-  it('caps the young generation and sets --optimize-for-size together once the resident set reaches LARGE_HEAP.rssAboveMb, whatever the live heap', async () => {
-    const under = await scripted([
-      { lives: [20], rssMb: LARGE_HEAP.rssAboveMb - 1 },
-      { lives: [20], rssMb: LARGE_HEAP.rssAboveMb - 1 },
-    ]);
-    expect(under.flags).toEqual([[], ['--heap-growing-percent=25']]);
-    expect(under.lowMemory).toBe(0);
-    const at = await scripted([
+  it('sets --optimize-for-size at the full collection that caps the young generation when the resident set is at LARGE_HEAP.rssAboveMb then; the resident set alone caps nothing', async () => {
+    const alone = await scripted([
       { lives: [20], rssMb: 100 },
-      { lives: [20], rssMb: LARGE_HEAP.rssAboveMb },
       { lives: [20], rssMb: LARGE_HEAP.rssAboveMb + 10 },
     ]);
-    expect(at.flags).toEqual([[], ['--heap-growing-percent=25', `--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, LARGE_HEAP_FLAG], []]);
+    expect(alone.flags).toEqual([[], ['--heap-growing-percent=25']]);
+    expect(alone.lowMemory).toBe(0);
+    const at = await scripted([
+      { lives: [20], rssMb: 100 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb + 10 },
+    ]);
+    // 20 → 48 grew by more than half: 100, unchanged.
+    expect(at.flags).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, LARGE_HEAP_FLAG], ['--heap-growing-percent=10']]);
     expect(at.lowMemory).toBe(1);
+    const under = await scripted([
+      { lives: [20], rssMb: 100 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb - 1 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb - 1 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb },
+    ]);
+    expect(under.flags).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`], ['--heap-growing-percent=10'], [LARGE_HEAP_FLAG]]);
   });
 });
