@@ -13,8 +13,9 @@
  * parser thread, so {@link tuneV8} halves the cumulative inlining budget and raises the tier-up
  * budget: fewer, hotter functions are optimized, and the analysis takes less time and CPU.
  *
- * The measured runs behind each value: docs/performance.md ("V8 flags of the command line" and
- * "The heap growth policy").
+ * The measured runs behind each value: docs/performance.md ("V8 flags of the command line", "The
+ * heap growth policy" and, for how the policy reads the live heap, "Cost flat in cardinality: fifth
+ * pass, the heap policy's reading").
  */
 import { Session } from 'node:inspector';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -144,7 +145,7 @@ export function lowMemoryCollection(): void {
 
 /**
  * The old space's bytes in use as each full collection left it, read back in order: `read()` gives
- * those of the full collections since its last call, oldest first (a `GCProfiler`'s records), and
+ * those (bytes) of the full collections since its last call, oldest first (a `GCProfiler`'s records), and
  * `stop()` ends the recording. The old space's use when the observer runs is no measure of the
  * live heap: the observer runs after the main thread's current task, up to seconds later, and
  * scavenges have promoted more into the old space since.
