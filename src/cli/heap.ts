@@ -13,20 +13,22 @@
  * parser thread, so {@link tuneV8} halves the cumulative inlining budget and raises the tier-up
  * budget: fewer, hotter functions are optimized, and the analysis takes less time and CPU.
  *
- * The measured runs behind each value: docs/performance.md ("V8 flags of the command line" and
- * "The heap growth policy").
+ * The measured runs behind each value: docs/performance.md ("V8 flags of the command line", "The
+ * heap growth policy" and, for how the policy reads the live heap, "Cost flat in cardinality: fifth
+ * pass, the heap policy's reading").
  */
 import { Session } from 'node:inspector';
-import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** The heap flag {@link tuneV8} sets (see {@link adaptHeapGrowth}). */
 export const HEAP_FLAG = '--heap-growing-percent=100';
 
 /**
  * The flag {@link adaptHeapGrowth} sets once, when the resident set reaches
- * {@link LARGE_HEAP}`.rssAboveMb` after the young generation was capped: V8 then favours memory
- * over speed, for more CPU (docs/performance.md, "Fifth pass" and "Sixth pass").
+ * {@link LARGE_HEAP}`.rssAboveMb` at the full collection that caps the young generation or a later
+ * one: V8 then favours memory over speed, for more CPU (docs/performance.md, "Fifth pass" and
+ * "Sixth pass").
  */
 export const LARGE_HEAP_FLAG = '--optimize-for-size';
 
@@ -111,10 +113,10 @@ export const YOUNG_CAP = { liveAboveMb: 48, semiSpaceMb: 4 } as const;
 
 /**
  * The resident set size (MB of 2^20 bytes) from which {@link adaptHeapGrowth} sets the large-heap
- * flag, once the young generation is capped: 7/8 of the 256 MB peak RSS the project holds to
- * (issue 24). The flag costs CPU, so it waits until memory, not the live heap alone, says it is
- * needed: busy clusters' logs reach the young generation's cap with RSS well short of the target
- * (docs/performance.md, "Sixth pass").
+ * flag, once the young generation is capped (at the same full collection or a later one): 7/8 of
+ * the 256 MB peak RSS the project holds to (issue 24). The flag costs CPU, so it waits until
+ * memory, not the live heap alone, says it is needed: busy clusters' logs can reach the young
+ * generation's cap with RSS well short of the target (docs/performance.md, "Sixth pass").
  */
 export const LARGE_HEAP = { rssAboveMb: 224 } as const;
 
@@ -142,17 +144,51 @@ export function lowMemoryCollection(): void {
 }
 
 /**
+ * The old space's bytes in use as each full collection left it, read back in order: `read()` gives
+ * those (bytes) of the full collections since its last call, oldest first (a `GCProfiler`'s records), and
+ * `stop()` ends the recording. The old space's use when the observer runs is no measure of the
+ * live heap: the observer runs after the main thread's current task, up to seconds later, and
+ * scavenges have promoted more into the old space since.
+ */
+export interface FullCollections {
+  read(): number[];
+  stop(): void;
+}
+
+/** {@link FullCollections} of this thread's heap, recorded from now on. */
+export function recordFullCollections(): FullCollections {
+  const profiler = new GCProfiler();
+  profiler.start();
+  return {
+    read(): number[] {
+      const left: number[] = [];
+      for (const s of profiler.stop()?.statistics ?? []) {
+        if (s.gcType !== 'MarkSweepCompact') continue;
+        left.push(s.afterGC.heapSpaceStatistics.find((x) => x.spaceName === 'old_space')?.spaceUsedSize ?? 0);
+      }
+      profiler.start();
+      return left;
+    },
+    stop(): void {
+      profiler.stop();
+    },
+  };
+}
+
+/**
  * Adapts V8's `--heap-growing-percent` after each full collection ({@link growingPercentAfter}),
  * for a run whose heap flag {@link tuneV8} set (it returned {@link HEAP_FLAG}): a long log's peak
  * RSS then stays near a short one's. V8 reads the flag when it sets the next collection's limit,
- * so a change counts from the full collection after the one that showed it; the observer runs
- * just after a collection, and the old space's bytes in use then are about its live bytes.
- * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, it also
- * caps the young generation, once; at a later full collection that finds the resident set at
- * {@link LARGE_HEAP}`.rssAboveMb` or more it sets `largeHeap` (from {@link largeHeapFlag};
- * `undefined`: none), once. Process-wide: the parser threads' heaps follow it too. `setFlags`,
- * `lowMemory`, `youngSize` and `residentSize` (bytes) are for tests. Returns the function that
- * stops it; the observer does not keep the process alive.
+ * so a change counts from the full collection after the one that showed it. Each full collection
+ * is judged by the old space it left ({@link FullCollections}), not by the old space when the
+ * observer runs.
+ * When a full collection first leaves {@link YOUNG_CAP}`.liveAboveMb` in the old space, it caps
+ * the young generation, once; at that full collection or a later one, the first time the resident
+ * set is at {@link LARGE_HEAP}`.rssAboveMb` or more when the observer hears of it, it sets
+ * `largeHeap` (from {@link largeHeapFlag}; `undefined`: none), once.
+ * Process-wide: the parser threads' heaps follow it too. `setFlags`, `lowMemory`, `youngSize`,
+ * `residentSize` (bytes) and `collections` are for tests. Returns the function that stops it; the
+ * observer does not keep the process alive.
  */
 export function adaptHeapGrowth(
   largeHeap: string | undefined,
@@ -160,20 +196,21 @@ export function adaptHeapGrowth(
   lowMemory: () => void = lowMemoryCollection,
   youngSize: () => number = youngBytes,
   residentSize: () => number = () => process.memoryUsage.rss(),
+  collections: FullCollections = recordFullCollections(),
 ): () => void {
   let previous = 0;
   let largeSet = largeHeap === undefined;
   let current: number = HEAP_GROWTH.growing;
   /** The young generation: V8's own, shrunk and growing back to the cap, or held at the cap (see {@link YOUNG_CAP}). */
   let young: 'free' | 'shrunk' | 'capped' = 'free';
-  const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      if (young === 'shrunk' && youngSize() >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
-        setFlags('--semi-space-growth-factor=1');
-        young = 'capped';
-      }
-      if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
-      const live = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')?.space_used_size ?? 0;
+  const observer = new PerformanceObserver(() => {
+    if (young === 'shrunk' && youngSize() >= 2 * YOUNG_CAP.semiSpaceMb * MB) {
+      setFlags('--semi-space-growth-factor=1');
+      young = 'capped';
+    }
+    // Any entry wakes it: the records may run ahead of the entries (a collection recorded but not
+    // yet announced), and each is judged once, on the first call that reads it.
+    for (const live of collections.read()) {
       const next = growingPercentAfter(previous, live);
       previous = live;
       if (next !== current) {
@@ -186,12 +223,18 @@ export function adaptHeapGrowth(
         setFlags(`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`);
         lowMemory();
         young = 'shrunk';
-      } else if (!largeSet && young !== 'free' && residentSize() >= LARGE_HEAP.rssAboveMb * MB) {
+      }
+      // At once when the resident set is already there: the observer may hear of the next full
+      // collection seconds later.
+      if (!largeSet && young !== 'free' && residentSize() >= LARGE_HEAP.rssAboveMb * MB) {
         setFlags(largeHeap!);
         largeSet = true;
       }
     }
   });
   observer.observe({ entryTypes: ['gc'] });
-  return () => observer.disconnect();
+  return () => {
+    observer.disconnect();
+    collections.stop();
+  };
 }

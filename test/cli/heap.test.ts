@@ -160,3 +160,108 @@ describe('the young generation on a large live heap', () => {
     expect(lowMemory).toBe(1);
   });
 });
+
+describe("the policy's reading of the live heap", () => {
+  const MiB = 1024 * 1024;
+  /**
+   * Runs adaptHeapGrowth with the old space each full collection left given by `steps` (MB, in the
+   * order recorded) and the resident set (MB) at each step, while the old space really holds
+   * `keptMb` more; the flags it set at each step, the low-memory collections asked for, and
+   * whether stopping it stopped the recording.
+   */
+  async function scripted(steps: Array<{ lives: number[]; rssMb: number }>, keptMb = 0): Promise<{ flags: string[][]; lowMemory: number; stopped: boolean }> {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const set: string[] = [];
+    const flags: string[][] = [];
+    let lowMemory = 0;
+    let recorded: number[] = [];
+    let rss = 0;
+    let stopped = false;
+    const stop = adaptHeapGrowth(
+      LARGE_HEAP_FLAG,
+      (f) => set.push(f),
+      () => lowMemory++,
+      () => 2 * 1024 * 1024,
+      () => rss * MiB,
+      {
+        read: () => recorded.splice(0),
+        stop: () => {
+          stopped = true;
+        },
+      },
+    );
+    // Arrays of 1,000 small integers (8 KB each) land in the old space.
+    const kept = Array.from({ length: keptMb * 128 }, () => new Array<number>(1000).fill(1));
+    try {
+      for (const { lives, rssMb } of steps) {
+        recorded = lives.map((x) => x * MiB);
+        rss = rssMb;
+        gc();
+        await new Promise((r) => setTimeout(r, 20));
+        flags.push(set.splice(0));
+      }
+      expect(kept.length).toBe(keptMb * 128);
+    } finally {
+      stop();
+    }
+    return { flags, lowMemory, stopped };
+  }
+
+  it('judges a full collection by the old space it left, not by the old space when the observer runs', async () => {
+    // The old space holds YOUNG_CAP.liveAboveMb and more when the observer reads it, but the full
+    // collections left 30 MB: no cap.
+    const { flags, lowMemory, stopped } = await scripted(
+      [
+        { lives: [30], rssMb: 100 },
+        { lives: [31], rssMb: 100 },
+      ],
+      YOUNG_CAP.liveAboveMb + 8,
+    );
+    expect(flags).toEqual([[], ['--heap-growing-percent=25']]);
+    expect(lowMemory).toBe(0);
+    expect(stopped).toBe(true);
+  });
+
+  it('judges every full collection recorded since the observer last ran, in order', async () => {
+    const { flags, lowMemory } = await scripted([
+      { lives: [20], rssMb: 100 },
+      // 20 → 21 steady (25), 21 → 40 grown by more than half (100).
+      { lives: [21, 40], rssMb: 100 },
+      // 40 → 50 steady and at YOUNG_CAP.liveAboveMb or more: 10, and the young generation's cap.
+      { lives: [50], rssMb: 100 },
+      { lives: [], rssMb: 100 },
+    ]);
+    expect(flags).toEqual([
+      [],
+      ['--heap-growing-percent=25', '--heap-growing-percent=100'],
+      ['--heap-growing-percent=10', `--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`],
+      [],
+    ]);
+    expect(lowMemory).toBe(1);
+  });
+
+  it('sets --optimize-for-size at the full collection that caps the young generation when the resident set is at LARGE_HEAP.rssAboveMb then; the resident set alone caps nothing', async () => {
+    const alone = await scripted([
+      { lives: [20], rssMb: 100 },
+      { lives: [20], rssMb: LARGE_HEAP.rssAboveMb + 10 },
+    ]);
+    expect(alone.flags).toEqual([[], ['--heap-growing-percent=25']]);
+    expect(alone.lowMemory).toBe(0);
+    const at = await scripted([
+      { lives: [20], rssMb: 100 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb + 10 },
+    ]);
+    // 20 → 48 grew by more than half: 100, unchanged.
+    expect(at.flags).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`, LARGE_HEAP_FLAG], ['--heap-growing-percent=10']]);
+    expect(at.lowMemory).toBe(1);
+    const under = await scripted([
+      { lives: [20], rssMb: 100 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb - 1 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb - 1 },
+      { lives: [YOUNG_CAP.liveAboveMb], rssMb: LARGE_HEAP.rssAboveMb },
+    ]);
+    expect(under.flags).toEqual([[], [`--semi-space-growth-factor=${YOUNG_CAP.semiSpaceMb}`], ['--heap-growing-percent=10'], [LARGE_HEAP_FLAG]]);
+  });
+});
