@@ -77,10 +77,11 @@
  * control-plane timer); it counts in the identity's roll-up once it has lasted `sweepMinSpanMs`
  * with a coefficient of variation of its gaps at most `sweepMaxGapCv`, while its controller (the
  * identity's counted writes of that resource, any object) has written without a pause of
- * `sweepMaxIdleMs` for `sweepMinSpanMs` too, and stops counting at a longer gap, an uneven stretch, a pause of the writer or an episode
- * of its own. Real changes do not look like that for long: a rollout ends, a Job's progress follows
+ * `sweepMaxIdleMs` for `sweepMinSpanMs` too, and stops counting at a longer gap, an uneven
+ * stretch, a pause of the writer or an episode of its own. Real changes do not look like that for long: a rollout ends, a Job's progress follows
  * pods finishing at irregular gaps, periodic syncs are 15 s or slower, and a controller that
- * batches or times its syncs (the job controller, once a second per Job) pauses between passes.
+ * batches or times its syncs (the job controller, once a second per Job) pauses between passes,
+ * unless it has so many objects that its passes run back to back (why the rule is opt-in).
  * The run's writes beyond one per `healthyPeriodMs` are the roll-up's unproven excess, judged
  * against `minExcessWrites` (as a pair's score), with at least `rollupMinObjects` runs counting.
  * Such a finding is `suspected` (evidence level and signal), at most `sweepMaxSeverity`: timing
@@ -243,11 +244,12 @@ export const hotLoopOptions = windowedOptions({
   /**
    * Longest pause, ms, between successive counted `/status` writes of one resource by the identity
    * (any of its objects: one controller's) that still leaves the controller busy; an object's sweep
-   * run counts only while its controller has been busy without such a pause for `sweepMinSpanMs`. A self-re-queuing pass is never idle:
-   * each write re-queues its object, so the queue never empties and the next write follows as
-   * soon as one reconcile (a cache read and one write) allows. A controller that rewrites objects
+   * run counts only while its controller has been busy without such a pause for `sweepMinSpanMs`.
+   * A self-re-queuing pass is never idle: each write re-queues its object, so the queue never
+   * empties and the next write follows as soon as one reconcile (a cache read and one write) allows. A controller that rewrites objects
    * because something changed, on a timer, or in batches (the job controller syncs a Job at most
-   * once a second) pauses between passes, however even its per-object gaps. 250: on TUNING the
+   * once a second) pauses between passes, however even its per-object gaps, unless it has so many
+   * objects that its passes run back to back (why the rule is off by default). 250: on TUNING the
    * looping notebook controller never paused 100 ms in 10 min, while the longest stretch without a
    * 250 ms pause among the look-alikes was 24 s (the job controller over dozens of busy Jobs;
    * at 500 ms it never paused at all).
