@@ -41,6 +41,29 @@ export function many(p: Sampler, label: string, n: number): string[] {
 export function spec(base: Partial<OperatorSpec> & Pick<OperatorSpec, 'user' | 'group' | 'version' | 'resource' | 'objects' | 'desired'>): OperatorSpec {
   return { workers: 2, watchDelayUs: 20 * MS, watchOwn: true, target: 'status', verb: 'update', sendRv: true, skipUnchanged: true, onConflict: 'rateLimited', ...base };
 }
+/**
+ * An operator that updates each of `objects` from its cache with the content it already has, every
+ * `periodS` s (its first pass spread over one period), and does not watch its own writes: every
+ * update a no-op (knative#13204, otel-operator#3002, VictoriaMetrics#1418).
+ */
+export function unchangedUpdater(w: World, user: SimUser, group: string, resource: string, objects: SimRef[], periodS: number): void {
+  operator(
+    w,
+    spec({
+      user,
+      group,
+      version: 'v1',
+      resource,
+      objects,
+      target: '',
+      watchOwn: false,
+      skipUnchanged: false,
+      requeueAfterUs: s(periodS),
+      spreadStartUs: s(periodS),
+      desired: () => ({}),
+    }),
+  );
+}
 /** An operator's service account (name from the pool unless given) with a pod IP. */
 export function sa(p: Sampler, ns: string, name?: string, product = 'manager', version = 'v0.0.0'): SimUser {
   const n = name ?? p.name('operators', 'operator');
@@ -223,23 +246,7 @@ export const INCIDENT_SCENARIOS_2: SimScenario[] = [
       plan(p, ['deployments'], (w, bg) => {
         const user = serviceAccount('knative-serving', 'controller', 'controller', 'v1.10.0', '10.244.5.8', '');
         const ds = mk(w, 'apps', 'v1', 'deployments', bg.namespaces[2] as string, many(p, 'rev', p.int('revisions', 20, 150)), { replicas: 1, template: 'x' });
-        const period = p.num('resyncS', 10, 60);
-        operator(
-          w,
-          spec({
-            user,
-            group: 'apps',
-            version: 'v1',
-            resource: 'deployments',
-            objects: ds,
-            target: '',
-            watchOwn: false,
-            skipUnchanged: false,
-            requeueAfterUs: s(period),
-            spreadStartUs: s(period),
-            desired: () => ({}),
-          }),
-        );
+        unchangedUpdater(w, user, 'apps', 'deployments', ds, p.num('resyncS', 10, 60));
         return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }] };
       }),
   },

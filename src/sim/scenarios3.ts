@@ -10,7 +10,7 @@ import { nowIso, operator } from './actors.js';
 import { ref } from './background.js';
 import type { SimObject, SimRef } from './store.js';
 import type { SimScenario } from './scenarios.js';
-import { many, mk, nowMs, obj, plan, sa, spec } from './scenarios2.js';
+import { many, mk, nowMs, obj, plan, sa, spec, unchangedUpdater } from './scenarios2.js';
 import { human, kcm, serviceAccount } from './users.js';
 import { MS, SECOND, type SimUser, type World } from './world.js';
 
@@ -526,22 +526,7 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
             many(p, 'collector', n).map((x) => `${x}-collector`),
             { owner: 'otel' },
           );
-          operator(
-            w,
-            spec({
-              user,
-              group,
-              version: 'v1',
-              resource: res,
-              objects: os,
-              target: '',
-              watchOwn: false,
-              skipUnchanged: false,
-              requeueAfterUs: s(period),
-              spreadStartUs: s(period),
-              desired: () => ({}),
-            }),
-          );
+          unchangedUpdater(w, user, group, res, os, period);
         }
         return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }] };
       }),

@@ -10,7 +10,7 @@ import { nowIso, operator, WorkQueue, type ReconcileResult } from './actors.js';
 import { ref } from './background.js';
 import { canonical, type SimObject, type SimRef } from './store.js';
 import type { SimScenario } from './scenarios.js';
-import { many, mk, obj, plan, sa, spec } from './scenarios2.js';
+import { many, mk, obj, plan, sa, spec, unchangedUpdater } from './scenarios2.js';
 import { human, serviceAccount } from './users.js';
 import { MS, SECOND } from './world.js';
 
@@ -456,22 +456,7 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
             ];
         for (const [res, names] of kinds) {
           const os = mk(w, 'apps', 'v1', res, ns, names, { replicas: 1, template: { image: `${stem}:v1` } });
-          operator(
-            w,
-            spec({
-              user,
-              group: 'apps',
-              version: 'v1',
-              resource: res,
-              objects: os,
-              target: '',
-              watchOwn: false,
-              skipUnchanged: false,
-              requeueAfterUs: s(period),
-              spreadStartUs: s(period),
-              desired: () => ({}),
-            }),
-          );
+          unchangedUpdater(w, user, 'apps', res, os, period);
         }
         return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }] };
       }),
