@@ -4,7 +4,8 @@
  * mechanism the incident describes, as actors with behaviours (src/sim/actors.ts) against the
  * store; the conflicts, gaps and stale resends come out of that, not from a template. Each says
  * what a good tool should report (`expected`), what it may report without being wrong
- * (`acceptable`), and, for patterns no finding kind covers, why (`uncovered`).
+ * (`acceptable`), what it would report if the log's level kept the evidence (`outOfReach`), and,
+ * for patterns no finding kind covers, why (`uncovered`).
  */
 import type { FindingKind } from '../generator/plan.js';
 import { operator, type OperatorSpec } from './actors.js';
@@ -22,11 +23,25 @@ export interface SimExpected {
   object: { ref: SimRef; subresource: string } | null;
 }
 
+/**
+ * A finding a good tool would make if the log held its evidence, and this log does not: the level
+ * it was written at leaves out what tells the pattern from a benign one (a status rewritten every
+ * few seconds with only a new time in it, at Metadata level, has the shape of an operator
+ * recording real progress on a timer). Scored apart: neither found nor missed; a finding matching
+ * it is counted as found anyway, never as a false positive.
+ */
+export interface OutOfReach extends SimExpected {
+  /** Why the log cannot show it, in a sentence. */
+  why: string;
+}
+
 /** What a scenario planted. */
 export interface Planted {
   expected: SimExpected[];
   /** Findings a good tool may also report here (neither found nor false positives). */
   acceptable?: SimExpected[];
+  /** Expected findings this log cannot support (see {@link OutOfReach}). */
+  outOfReach?: OutOfReach[];
 }
 
 /** A scenario's plan, drawn from a sampler: audit policy and how to run it. */
