@@ -221,7 +221,7 @@ describe('B.2 scenarios, part A (src/sim/scenarios4.ts)', () => {
   });
 });
 
-describe('expectations out of the log\'s reach', () => {
+describe("expectations out of the log's reach", () => {
   it('machine-controller-manager#293 at Metadata level: the no-op expectation is scored apart, with its counts, neither missed nor found', async () => {
     const r = await runSimCase(scenario('mcm-machine-node-conditions'), TUNING, 1);
     expect(r.params.requestResponse).toBe('false');
@@ -238,7 +238,7 @@ describe('expectations out of the log\'s reach', () => {
     expect([r.found.map((e) => e.kind), r.missed.length, r.outOfReach.length]).toEqual([['hot-loop'], 0, 0]);
   });
 
-  it('an evaluation counts out-of-reach expectations apart from the kinds\' expected findings', async () => {
+  it("an evaluation counts out-of-reach expectations apart from the kinds' expected findings", async () => {
     const e = await evaluateSim(TUNING, [scenario('mcm-machine-node-conditions'), scenario('keycloak-ltt-hot-loop')]);
     expect(e.outOfReach).toEqual({ entries: 3, found: 0 });
     expect(e.kinds.filter((k) => k.expected > 0).map((k) => [k.kind, k.expected, k.found])).toEqual([['hot-loop', 1, 1]]);
