@@ -124,12 +124,39 @@ export function simulate(sc: SimScenario, set: SimSet, seed: number): SimulatedL
   const nodes = background(w, p, plan.nodes, namespaces);
   const planted = plan.run(w, { namespaces, nodes });
   w.run();
-  const expected = planted.expected.map((e) => toExpected(sc.name, e));
-  for (const e of expected) fillCounts(w, e);
+  const planned = planted.expected.map((e) => toExpected(sc.name, e));
+  for (const e of planned) fillCounts(w, e);
   const acceptable = (planted.acceptable ?? []).map((e) => toExpected(sc.name, e));
   const outOfReach = (planted.outOfReach ?? []).map((e) => ({ ...toExpected(sc.name, e), why: e.why }));
   for (const e of outOfReach) fillCounts(w, e);
+  const expected: ExpectedFinding[] = [];
+  for (const e of planned) {
+    const why = didNotHappen(e);
+    if (why === null) expected.push(e);
+    else outOfReach.push({ ...e, why });
+  }
   return { chunks: w.auditChunks(), expected, acceptable, outOfReach, params: p.drawn, lines: w.lineCount };
+}
+
+/**
+ * Why an expected finding's pattern did not occur in the draw, or null when it did: a storm of
+ * answers (409 Conflict, AlreadyExists, 429) of which the expected actors got none (a race that
+ * never started). Nothing in the log can show it then.
+ */
+function didNotHappen(e: ExpectedFinding): string | null {
+  const none = (what: string) => `the pattern did not occur in this draw: no ${what} answered to the expected actors`;
+  switch (e.kind) {
+    case 'conflict-storm':
+      return e.conflicts === 0 ? none('409 Conflict') : null;
+    case 'fleet-storm':
+      return e.conflicts + e.throttled === 0 ? none('409 Conflict or 429') : null;
+    case 'create-conflict-storm':
+      return e.alreadyExists === 0 ? none('409 AlreadyExists') : null;
+    case 'throttling':
+      return e.throttled === 0 ? none('429') : null;
+    default:
+      return null;
+  }
 }
 
 function hash(s: string): number {

@@ -238,6 +238,15 @@ describe("expectations out of the log's reach", () => {
     expect([r.found.map((e) => e.kind), r.missed.length, r.outOfReach.length]).toEqual([['hot-loop'], 0, 0]);
   });
 
+  it('longhorn#183 in a draw whose race never started: a conflict storm without one 409 is out of reach, not missed', () => {
+    const sim = simulate(scenario('longhorn-probe-time-conflicts'), TUNING, 5);
+    expect(sim.expected).toEqual([]);
+    expect(sim.outOfReach.map((e) => [e.kind, e.writes, e.conflicts, e.why])).toEqual([
+      ['conflict-storm', 754, 0, 'the pattern did not occur in this draw: no 409 Conflict answered to the expected actors'],
+    ]);
+    expect(simulate(scenario('longhorn-probe-time-conflicts'), TUNING, 1).expected.map((e) => [e.kind, e.conflicts > 0])).toEqual([['conflict-storm', true]]);
+  });
+
   it("an evaluation counts out-of-reach expectations apart from the kinds' expected findings", async () => {
     const e = await evaluateSim(TUNING, [scenario('mcm-machine-node-conditions'), scenario('keycloak-ltt-hot-loop')]);
     expect(e.outOfReach).toEqual({ entries: 3, found: 0 });
