@@ -21,7 +21,7 @@ import { HELP, isMain, parseToolArgs } from './dev-tool.js';
 import { defaultCases, evaluate, type Evaluation } from '../eval/evaluate.js';
 import { details, markdownTable, problemRecords, stableSummary, textTable } from '../eval/format.js';
 import { ALL_SCENARIOS } from '../sim/all.js';
-import { evaluateSim, HELD_OUT, TUNING, type SimEvaluation, type SimSet } from '../sim/evaluate.js';
+import { evaluateSim, HELD_OUT, TUNING, type SimCaseResult, type SimEvaluation, type SimSet } from '../sim/evaluate.js';
 import { SimPool } from '../sim/pool.js';
 
 const USAGE =
@@ -102,18 +102,36 @@ export async function main(argv: string[]): Promise<number> {
   if (!args.quiet) for (const p of parts) process.stderr.write(`${p.title.split(':')[0]}: ${(p.e.ms / 1000).toFixed(1)} s\n`);
 
   if (args.format === 'json') {
-    const out = parts.map(({ title, e }) => ({ title, seeds: e.seeds, kinds: e.kinds, benign: e.benign, inconsistent: e.inconsistent, problems: problemRecords(e) }));
+    const out = parts.map(({ title, e }) => ({
+      title,
+      seeds: e.seeds,
+      kinds: e.kinds,
+      benign: e.benign,
+      inconsistent: e.inconsistent,
+      ...('outOfReach' in e ? { outOfReach: e.outOfReach } : {}),
+      problems: problemRecords(e),
+    }));
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     const blocks: string[] = [];
     for (const { title, e } of parts) {
       const table = args.format === 'markdown' ? markdownTable(e) : textTable(e);
       const problems = details(e);
-      blocks.push(`== ${title} ==\n${table}\n\n${stableSummary(e)}\n${problems ? `\nMisses and false positives:\n${problems}\n` : ''}`);
+      const reach = 'outOfReach' in e ? outOfReachText(e) : '';
+      blocks.push(`== ${title} ==\n${table}\n\n${stableSummary(e)}\n${reach}${problems ? `\nMisses and false positives:\n${problems}\n` : ''}`);
     }
     process.stdout.write(`${blocks.join('\n')}`);
   }
   return parts.some(({ e }) => e.inconsistent > 0 || e.kinds.some((k) => k.missed > 0 || k.falsePositives > 0)) ? 1 : 0;
+}
+
+/** The expectations the logs could not support, scored apart: how many, found anyway, and each with its reason (empty when none). */
+function outOfReachText(e: SimEvaluation): string {
+  if (e.outOfReach.entries === 0) return '';
+  const lines = (e.cases as SimCaseResult[]).flatMap((r) =>
+    r.outOfReach.map((x) => `  ${r.case} (seed ${r.seed}): ${x.kind}${r.outOfReachFound.includes(x) ? ' (found anyway)' : ''}: ${x.why}`),
+  );
+  return `${e.outOfReach.entries} expectations out of the logs' reach, scored apart (found anyway: ${e.outOfReach.found}):\n${lines.join('\n')}\n`;
 }
 
 function usage(message: string): number {

@@ -44,6 +44,9 @@ const START_MS = Date.parse('2026-07-01T08:00:00Z');
 export interface SimCaseResult extends CaseResult {
   params: Record<string, number | string>;
   acceptableFindings: Finding[];
+  /** Expectations the log cannot support (`Planted.outOfReach`), with counts, and those a finding matched anyway. */
+  outOfReach: Array<ExpectedFinding & { why: string }>;
+  outOfReachFound: Array<ExpectedFinding & { why: string }>;
   lines: number;
   /** Scenario is a benign look-alike (every finding on it is a false positive). */
   benign: boolean;
@@ -95,6 +98,8 @@ export interface SimulatedLog {
   chunks: string[];
   expected: ExpectedFinding[];
   acceptable: ExpectedFinding[];
+  /** Expectations out of the log's reach (`Planted.outOfReach`), with counts. */
+  outOfReach: Array<ExpectedFinding & { why: string }>;
   params: Record<string, number | string>;
   lines: number;
 }
@@ -119,10 +124,39 @@ export function simulate(sc: SimScenario, set: SimSet, seed: number): SimulatedL
   const nodes = background(w, p, plan.nodes, namespaces);
   const planted = plan.run(w, { namespaces, nodes });
   w.run();
-  const expected = planted.expected.map((e) => toExpected(sc.name, e));
-  for (const e of expected) fillCounts(w, e);
+  const planned = planted.expected.map((e) => toExpected(sc.name, e));
+  for (const e of planned) fillCounts(w, e);
   const acceptable = (planted.acceptable ?? []).map((e) => toExpected(sc.name, e));
-  return { chunks: w.auditChunks(), expected, acceptable, params: p.drawn, lines: w.lineCount };
+  const outOfReach = (planted.outOfReach ?? []).map((e) => ({ ...toExpected(sc.name, e), why: e.why }));
+  for (const e of outOfReach) fillCounts(w, e);
+  const expected: ExpectedFinding[] = [];
+  for (const e of planned) {
+    const why = didNotHappen(e);
+    if (why === null) expected.push(e);
+    else outOfReach.push({ ...e, why });
+  }
+  return { chunks: w.auditChunks(), expected, acceptable, outOfReach, params: p.drawn, lines: w.lineCount };
+}
+
+/**
+ * Why an expected finding's pattern did not occur in the draw, or null when it did: a storm of
+ * answers (409 Conflict, AlreadyExists, 429) of which the expected actors got none (a race that
+ * never started). Nothing in the log can show it then.
+ */
+function didNotHappen(e: ExpectedFinding): string | null {
+  const none = (what: string) => `the pattern did not occur in this draw: no ${what} answered to the expected actors`;
+  switch (e.kind) {
+    case 'conflict-storm':
+      return e.conflicts === 0 ? none('409 Conflict') : null;
+    case 'fleet-storm':
+      return e.conflicts + e.throttled === 0 ? none('409 Conflict or 429') : null;
+    case 'create-conflict-storm':
+      return e.alreadyExists === 0 ? none('409 AlreadyExists') : null;
+    case 'throttling':
+      return e.throttled === 0 ? none('429') : null;
+    default:
+      return null;
+  }
 }
 
 function hash(s: string): number {
@@ -133,14 +167,15 @@ function hash(s: string): number {
 
 /**
  * Simulate one scenario for one seed, analyze the log in-process with default options and a fixed
- * clock, and score it: findings matching an `acceptable` entry (and no expected one) are set
- * aside; every finding's metrics are checked for consistency.
+ * clock, and score it: findings matching an `acceptable` or out-of-reach entry (and no expected
+ * one) are set aside; every finding's metrics are checked for consistency.
  */
 export async function runSimCase(sc: SimScenario, set: SimSet, seed: number): Promise<SimCaseResult> {
   const t0 = performance.now();
   const sim = simulate(sc, set, seed);
   const report = await analyze({ inputs: ['-'] }, { stdin: Readable.from(sim.chunks), now: () => new Date('2026-01-01T00:00:00Z') });
-  const acceptableFindings = report.findings.filter((f) => !sim.expected.some((e) => matches(f, e)) && sim.acceptable.some((a) => matches(f, a)));
+  const aside = [...sim.acceptable, ...sim.outOfReach];
+  const acceptableFindings = report.findings.filter((f) => !sim.expected.some((e) => matches(f, e)) && aside.some((a) => matches(f, a)));
   const judged = report.findings.filter((f) => !acceptableFindings.includes(f));
   const inconsistent = report.findings.map((finding) => ({ finding, problems: inconsistencies(finding) })).filter((x) => x.problems.length > 0);
   return {
@@ -153,6 +188,8 @@ export async function runSimCase(sc: SimScenario, set: SimSet, seed: number): Pr
     ms: performance.now() - t0,
     params: sim.params,
     acceptableFindings,
+    outOfReach: sim.outOfReach,
+    outOfReachFound: sim.outOfReach.filter((e) => report.findings.some((f) => matches(f, e))),
     lines: sim.lines,
     benign: sc.benign,
   };
@@ -176,8 +213,11 @@ export function simSet(name: SimSet['name']): SimSet {
   return name === 'tuning' ? TUNING : HELD_OUT;
 }
 
-/** The whole simulated evaluation of one set. */
-export type SimEvaluation = Evaluation & { cases: SimCaseResult[]; set: SimSet['name'] };
+/**
+ * The whole simulated evaluation of one set; `outOfReach` counts the expectations the logs could
+ * not support (`Planted.outOfReach`) and how many a finding matched anyway.
+ */
+export type SimEvaluation = Evaluation & { cases: SimCaseResult[]; set: SimSet['name']; outOfReach: { entries: number; found: number } };
 
 /** Run `scenarios` for every seed of `set`; matching as in src/eval/evaluate.ts. */
 export async function evaluateSim(set: SimSet, scenarios: SimScenario[] = ALL_SCENARIOS, opts: SimEvaluateOptions = {}): Promise<SimEvaluation> {
@@ -203,6 +243,7 @@ export async function evaluateSim(set: SimSet, scenarios: SimScenario[] = ALL_SC
     benign: { entries: results.filter((r) => r.benign).length, falsePositives: results.filter((r) => r.benign).reduce((n, r) => n + r.falsePositives.length, 0) },
     inconsistent: results.reduce((n, r) => n + r.inconsistent.length, 0),
     cases: results,
+    outOfReach: { entries: results.reduce((n, r) => n + r.outOfReach.length, 0), found: results.reduce((n, r) => n + r.outOfReachFound.length, 0) },
     ms: performance.now() - started,
   };
 }

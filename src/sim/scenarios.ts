@@ -4,7 +4,8 @@
  * mechanism the incident describes, as actors with behaviours (src/sim/actors.ts) against the
  * store; the conflicts, gaps and stale resends come out of that, not from a template. Each says
  * what a good tool should report (`expected`), what it may report without being wrong
- * (`acceptable`), and, for patterns no finding kind covers, why (`uncovered`).
+ * (`acceptable`), what it would report if the log's level kept the evidence (`outOfReach`), and,
+ * for patterns no finding kind covers, why (`uncovered`).
  */
 import type { FindingKind } from '../generator/plan.js';
 import { operator, type OperatorSpec } from './actors.js';
@@ -22,11 +23,25 @@ export interface SimExpected {
   object: { ref: SimRef; subresource: string } | null;
 }
 
+/**
+ * A finding a good tool would make if the log held its evidence, and this log does not: the level
+ * it was written at leaves out what tells the pattern from a benign one (a status rewritten every
+ * few seconds with only a new time in it, at Metadata level, has the shape of an operator
+ * recording real progress on a timer). Scored apart: neither found nor missed; a finding matching
+ * it is counted as found anyway, never as a false positive.
+ */
+export interface OutOfReach extends SimExpected {
+  /** Why the log cannot show it, in a sentence. */
+  why: string;
+}
+
 /** What a scenario planted. */
 export interface Planted {
   expected: SimExpected[];
   /** Findings a good tool may also report here (neither found nor false positives). */
   acceptable?: SimExpected[];
+  /** Expected findings this log cannot support (see {@link OutOfReach}). */
+  outOfReach?: OutOfReach[];
 }
 
 /** A scenario's plan, drawn from a sampler: audit policy and how to run it. */
@@ -375,6 +390,7 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
           const ns = bg.namespaces[2] as string;
           const user = operatorUser(p, ns);
           const cms = objects(w, '', 'v1', 'configmaps', ns, names(p, 'cm', 2), { data: 'x' });
+          const periodS = p.num('requeueAfterS', 0.5, 4);
           operator(
             w,
             opSpec({
@@ -386,14 +402,25 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
               target: '',
               verb: 'apply',
               skipUnchanged: false,
-              requeueAfterUs: s(p.num('requeueAfterS', 0.5, 4)),
+              requeueAfterUs: s(periodS),
               desired: () => ({ data: 'x' }),
               fieldManager: user.username.split(':').pop(),
             }),
           );
-          return rr
-            ? { expected: [{ kind: 'no-op-writes', actors: [user], object: null }], acceptable: [{ kind: 'hot-loop', actors: [user], object: null }] }
-            : { expected: [{ kind: 'hot-loop', actors: [user], object: null }] };
+          const loop = { kind: 'hot-loop' as const, actors: [user], object: null };
+          if (rr) return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }], acceptable: [loop] };
+          // Once a second or slower, a Metadata-level log shows what a controller applying a real change on a timer shows.
+          return periodS < 1
+            ? { expected: [loop] }
+            : {
+                expected: [],
+                outOfReach: [
+                  {
+                    ...loop,
+                    why: 'Metadata level: each ConfigMap is applied every second or more slowly, each apply moving its resourceVersion, which is also what a controller applying a real change on a timer writes; only the bodies show that nothing but the managedFields time changes',
+                  },
+                ],
+              };
         },
       };
     },
@@ -476,8 +503,15 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
             if (r) ctl.queue.add(`/replicationcontrollers/${ns}/${r.name}`);
           });
           podChurn(w, pods, (bg.nodes[0] as { user: SimUser }).user, podGapMs * MS, s(20));
-          // One controller meeting 409s across many objects is fleet-storm's (minClients 1).
-          return { expected: [{ kind: 'fleet-storm', actors: [user], object: null }], acceptable: [{ kind: 'conflict-storm', actors: [user], object: null }] };
+          // One controller meeting 409s across many objects is fleet-storm's (minClients 1). A retry whose
+          // fresh GET already holds the status it computes stores nothing: a proven no-op, true if reported.
+          return {
+            expected: [{ kind: 'fleet-storm', actors: [user], object: null }],
+            acceptable: [
+              { kind: 'conflict-storm', actors: [user], object: null },
+              { kind: 'no-op-writes', actors: [user], object: null },
+            ],
+          };
         },
       };
     },
@@ -515,8 +549,15 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
               desired: (_o, w) => ({ lastHandledReconcileAt: nowMs(w) }),
             }),
           );
-          // One controller meeting 409s across many objects is fleet-storm's (minClients 1).
-          return { expected: [{ kind: 'fleet-storm', actors: [user], object: null }], acceptable: [{ kind: 'conflict-storm', actors: [user], object: null }] };
+          // One controller meeting 409s across many objects is fleet-storm's (minClients 1). A retry whose
+          // fresh GET already holds the status it computes stores nothing: a proven no-op, true if reported.
+          return {
+            expected: [{ kind: 'fleet-storm', actors: [user], object: null }],
+            acceptable: [
+              { kind: 'conflict-storm', actors: [user], object: null },
+              { kind: 'no-op-writes', actors: [user], object: null },
+            ],
+          };
         },
       };
     },

@@ -398,8 +398,9 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
     benign: false,
     description:
       'the notebook controller (one worker) stamps metav1.Now() (second precision) into lastProbeTime and updates notebooks/status unconditionally, without GenerationChangedPredicate; with enough notebooks a pass over the queue takes over a second, so each write lands in a new second, changes the object and re-queues it',
-    plan: (p) =>
-      plan(p, p.chance('requestResponse', 0.5) ? ['notebooks'] : [], (w, bg) => {
+    plan: (p) => {
+      const rr = p.chance('requestResponse', 0.5);
+      return plan(p, rr ? ['notebooks'] : [], (w, bg) => {
         const ns = bg.namespaces[3] as string;
         const user = serviceAccount('kubeflow', 'notebook-controller-service-account', 'notebook-controller', 'v1.8.0', '10.244.60.2', '');
         const nbs = mk(w, 'kubeflow.org', 'v1', 'notebooks', ns, many(p, 'notebook', p.int('notebooks', 350, 800)), { image: 'jupyter' }, { conditions: [] });
@@ -417,14 +418,25 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
             desired: () => ({ conditions: [{ type: 'Ready', status: 'True', lastProbeTime: nowIso(w) }] }),
           }),
         );
-        return {
-          expected: [{ kind: 'hot-loop', actors: [user], object: null }],
-          acceptable: [
-            { kind: 'no-op-writes', actors: [user], object: null },
-            { kind: 'conflict-storm', actors: [user], object: null },
-          ],
-        };
-      }),
+        const loop = { kind: 'hot-loop' as const, actors: [user], object: null };
+        const acceptable = [
+          { kind: 'no-op-writes' as const, actors: [user], object: null },
+          { kind: 'conflict-storm' as const, actors: [user], object: null },
+        ];
+        return rr
+          ? { expected: [loop], acceptable }
+          : {
+              expected: [],
+              acceptable,
+              outOfReach: [
+                {
+                  ...loop,
+                  why: "Metadata level: each notebook's status is rewritten every few seconds by a controller that never rests, each write moving its resourceVersion, which is also what an operator polling hundreds of objects' progress on a RequeueAfter timer writes; only the bodies show that nothing but lastProbeTime changes (hot-loop's opt-in sweep rule reports it as suspected)",
+                },
+              ],
+            };
+      });
+    },
   },
   {
     name: 'keycloak-ltt-hot-loop',
@@ -432,8 +444,9 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
     benign: false,
     description:
       "each of the operator's controllers calls the Keycloak admin API (1–3 s) and then writes its status with lastTransitionTime = now unconditionally; its own status event re-queues the object, so every object is written several times a minute instead of once per 5-minute sync",
-    plan: (p) =>
-      plan(p, p.chance('requestResponse', 0.5) ? ['keycloakrealms', 'keycloakclients', 'keycloakusers'] : [], (w, bg) => {
+    plan: (p) => {
+      const rr = p.chance('requestResponse', 0.5);
+      return plan(p, rr ? ['keycloakrealms', 'keycloakclients', 'keycloakusers'] : [], (w, bg) => {
         const ns = bg.namespaces[0] as string;
         const user = sa(p, ns, 'keycloak-operator', 'keycloak-operator', 'v0.4.0');
         const per = p.int('objectsPerKind', 2, 10);
@@ -459,8 +472,22 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
             }),
           );
         }
-        return { expected: [{ kind: 'hot-loop', actors: [user], object: null }], acceptable: [{ kind: 'no-op-writes', actors: [user], object: null }] };
-      }),
+        const loop = { kind: 'hot-loop' as const, actors: [user], object: null };
+        const acceptable = [{ kind: 'no-op-writes' as const, actors: [user], object: null }];
+        return rr
+          ? { expected: [loop], acceptable }
+          : {
+              expected: [],
+              acceptable,
+              outOfReach: [
+                {
+                  ...loop,
+                  why: "Metadata level: each realm's, client's and user's status is rewritten every few seconds, each write moving its resourceVersion, which is also what an operator recording real progress on a RequeueAfter timer writes; only the bodies show that nothing but lastTransitionTime changes",
+                },
+              ],
+            };
+      });
+    },
   },
   {
     name: 'temporal-status-every-10s',

@@ -189,10 +189,11 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
     benign: false,
     description:
       "machine-controller-manager copies each Node's conditions into its Machine's status: every kubelet status heartbeat (a new lastHeartbeatTime) is a Node event, and the machine controller updates machines/status with the copied conditions from its cache; one write per machine per heartbeat, for every machine of the fleet, changing nothing but heartbeat times",
-    plan: (p) =>
-      plan(
+    plan: (p) => {
+      const rr = p.chance('requestResponse', 0.5);
+      return plan(
         p,
-        p.chance('requestResponse', 0.5) ? ['machines'] : [],
+        rr ? ['machines'] : [],
         (w, bg) => {
           const ns = `shoot--${p.name('apps', 'project')}--prod`;
           const user = serviceAccount(ns, 'machine-controller-manager', 'machine-controller-manager', 'v0.33.0', `10.244.${p.rng.int(1, 60)}.${p.rng.int(2, 250)}`, '');
@@ -230,13 +231,24 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
             const m = byNode.get(e.object.ref.name);
             if (m && e.type === 'MODIFIED') ctl.queue.add(keyOf(m));
           });
-          return {
-            expected: [{ kind: 'no-op-writes', actors: [user], object: null }],
-            acceptable: [{ kind: 'hot-loop', actors: [user], object: null }],
-          };
+          const noOps = { kind: 'no-op-writes' as const, actors: [user], object: null };
+          const acceptable = [{ kind: 'hot-loop' as const, actors: [user], object: null }];
+          return rr
+            ? { expected: [noOps], acceptable }
+            : {
+                expected: [],
+                acceptable,
+                outOfReach: [
+                  {
+                    ...noOps,
+                    why: "Metadata level: each Machine's status is updated once per heartbeat of its Node, each update sending a new resourceVersion, so the log shows every write storing a change, as a controller mirroring real Node conditions would; only the bodies show that nothing but heartbeat times changes",
+                  },
+                ],
+              };
         },
         { nodes: p.int('fleetNodes', 50, 300) },
-      ),
+      );
+    },
   },
   {
     name: 'gatekeeper-reimport-victim-409',
@@ -351,8 +363,9 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
     benign: false,
     description:
       'the cluster operator reconciles each Kafka (GET, a few seconds of checks on its StrimziPodSets, Services and Secrets), then replaces kafkas/status with the Ready condition\'s lastTransitionTime = now; the status change is a watch event that the operator takes as a modified Kafka ("Kafka CR was modified") and reconciles again: resourceVersion and lastTransitionTime change every few seconds, for as long as it runs',
-    plan: (p) =>
-      plan(p, p.chance('requestResponse', 0.5) ? ['kafkas'] : [], (w, bg) => {
+    plan: (p) => {
+      const rr = p.chance('requestResponse', 0.5);
+      return plan(p, rr ? ['kafkas'] : [], (w, bg) => {
         const ns = bg.namespaces[1] as string;
         const user = serviceAccount(ns, 'strimzi-cluster-operator', 'strimzi-cluster-operator', '0.37.0', `10.244.${p.rng.int(1, 60)}.${p.rng.int(2, 250)}`, '');
         const kafkas = mk(
@@ -382,8 +395,22 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
             desired: (o) => ({ observedGeneration: o.generation, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowIso(w) }] }),
           }),
         );
-        return { expected: [{ kind: 'hot-loop', actors: [user], object: null }], acceptable: [{ kind: 'no-op-writes', actors: [user], object: null }] };
-      }),
+        const loop = { kind: 'hot-loop' as const, actors: [user], object: null };
+        const acceptable = [{ kind: 'no-op-writes' as const, actors: [user], object: null }];
+        return rr
+          ? { expected: [loop], acceptable }
+          : {
+              expected: [],
+              acceptable,
+              outOfReach: [
+                {
+                  ...loop,
+                  why: "Metadata level: each Kafka's status is replaced every few seconds after a reconcile's reads, each write moving its resourceVersion, which is also what an operator recording real progress on a RequeueAfter timer writes; only the bodies show that nothing but lastTransitionTime changes",
+                },
+              ],
+            };
+      });
+    },
   },
   {
     name: 'emqx-pod-condition-every-second',

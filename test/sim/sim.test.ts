@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_SCENARIOS } from '../../src/sim/all.js';
 import { INCIDENT_SCENARIOS_4 } from '../../src/sim/scenarios4.js';
-import { HELD_OUT, runSimCase, simulate, TUNING } from '../../src/sim/evaluate.js';
+import { evaluateSim, HELD_OUT, runSimCase, simulate, TUNING } from '../../src/sim/evaluate.js';
 import { POOL_A, POOL_B, Sampler } from '../../src/sim/names.js';
 import type { SimScenario } from '../../src/sim/scenarios.js';
 import { World } from '../../src/sim/world.js';
@@ -218,5 +218,38 @@ describe('B.2 scenarios, part A (src/sim/scenarios4.ts)', () => {
     expect(codes).toEqual({ 200: 18, 409: 11 });
     const r = await runSimCase(sc, TUNING, 1);
     expect([r.findings.length, r.falsePositives.length, r.benign]).toEqual([0, 0, true]);
+  });
+});
+
+describe("expectations out of the log's reach", () => {
+  it('machine-controller-manager#293 at Metadata level: the no-op expectation is scored apart, with its counts, neither missed nor found', async () => {
+    const r = await runSimCase(scenario('mcm-machine-node-conditions'), TUNING, 1);
+    expect(r.params.requestResponse).toBe('false');
+    expect([r.expected.length, r.missed.length, r.found.length, r.falsePositives.length]).toEqual([0, 0, 0, 0]);
+    expect(r.outOfReach.map((e) => [e.kind, e.actors.map((a) => a.username), e.writes, e.objects])).toEqual([
+      ['no-op-writes', ['system:serviceaccount:shoot--billing-svc--prod:machine-controller-manager'], 2137, 214],
+    ]);
+    expect(r.outOfReachFound).toEqual([]);
+  });
+
+  it('strimzi#9176 with bodies logged: the loop is expected and found, nothing out of reach', async () => {
+    const r = await runSimCase(scenario('strimzi-kafka-status-ltt-loop'), TUNING, 1);
+    expect(r.params.requestResponse).toBe('true');
+    expect([r.found.map((e) => e.kind), r.missed.length, r.outOfReach.length]).toEqual([['hot-loop'], 0, 0]);
+  });
+
+  it('longhorn#183 in a draw whose race never started: a conflict storm without one 409 is out of reach, not missed', () => {
+    const sim = simulate(scenario('longhorn-probe-time-conflicts'), TUNING, 5);
+    expect(sim.expected).toEqual([]);
+    expect(sim.outOfReach.map((e) => [e.kind, e.writes, e.conflicts, e.why])).toEqual([
+      ['conflict-storm', 754, 0, 'the pattern did not occur in this draw: no 409 Conflict answered to the expected actors'],
+    ]);
+    expect(simulate(scenario('longhorn-probe-time-conflicts'), TUNING, 1).expected.map((e) => [e.kind, e.conflicts > 0])).toEqual([['conflict-storm', true]]);
+  });
+
+  it("an evaluation counts out-of-reach expectations apart from the kinds' expected findings", async () => {
+    const e = await evaluateSim(TUNING, [scenario('mcm-machine-node-conditions'), scenario('keycloak-ltt-hot-loop')]);
+    expect(e.outOfReach).toEqual({ entries: 3, found: 0 });
+    expect(e.kinds.filter((k) => k.expected > 0).map((k) => [k.kind, k.expected, k.found])).toEqual([['hot-loop', 1, 1]]);
   });
 });
