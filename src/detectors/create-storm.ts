@@ -46,6 +46,19 @@
  * namespace group has none, and ends without a finding when that one opens (it reports the
  * creates, with `namePrefixes` naming the owners).
  *
+ * **Revisions.** A static-pod operator's revision controller (openshift/cluster-kube-apiserver-
+ * operator#441, #1504) starts a revision whenever an input differs from the latest revision's copy
+ * and copies every input into `<input>-N`; an input re-issued every few tens of seconds makes a
+ * revision as often: under the namespace budget, and its names end in a number. So per (identity,
+ * namespace), across resources, a create named `<base>-N` or `<base>.vN` (N ≤ `maxRevision`; larger
+ * numbers are times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss) **advances** its base
+ * when N is one more than the base's previous create; `minObjectsPerRevision` bases reaching one N
+ * within `spanMs` count a revision (at most one per `passMs`), scored as excess revisions against one
+ * per `revisionEveryMs`, opening at `minExcessRevisions`. A revision copies all its inputs every
+ * time, so a number reached by only some of the episode's bases (a lone advance: StatefulSets' ordinals
+ * meeting by chance, a restore's per-name runs) takes one off the score. A namespace group of the
+ * identity opening on one of the episode's resources ends it without a finding, as for owners.
+ *
  * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`); the parser
  * takes it from the logged response body (RequestResponse level). At Metadata and Request level
  * the name is **recovered** from the first get, update or patch that names a new object (a name
@@ -127,17 +140,14 @@ export const createStormOptions = windowedOptions({
        */
       passMs: z.number().int().positive().default(5_000),
       /**
-       * Revisions per second a controller may make for one namespace: each starts a rollout that
-       * takes minutes (a kube-apiserver revision rolls out to three masters in about 10 minutes,
-       * openshift/cluster-kube-apiserver-operator#870), so one per 10 minutes. The budget of the
-       * score; an episode closes after `1 / revisionsPerSec` s without a revision.
+       * One revision per this many ms a controller may make for one namespace: each starts a rollout
+       * that takes minutes (a kube-apiserver revision rolls out to three masters in about 10 minutes,
+       * openshift/cluster-kube-apiserver-operator#870). The budget of the score; an episode closes
+       * after this long without a revision.
        */
-      revisionsPerSec: z
-        .number()
-        .positive()
-        .default(1 / 600),
+      revisionEveryMs: z.number().int().positive().default(600_000),
       /**
-       * Excess revisions (beyond `revisionsPerSec`) at which an episode opens: more than an install
+       * Excess revisions (beyond `revisionEveryMs`) at which an episode opens: more than an install
        * makes while its inputs settle (OpenShift clusters come up at revision 6 to 8,
        * cluster-kube-apiserver-operator#178, cluster-kube-controller-manager-operator#796), half of
        * the 20 that #441's e2e test calls "too much".
@@ -151,7 +161,7 @@ export const createStormOptions = windowedOptions({
       maxRevision: z.number().int().positive().default(1_000_000),
     })
     .strict()
-    .default({ minObjectsPerRevision: 4, spanMs: 1_000, passMs: 5_000, revisionsPerSec: 1 / 600, minExcessRevisions: 10, maxRevision: 1_000_000 }),
+    .default({ minObjectsPerRevision: 4, spanMs: 1_000, passMs: 5_000, revisionEveryMs: 600_000, minExcessRevisions: 10, maxRevision: 1_000_000 }),
   /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
   severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
@@ -373,7 +383,7 @@ export const createStorm = defineDetector({
     let latestTs = -Infinity;
     const ro = o.revisions;
     /** A lineage with no revision for this long is idle (one revision's budget), ms. */
-    const revisionIdleMs = 1000 / ro.revisionsPerSec;
+    const revisionIdleMs = ro.revisionEveryMs;
     /** The revision look's lineages, per `identity \u0003 namespace`. */
     const lineages = new Map<string, Lineage>();
     /** Lineages with an episode, per namespace, for counting deletes. */
@@ -510,7 +520,7 @@ export const createStorm = defineDetector({
         set.add(l);
       }
       const h = l.hot;
-      h.score = Math.max(0, h.score + 1 - (Math.max(0, ts - h.lastTs) / 1000) * ro.revisionsPerSec);
+      h.score = Math.max(0, h.score + 1 - Math.max(0, ts - h.lastTs) / ro.revisionEveryMs);
       h.lastTs = ts;
       h.revisions++;
       h.lastRevision = Math.max(h.lastRevision, n);
