@@ -185,7 +185,7 @@ export const createStormOptions = windowedOptions({
    * header). 0 turns the recovery off.
    */
   nameRecoveryMs: z.number().int().nonnegative().default(60_000),
-  /** Names remembered (per resource and namespace) to tell a new object from one seen before; the oldest are forgotten beyond. */
+  /** Names remembered (per resource and namespace) to tell a new object from one seen before, the oldest forgotten beyond; also the bases the revision look remembers (further ones are not judged). */
   maxSeenNames: z.number().int().positive().default(100_000),
   /** Groups (identity, resource, namespace) tracked at once; creates of further groups are not judged until some go idle. */
   maxGroups: z.number().int().positive().default(20_000),
