@@ -46,6 +46,19 @@
  * namespace group has none, and ends without a finding when that one opens (it reports the
  * creates, with `namePrefixes` naming the owners).
  *
+ * **Revisions.** A static-pod operator's revision controller (openshift/cluster-kube-apiserver-
+ * operator#441, #1504) starts a revision whenever an input differs from the latest revision's copy
+ * and copies every input into `<input>-N`; an input re-issued every few tens of seconds makes a
+ * revision as often: under the namespace budget, and its names end in a number. So per (identity,
+ * namespace), across resources, a create named `<base>-N` or `<base>.vN` (N ≤ `maxRevision`; larger
+ * numbers are times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss) **advances** its base
+ * when N is one more than the base's previous create; `minObjectsPerRevision` bases reaching one N
+ * within `spanMs` count a revision (at most one per `passMs`), scored as excess revisions against one
+ * per `revisionEveryMs`, opening at `minExcessRevisions`. A revision copies all its inputs every
+ * time, so a number reached by only some of the episode's bases (a lone advance: StatefulSets' ordinals
+ * meeting by chance, a restore's per-name runs) takes one off the score. A namespace group of the
+ * identity opening on one of the episode's resources ends it without a finding, as for owners.
+ *
  * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`); the parser
  * takes it from the logged response body (RequestResponse level). At Metadata and Request level
  * the name is **recovered** from the first get, update or patch that names a new object (a name
@@ -103,6 +116,52 @@ export const createStormOptions = windowedOptions({
     })
     .strict()
     .default({ ownerCreatesPerSec: 0.1, ownerMinExcessCreates: 100 }),
+  /** The revision look (see the file header). */
+  revisions: z
+    .object({
+      /**
+       * Objects that must reach the same revision number within `spanMs` for it to count as a
+       * revision: a revision is a snapshot of a component's inputs (OpenShift's static-pod operators
+       * copy 7 to 13 ConfigMaps and Secrets per revision), while a StatefulSet creates one PVC per
+       * volumeClaimTemplate per ordinal (one to three) and Helm one Secret per release revision.
+       */
+      minObjectsPerRevision: z.number().int().min(2).default(4),
+      /**
+       * Span, ms, within which the copies of one revision are made: one pass makes them back to back,
+       * and client-go's default rate limit (5 QPS, burst 10) lets at least 5 creates through in any
+       * second. Sets that advance on their own clocks (the ordinals of two StatefulSets) rarely
+       * reach a number within it together.
+       */
+      spanMs: z.number().int().positive().default(1_000),
+      /**
+       * Revisions counted at most once per this many ms: a loop makes its next revision on a later
+       * pass, while a restore that recreates many numbered copies in name order reaches many numbers
+       * within seconds and so counts about once per `passMs`.
+       */
+      passMs: z.number().int().positive().default(5_000),
+      /**
+       * One revision per this many ms a controller may make for one namespace: each starts a rollout
+       * that takes minutes (a kube-apiserver revision rolls out to three masters in about 10 minutes,
+       * openshift/cluster-kube-apiserver-operator#870). The budget of the score; an episode closes
+       * after this long without a revision.
+       */
+      revisionEveryMs: z.number().int().positive().default(600_000),
+      /**
+       * Excess revisions (beyond `revisionEveryMs`) at which an episode opens: more than an install
+       * makes while its inputs settle (OpenShift clusters come up at revision 6 to 8,
+       * cluster-kube-apiserver-operator#178, cluster-kube-controller-manager-operator#796), half of
+       * the 20 that #441's e2e test calls "too much".
+       */
+      minExcessRevisions: z.number().positive().default(10),
+      /**
+       * Numbers above this are times, not counters: CronJob Jobs are named by minutes since the epoch
+       * (about 2.9e7 in 2026), Argo CronWorkflows by seconds, Velero schedule backups by
+       * YYYYMMDDhhmmss; a counter at one revision every 5 s takes 58 days to reach 1e6.
+       */
+      maxRevision: z.number().int().positive().default(1_000_000),
+    })
+    .strict()
+    .default({ minObjectsPerRevision: 4, spanMs: 1_000, passMs: 5_000, revisionEveryMs: 600_000, minExcessRevisions: 10, maxRevision: 1_000_000 }),
   /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
   severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
@@ -126,7 +185,7 @@ export const createStormOptions = windowedOptions({
    * header). 0 turns the recovery off.
    */
   nameRecoveryMs: z.number().int().nonnegative().default(60_000),
-  /** Names remembered (per resource and namespace) to tell a new object from one seen before; the oldest are forgotten beyond. */
+  /** Names remembered (per resource and namespace) to tell a new object from one seen before, the oldest forgotten beyond; also the bases the revision look remembers (further ones are not judged). */
   maxSeenNames: z.number().int().positive().default(100_000),
   /** Groups (identity, resource, namespace) tracked at once; creates of further groups are not judged until some go idle. */
   maxGroups: z.number().int().positive().default(20_000),
@@ -205,6 +264,80 @@ interface Group {
   open: boolean;
 }
 
+/** What the revision look gathers from a lineage's first counted revision after being idle. */
+interface RevHot {
+  from: number;
+  to: number;
+  /** Copies made in the episode's counted revisions. */
+  creates: number;
+  revisions: number;
+  firstRevision: number;
+  lastRevision: number;
+  /** Most objects that reached one revision number within `spanMs`. */
+  objectsPerRevision: number;
+  /** Copies of the latest counted revision. */
+  lastCopies: number;
+  /** Numbers reached by only some of the episode's bases (see `expireReached`). */
+  loneAdvances: number;
+  /** Per base (`resource/base`): copies; beyond `maxNamePrefixes` under `(other)`. */
+  bases: Map<string, number>;
+  /** Base keys (`apiGroup \0 resource \0 base`) copied in the episode, for counting their deletes. */
+  baseKeys: Set<string>;
+  /** Resources (`apiGroup \0 resource`) copied in the episode. */
+  resources: Map<string, { apiGroup: string; resource: string }>;
+  /** Deletes of objects of the episode's bases, by anyone (pruning). */
+  deletes: number;
+  ips: Set<string>;
+  fieldManagers: Set<string>;
+  userAgents: UserAgentCounts;
+  peak: PeakPerSecond;
+  evidence: EvidenceIDs;
+  severity: Severity | null;
+  /** Excess revisions beyond the budget, unrounded. */
+  score: number;
+  /** `ts` of the latest counted revision, ms. */
+  lastTs: number;
+  series: EpisodeSeries;
+}
+
+/** A create that advanced its base: one revision copy. */
+interface Copy {
+  r: RequestRecord;
+  /** `apiGroup \0 resource \0 base`. */
+  baseKey: string;
+  /** `resource/base`, as listed in `namePrefixes`. */
+  label: string;
+}
+
+/** The revision look's state for one identity in one namespace (see the file header). */
+interface Lineage {
+  key: string;
+  actor: Actor;
+  namespace: string;
+  /** Per base key (`apiGroup \0 resource \0 base`): the number of its latest create. */
+  bases: Map<string, number>;
+  /** Per number advanced to within the last `spanMs`: the first advance's `ts`, and the copies (bases) since. */
+  reached: Map<number, { from: number; copies: Copy[] }>;
+  /** `ts` of the latest counted revision, ms; -Infinity before any. */
+  countedTs: number;
+  /** The latest counted revision: its number and the `ts` its span began; later copies within the span join it. */
+  countedN: number;
+  countedFrom: number;
+  lastTs: number;
+  hot: RevHot | null;
+  open: boolean;
+}
+
+/** A name ending in a revision number: `-` or `.v` and digits (`config-12`, `sh.helm.release.v1.web.v3`). */
+const REVISION_SUFFIX = /(?:-|\.v)(\d{1,15})$/;
+
+/** `name` split into its base and trailing number (`config-12` → `['config', 12]`); null when it ends in none. */
+export function revisionOf(name: string): [string, number] | null {
+  const m = REVISION_SUFFIX.exec(name);
+  if (m === null || m.index === 0) return null;
+  return [name.slice(0, m.index), Number(m[1])];
+}
+
 /** Generated suffixes: `generateName`'s 5 characters, or a counter / revision number. */
 const GENERATED_SUFFIX = /-(?:[bcdfghjklmnpqrstvwxz2456789]{5}|\d+)$/;
 
@@ -248,6 +381,15 @@ export const createStorm = defineDetector({
     const pending = new Map<string, Pending[]>();
     /** `ts` of the latest record, ms. */
     let latestTs = -Infinity;
+    const ro = o.revisions;
+    /** A lineage with no revision for this long is idle (one revision's budget), ms. */
+    const revisionIdleMs = ro.revisionEveryMs;
+    /** The revision look's lineages, per `identity \u0003 namespace`. */
+    const lineages = new Map<string, Lineage>();
+    /** Lineages with an episode, per namespace, for counting deletes. */
+    const hotLineagesByNs = new Map<string, Set<Lineage>>();
+    /** Bases remembered over all lineages (bounded by `maxSeenNames`). */
+    let lineageBases = 0;
 
     function isIgnored(group: string, resource: string): boolean {
       return ignored.has(group === '' ? resource : `${resource}.${group}`);
@@ -291,11 +433,213 @@ export const createStorm = defineDetector({
         if (tracked.has(resourceKey(obj.apiGroup, obj.resource))) see(`${kk}\u0000${obj.name}`);
         const owner = generatedOwner(obj.name);
         if (owner !== null) count(`${key}\u0002${owner}`, owner, key, who, r, obj.name, false);
+        onNumbered(who, r);
       }
+    }
+
+    /**
+     * The revision look (see the file header): a named create whose name ends in a number advances
+     * its base when the number is one more than the base's previous create by this identity in this
+     * namespace; `minObjectsPerRevision` bases reaching one number within `spanMs` count a revision
+     * (at most one per `passMs`).
+     */
+    function onNumbered(who: Actor, r: RequestRecord): void {
+      const obj = r.object as NonNullable<RequestRecord['object']>;
+      const rev = revisionOf(obj.name);
+      if (rev === null || rev[1] > ro.maxRevision) return;
+      const [base, n] = rev;
+      const lkey = `${who.key}\u0003${obj.namespace}`;
+      let l = lineages.get(lkey);
+      if (l === undefined) {
+        if (lineages.size >= o.maxGroups) return;
+        l = {
+          key: lkey,
+          actor: who,
+          namespace: obj.namespace,
+          bases: new Map(),
+          reached: new Map(),
+          countedTs: -Infinity,
+          countedN: -1,
+          countedFrom: -Infinity,
+          lastTs: r.ts,
+          hot: null,
+          open: false,
+        };
+        lineages.set(lkey, l);
+      }
+      l.lastTs = Math.max(l.lastTs, r.ts);
+      const baseKey = `${obj.apiGroup}\u0000${obj.resource}\u0000${base}`;
+      const prev = l.bases.get(baseKey);
+      if (prev === undefined) {
+        if (lineageBases >= o.maxSeenNames) return;
+        lineageBases++;
+      }
+      l.bases.set(baseKey, n);
+      if (prev !== n - 1) return;
+      const copy: Copy = { r, baseKey, label: `${resourceLabel(obj.apiGroup, obj.resource)}/${base}` };
+      if (l.hot !== null && n === l.countedN && r.ts - l.countedFrom <= ro.spanMs) {
+        // A late copy of the revision just counted.
+        l.hot.objectsPerRevision = Math.max(l.hot.objectsPerRevision, ++l.hot.lastCopies);
+        addCopy(l.hot, copy);
+        return;
+      }
+      expireReached(l, r.ts);
+      let e = l.reached.get(n);
+      if (e === undefined) l.reached.set(n, (e = { from: r.ts, copies: [] }));
+      if (e.copies.length < o.maxSeenNames) e.copies.push(copy);
+      if (e.copies.length >= ro.minObjectsPerRevision && r.ts - l.countedTs >= ro.passMs) {
+        countRevision(l, r.ts, n, e);
+        l.reached.delete(n);
+      }
+    }
+
+    /**
+     * Forget the numbers of `l` reached more than `spanMs` before `now`. One reached by fewer than
+     * `minObjectsPerRevision` bases, some of them the episode's, is a lone advance: those bases grow
+     * on their own clock (a StatefulSet's next ordinal), not as copies of one snapshot, and it takes
+     * one revision off the score.
+     */
+    function expireReached(l: Lineage, now: number): void {
+      for (const [k, e] of l.reached) {
+        if (now - e.from <= ro.spanMs) continue;
+        l.reached.delete(k);
+        const h = l.hot;
+        if (h !== null && e.copies.length < ro.minObjectsPerRevision && e.copies.some((c) => h.baseKeys.has(c.baseKey))) {
+          h.loneAdvances++;
+          h.score = Math.max(0, h.score - 1);
+        }
+      }
+    }
+
+    /** Count revision `n` of lineage `l` at `ts`, reached by the copies of `e`. */
+    function countRevision(l: Lineage, ts: number, n: number, e: { from: number; copies: Copy[] }): void {
+      if (l.hot === null) {
+        l.hot = newRevHot(e.from, n);
+        let set = hotLineagesByNs.get(l.namespace);
+        if (set === undefined) hotLineagesByNs.set(l.namespace, (set = new Set()));
+        set.add(l);
+      }
+      const h = l.hot;
+      h.score = Math.max(0, h.score + 1 - Math.max(0, ts - h.lastTs) / ro.revisionEveryMs);
+      h.lastTs = ts;
+      h.revisions++;
+      h.lastRevision = Math.max(h.lastRevision, n);
+      h.lastCopies = e.copies.length;
+      h.objectsPerRevision = Math.max(h.objectsPerRevision, e.copies.length);
+      for (const c of e.copies) addCopy(h, c);
+      l.countedTs = ts;
+      l.countedN = n;
+      l.countedFrom = e.from;
+    }
+
+    function newRevHot(from: number, n: number): RevHot {
+      return {
+        from,
+        to: from,
+        creates: 0,
+        revisions: 0,
+        firstRevision: n,
+        lastRevision: n,
+        objectsPerRevision: 0,
+        lastCopies: 0,
+        loneAdvances: 0,
+        bases: new Map(),
+        baseKeys: new Set(),
+        resources: new Map(),
+        deletes: 0,
+        ips: new Set(),
+        fieldManagers: new Set(),
+        userAgents: new UserAgentCounts(),
+        peak: new PeakPerSecond(),
+        evidence: new EvidenceIDs(o.evidenceSamples + 1),
+        severity: null,
+        score: 0,
+        lastTs: from,
+        series: new EpisodeSeries(o.stepMs),
+      };
+    }
+
+    function addCopy(h: RevHot, c: Copy): void {
+      const r = c.r;
+      const obj = r.object as NonNullable<RequestRecord['object']>;
+      h.creates++;
+      h.from = Math.min(h.from, r.ts);
+      h.to = Math.max(h.to, r.ts);
+      const label = h.bases.has(c.label) || h.bases.size < o.maxNamePrefixes ? c.label : '(other)';
+      h.bases.set(label, (h.bases.get(label) ?? 0) + 1);
+      if (h.baseKeys.size < o.maxSeenNames) h.baseKeys.add(c.baseKey);
+      h.resources.set(resourceKey(obj.apiGroup, obj.resource), { apiGroup: obj.apiGroup, resource: obj.resource });
+      if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
+      if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+      h.userAgents.add(r.actor);
+      h.peak.add(r.ts);
+      h.evidence.add(r.auditID, r.level);
+      h.series.add(r.ts, false);
+    }
+
+    /** Judge lineage `l` at the step boundary `boundary`. Returns false to drop it. */
+    function evaluateLineage(l: Lineage, boundary: number): boolean {
+      const now = boundary * o.stepMs;
+      expireReached(l, now);
+      const h = l.hot;
+      if (h !== null) {
+        if (l.open) {
+          if (now - h.lastTs >= revisionIdleMs) closeLineage(l);
+          else if (raiseSeverity(h, revSeverityOf(h))) ctx.alert('update', buildLineage(l));
+        } else if (h.score >= ro.minExcessRevisions && !lineageCovered(l, h)) {
+          l.open = true;
+          h.severity = revSeverityOf(h);
+          ctx.alert('open', buildLineage(l));
+        } else if (now - h.lastTs >= revisionIdleMs) forgetLineage(l);
+      }
+      if (l.hot === null && now - l.lastTs >= revisionIdleMs) {
+        lineageBases -= l.bases.size;
+        return false;
+      }
+      return true;
+    }
+
+    /** Whether a namespace group of `l`'s identity, namespace and one of its resources is open (it reports those creates). */
+    function lineageCovered(l: Lineage, h: RevHot): boolean {
+      for (const k of h.resources.keys()) if (groups.get(`${l.actor.key}\u0001${k}\u0000${l.namespace}`)?.open === true) return true;
+      return false;
+    }
+
+    /** Namespace group `parent` opened: a lineage copying its resource ends without a finding, as owners do. */
+    function coverLineages(parent: Group): void {
+      const l = lineages.get(`${parent.actor.key}\u0003${parent.namespace}`);
+      if (l?.hot == null || !l.hot.resources.has(resourceKey(parent.apiGroup, parent.resource))) return;
+      if (l.open) ctx.alert('close', buildLineage(l));
+      forgetLineage(l);
+    }
+
+    function forgetLineage(l: Lineage): void {
+      hotLineagesByNs.get(l.namespace)?.delete(l);
+      l.hot = null;
+      l.open = false;
+      l.reached.clear();
+      l.countedN = -1;
+    }
+
+    function closeLineage(l: Lineage): void {
+      const f = buildLineage(l);
+      ctx.alert('close', f);
+      ctx.emit(f);
+      forgetLineage(l);
+    }
+
+    function revSeverityOf(h: RevHot): Severity {
+      const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.creates), meanPerSec: rateOf(h.creates, h.from, h.to) });
+      // Excess copies: the excess revisions times the copies each made.
+      return capByExcess(by, (h.score * h.creates) / Math.max(1, h.revisions), o.severityExcess);
     }
 
     function resourceKey(apiGroup: string, resource: string): string {
       return `${apiGroup}\u0000${resource}`;
+    }
+
+    function resourceLabel(apiGroup: string, resource: string): string {
+      return apiGroup === '' ? resource : `${resource}.${apiGroup}`;
     }
 
     /** Remember a nameless create of `kk` until a request names the object it made. */
@@ -409,6 +753,12 @@ export const createStorm = defineDetector({
     function onDelete(r: RequestRecord): void {
       const obj = r.object;
       if (obj === null || obj.subresource !== '') return;
+      const ls = hotLineagesByNs.get(obj.namespace);
+      const rev = ls === undefined ? null : revisionOf(obj.name);
+      if (ls !== undefined && rev !== null) {
+        const baseKey = `${obj.apiGroup}\u0000${obj.resource}\u0000${rev[0]}`;
+        for (const l of ls) if ((l.hot as RevHot).baseKeys.has(baseKey)) (l.hot as RevHot).deletes++;
+      }
       const set = hotByKind.get(kindKey(obj.apiGroup, obj.resource, obj.namespace));
       if (set !== undefined) for (const g of set) (g.hot as Hot).deletes++;
     }
@@ -430,7 +780,10 @@ export const createStorm = defineDetector({
       } else if (h !== null && isBusy && h.score >= minExcessOf(g) && !(g.owner !== null && groups.get(g.parentKey)?.open === true)) {
         g.open = true;
         h.severity = severityOf(h);
-        if (g.owner === null) coverOwners(g);
+        if (g.owner === null) {
+          coverOwners(g);
+          coverLineages(g);
+        }
         ctx.alert('open', build(g));
         return true;
       } else if (h !== null && !isBusy && boundary * o.stepMs - h.to >= o.windowMs) {
@@ -469,8 +822,13 @@ export const createStorm = defineDetector({
     }
 
     function meanRate(h: Hot): number {
-      const d = h.to - h.from;
-      return d > 0 ? (h.creates - 1) / (d / 1000) : 0;
+      return rateOf(h.creates, h.from, h.to);
+    }
+
+    /** Creates per second between the first and the last of `creates`; 0 over no time. */
+    function rateOf(creates: number, from: number, to: number): number {
+      const d = to - from;
+      return d > 0 ? (creates - 1) / (d / 1000) : 0;
     }
 
     function severityOf(h: Hot): Severity {
@@ -479,7 +837,64 @@ export const createStorm = defineDetector({
     }
 
     function resourceOf(g: Group): string {
-      return g.apiGroup === '' ? g.resource : `${g.resource}.${g.apiGroup}`;
+      return resourceLabel(g.apiGroup, g.resource);
+    }
+
+    function buildLineage(l: Lineage): Finding {
+      const h = l.hot as RevHot;
+      const durationMs = Math.max(0, h.to - h.from);
+      const where = l.namespace === '' ? 'cluster-wide' : `in namespace ${l.namespace}`;
+      const resources = [...h.resources.values()].map((x) => resourceLabel(x.apiGroup, x.resource)).sort();
+      const signals = ['new-revision-per-pass', h.deletes === 0 ? 'piling-up' : 'pruned'];
+      const gapMs = h.revisions > 1 ? durationMs / (h.revisions - 1) : null;
+      const metrics: Finding['metrics'] = {
+        creates: h.creates,
+        revisions: h.revisions,
+        firstRevision: h.firstRevision,
+        lastRevision: h.lastRevision,
+        objectsPerRevision: h.objectsPerRevision,
+        loneAdvances: h.loneAdvances,
+        bases: h.baseKeys.size,
+        namePrefixes: topList(h.bases, (p) => p, o.topNamePrefixes),
+        deletes: h.deletes,
+        resource: resources.join(', '),
+        namespace: l.namespace,
+        durationMs: Math.round(durationMs),
+        meanRevisionGapMs: gapMs === null ? null : Math.round(gapMs),
+        meanCreatesPerSec: durationMs > 0 ? round2(rateOf(h.creates, h.from, h.to)) : null,
+        peakCreatesPerSec: h.peak.peak,
+        excessRevisions: Math.round(h.score),
+        ...trafficShare(ctx.series, h.from, h.to, h.creates),
+        ...h.userAgents.report(),
+      };
+      const named = h.userAgents.top(l.actor);
+      const every = gapMs === null ? '' : `, one every ${formatDuration(Math.round(gapMs))}`;
+      const advice: Advice[] = [
+        {
+          id: 'revision-trigger',
+          text: `Compare two successive copies (${topList(h.bases, (p) => p, 1).replace(/\(\d+\)$/, '')}-${h.lastRevision - 1} and -${h.lastRevision}) and find the input that differs every time: a revision controller starts a revision whenever an input differs from the latest revision's copy, so an input re-issued on every pass makes a revision on every pass (openshift/cluster-kube-apiserver-operator#1504: the localhost-recovery token). Compare content, not metadata.`,
+        },
+      ];
+      if (h.deletes === 0) {
+        advice.push({
+          id: 'clean-up',
+          text: `No copy was deleted in the episode: revisions ${h.firstRevision}–${h.lastRevision} stay in etcd and in every list and watch of ${resources.join(' and ')}. After fixing the loop, prune the old revisions (the controller's revision limits).`,
+        });
+      }
+      return {
+        id: `create-storm:${shortHash(`${l.key}\u0001${h.from}`)}`,
+        kind: 'create-storm',
+        severity: h.severity ?? revSeverityOf(h),
+        title: `${actorName(named)} made ${int(h.revisions)} numbered revisions (${h.firstRevision}–${h.lastRevision}) of ${int(h.objectsPerRevision)} objects ${where} in ${formatDuration(Math.round(durationMs))}${every}: ${int(h.creates)} new ${resources.join(' and ')}`,
+        actors: [reportActor(named, h.ips, h.fieldManagers)],
+        object: null,
+        window: { from: iso(h.from), to: iso(h.to) },
+        metrics,
+        signals,
+        evidence: h.evidence.evidence('proven'),
+        advice,
+        series: { ...h.series.toReport(h.to), labels: { title: 'Revision copies of this identity', writes: 'creates/s', conflicts: '' } },
+      };
     }
 
     function build(g: Group): Finding {
@@ -556,6 +971,7 @@ export const createStorm = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const [k, g] of groups) if (!evaluate(g, at)) groups.delete(k);
+        for (const [k, l] of lineages) if (!evaluateLineage(l, at)) lineages.delete(k);
         for (const [kk, q] of pending) {
           while (q.length > 0 && (q[0] as Pending).r.ts < at * o.stepMs - o.nameRecoveryMs) q.shift();
           if (q.length === 0) pending.delete(kk);
@@ -580,11 +996,15 @@ export const createStorm = defineDetector({
         seen.clear();
         pending.clear();
         for (const g of groups.values()) if (g.open) close(g);
+        for (const l of lineages.values()) if (l.open) closeLineage(l);
         groups.clear();
         hotByKind.clear();
+        lineages.clear();
+        hotLineagesByNs.clear();
+        lineageBases = 0;
         identities.clear();
       },
-      stateSize: () => groups.size,
+      stateSize: () => groups.size + lineages.size,
     });
   },
 });

@@ -1,5 +1,6 @@
 /** Every simulated scenario: incidents first, then the benign look-alikes. */
 import { BENIGN_SCENARIOS } from './benign.js';
+import { BENIGN_SCENARIOS_2 } from './benign2.js';
 import { INCIDENT_SCENARIOS, type SimScenario } from './scenarios.js';
 import { INCIDENT_SCENARIOS_2 } from './scenarios2.js';
 import { INCIDENT_SCENARIOS_3 } from './scenarios3.js';
@@ -14,4 +15,5 @@ export const ALL_SCENARIOS: SimScenario[] = [
   ...INCIDENT_SCENARIOS_4,
   ...INCIDENT_SCENARIOS_5,
   ...BENIGN_SCENARIOS,
+  ...BENIGN_SCENARIOS_2,
 ];

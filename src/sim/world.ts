@@ -127,6 +127,7 @@ const KINDS: Record<string, string> = {
   leases: 'Lease',
   events: 'Event',
   configmaps: 'ConfigMap',
+  persistentvolumeclaims: 'PersistentVolumeClaim',
   secrets: 'Secret',
   services: 'Service',
   deployments: 'Deployment',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStorm, generatedOwner, namePrefix } from '../../src/detectors/create-storm.js';
+import { createStorm, generatedOwner, namePrefix, revisionOf } from '../../src/detectors/create-storm.js';
 import type { Detector } from '../../src/detectors/types.js';
 import type { RequestRecord } from '../../src/decoding/record.js';
 import { actor, object, rec, runDetector } from '../helpers/records.js';
@@ -262,19 +262,177 @@ describe('create-storm: storms', () => {
   });
 });
 
+/** 40 every-minute CronJobs in one namespace for an hour: each minute's 40 Jobs `report-<k>-<minutes since the epoch>`, 25 ms apart. */
+function everyMinuteCronJobs(): RequestRecord[] {
+  return Array.from({ length: 2400 }, (_, i) =>
+    rec(T0 + Math.floor(i / 40) * 60_000 + (i % 40) * 25, cronJobs, object('jobs', 'batch', `report-${i % 40}-${29_000_000 + Math.floor(i / 40)}`, '', 'batch'), CREATE),
+  );
+}
+
+const kasOperator = actor(
+  'system:serviceaccount:openshift-kube-apiserver-operator:kube-apiserver-operator',
+  'cluster-kube-apiserver-operator/v0.0.0 (linux/amd64) kubernetes/$Format',
+);
+const KAS_NS = 'openshift-kube-apiserver';
+/** What a kube-apiserver revision copies: revision-status and 9 ConfigMaps, then 3 Secrets. */
+const REVISION_INPUTS: Array<[string, string]> = [
+  ...[
+    'revision-status',
+    'kube-apiserver-pod',
+    'config',
+    'kube-apiserver-cert-syncer-kubeconfig',
+    'oauth-metadata',
+    'bound-sa-token-signing-certs',
+    'etcd-serving-ca',
+    'kubelet-serving-ca',
+    'sa-token-signing-certs',
+    'kube-apiserver-audit-policies',
+  ].map((b): [string, string] => ['configmaps', b]),
+  ...['etcd-client', 'localhost-recovery-serving-certkey', 'localhost-recovery-client-token'].map((b): [string, string] => ['secrets', b]),
+];
+
+/**
+ * openshift/cluster-kube-apiserver-operator#441 and #1504: the revision controller starts revision
+ * `first`, `first + 1`, … (`count` of them) every `gapMs`, each a copy `<input>-N` of the 13
+ * inputs, 5 ms apart, never pruned.
+ */
+function revisionLoop(first: number, count: number, gapMs: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let k = 0; k < count; k++) {
+    REVISION_INPUTS.forEach(([res, base], j) => out.push(rec(T0 + k * gapMs + j * 5, kasOperator, object(res, KAS_NS, `${base}-${first + k}`), CREATE)));
+  }
+  return out;
+}
+
+describe('create-storm: revisions', () => {
+  it('cluster-kube-apiserver-operator#1504: 13 inputs copied into revisions 8–27, one every 30 s (0.43 creates/s, names ending in a number)', () => {
+    const creates = revisionLoop(8, 20, 30_000);
+    const { findings, notes, alerts } = runDetector(detector, {}, creates);
+    expect(notes).toEqual([]);
+    expect(findings).toHaveLength(1);
+    const f = findings[0]!;
+    // Revision 8 is the first copy of each input in the log: no advance. 9–27 count.
+    expect(f.title).toBe(
+      'kube-apiserver-operator made 19 numbered revisions (9–27) of 13 objects in namespace openshift-kube-apiserver in 9m 00s, one every 30.0 s: 247 new configmaps and secrets',
+    );
+    expect([f.kind, f.object, f.window]).toEqual(['create-storm', null, { from: '2026-08-08T18:00:30.003Z', to: '2026-08-08T18:09:30.063Z' }]);
+    // Share of writes 1 (critical), capped at medium by 18.1 × 13 = 235 excess copies.
+    expect(f.severity).toBe('medium');
+    expect(f.actors.map((a) => a.username)).toEqual([kasOperator.username]);
+    expect(f.metrics).toEqual({
+      creates: 247,
+      revisions: 19,
+      firstRevision: 9,
+      lastRevision: 27,
+      objectsPerRevision: 13,
+      loneAdvances: 0,
+      bases: 13,
+      namePrefixes:
+        'configmaps/bound-sa-token-signing-certs(19), configmaps/config(19), configmaps/etcd-serving-ca(19), configmaps/kube-apiserver-audit-policies(19), configmaps/kube-apiserver-cert-syncer-kubeconfig(19)',
+      deletes: 0,
+      resource: 'configmaps, secrets',
+      namespace: KAS_NS,
+      durationMs: 540_060,
+      meanRevisionGapMs: 30_003,
+      // 246 / 540.06 s.
+      meanCreatesPerSec: 0.46,
+      peakCreatesPerSec: 13,
+      // 1 + 18 × (1 − 30 s / 600 s) = 18.1.
+      excessRevisions: 18,
+      shareOfWrites: 1,
+      shareOfRequests: 1,
+    });
+    expect(f.signals).toEqual(['new-revision-per-pass', 'piling-up']);
+    expect(f.advice.map((a) => a.id)).toEqual(['revision-trigger', 'clean-up']);
+    expect(f.advice[0]!.text).toContain('(configmaps/bound-sa-token-signing-certs-26 and -27)');
+    expect(f.evidence.auditIDs).toEqual([...creates.slice(13, 17).map((r) => r.auditID), creates.at(-1)!.auditID]);
+    expect(alerts).toEqual(['open create-storm ', 'close create-storm ']);
+  });
+
+  it('pruned copies are counted as deletes, and the signal says so', () => {
+    const loop = revisionLoop(8, 20, 30_000);
+    const pruner = loop
+      .filter((r) => r.object!.resource === 'configmaps')
+      .map((r) => ({
+        ...rec(
+          r.receivedTs + 20_000,
+          kasOperator,
+          object(
+            'configmaps',
+            KAS_NS,
+            r.object!.name.replace(/\d+$/, (n) => String(Number(n) - 5)),
+          ),
+          { verb: 'delete', code: 200 },
+        ),
+      }));
+    const { findings } = runDetector(
+      detector,
+      {},
+      [...loop, ...pruner].sort((a, b) => a.ts - b.ts),
+    );
+    // From the first counted revision (18:00:30) to the close: the deletes 20 s after each of revisions 9–27.
+    expect(findings.map((f) => [f.metrics.deletes, f.signals])).toEqual([[190, ['new-revision-per-pass', 'pruned']]]);
+  });
+
+  it('a fast loop (a revision every 2 s) is reported once, by the namespace group of its ConfigMaps', () => {
+    const { findings, alerts } = runDetector(detector, {}, revisionLoop(8, 300, 2_000));
+    // All 3,000 ConfigMaps (300 revisions × 10); the revision episode that opened first ended without a finding.
+    expect(findings.map((f) => [f.metrics.resource, f.metrics.revisions, f.metrics.creates])).toEqual([['configmaps', undefined, 3000]]);
+    // The revision episode opens (10 excess revisions in about a minute) and closes unreported when
+    // the ConfigMaps' namespace group opens (500 excess creates), which later rises in severity.
+    expect(alerts).toEqual(['open create-storm ', 'close create-storm ', 'open create-storm ', 'update create-storm ', 'close create-storm ']);
+  });
+
+  it('options: more objects per revision, a shorter budget, or a higher opening leave the loop alone', () => {
+    expect(runDetector(detector, { revisions: { minObjectsPerRevision: 14 } }, revisionLoop(8, 20, 30_000)).findings).toEqual([]);
+    expect(runDetector(detector, { revisions: { revisionEveryMs: 30_000 } }, revisionLoop(8, 20, 30_000)).findings).toEqual([]);
+    expect(runDetector(detector, { revisions: { minExcessRevisions: 19 } }, revisionLoop(8, 20, 30_000)).findings).toEqual([]);
+  });
+
+  it('options: with time-encoded numbers taken for counters (maxRevision 1e9), every-minute CronJobs would be one', () => {
+    const { findings } = runDetector(detector, { revisions: { maxRevision: 1e9 } }, everyMinuteCronJobs());
+    expect(findings.map((f) => [f.metrics.revisions, f.metrics.objectsPerRevision, f.metrics.excessRevisions])).toEqual([[59, 40, 53]]);
+  });
+});
+
+/**
+ * Three StatefulSets scaled up together in one namespace (OrderedReady): each makes the PVCs of
+ * its two claim templates for its next ordinal when the previous pod is Ready, every 19, 23 and 29
+ * s, for 10 minutes.
+ */
+function statefulSetsScaleUp(): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  [19_000, 23_000, 29_000].forEach((period, k) => {
+    for (let i = 3; T0 + (i - 3) * period < T0 + 600_000; i++) {
+      for (const claim of ['data', 'wal'])
+        out.push(rec(T0 + (i - 3) * period + (claim === 'wal' ? 4 : 0), pvcController, object('persistentvolumeclaims', 'shop', `${claim}-db${k}-${i}`), CREATE));
+    }
+  });
+  return out.sort((a, b) => a.ts - b.ts);
+}
+
+/** Velero restoring the 13 inputs' copies of revisions 1–20 in name order (`config-1`, `config-10`, …) at 50 creates/s. */
+function restoreInNameOrder(): RequestRecord[] {
+  const names = REVISION_INPUTS.flatMap(([res, base]) => Array.from({ length: 20 }, (_, i): [string, string] => [res, `${base}-${i + 1}`]));
+  names.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] === 'secrets' ? -1 : 1));
+  return names.map(([res, name], i) => rec(T0 + i * 20, restorer, object(res, 'shop', name), CREATE));
+}
+
+/** Ten Helm releases installed together and upgraded together (helmfile, in parallel) every 10 minutes for 3 hours: Secrets `sh.helm.release.v1.<release>.v2` … `.v19`. */
+function helmUpgrades(): RequestRecord[] {
+  const ci = actor('system:serviceaccount:ci:helm-deployer', 'Helm/v3.14.2 (linux/amd64) kubernetes/c309b6f');
+  return Array.from({ length: 180 }, (_, i) =>
+    rec(T0 + Math.floor(i / 10) * 600_000 + (i % 10) * 150, ci, object('secrets', 'shop', `sh.helm.release.v1.rel-${i % 10}.v${2 + Math.floor(i / 10)}`), CREATE),
+  );
+}
+
 describe('create-storm: not a storm', () => {
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [
       'a Helm install of 300 objects in 10 s (one burst, 290 excess)',
       () => Array.from({ length: 300 }, (_, i) => rec(T0 + i * 33, restorer, object('configmaps', 'shop', `cfg-${i}`), CREATE)),
     ],
-    [
-      '40 CronJobs in one namespace, each creating a Job every minute for an hour (0.67/s)',
-      () =>
-        Array.from({ length: 2400 }, (_, i) =>
-          rec(T0 + Math.floor(i / 40) * 60_000 + (i % 40) * 25, cronJobs, object('jobs', 'batch', `report-${i % 40}-${29_000_000 + Math.floor(i / 40)}`, '', 'batch'), CREATE),
-        ),
-    ],
+    ['40 CronJobs in one namespace, each creating a Job every minute for an hour (0.67/s; Job names are minutes since the epoch)', everyMinuteCronJobs],
     ['a steady creator at 0.9/s for an hour', () => Array.from({ length: 3240 }, (_, i) => rec(T0 + Math.round(i * 1111.2), certificates, certRequest(`c-${i}`), CREATE))],
     [
       'a ReplicaSet scale-up: 3,000 Pods in 2 min (Pods are the workload: ignoreResources)',
@@ -310,6 +468,9 @@ describe('create-storm: not a storm', () => {
       () =>
         Array.from({ length: 300 }, (_, i) => rec(T0 + i * 200, sliceController, object('endpointslices', 'shop', `svc-${i % 20}-${suffix(i)}`, '', 'discovery.k8s.io'), CREATE)),
     ],
+    ['three StatefulSets scaled up together, each on its own clock (ordinals every 19, 23 and 29 s, two claim templates each)', statefulSetsScaleUp],
+    ['a restore of 13 inputs × 20 revisions in name order at 50 creates/s', restoreInNameOrder],
+    ['ten Helm releases upgraded together every 10 minutes for 3 hours (one release Secret each)', helmUpgrades],
     [
       'one owner re-issued every 15 s for an hour (under the per-owner budget of one per 10 s)',
       () => Array.from({ length: 240 }, (_, i) => rec(T0 + i * 15_000, requestManager, certRequest(`web-tls-${suffix(i)}`), CREATE)),
@@ -332,6 +493,20 @@ describe('create-storm: generatedOwner', () => {
     ['-x2k4p', null],
   ])('%s → %s', (name, owner) => {
     expect(generatedOwner(name)).toBe(owner);
+  });
+});
+
+describe('create-storm: revisionOf', () => {
+  it.each([
+    ['config-12', ['config', 12]],
+    ['sh.helm.release.v1.web.v3', ['sh.helm.release.v1.web', 3]],
+    ['web-00001', ['web', 1]],
+    ['report-29000001', ['report', 29_000_001]],
+    ['web-tls-x2k4p', null],
+    ['config', null],
+    ['-12', null],
+  ])('%s → %j', (name, rev) => {
+    expect(revisionOf(name)).toEqual(rev);
   });
 });
 

@@ -229,3 +229,23 @@ describe('holding first writes changes no finding', () => {
     expect(tight.map((f) => [f.kind, f.object])).toEqual(all.map((f) => [f.kind, f.object]));
   });
 });
+
+describe('numbered creates by many identities in many namespaces', () => {
+  it("keeps create-storm's revision look within maxGroups lineages", () => {
+    // 50,000 creates of new numbered ConfigMaps (`cfg-<i>-1`), 300 identities × 70 namespaces: 2,100 pairs.
+    const records = Array.from({ length: 50_000 }, (_, i) =>
+      rec(T0 + i * 0.4, actor(`system:serviceaccount:ns${i % 300}:maker`, 'maker/v1'), object('configmaps', `team-${i % 70}`, `cfg-${i}-1`), {
+        verb: 'create',
+        code: 201,
+        auditID: `n${i}`,
+      }),
+    );
+    const unbounded = engineOf();
+    unbounded.pushAll(records);
+    // One namespace group and one lineage per pair.
+    expect(unbounded.stateSizes()['create-storm']).toBe(4_200);
+    const bounded = engineOf(undefined, { 'create-storm': { maxGroups: 1_000 } });
+    bounded.pushAll(records);
+    expect(bounded.stateSizes()['create-storm']).toBe(2_000);
+  });
+});
