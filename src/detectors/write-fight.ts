@@ -219,6 +219,8 @@ interface Fight {
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
+  /** Its rank among the fights of other object shards (`ShardPlacement.birth`; 0 when not sharded). */
+  born: number;
 }
 
 const W_OK = 0;
@@ -235,6 +237,8 @@ export const writeFight = defineDetector({
     description: 'Two or more actors alternately overwrite the same object (A, B, A, B …), e.g. an HPA writing /scale against kubectl apply or GitOps.',
     optionsSchema: writeFightOptions,
     judges: 'write-rate',
+    // Every fight is one object's; only the first writes held for room span objects (see `Engine` `shards`).
+    byObject: 'objects',
   },
   create(ctx: DetectorContext<WriteFightOptions>) {
     const o = ctx.options;
@@ -275,6 +279,7 @@ export const writeFight = defineDetector({
           lastWriteTs: r.ts,
           hot: null,
           open: false,
+          born: ctx.placement?.birth() ?? 0,
         };
         fights.set(key, f);
       }
@@ -473,7 +478,7 @@ export const writeFight = defineDetector({
       if (f.writers !== null) for (const wr of f.writers.values()) wr.clear();
       const fd = build(f);
       ctx.alert('close', fd);
-      ctx.emit(fd);
+      ctx.emit(fd, f.born);
       f.hot = null;
     }
 
