@@ -375,7 +375,7 @@ export const conflictStorm = defineDetector({
     description: 'One actor writes one object and keeps getting 409 Conflict, retrying without backoff (optimistic-lock retry loop).',
     optionsSchema: conflictStormOptions,
     judges: 'errors',
-    // Pairs are per object; the identity table and the roll-ups, which span objects, are shared by the shards and judged by the cross instance.
+    // Pairs are per object; the identity table, the held first writes and the roll-ups, which span objects, are shared by the shards, and the roll-ups judged by the cross instance.
     byObject: 'objects+cross',
   },
   create(ctx: DetectorContext<ConflictStormOptions>) {
@@ -398,7 +398,10 @@ export const conflictStorm = defineDetector({
      * First writes of objects no pair holds, while a pair with one write cannot open an episode.
      * A pair with one write and no Conflict in its window is dropped once `chainBreakMs` passed.
      */
-    const firstWrites = firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key);
+    // One table for every object shard: held writes take room in the order of all objects' writes.
+    const firstWrites = shared('firstWrites', () =>
+      firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key),
+    );
 
     /**
      * Hot pairs by their object's name (a string the object holds: no key built per write); the
@@ -980,7 +983,7 @@ export const conflictStorm = defineDetector({
         openObjects.clear();
         identities.clear();
       },
-      stateSize: () => pairs.size + (role === 'objects' ? 0 : rollups.size) + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + (role === 'objects' ? 0 : rollups.size + (firstWrites?.size ?? 0)),
     });
   },
 });

@@ -237,11 +237,14 @@ export const writeFight = defineDetector({
     description: 'Two or more actors alternately overwrite the same object (A, B, A, B …), e.g. an HPA writing /scale against kubectl apply or GitOps.',
     optionsSchema: writeFightOptions,
     judges: 'write-rate',
-    // Every fight is one object's; only the first writes held for room span objects (see `Engine` `shards`).
-    byObject: 'objects',
+    // Every fight is one object's; the table of held first writes, which spans objects, is shared by the shards (and counted by the cross instance).
+    byObject: 'objects+cross',
   },
   create(ctx: DetectorContext<WriteFightOptions>) {
     const o = ctx.options;
+    /** `all` when not sharded; else what this instance judges (see `ShardPlacement.role`). */
+    const role = ctx.placement?.role ?? 'all';
+    const shared = ctx.placement ? ctx.placement.shared.bind(ctx.placement) : <T>(_name: string, make: () => T): T => make();
     const n = o.windowMs / o.stepMs;
     const fights = new Map<string, Fight>();
     /** The fight key of each object (its domain is fixed by its subresource and the options): built once, not per write. */
@@ -251,7 +254,8 @@ export const writeFight = defineDetector({
      * First writes of objects no fight holds: one write has no flip. A fight with one write is
      * dropped once its window is empty and a window passed.
      */
-    const firstWrites = firstWritesFor<string>(ctx, true, 2 * o.windowMs + 2 * o.stepMs, (k) => k);
+    // One table for every object shard: held writes take room in the order of all objects' writes.
+    const firstWrites = shared('firstWrites', () => firstWritesFor<string>(ctx, true, 2 * o.windowMs + 2 * o.stepMs, (k) => k));
 
     function keyOf(obj: ObjectRef): string {
       let key = fightKeys.get(obj);
@@ -670,7 +674,7 @@ export const writeFight = defineDetector({
         fights.clear();
         firstWrites?.clear();
       },
-      stateSize: () => fights.size + (firstWrites?.size ?? 0),
+      stateSize: () => fights.size + (role === 'objects' ? 0 : (firstWrites?.size ?? 0)),
     });
   },
 });

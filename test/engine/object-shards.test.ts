@@ -11,6 +11,7 @@ import { analyze } from '../../src/analyze.js';
 import type { RequestRecord } from '../../src/decoding/record.js';
 import type { Detector } from '../../src/detectors/types.js';
 import { defineDetector } from '../../src/detectors/types.js';
+import { DETECTORS } from '../../src/detectors/registry.js';
 import { StepClock } from '../../src/detectors/window.js';
 import { Engine } from '../../src/engine/engine.js';
 import { objectShardKey, shardOf } from '../../src/engine/shard.js';
@@ -123,6 +124,37 @@ describe('Engine with object shards', () => {
     objects.forEach((o, i) => e.push(rec(T0 + i, alice, o, { auditID: `r${o.name}` })));
     e.finish();
     expect(log).toEqual(['one0 judge 0', 'one0 ra', 'one0 rb', 'one0 rc', 'one0 rd', 'one0 re', 'one0 judge 1']);
+  });
+
+  it('first writes held for room across objects: the same findings whatever the shards (the held writes are one table)', () => {
+    // One writer loops on eight objects in turn, 409 on every other write, with room for four held
+    // first writes: each object's first write pushes out the oldest held (that object's count is
+    // then one write short), in the order of all objects' writes, not of one shard's.
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const run = (shards: number): string => {
+      const e = new Engine({
+        detectors: DETECTORS.filter((d) => d.meta.byObject !== undefined).map((detector) => ({ detector, options: detector.meta.optionsSchema.parse({}) })),
+        filter: null,
+        reorderWindowMs: 0,
+        seriesStepMs: 10_000,
+        firstWrites: 4,
+        shards,
+      });
+      for (let k = 0; k < 1200; k++) {
+        const name = names[k % names.length] as string;
+        e.push(rec(T0 + k * 50, alice, object('configmaps', 'ns', name), { code: k % 2 === 0 ? 409 : 200, auditID: `w${k}` }));
+      }
+      e.finish();
+      return JSON.stringify({ findings: e.findings, notes: e.notes });
+    };
+    const base = run(0);
+    expect((JSON.parse(base) as { findings: Finding[] }).findings.map((f) => `${f.kind} ${f.object?.name ?? '*'} ${f.metrics.attempts ?? ''}`)).toEqual([
+      'conflict-storm a 149',
+      'conflict-storm c 149',
+      'conflict-storm e 150',
+      'conflict-storm g 150',
+    ]);
+    for (const shards of [1, 2, 4]) expect(run(shards), `${shards} shards`).toBe(base);
   });
 
   it('rejects a shard count that is not an integer ≥ 0', () => {
