@@ -177,11 +177,16 @@ describe('reports are the same whatever the number of object shards', () => {
     for (const r of reports.slice(1)) expect(r).toBe(reports[0]);
   });
 
-  // One scenario per kind of finding (write fights, roll-ups of hot loops, no-op writes and
-  // conflicts, fleet storms, throttling, create storms, create probes).
+  // Every kind of finding, object-level and actor-level (`*`: roll-ups of conflict-storm,
+  // hot-loop and no-op-writes, fleet storms, throttling, create storms), and a group.
   const SCENARIOS: Array<[string, string[]]> = [
     ['istio-two-revisions-fight', ['write-fight', 'hot-loop']],
     ['keda-two-writers-status', ['hot-loop', 'write-fight', 'conflict-storm']],
+    ['knative-multi-kind-conflicts', ['conflict-storm*', 'fleet-storm*']],
+    ['kubewarden-create-probe', ['create-conflict-storm', 'hot-loop', 'no-op-writes', 'hot-loop*']],
+    ['strimzi-kafka-status-ltt-loop', ['hot-loop*', 'no-op-writes*', 'no-op-writes']],
+    ['certmanager-request-storm', ['hot-loop', 'create-storm*']],
+    ['dra-daemons-one-object', ['conflict-storm', 'throttling*']],
   ];
   for (const [name, kinds] of SCENARIOS) {
     it(`simulated ${name} (tuning seed 1): 0, 1, 2 and 4 shards`, async () => {
@@ -189,7 +194,7 @@ describe('reports are the same whatever the number of object shards', () => {
       if (sc === undefined) throw new Error(`no scenario ${name}`);
       const sim = simulate(sc, TUNING, 1);
       const base = await reportOf(sim.chunks, 0);
-      expect([...new Set((JSON.parse(base) as Report).findings.map((f: Finding) => f.kind))]).toEqual(kinds);
+      expect([...new Set((JSON.parse(base) as Report).findings.map((f: Finding) => `${f.kind}${f.object === null ? '*' : ''}`))]).toEqual(kinds);
       for (const shards of [1, 2, 4]) expect(await reportOf(sim.chunks, shards), `${shards} shards`).toBe(base);
     });
   }
