@@ -164,9 +164,9 @@ describe('Engine with object shards', () => {
 
 const now = (): Date => new Date('2026-01-01T00:00:00Z');
 
-/** The JSON report of `chunks` (a simulated log) with `shards` object shards. */
-async function reportOf(chunks: readonly string[], shards: number): Promise<string> {
-  return JSON.stringify(await analyze({ inputs: ['-'] }, { stdin: Readable.from(chunks), now, engineShards: shards }));
+/** The JSON report of `chunks` (a simulated log) with `shards` object shards, and `detectors` options. */
+async function reportOf(chunks: readonly string[], shards: number, detectors: Record<string, unknown> = {}): Promise<string> {
+  return JSON.stringify(await analyze({ inputs: ['-'], detectors }, { stdin: Readable.from(chunks), now, engineShards: shards }));
 }
 
 describe('reports are the same whatever the number of object shards', () => {
@@ -198,4 +198,14 @@ describe('reports are the same whatever the number of object shards', () => {
       for (const shards of [1, 2, 4]) expect(await reportOf(sim.chunks, shards), `${shards} shards`).toBe(base);
     });
   }
+
+  it("simulated kubeflow-notebook-probe-time with hot-loop's sweep rule on (a roll-up that reads every shard's writes as they come): 0, 1, 2 and 4 shards", async () => {
+    const sc = ALL_SCENARIOS.find((s) => s.name === 'kubeflow-notebook-probe-time');
+    if (sc === undefined) throw new Error('no scenario');
+    const sim = simulate(sc, TUNING, 1);
+    const sweeps = { 'hot-loop': { suspectSteadySweeps: true } };
+    const base = await reportOf(sim.chunks, 0, sweeps);
+    expect((JSON.parse(base) as Report).findings.map((f) => `${f.kind} steadyObjects=${String(f.metrics.steadyObjects)}`)).toEqual(['hot-loop steadyObjects=580']);
+    for (const shards of [1, 2, 4]) expect(await reportOf(sim.chunks, shards, sweeps), `${shards} shards`).toBe(base);
+  });
 });
