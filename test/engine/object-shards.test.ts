@@ -26,7 +26,8 @@ const alice = actor('alice');
 /**
  * A detector that logs, per instance, what it was given: records (auditIDs), and the boundaries
  * its step clock (10 s) judged; at each boundary, and at the end, it emits one finding per object
- * it saw, in the order it first saw them, carrying the birth it gave that object.
+ * it saw, in the order it first saw them, carrying the birth it gave that object; its state size is
+ * the objects it saw.
  */
 function probe(log: string[], byObject: 'objects' | 'objects+cross'): Detector {
   let instances = 0;
@@ -61,6 +62,7 @@ function probe(log: string[], byObject: 'objects' | 'objects+cross'): Detector {
           clock.finish();
           emitAll('end');
         },
+        stateSize: () => seen.size,
       };
     },
   });
@@ -111,6 +113,22 @@ describe('Engine with object shards', () => {
       ...['a', 'b', 'c', 'd', 'e'].map((n) => `b2:/configmaps/ns/${n}`),
       ...['a', 'b', 'c', 'd', 'e'].map((n) => `end:/configmaps/ns/${n}`),
     ]);
+  });
+
+  it('a tick (live mode) advances every shard and the cross instance; state sizes add up over them', () => {
+    const log: string[] = [];
+    const e = new Engine({
+      detectors: [{ detector: probe(log, 'objects+cross'), options: { stepMs: 10_000, windowMs: 10_000 } }],
+      filter: null,
+      reorderWindowMs: 0,
+      seriesStepMs: 10_000,
+      shards: 2,
+    });
+    e.push(rec(T0, alice, objects[0] ?? null, { auditID: 'ra' }));
+    log.length = 0;
+    e.advance(T0 + 25_000);
+    expect(log).toEqual(['objects0 judge 1', 'objects0 judge 2', 'objects1 judge 1', 'objects1 judge 2', 'cross2 judge 1', 'cross2 judge 2']);
+    expect(e.stateSizes()).toEqual({ probe: 1 });
   });
 
   it('without shards: one instance per detector, as before', () => {
