@@ -183,7 +183,7 @@ describe('Engine with object shards', () => {
 const now = (): Date => new Date('2026-01-01T00:00:00Z');
 
 /** The JSON report of `chunks` (a simulated log) with `shards` object shards, and `detectors` options. */
-async function reportOf(chunks: readonly string[], shards: number, detectors: Record<string, unknown> = {}): Promise<string> {
+async function reportOf(chunks: readonly string[], shards: number, detectors: Record<string, Record<string, unknown>> = {}): Promise<string> {
   return JSON.stringify(await analyze({ inputs: ['-'], detectors }, { stdin: Readable.from(chunks), now, engineShards: shards }));
 }
 
