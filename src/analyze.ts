@@ -46,6 +46,8 @@ export interface AnalyzeIO {
   progressIntervalMs?: number;
   /** Live alerts as episodes open, worsen and close. */
   onAlert?: EngineSink['alert'];
+  /** The engine's object shards (`EngineOptions.shards`; not a user option): tests compare reports across shard counts. Default 0. */
+  engineShards?: number;
 }
 
 /** Format zod issues as `path: message` lines. */
@@ -139,7 +141,7 @@ async function analyzeResolved(options: AnalyzeOptions, detectors: Array<{ detec
     throw new UsageError(`--since (${new Date(sinceMs).toISOString()}) is after --until (${new Date(untilMs).toISOString()})`);
   }
 
-  const { engine, allowlist } = createEngine(options, detectors, sinceMs, untilMs, io.onAlert ? { alert: io.onAlert } : {});
+  const { engine, allowlist } = createEngine(options, detectors, sinceMs, untilMs, io.onAlert ? { alert: io.onAlert } : {}, io.engineShards ?? 0);
 
   const normalizer = new Normalizer();
   const bad = new BadLineLog(options.badLineSamples);

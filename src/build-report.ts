@@ -163,7 +163,8 @@ export function buildReport(p: ReportParts): Report {
 /**
  * The engine of a run with its allowlist: the request filters of `options` (with `sinceMs` /
  * `untilMs` already resolved to UTC epoch ms), the built-in allowlist unless
- * `options.defaultAllowlist` is false, and `sink` for live alerts.
+ * `options.defaultAllowlist` is false, `sink` for live alerts, and `shards` object shards
+ * (`EngineOptions.shards`, 0: none).
  */
 export function createEngine(
   options: AnalyzeOptions,
@@ -171,6 +172,7 @@ export function createEngine(
   sinceMs: number | undefined,
   untilMs: number | undefined,
   sink: EngineSink = {},
+  shards = 0,
 ): { engine: Engine; allowlist: Allowlist } {
   const allowlist = new Allowlist([...(options.defaultAllowlist ? DEFAULT_ALLOWLIST : []), ...options.allowlist]);
   const engine = new Engine(
@@ -187,6 +189,7 @@ export function createEngine(
       allowlist,
       reorderWindowMs: options.reorderWindowMs,
       seriesStepMs: options.seriesStepMs,
+      shards,
     },
     sink,
   );

@@ -340,6 +340,8 @@ interface Pair {
    * not findings; one that stops looking so raises its `open` then.
    */
   alerted: boolean;
+  /** Its rank among the pairs of other object shards (`ShardPlacement.birth`; 0 when not sharded). */
+  born: number;
 }
 
 /** What a roll-up pair keeps besides a pair's state. */
@@ -373,25 +375,33 @@ export const conflictStorm = defineDetector({
     description: 'One actor writes one object and keeps getting 409 Conflict, retrying without backoff (optimistic-lock retry loop).',
     optionsSchema: conflictStormOptions,
     judges: 'errors',
+    // Pairs are per object; the identity table, the held first writes and the roll-ups, which span objects, are shared by the shards, and the roll-ups judged by the cross instance.
+    byObject: 'objects+cross',
   },
   create(ctx: DetectorContext<ConflictStormOptions>) {
     const o = ctx.options;
+    /** `all` when not sharded; else what this instance judges (see `ShardPlacement.role`). */
+    const role = ctx.placement?.role ?? 'all';
+    const shared = ctx.placement ? ctx.placement.shared.bind(ctx.placement) : <T>(_name: string, make: () => T): T => make();
     const n = o.windowMs / o.stepMs;
     /** Steps of the sustained look; the pairs' rings hold this many (at least `n`). */
     const longSteps = Math.max(n, Math.ceil(o.sustained.lookMs / o.stepMs));
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
     /** Roll-up pairs by identity key + `\u0001` + resource label, made at an identity's first 409 on a resource. */
-    const rollups = new Map<string, Pair>();
+    const rollups = shared('rollups', () => new Map<string, Pair>());
     /** Open episodes of objects' pairs per roll-up key: a roll-up does not open beside them. */
-    const openObjects = new Map<string, number>();
+    const openObjects = shared('openObjects', () => new Map<string, number>());
     /** Pairs are keyed by identity (username), not by username + userAgent. */
-    const identities = new Identities();
+    const identities = shared('identities', () => new Identities());
     /**
      * First writes of objects no pair holds, while a pair with one write cannot open an episode.
      * A pair with one write and no Conflict in its window is dropped once `chainBreakMs` passed.
      */
-    const firstWrites = firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key);
+    // One table for every object shard: held writes take room in the order of all objects' writes.
+    const firstWrites = shared('firstWrites', () =>
+      firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key),
+    );
 
     /**
      * Hot pairs by their object's name (a string the object holds: no key built per write); the
@@ -487,7 +497,7 @@ export const conflictStorm = defineDetector({
      * Held first writes already counted in their identity's roll-up (when they were held): the
      * roll-up counts the identity's writes to the resource, objects written once included.
      */
-    const rolledHeld = new WeakSet<RequestRecord>();
+    const rolledHeld = shared('rolledHeld', () => new WeakSet<RequestRecord>());
 
     /** A write of an object no pair holds: held, or, with the write held before it, given a pair. */
     function onFirstWrite(r: RequestRecord, held: FirstWrites<ObjectRef>): void {
@@ -516,6 +526,7 @@ export const conflictStorm = defineDetector({
         open: false,
         rollup,
         alerted: false,
+        born: ctx.placement?.birth() ?? 0,
       };
     }
 
@@ -750,8 +761,8 @@ export const conflictStorm = defineDetector({
       const f = build(p);
       if (p.alerted) ctx.alert('close', f);
       p.alerted = false;
-      if (isHandledWell(f)) ctx.note({ ...f, severity: 'info' });
-      else ctx.emit(f);
+      if (isHandledWell(f)) ctx.note({ ...f, severity: 'info' }, p.born);
+      else ctx.emit(f, p.born);
       cool(p);
     }
 
@@ -943,7 +954,7 @@ export const conflictStorm = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
-        for (const [k, u] of rollups) if (!evaluate(u, at)) rollups.delete(k);
+        if (role !== 'objects') for (const [k, u] of rollups) if (!evaluate(u, at)) rollups.delete(k);
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
@@ -962,15 +973,17 @@ export const conflictStorm = defineDetector({
       finish(): void {
         // The last, partial step was judged as if it were complete: close what is still open.
         for (const p of pairs) if (p.open) close(p);
-        for (const u of rollups.values()) if (u.open) close(u);
         pairs.clear();
+        hotByObject.clear();
+        firstWrites?.clear();
+        // Shards finish before the cross instance, which closes the roll-ups and drops the shared tables.
+        if (role === 'objects') return;
+        for (const u of rollups.values()) if (u.open) close(u);
         rollups.clear();
         openObjects.clear();
         identities.clear();
-        hotByObject.clear();
-        firstWrites?.clear();
       },
-      stateSize: () => pairs.size + rollups.size + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + (role === 'objects' ? 0 : rollups.size + (firstWrites?.size ?? 0)),
     });
   },
 });

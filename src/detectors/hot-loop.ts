@@ -119,6 +119,7 @@ import {
   int,
   iso,
   isObjectWrite,
+  Identities,
   PairMap,
   PeakPerSecond,
   ratio,
@@ -404,6 +405,8 @@ interface Pair extends RollupMember {
   open: boolean;
   /** The current sweep run of its `/status` rewrites (the sweep rule); null until the rule judges a write of it. */
   run: SweepRun | null;
+  /** Its rank among the pairs of other object shards (`ShardPlacement.birth`; 0 when not sharded). */
+  born: number;
 }
 
 /** A sweep run: one object's `/status` rewrites at gaps under `sweepMaxGapMs` (see the file header). */
@@ -432,7 +435,7 @@ const H_WRITE = 0;
 const H_OK = 1;
 /** userAgents of one identity counted apart in a finding; the rest are summed under the last. */
 const MAX_USER_AGENTS = 8;
-/** Usernames whose first actor is remembered (see `identityOf`); the map starts over beyond. */
+/** Usernames whose first actor is remembered (see `identities`); the table starts over beyond. */
 const MAX_IDENTITIES = 20_000;
 
 export const hotLoop = defineDetector({
@@ -441,22 +444,37 @@ export const hotLoop = defineDetector({
     description: 'One actor writes one object (typically /status) at a sustained rate with mostly successful answers: a reconcile loop that triggers itself.',
     optionsSchema: hotLoopOptions,
     judges: 'write-rate',
+    // Pairs are per object; the identity table, the held first writes and the roll-ups, which span objects, are shared by the shards, and the roll-ups judged by the cross instance.
+    byObject: 'objects+cross',
   },
   create(ctx: DetectorContext<HotLoopOptions>) {
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const windowSec = o.windowMs / 1000;
+    /** `all` when not sharded; else what this instance judges (see `ShardPlacement.role`). */
+    const role = ctx.placement?.role ?? 'all';
+    const shared = ctx.placement ? ctx.placement.shared.bind(ctx.placement) : <T>(_name: string, make: () => T): T => make();
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** The pairs of every object shard, for the roll-ups' busiest objects (this instance's alone when not sharded). */
+    const allPairs = shared('pairs', (): Array<PairMap<Pair>> => []);
+    if (role !== 'cross') allPairs.push(pairs);
+    /** Every pair of the detector (of every shard). */
+    function* everyPair(): Generator<Pair> {
+      for (const m of allPairs) yield* m;
+    }
     /** Roll-ups by identity × subresource (`hotRollupKey`). */
-    const rollups = new Map<string, HotRollup>();
+    const rollups = shared('rollups', () => new Map<string, HotRollup>());
     /** The boundary judged last. */
     let judged = -Infinity;
     /**
      * First writes of objects no pair holds, while one write cannot make a window sustained. A
      * pair with one write is dropped once a window and `idleMs` passed.
      */
-    const firstWrites = firstWritesFor<ObjectRef>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (ob) => ob.key);
+    // One table for every object shard: held writes take room in the order of all objects' writes.
+    const firstWrites = shared('firstWrites', () =>
+      firstWritesFor<ObjectRef>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (ob) => ob.key),
+    );
 
     /**
      * Writers are judged per identity (username), not per username + userAgent: controllers of one
@@ -464,15 +482,9 @@ export const hotLoop = defineDetector({
      * at 1.6 writes/s each, 4.8/s together on one object). The first actor seen with a username
      * stands for it; the finding breaks its writes down by userAgent.
      */
-    let identities = new Map<string, Actor>();
+    const identities = shared('identities', () => new Identities(MAX_IDENTITIES));
     function identityOf(a: Actor): Actor {
-      let id = identities.get(a.username);
-      if (id === undefined) {
-        if (identities.size >= MAX_IDENTITIES) identities = new Map();
-        id = a;
-        identities.set(a.username, a);
-      }
-      return id;
+      return identities.of(a);
     }
 
     function newHot(r: RequestRecord): Hot {
@@ -535,6 +547,7 @@ export const hotLoop = defineDetector({
           rollGen: -1,
           rolled: 0,
           run: null,
+          born: ctx.placement?.birth() ?? 0,
         });
       const ok = r.code >= 200 && r.code < 300;
       p.lastWriteTs = r.ts;
@@ -789,7 +802,7 @@ export const hotLoop = defineDetector({
       p.ring.clear();
       const f = build(p);
       ctx.alert('close', f);
-      ctx.emit(f);
+      ctx.emit(f, p.born);
       p.hot = null;
     }
 
@@ -851,7 +864,7 @@ export const hotLoop = defineDetector({
     /** The objects of `g`'s sweep runs with the largest excess, as `topObjects` lists them. */
     function topSwept(g: HotRollup): string {
       const rows: Array<[string, number]> = [];
-      for (const p of pairs) if (p.roll === g && p.run !== null && p.run.counted === g.gen) rows.push([objectLabel(p.object), Math.round(p.run.rolled)]);
+      for (const p of everyPair()) if (p.roll === g && p.run !== null && p.run.counted === g.gen) rows.push([objectLabel(p.object), Math.round(p.run.rolled)]);
       return rows
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
         .slice(0, o.rollupTopObjects)
@@ -869,7 +882,7 @@ export const hotLoop = defineDetector({
       const metrics: Finding['metrics'] = {
         resource: g.resourceList,
         objects,
-        topObjects: proven ? topObjects(g, pairs, objectLabel, o.rollupTopObjects) : topSwept(g),
+        topObjects: proven ? topObjects(g, everyPair(), objectLabel, o.rollupTopObjects) : topSwept(g),
         // The sweep rule: objects rewritten at short, even gaps for minutes, and their mean rewrite gap.
         ...(g.swept > 0 ? { steadyObjects: g.swept, steadyRewritePeriodMs: period === null ? null : Math.round(period) } : {}),
         writes: g.writes,
@@ -1036,7 +1049,7 @@ export const hotLoop = defineDetector({
       judge(at: number): void {
         judged = at;
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
-        for (const g of rollups.values()) if (!evaluateRollup(g, at)) rollups.delete(g.key);
+        if (role !== 'objects') for (const g of rollups.values()) if (!evaluateRollup(g, at)) rollups.delete(g.key);
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
@@ -1046,13 +1059,15 @@ export const hotLoop = defineDetector({
       },
       finish(): void {
         for (const p of pairs) if (p.open) close(p);
+        firstWrites?.clear();
+        // Shards finish before the cross instance, which closes the roll-ups (naming their objects from the shards' pairs) and drops the shared tables.
+        if (role === 'objects') return;
         for (const g of rollups.values()) if (g.open) closeRollup(g);
-        pairs.clear();
+        for (const m of allPairs) m.clear();
         rollups.clear();
         identities.clear();
-        firstWrites?.clear();
       },
-      stateSize: () => pairs.size + rollups.size + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + (role === 'objects' ? 0 : rollups.size + (firstWrites?.size ?? 0)),
     });
   },
 });

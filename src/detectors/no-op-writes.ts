@@ -266,6 +266,8 @@ interface Pair extends RollupMember {
   clocks: Map<Actor, Clock> | null;
   hot: Hot | null;
   open: boolean;
+  /** Its rank among the pairs of other object shards (`ShardPlacement.birth`; 0 when not sharded). */
+  born: number;
 }
 
 type Mark = 'rv' | 'identical' | 'timestamps' | null;
@@ -291,9 +293,14 @@ export const noOpWrites = defineDetector({
     description: 'One actor writes one object again and again without changing it (unchanged resourceVersion, identical bodies, or only timestamps changed).',
     optionsSchema: noOpWritesOptions,
     judges: 'write-rate',
+    // Pairs and objects are per object; the identity table, the held first writes and the roll-ups, which span objects, are shared by the shards, and the roll-ups judged by the cross instance.
+    byObject: 'objects+cross',
   },
   create(ctx: DetectorContext<NoOpWritesOptions>) {
     const o = ctx.options;
+    /** `all` when not sharded; else what this instance judges (see `ShardPlacement.role`). */
+    const role = ctx.placement?.role ?? 'all';
+    const shared = ctx.placement ? ctx.placement.shared.bind(ctx.placement) : <T>(_name: string, make: () => T): T => make();
     const n = o.windowMs / o.stepMs;
     const ignored = new Set(o.ignoreResources);
     /** Whether a kind is in `ignoreResources`, cached per kind (the name built per write was this detector's largest cost). */
@@ -312,19 +319,27 @@ export const noOpWrites = defineDetector({
     }
     /** Live (object, actor) pairs; `evaluate` says when one is idle and can go. */
     const pairs = new PairMap<Pair>();
+    /** The pairs of every object shard, for the roll-ups' busiest objects (this instance's alone when not sharded). */
+    const allPairs = shared('pairs', (): Array<PairMap<Pair>> => []);
+    if (role !== 'cross') allPairs.push(pairs);
+    /** Every pair of the detector (of every shard). */
+    function* everyPair(): Generator<Pair> {
+      for (const m of allPairs) yield* m;
+    }
     /** Roll-ups by identity × resource (`rollupKey`). */
-    const rollups = new Map<string, NoOpRollup>();
+    const rollups = shared('rollups', () => new Map<string, NoOpRollup>());
     /** The boundary judged last. */
     let judged = -Infinity;
     /** Pairs are keyed by identity (username), not by username + userAgent. */
-    const identities = new Identities();
+    const identities = shared('identities', () => new Identities());
     const objects = new Map<string, ObjState>();
     /**
      * First successful writes of objects (across subresources, by `objKey`) no pair holds, while
      * one write cannot open an episode. A pair with one write is dropped once a window and
      * `idleMs` passed.
      */
-    const firstWrites = firstWritesFor<string>(ctx, o.minNoOpWrites >= 2, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (k) => k);
+    // One table for every object shard: held writes take room in the order of all objects' writes.
+    const firstWrites = shared('firstWrites', () => firstWritesFor<string>(ctx, o.minNoOpWrites >= 2, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (k) => k));
 
     /** The key of the object a write lands on, across subresources. */
     function objKeyOf(ob: ObjectRef): string {
@@ -398,6 +413,7 @@ export const noOpWrites = defineDetector({
         roll: rollupOf(who, ob, r.ts),
         rollGen: -1,
         rolled: 0,
+        born: ctx.placement?.birth() ?? 0,
       });
     }
 
@@ -623,7 +639,7 @@ export const noOpWrites = defineDetector({
       p.ring.clear();
       const f = build(p);
       ctx.alert('close', f);
-      ctx.emit(f);
+      ctx.emit(f, p.born);
       p.hot = null;
     }
 
@@ -673,7 +689,7 @@ export const noOpWrites = defineDetector({
       const metrics: Finding['metrics'] = {
         resource: g.resource,
         objects: g.objects,
-        topObjects: topObjects(g, pairs, objectLabel, o.rollupTopObjects),
+        topObjects: topObjects(g, everyPair(), objectLabel, o.rollupTopObjects),
         writes: g.writes,
         noOpWrites: count,
         noOpShare: ratio(Math.min(count, g.writes), g.writes),
@@ -834,7 +850,7 @@ export const noOpWrites = defineDetector({
       judge(at: number): void {
         judged = at;
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
-        for (const g of rollups.values()) if (!evaluateRollup(g, at)) rollups.delete(g.key);
+        if (role !== 'objects') for (const g of rollups.values()) if (!evaluateRollup(g, at)) rollups.delete(g.key);
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
@@ -864,14 +880,16 @@ export const noOpWrites = defineDetector({
       },
       finish(): void {
         for (const p of pairs) if (p.open) close(p);
-        for (const g of rollups.values()) if (g.open) closeRollup(g);
-        pairs.clear();
-        rollups.clear();
-        identities.clear();
         objects.clear();
         firstWrites?.clear();
+        // Shards finish before the cross instance, which closes the roll-ups (naming their objects from the shards' pairs) and drops the shared tables.
+        if (role === 'objects') return;
+        for (const g of rollups.values()) if (g.open) closeRollup(g);
+        for (const m of allPairs) m.clear();
+        rollups.clear();
+        identities.clear();
       },
-      stateSize: () => pairs.size + rollups.size + (firstWrites?.size ?? 0),
+      stateSize: () => pairs.size + (role === 'objects' ? 0 : rollups.size + (firstWrites?.size ?? 0)),
     });
   },
 });

@@ -21,10 +21,14 @@ export interface DetectorContext<O> {
   readonly options: O;
   /** Cluster-wide per-step totals (requests, writes, 409s, 429s), for shares of traffic. */
   readonly series: TimeSeries;
-  /** Report a finding (a problem). May be called at any time, e.g. when an episode closes. */
-  emit(finding: Finding): void;
-  /** Report an episode that looked busy but was handled well: shown apart from findings. */
-  note(finding: Finding): void;
+  /**
+   * Report a finding (a problem). May be called at any time, e.g. when an episode closes. `birth`:
+   * the {@link ShardPlacement.birth} of the state that emits it, for the order of findings that
+   * object shards emit at one step boundary (absent: 0).
+   */
+  emit(finding: Finding, birth?: number): void;
+  /** Report an episode that looked busy but was handled well: shown apart from findings. `birth` as for {@link emit}. */
+  note(finding: Finding, birth?: number): void;
   /** Live signal when an episode opens, worsens or closes; `finding` is its state so far. */
   alert(phase: EpisodePhase, finding: Finding): void;
   /**
@@ -38,6 +42,31 @@ export interface DetectorContext<O> {
    * first write.
    */
   readonly firstWrites?: number;
+  /** Set when the engine shards by object key and this detector is `DetectorMeta.byObject`; absent: one instance sees every record. */
+  readonly placement?: ShardPlacement;
+}
+
+/**
+ * An instance's place in an engine sharded by object key (ARCHITECTURE.md, "Sharding by object
+ * key"). The engine feeds the `objects` instances in the global record order, advances every
+ * instance of the detector to each record's time before the record (so all judge the same step
+ * boundaries), and judges the `cross` instance after the `objects` ones.
+ */
+export interface ShardPlacement {
+  /**
+   * `objects`: gets the records of the objects of one shard and keeps their per-object state;
+   * `cross`: gets no record and judges, and closes at the end, the state shared by the shards
+   * (roll-ups), which the `objects` instances feed.
+   */
+  readonly role: 'objects' | 'cross';
+  /** The value of `name` shared by the detector's instances in this engine, made by `make` at the first call. */
+  shared<T>(name: string, make: () => T): T;
+  /**
+   * A number that grows with every call across the detector's instances: given to a per-object
+   * state when it is made, and with its findings to `emit`, it orders the findings of one step
+   * boundary as one instance iterating its states in the order they were made would.
+   */
+  birth(): number;
 }
 
 /** A running detector. All methods are synchronous and must not throw on odd records. */
@@ -53,6 +82,11 @@ export interface DetectorInstance {
   onAllowlisted?(record: RequestRecord): void;
   /** Stream time moved to `nowMs` (UTC epoch ms) without a record: evaluate due windows. */
   advance(nowMs: number): void;
+  /**
+   * Judge the last, partial step as if it were complete, as {@link finish} does first (which then
+   * does not judge it again): the engine calls it on every object shard before finishing any.
+   */
+  settle?(): void;
   /** End of input: close what is open and emit the remaining findings. */
   finish(): void;
   /**
@@ -77,6 +111,12 @@ export interface DetectorMeta<S extends z.ZodType> {
    * allowlisted node-status PATCHes answered 409 across thousands of nodes).
    */
   readonly judges: 'write-rate' | 'errors';
+  /**
+   * Whether the engine may shard it by object key: `objects`, one instance per shard (all its
+   * state is per object, but for tables it takes from `placement.shared`); `objects+cross`, the
+   * same plus one `cross` instance for the state that spans objects. Absent: one instance.
+   */
+  readonly byObject?: 'objects' | 'objects+cross';
 }
 
 export interface Detector<S extends z.ZodType = z.ZodType> {

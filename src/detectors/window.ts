@@ -180,6 +180,8 @@ export class StepClock {
   private readonly steps: number;
   /** Boundary evaluated last. */
   private evaluated = -Infinity;
+  /** The last, partial step was judged ({@link finish}). */
+  private finished = false;
 
   constructor(
     private readonly o: WindowOptions,
@@ -193,8 +195,10 @@ export class StepClock {
     this.advanceTo(Math.floor(nowMs / this.o.stepMs));
   }
 
-  /** End of input: judge the last, partial step as if it were complete (no-op before any time). */
+  /** End of input: judge the last, partial step as if it were complete (no-op before any time, and when called again). */
   finish(): void {
+    if (this.finished) return;
+    this.finished = true;
     if (this.evaluated !== -Infinity) this.advanceTo(this.evaluated + 1);
   }
 
@@ -260,6 +264,9 @@ export function windowedInstance(o: WindowOptions, handlers: WindowedHandlers): 
       : {}),
     advance(nowMs: number): void {
       clock.advance(nowMs);
+    },
+    settle(): void {
+      clock.finish();
     },
     finish(): void {
       clock.finish();

@@ -219,6 +219,8 @@ interface Fight {
   lastWriteTs: number;
   hot: Hot | null;
   open: boolean;
+  /** Its rank among the fights of other object shards (`ShardPlacement.birth`; 0 when not sharded). */
+  born: number;
 }
 
 const W_OK = 0;
@@ -235,9 +237,14 @@ export const writeFight = defineDetector({
     description: 'Two or more actors alternately overwrite the same object (A, B, A, B …), e.g. an HPA writing /scale against kubectl apply or GitOps.',
     optionsSchema: writeFightOptions,
     judges: 'write-rate',
+    // Every fight is one object's; the table of held first writes, which spans objects, is shared by the shards (and counted by the cross instance).
+    byObject: 'objects+cross',
   },
   create(ctx: DetectorContext<WriteFightOptions>) {
     const o = ctx.options;
+    /** `all` when not sharded; else what this instance judges (see `ShardPlacement.role`). */
+    const role = ctx.placement?.role ?? 'all';
+    const shared = ctx.placement ? ctx.placement.shared.bind(ctx.placement) : <T>(_name: string, make: () => T): T => make();
     const n = o.windowMs / o.stepMs;
     const fights = new Map<string, Fight>();
     /** The fight key of each object (its domain is fixed by its subresource and the options): built once, not per write. */
@@ -247,7 +254,8 @@ export const writeFight = defineDetector({
      * First writes of objects no fight holds: one write has no flip. A fight with one write is
      * dropped once its window is empty and a window passed.
      */
-    const firstWrites = firstWritesFor<string>(ctx, true, 2 * o.windowMs + 2 * o.stepMs, (k) => k);
+    // One table for every object shard: held writes take room in the order of all objects' writes.
+    const firstWrites = shared('firstWrites', () => firstWritesFor<string>(ctx, true, 2 * o.windowMs + 2 * o.stepMs, (k) => k));
 
     function keyOf(obj: ObjectRef): string {
       let key = fightKeys.get(obj);
@@ -275,6 +283,7 @@ export const writeFight = defineDetector({
           lastWriteTs: r.ts,
           hot: null,
           open: false,
+          born: ctx.placement?.birth() ?? 0,
         };
         fights.set(key, f);
       }
@@ -473,7 +482,7 @@ export const writeFight = defineDetector({
       if (f.writers !== null) for (const wr of f.writers.values()) wr.clear();
       const fd = build(f);
       ctx.alert('close', fd);
-      ctx.emit(fd);
+      ctx.emit(fd, f.born);
       f.hot = null;
     }
 
@@ -665,7 +674,7 @@ export const writeFight = defineDetector({
         fights.clear();
         firstWrites?.clear();
       },
-      stateSize: () => fights.size + (firstWrites?.size ?? 0),
+      stateSize: () => fights.size + (role === 'objects' ? 0 : (firstWrites?.size ?? 0)),
     });
   },
 });

@@ -8,10 +8,11 @@
 import type { RequestRecord } from '../decoding/record.js';
 import { isConflict } from '../decoding/record.js';
 import type { Finding } from '../report/schema.js';
-import type { Detector, DetectorInstance, EpisodePhase } from '../detectors/types.js';
+import type { Detector, DetectorContext, DetectorInstance, EpisodePhase, ShardPlacement } from '../detectors/types.js';
 import { Aggregates } from './aggregates.js';
 import type { Allowlist } from './allowlist.js';
 import { AuditIdDedupe } from './dedupe.js';
+import { ObjectShards } from './object-shards.js';
 import { ReorderQueue } from './reorder.js';
 import { TimeSeries } from './series.js';
 
@@ -36,6 +37,14 @@ export interface EngineOptions {
   dedupeHistory?: number;
   /** Most first writes each detector holds until their object is written again (see `FirstWrites`); default 5,000; 0: none. */
   firstWrites?: number;
+  /**
+   * Object shards (integer ≥ 0): with 1 or more, each detector that can be sharded by object key
+   * (`DetectorMeta.byObject`) runs one instance per shard, fed by `objectShardKey`, in this thread
+   * (see `ObjectShards`). 0 or absent: one instance per detector. The first writes each shard
+   * holds count against `firstWrites` on their own, so the findings are the same as with 0 only
+   * while no detector drops a held write for room (ARCHITECTURE.md, "Sharding by object key").
+   */
+  shards?: number;
 }
 
 /** Callbacks for live use; all optional. */
@@ -71,6 +80,8 @@ export class Engine {
   private readonly queue: ReorderQueue;
   private readonly reorderWindowMs: number;
   private readonly dedupe: AuditIdDedupe;
+  /** The detectors when sharded by object key (`EngineOptions.shards` ≥ 1), else null. */
+  private readonly sharded: ObjectShards | null;
   private readonly counters: EngineCounters = {
     requests: 0,
     filtered: 0,
@@ -91,17 +102,22 @@ export class Engine {
     const alert = sink.alert?.bind(sink) ?? (() => {});
     this.ids = opts.detectors.map(({ detector }) => detector.meta.id);
     this.scopes = opts.detectors.map(({ detector }) => this.allowlist?.scopeFor(detector.meta.id, detector.meta.judges) ?? 0);
-    this.instances = opts.detectors.map(({ detector, options }) =>
+    const shards = opts.shards ?? 0;
+    if (!Number.isInteger(shards) || shards < 0) throw new RangeError(`shards must be an integer ≥ 0, got ${shards}`);
+    const make = (detector: Detector, options: unknown, out: Pick<DetectorContext<unknown>, 'emit' | 'note'>, placement?: ShardPlacement): DetectorInstance =>
       detector.create({
         options,
         series: this.series,
-        emit: (f) => this.findings.push(f),
-        note: (f) => this.notes.push(f),
+        emit: out.emit,
+        note: out.note,
         alert,
         alerting: sink.alert !== undefined,
         ...(opts.firstWrites === undefined ? {} : { firstWrites: opts.firstWrites }),
-      }),
-    );
+        ...(placement === undefined ? {} : { placement }),
+      });
+    const out = { emit: (f: Finding) => this.findings.push(f), note: (f: Finding) => this.notes.push(f) };
+    this.sharded = shards === 0 ? null : new ObjectShards(opts.detectors, this.scopes, shards, make, this.findings, this.notes);
+    this.instances = this.sharded === null ? opts.detectors.map(({ detector, options }) => make(detector, options, out)) : [];
   }
 
   /** One request as read. */
@@ -128,13 +144,15 @@ export class Engine {
     const t = nowMs - this.reorderWindowMs;
     this.queue.releaseUntil(t);
     for (const d of this.instances) d.advance(t);
+    this.sharded?.advance(t);
   }
 
   /** Per detector id, the keys it holds state for (see `DetectorInstance.stateSize`; 0 when it does not say). */
   stateSizes(): Record<string, number> {
     const sizes: Record<string, number> = {};
-    this.instances.forEach((d, i) => {
-      sizes[this.ids[i] as string] = d.stateSize?.() ?? 0;
+    const n = this.sharded?.stateSizes() ?? this.instances.map((d) => d.stateSize?.() ?? 0);
+    n.forEach((k, i) => {
+      sizes[this.ids[i] as string] = k;
     });
     return sizes;
   }
@@ -158,6 +176,7 @@ export class Engine {
   finish(): EngineCounters {
     this.queue.flush();
     for (const d of this.instances) d.finish();
+    this.sharded?.finish();
     return this.countersNow();
   }
 
@@ -180,6 +199,10 @@ export class Engine {
     // and the allowlist would each take a cache miss of their own).
     this.aggregates.add(r);
     const allowed = this.allowlist === null ? 0 : this.allowlist.match(r);
+    if (this.sharded !== null) {
+      this.sharded.feed(r, allowed);
+      return;
+    }
     const inst = this.instances;
     for (let i = 0; i < inst.length; i++) {
       if ((allowed & (this.scopes[i] as number)) !== 0) continue;

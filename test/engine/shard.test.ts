@@ -4,7 +4,8 @@
  * the cluster as the key, and the cluster names `--cluster` accepts.
  */
 import { describe, expect, it } from 'vitest';
-import { shardKey, shardOf } from '../../src/engine/shard.js';
+import type { ObjectRef } from '../../src/decoding/record.js';
+import { objectShardKey, shardKey, shardOf } from '../../src/engine/shard.js';
 import { checkClusterName, partitionOf } from '../../src/fleet/partition.js';
 import { eventSubject, messageId } from '../../src/fleet/names.js';
 
@@ -35,5 +36,28 @@ describe('fleet placement', () => {
   it('accepts only cluster names that are one NATS subject token and a key-value key', () => {
     expect(checkClusterName('prod_eu-1')).toBe('prod_eu-1');
     for (const bad of ['', 'prod.eu', 'prod eu', 'a*', 'a>', 'x'.repeat(129)]) expect(() => checkClusterName(bad), bad).toThrow('a cluster name is 1 to 128 letters');
+  });
+});
+
+describe('objectShardKey', () => {
+  const ref = (subresource: string, name = 'web-1'): ObjectRef => ({
+    key: `apps/deployments/shop/${name}/${subresource}`,
+    apiGroup: 'apps',
+    apiVersion: 'v1',
+    resource: 'deployments',
+    namespace: 'shop',
+    name,
+    subresource,
+    label: subresource === '' ? 'deployments.apps' : `deployments.apps/${subresource}`,
+  });
+
+  it('is group/resource/namespace/name: an object and its subresources share one shard', () => {
+    expect(objectShardKey(ref(''))).toBe('apps/deployments/shop/web-1');
+    expect(objectShardKey(ref('status'))).toBe('apps/deployments/shop/web-1');
+    expect(objectShardKey(ref('scale'))).toBe('apps/deployments/shop/web-1');
+    expect(objectShardKey(ref('', ''))).toBe('apps/deployments/shop/');
+    expect(objectShardKey(null)).toBe('');
+    // FNV-1a 32 of the key, as for clusters.
+    expect(shardOf(objectShardKey(ref('status')), 4)).toBe(shardOf('apps/deployments/shop/web-1', 4));
   });
 });
