@@ -44,6 +44,15 @@ export interface Planted {
   outOfReach?: OutOfReach[];
 }
 
+/**
+ * What a scenario plants whose expected finding rests on what the writes contain: `expected` when
+ * `inReach` (the log holds the evidence, e.g. bodies are logged), else out of the log's reach for
+ * `why` (see {@link OutOfReach}); `acceptable` either way.
+ */
+export function expectIfInReach(inReach: boolean, expected: SimExpected, acceptable: SimExpected[], why: string): Planted {
+  return inReach ? { expected: [expected], acceptable } : { expected: [], acceptable, outOfReach: [{ ...expected, why }] };
+}
+
 /** A scenario's plan, drawn from a sampler: audit policy and how to run it. */
 export interface ScenarioPlan {
   /** Resources logged at RequestResponse level (`resource` or `resource/subresource`). */
@@ -410,17 +419,12 @@ export const INCIDENT_SCENARIOS: SimScenario[] = [
           const loop = { kind: 'hot-loop' as const, actors: [user], object: null };
           if (rr) return { expected: [{ kind: 'no-op-writes', actors: [user], object: null }], acceptable: [loop] };
           // Once a second or slower, a Metadata-level log shows what a controller applying a real change on a timer shows.
-          return periodS < 1
-            ? { expected: [loop] }
-            : {
-                expected: [],
-                outOfReach: [
-                  {
-                    ...loop,
-                    why: 'Metadata level: each ConfigMap is applied every second or more slowly, each apply moving its resourceVersion, which is also what a controller applying a real change on a timer writes; only the bodies show that nothing but the managedFields time changes',
-                  },
-                ],
-              };
+          return expectIfInReach(
+            periodS < 1,
+            loop,
+            [],
+            'Metadata level: each ConfigMap is applied every second or more slowly, each apply moving its resourceVersion, which is also what a controller applying a real change on a timer writes; only the bodies show that nothing but the managedFields time changes',
+          );
         },
       };
     },

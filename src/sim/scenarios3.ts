@@ -9,7 +9,7 @@
 import { nowIso, operator } from './actors.js';
 import { ref } from './background.js';
 import type { SimObject, SimRef } from './store.js';
-import type { SimScenario } from './scenarios.js';
+import { expectIfInReach, type SimScenario } from './scenarios.js';
 import { many, mk, nowMs, obj, plan, sa, spec, unchangedUpdater } from './scenarios2.js';
 import { human, kcm, serviceAccount } from './users.js';
 import { MS, SECOND, type SimUser, type World } from './world.js';
@@ -423,18 +423,12 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
           { kind: 'no-op-writes' as const, actors: [user], object: null },
           { kind: 'conflict-storm' as const, actors: [user], object: null },
         ];
-        return rr
-          ? { expected: [loop], acceptable }
-          : {
-              expected: [],
-              acceptable,
-              outOfReach: [
-                {
-                  ...loop,
-                  why: "Metadata level: each notebook's status is rewritten every few seconds by a controller that never rests, each write moving its resourceVersion, which is also what an operator polling hundreds of objects' progress on a RequeueAfter timer writes; only the bodies show that nothing but lastProbeTime changes (hot-loop's opt-in sweep rule reports it as suspected)",
-                },
-              ],
-            };
+        return expectIfInReach(
+          rr,
+          loop,
+          acceptable,
+          "Metadata level: each notebook's status is rewritten every few seconds by a controller that never rests, each write moving its resourceVersion, which is also what an operator polling hundreds of objects' progress on a RequeueAfter timer writes; only the bodies show that nothing but lastProbeTime changes (hot-loop's opt-in sweep rule reports it as suspected)",
+        );
       });
     },
   },
@@ -474,18 +468,12 @@ export const INCIDENT_SCENARIOS_3: SimScenario[] = [
         }
         const loop = { kind: 'hot-loop' as const, actors: [user], object: null };
         const acceptable = [{ kind: 'no-op-writes' as const, actors: [user], object: null }];
-        return rr
-          ? { expected: [loop], acceptable }
-          : {
-              expected: [],
-              acceptable,
-              outOfReach: [
-                {
-                  ...loop,
-                  why: "Metadata level: each realm's, client's and user's status is rewritten every few seconds, each write moving its resourceVersion, which is also what an operator recording real progress on a RequeueAfter timer writes; only the bodies show that nothing but lastTransitionTime changes",
-                },
-              ],
-            };
+        return expectIfInReach(
+          rr,
+          loop,
+          acceptable,
+          "Metadata level: each realm's, client's and user's status is rewritten every few seconds, each write moving its resourceVersion, which is also what an operator recording real progress on a RequeueAfter timer writes; only the bodies show that nothing but lastTransitionTime changes",
+        );
       });
     },
   },

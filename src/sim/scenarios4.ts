@@ -9,7 +9,7 @@
 import { nowIso, operator, WorkQueue, type ReconcileResult } from './actors.js';
 import { ref } from './background.js';
 import { canonical, type SimObject, type SimRef } from './store.js';
-import type { SimScenario } from './scenarios.js';
+import { expectIfInReach, type SimScenario } from './scenarios.js';
 import { many, mk, obj, plan, sa, spec, unchangedUpdater } from './scenarios2.js';
 import { human, serviceAccount } from './users.js';
 import { MS, SECOND } from './world.js';
@@ -233,18 +233,12 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
           });
           const noOps = { kind: 'no-op-writes' as const, actors: [user], object: null };
           const acceptable = [{ kind: 'hot-loop' as const, actors: [user], object: null }];
-          return rr
-            ? { expected: [noOps], acceptable }
-            : {
-                expected: [],
-                acceptable,
-                outOfReach: [
-                  {
-                    ...noOps,
-                    why: "Metadata level: each Machine's status is updated once per heartbeat of its Node, each update sending a new resourceVersion, so the log shows every write storing a change, as a controller mirroring real Node conditions would; only the bodies show that nothing but heartbeat times changes",
-                  },
-                ],
-              };
+          return expectIfInReach(
+            rr,
+            noOps,
+            acceptable,
+            "Metadata level: each Machine's status is updated once per heartbeat of its Node, each update sending a new resourceVersion, so the log shows every write storing a change, as a controller mirroring real Node conditions would; only the bodies show that nothing but heartbeat times changes",
+          );
         },
         { nodes: p.int('fleetNodes', 50, 300) },
       );
@@ -397,18 +391,12 @@ export const INCIDENT_SCENARIOS_4: SimScenario[] = [
         );
         const loop = { kind: 'hot-loop' as const, actors: [user], object: null };
         const acceptable = [{ kind: 'no-op-writes' as const, actors: [user], object: null }];
-        return rr
-          ? { expected: [loop], acceptable }
-          : {
-              expected: [],
-              acceptable,
-              outOfReach: [
-                {
-                  ...loop,
-                  why: "Metadata level: each Kafka's status is replaced every few seconds after a reconcile's reads, each write moving its resourceVersion, which is also what an operator recording real progress on a RequeueAfter timer writes; only the bodies show that nothing but lastTransitionTime changes",
-                },
-              ],
-            };
+        return expectIfInReach(
+          rr,
+          loop,
+          acceptable,
+          "Metadata level: each Kafka's status is replaced every few seconds after a reconcile's reads, each write moving its resourceVersion, which is also what an operator recording real progress on a RequeueAfter timer writes; only the bodies show that nothing but lastTransitionTime changes",
+        );
       });
     },
   },
