@@ -50,14 +50,18 @@
  * operator#441, #1504) starts a revision whenever an input differs from the latest revision's copy
  * and copies every input into `<input>-N`; an input re-issued every few tens of seconds makes a
  * revision as often: under the namespace budget, and its names end in a number. So per (identity,
- * namespace), across resources, a create named `<base>-N` or `<base>.vN` (N ≤ `maxRevision`; larger
- * numbers are times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss) **advances** its base
- * when N is one more than the base's previous create; `minObjectsPerRevision` bases reaching one N
- * within `spanMs` count a revision (at most one per `passMs`), scored as excess revisions against one
- * per `revisionEveryMs`, opening at `minExcessRevisions`. A revision copies all its inputs every
- * time, so a number reached by only some of the episode's bases (a lone advance: StatefulSets' ordinals
- * meeting by chance, a restore's per-name runs) takes one off the score. A namespace group of the
- * identity opening on one of the episode's resources ends it without a finding, as for owners.
+ * namespace), across resources, a create named `<base>-N` (N ≤ `maxRevision`; larger numbers are
+ * times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss) **advances** its base when N is one
+ * more than the base's previous create; `minObjectsPerRevision` distinct base names (one name in
+ * several resources is one object: Knative names a deploy's five objects alike) reaching one N
+ * within `spanMs` count a revision (at most one per `passMs`, and each number once: a retried
+ * pass's copies join it), scored as excess revisions against one per `revisionEveryMs` (deploy
+ * pace), opening at `minExcessRevisions`. A revision copies all its inputs every time, so a number
+ * reached by only some of the episode's bases (a lone advance: StatefulSets' ordinals meeting by
+ * chance, a restore's per-name runs) takes one off the score. Helm's release Secrets (`.vN`) are a
+ * deploy's, one per upgrade, and not matched. While a namespace episode of the identity on one of
+ * the lineage's resources is open, it reports those creates: the revision episode ends without a
+ * finding and starts afresh only after it closes, as for owners.
  *
  * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`); the parser
  * takes it from the logged response body (RequestResponse level). At Metadata and Request level
