@@ -50,14 +50,18 @@
  * operator#441, #1504) starts a revision whenever an input differs from the latest revision's copy
  * and copies every input into `<input>-N`; an input re-issued every few tens of seconds makes a
  * revision as often: under the namespace budget, and its names end in a number. So per (identity,
- * namespace), across resources, a create named `<base>-N` or `<base>.vN` (N ≤ `maxRevision`; larger
- * numbers are times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss) **advances** its base
- * when N is one more than the base's previous create; `minObjectsPerRevision` bases reaching one N
- * within `spanMs` count a revision (at most one per `passMs`), scored as excess revisions against one
- * per `revisionEveryMs`, opening at `minExcessRevisions`. A revision copies all its inputs every
- * time, so a number reached by only some of the episode's bases (a lone advance: StatefulSets' ordinals
- * meeting by chance, a restore's per-name runs) takes one off the score. A namespace group of the
- * identity opening on one of the episode's resources ends it without a finding, as for owners.
+ * namespace), across resources, a create named `<base>-N` (N ≤ `maxRevision`; larger numbers are
+ * times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss) **advances** its base when N is one
+ * more than the base's previous create; `minObjectsPerRevision` distinct base names (one name in
+ * several resources is one object: Knative names a deploy's five objects alike) reaching one N
+ * within `spanMs` count a revision (at most one per `passMs`, and each number once: a retried
+ * pass's copies join it), scored as excess revisions against one per `revisionEveryMs` (deploy
+ * pace), opening at `minExcessRevisions`. A revision copies all its inputs every time, so a number
+ * reached by only some of the episode's bases (a lone advance: StatefulSets' ordinals meeting by
+ * chance, a restore's per-name runs) takes one off the score. Helm's release Secrets (`.vN`) are a
+ * deploy's, one per upgrade, and not matched. While a namespace episode of the identity on one of
+ * the lineage's resources is open, it reports those creates: the revision episode ends without a
+ * finding and starts afresh only after it closes, as for owners.
  *
  * Names: with `generateName` the audit objectRef has no name (`audit-formats.md`); the parser
  * takes it from the logged response body (RequestResponse level). At Metadata and Request level
@@ -120,10 +124,12 @@ export const createStormOptions = windowedOptions({
   revisions: z
     .object({
       /**
-       * Objects that must reach the same revision number within `spanMs` for it to count as a
-       * revision: a revision is a snapshot of a component's inputs (OpenShift's static-pod operators
-       * copy 7 to 13 ConfigMaps and Secrets per revision), while a StatefulSet creates one PVC per
-       * volumeClaimTemplate per ordinal (one to three) and Helm one Secret per release revision.
+       * Distinct base names (across resources) that must reach the same revision number within
+       * `spanMs` for it to count as a revision: a revision is a snapshot of a component's inputs
+       * (OpenShift's static-pod operators copy 7 to 13 ConfigMaps and Secrets per revision), while a
+       * StatefulSet creates one PVC per volumeClaimTemplate per ordinal (one to three). One name in
+       * several resources counts once: Knative names a Service's Revision, PodAutoscaler,
+       * ServerlessService, Service and Endpoints alike (`<service>-00003`), one object per deploy.
        */
       minObjectsPerRevision: z.number().int().min(2).default(4),
       /**
@@ -140,12 +146,15 @@ export const createStormOptions = windowedOptions({
        */
       passMs: z.number().int().positive().default(5_000),
       /**
-       * One revision per this many ms a controller may make for one namespace: each starts a rollout
-       * that takes minutes (a kube-apiserver revision rolls out to three masters in about 10 minutes,
-       * openshift/cluster-kube-apiserver-operator#870). The budget of the score; an episode closes
-       * after this long without a revision.
+       * One revision per this many ms a controller may make for one namespace: the pace of deploy
+       * machinery, which pushes changes at most about every 3 minutes (Argo CD's default
+       * `timeout.reconciliation` is 180 s; a CI pipeline takes minutes per run), so a set of
+       * revisions advancing faster than that for long is not a deploy. A revision controller's own
+       * revision starts a rollout that takes longer still (a kube-apiserver revision rolls out to
+       * three masters in about 10 minutes, openshift/cluster-kube-apiserver-operator#870). The
+       * budget of the score; an episode closes after this long without a revision.
        */
-      revisionEveryMs: z.number().int().positive().default(600_000),
+      revisionEveryMs: z.number().int().positive().default(180_000),
       /**
        * Excess revisions (beyond `revisionEveryMs`) at which an episode opens: more than an install
        * makes while its inputs settle (OpenShift clusters come up at revision 6 to 8,
@@ -161,7 +170,7 @@ export const createStormOptions = windowedOptions({
       maxRevision: z.number().int().positive().default(1_000_000),
     })
     .strict()
-    .default({ minObjectsPerRevision: 4, spanMs: 1_000, passMs: 5_000, revisionEveryMs: 600_000, minExcessRevisions: 10, maxRevision: 1_000_000 }),
+    .default({ minObjectsPerRevision: 4, spanMs: 1_000, passMs: 5_000, revisionEveryMs: 180_000, minExcessRevisions: 10, maxRevision: 1_000_000 }),
   /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
   severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
@@ -281,6 +290,8 @@ interface RevHot {
   loneAdvances: number;
   /** Per base (`resource/base`): copies; beyond `maxNamePrefixes` under `(other)`. */
   bases: Map<string, number>;
+  /** Per base listed in `bases`: the names of its last two copies (the previous one null until there are two), for the advice. */
+  names: Map<string, [string | null, string]>;
   /** Base keys (`apiGroup \0 resource \0 base`) copied in the episode, for counting their deletes. */
   baseKeys: Set<string>;
   /** Resources (`apiGroup \0 resource`) copied in the episode. */
@@ -307,6 +318,15 @@ interface Copy {
   baseKey: string;
   /** `resource/base`, as listed in `namePrefixes`. */
   label: string;
+  /** The base alone: one name shared by several resources (Knative gives a revision's objects one name) is one object. */
+  base: string;
+}
+
+/** A number advanced to within `spanMs`: the first advance's `ts`, the copies, and their distinct base names. */
+interface Reached {
+  from: number;
+  copies: Copy[];
+  names: Set<string>;
 }
 
 /** The revision look's state for one identity in one namespace (see the file header). */
@@ -316,8 +336,10 @@ interface Lineage {
   namespace: string;
   /** Per base key (`apiGroup \0 resource \0 base`): the number of its latest create. */
   bases: Map<string, number>;
-  /** Per number advanced to within the last `spanMs`: the first advance's `ts`, and the copies (bases) since. */
-  reached: Map<number, { from: number; copies: Copy[] }>;
+  /** Per number advanced to within the last `spanMs`: the first advance's `ts`, the copies since, and their distinct bases (across resources). */
+  reached: Map<number, Reached>;
+  /** Numbers counted as revisions in the episode: a retried pass's copies of one join it and count no new revision. */
+  counted: Set<number>;
   /** `ts` of the latest counted revision, ms; -Infinity before any. */
   countedTs: number;
   /** The latest counted revision: its number and the `ts` its span began; later copies within the span join it. */
@@ -328,10 +350,14 @@ interface Lineage {
   open: boolean;
 }
 
-/** A name ending in a revision number: `-` or `.v` and digits (`config-12`, `sh.helm.release.v1.web.v3`). */
-const REVISION_SUFFIX = /(?:-|\.v)(\d{1,15})$/;
+/**
+ * A name ending in a revision number: `-` and digits (`config-12`, `web-00003`). Helm's release
+ * Secrets (`sh.helm.release.v1.<release>.v<N>`) are not matched: Helm makes one per upgrade of a
+ * release, by design (a deploy, not a revision controller).
+ */
+const REVISION_SUFFIX = /-(\d{1,15})$/;
 
-/** `name` split into its base and trailing number (`config-12` → `['config', 12]`); null when it ends in none. */
+/** `name` split into its base and trailing `-N` (`config-12` → `['config', 12]`, `web-00003` → `['web', 3]`); null when it ends in none. */
 export function revisionOf(name: string): [string, number] | null {
   const m = REVISION_SUFFIX.exec(name);
   if (m === null || m.index === 0) return null;
@@ -458,6 +484,7 @@ export const createStorm = defineDetector({
           namespace: obj.namespace,
           bases: new Map(),
           reached: new Map(),
+          counted: new Set(),
           countedTs: -Infinity,
           countedN: -1,
           countedFrom: -Infinity,
@@ -476,18 +503,26 @@ export const createStorm = defineDetector({
       }
       l.bases.set(baseKey, n);
       if (prev !== n - 1) return;
-      const copy: Copy = { r, baseKey, label: `${resourceLabel(obj.apiGroup, obj.resource)}/${base}` };
+      const copy: Copy = { r, baseKey, label: `${resourceLabel(obj.apiGroup, obj.resource)}/${base}`, base };
       if (l.hot !== null && n === l.countedN && r.ts - l.countedFrom <= ro.spanMs) {
         // A late copy of the revision just counted.
         l.hot.objectsPerRevision = Math.max(l.hot.objectsPerRevision, ++l.hot.lastCopies);
         addCopy(l.hot, copy);
         return;
       }
+      if (l.hot !== null && l.counted.has(n)) {
+        // A retried pass's copy of a revision already counted: a copy, not a new revision.
+        addCopy(l.hot, copy);
+        return;
+      }
       expireReached(l, r.ts);
       let e = l.reached.get(n);
-      if (e === undefined) l.reached.set(n, (e = { from: r.ts, copies: [] }));
-      if (e.copies.length < o.maxSeenNames) e.copies.push(copy);
-      if (e.copies.length >= ro.minObjectsPerRevision && r.ts - l.countedTs >= ro.passMs) {
+      if (e === undefined) l.reached.set(n, (e = { from: r.ts, copies: [], names: new Set() }));
+      if (e.copies.length < o.maxSeenNames) {
+        e.copies.push(copy);
+        e.names.add(base);
+      }
+      if (e.names.size >= ro.minObjectsPerRevision && r.ts - l.countedTs >= ro.passMs) {
         countRevision(l, r.ts, n, e);
         l.reached.delete(n);
       }
@@ -504,7 +539,7 @@ export const createStorm = defineDetector({
         if (now - e.from <= ro.spanMs) continue;
         l.reached.delete(k);
         const h = l.hot;
-        if (h !== null && e.copies.length < ro.minObjectsPerRevision && e.copies.some((c) => h.baseKeys.has(c.baseKey))) {
+        if (h !== null && e.names.size < ro.minObjectsPerRevision && e.copies.some((c) => h.baseKeys.has(c.baseKey))) {
           h.loneAdvances++;
           h.score = Math.max(0, h.score - 1);
         }
@@ -512,7 +547,7 @@ export const createStorm = defineDetector({
     }
 
     /** Count revision `n` of lineage `l` at `ts`, reached by the copies of `e`. */
-    function countRevision(l: Lineage, ts: number, n: number, e: { from: number; copies: Copy[] }): void {
+    function countRevision(l: Lineage, ts: number, n: number, e: Reached): void {
       if (l.hot === null) {
         l.hot = newRevHot(e.from, n);
         let set = hotLineagesByNs.get(l.namespace);
@@ -530,6 +565,8 @@ export const createStorm = defineDetector({
       l.countedTs = ts;
       l.countedN = n;
       l.countedFrom = e.from;
+      if (l.counted.size >= o.maxSeenNames) l.counted.delete(l.counted.values().next().value as number);
+      l.counted.add(n);
     }
 
     function newRevHot(from: number, n: number): RevHot {
@@ -544,6 +581,7 @@ export const createStorm = defineDetector({
         lastCopies: 0,
         loneAdvances: 0,
         bases: new Map(),
+        names: new Map(),
         baseKeys: new Set(),
         resources: new Map(),
         deletes: 0,
@@ -567,6 +605,7 @@ export const createStorm = defineDetector({
       h.to = Math.max(h.to, r.ts);
       const label = h.bases.has(c.label) || h.bases.size < o.maxNamePrefixes ? c.label : '(other)';
       h.bases.set(label, (h.bases.get(label) ?? 0) + 1);
+      if (label === c.label) h.names.set(label, [h.names.get(label)?.[1] ?? null, obj.name]);
       if (h.baseKeys.size < o.maxSeenNames) h.baseKeys.add(c.baseKey);
       h.resources.set(resourceKey(obj.apiGroup, obj.resource), { apiGroup: obj.apiGroup, resource: obj.resource });
       if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
@@ -582,11 +621,16 @@ export const createStorm = defineDetector({
       const now = boundary * o.stepMs;
       expireReached(l, now);
       const h = l.hot;
-      if (h !== null) {
+      if (h !== null && lineageCovered(l, h)) {
+        // A namespace episode of the identity on one of its resources is open and reports these
+        // creates: the revision episode ends without a finding for as long as it stays open.
+        if (l.open) ctx.alert('close', buildLineage(l));
+        forgetLineage(l);
+      } else if (h !== null) {
         if (l.open) {
           if (now - h.lastTs >= revisionIdleMs) closeLineage(l);
           else if (raiseSeverity(h, revSeverityOf(h))) ctx.alert('update', buildLineage(l));
-        } else if (h.score >= ro.minExcessRevisions && !lineageCovered(l, h)) {
+        } else if (h.score >= ro.minExcessRevisions) {
           l.open = true;
           h.severity = revSeverityOf(h);
           ctx.alert('open', buildLineage(l));
@@ -618,6 +662,7 @@ export const createStorm = defineDetector({
       l.hot = null;
       l.open = false;
       l.reached.clear();
+      l.counted.clear();
       l.countedN = -1;
     }
 
@@ -863,6 +908,8 @@ export const createStorm = defineDetector({
         meanRevisionGapMs: gapMs === null ? null : Math.round(gapMs),
         meanCreatesPerSec: durationMs > 0 ? round2(rateOf(h.creates, h.from, h.to)) : null,
         peakCreatesPerSec: h.peak.peak,
+        // The copies of the revisions beyond the budget's (one per `revisionEveryMs` over the episode).
+        excessRequests: Math.round(Math.max(0, h.revisions - (Math.floor(durationMs / ro.revisionEveryMs) + 1)) * (h.creates / Math.max(1, h.revisions))),
         excessRevisions: Math.round(h.score),
         ...trafficShare(ctx.series, h.from, h.to, h.creates),
         ...h.userAgents.report(),
@@ -872,7 +919,7 @@ export const createStorm = defineDetector({
       const advice: Advice[] = [
         {
           id: 'revision-trigger',
-          text: `Compare two successive copies (${topList(h.bases, (p) => p, 1).replace(/\(\d+\)$/, '')}-${h.lastRevision - 1} and -${h.lastRevision}) and find the input that differs every time: a revision controller starts a revision whenever an input differs from the latest revision's copy, so an input re-issued on every pass makes a revision on every pass (openshift/cluster-kube-apiserver-operator#1504: the localhost-recovery token). Compare content, not metadata.`,
+          text: `Compare two successive copies (${successiveCopies(h)}) and find the input that differs every time: a revision controller starts a revision whenever an input differs from the latest revision's copy, so an input re-issued on every pass makes a revision on every pass (openshift/cluster-kube-apiserver-operator#1504: the localhost-recovery token). Compare content, not metadata.`,
         },
       ];
       if (h.deletes === 0) {
@@ -895,6 +942,15 @@ export const createStorm = defineDetector({
         advice,
         series: { ...h.series.toReport(h.to), labels: { title: 'Revision copies of this identity', writes: 'creates/s', conflicts: '' } },
       };
+    }
+
+    /** The names of the last two copies of the base with the most copies, as created (`configmaps config-00026 and config-00027`). */
+    function successiveCopies(h: RevHot): string {
+      const top = [...h.bases].filter(([label]) => h.names.has(label)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0];
+      if (top === undefined) return 'of one input';
+      const [prev, last] = h.names.get(top[0]) as [string | null, string];
+      const resource = top[0].slice(0, top[0].indexOf('/'));
+      return prev === null ? `${resource} ${last} and the copy before it` : `${resource} ${prev} and ${last}`;
     }
 
     function build(g: Group): Finding {

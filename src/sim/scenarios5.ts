@@ -432,108 +432,115 @@ export const INCIDENT_SCENARIOS_5: SimScenario[] = [
     description:
       "a static-pod operator's revision controller starts a new revision whenever an input differs from the latest revision's copy; one input (the localhost-recovery token Secret) is re-issued every few tens of seconds, so a revision follows each time: revision-status-N and a numbered copy of every input ConfigMap and Secret, the operator status' latestAvailableRevision, an installer pod per master, and the ClusterOperator's Progressing condition flapping True and False; no revision is pruned",
     plan: (p) =>
-      plan(p, [], (w) => {
-        const ns = 'openshift-kube-apiserver';
-        const user = serviceAccount('openshift-kube-apiserver-operator', 'kube-apiserver-operator', 'cluster-kube-apiserver-operator', 'v0.0.0', '10.128.0.12', '');
-        const tokens = kcm('tokens-controller', 'system:serviceaccount:kube-system:tokens-controller');
-        const cmInputs = [
-          'kube-apiserver-pod',
-          'config',
-          'kube-apiserver-cert-syncer-kubeconfig',
-          'oauth-metadata',
-          'bound-sa-token-signing-certs',
-          'etcd-serving-ca',
-          'kubelet-serving-ca',
-          'sa-token-signing-certs',
-          'kube-apiserver-audit-policies',
-        ];
-        const secretInputs = ['etcd-client', 'localhost-recovery-serving-certkey', 'localhost-recovery-client-token'];
-        mk(w, '', 'v1', 'configmaps', ns, cmInputs, { data: 'x' });
-        mk(w, '', 'v1', 'secrets', ns, secretInputs, { token: 't0' });
-        const [kas] = mk(w, 'operator.openshift.io', 'v1', 'kubeapiservers', '', ['cluster'], {}, { latestAvailableRevision: 7, nodeStatuses: {} });
-        const [co] = mk(w, 'config.openshift.io', 'v1', 'clusteroperators', '', ['kube-apiserver'], {}, { conditions: [{ type: 'Progressing', status: 'False' }] });
-        const kasRef = kas as SimRef;
-        const coRef = co as SimRef;
-        const masters = ['master-0', 'master-1', 'master-2'];
-        const tokenRef = ref('', 'v1', 'secrets', ns, 'localhost-recovery-client-token');
-        const secInf = w.informer('', 'secrets', p.num('watchDelayMs', 20, 200) * MS);
-        const kasInf = w.informer('operator.openshift.io', 'kubeapiservers', 30 * MS);
-        const installS = p.num('installerS', 20, 60);
-        let revision = 7;
-        let copied = 't0';
-        let busy = false;
-        const setProgressing = (status: 'True' | 'False', rev: number) =>
-          w.call(user, {
-            verb: 'update',
-            ref: coRef,
-            subresource: 'status',
-            rv: String((w.store.get(coRef) as SimObject).rv),
-            body: {
-              conditions: [
-                {
-                  type: 'Progressing',
-                  status,
-                  message: status === 'True' ? `NodeInstallerProgressing: 3 nodes are progressing to revision ${rev}` : `NodeInstallerProgressing: 3 nodes are at revision ${rev}`,
-                  lastTransitionTime: nowIso(w),
-                },
-              ],
-            },
-          });
-        const writeStatus = (patch: Record<string, unknown>) => {
-          const o = kasInf.get(kasRef) as SimObject;
-          w.call(user, { verb: 'update', ref: kasRef, subresource: 'status', rv: String(o.rv), body: { ...o.status, ...patch } });
-        };
-        // The installer controller rolls the latest revision out one master at a time.
-        const install = (rev: number, i: number) => {
-          const m = masters[i];
-          if (m === undefined) return setProgressing('False', rev);
-          w.call(user, { verb: 'create', ref: ref('', 'v1', 'pods', ns, `installer-${rev}-${m}`), body: { nodeName: m } }, () =>
-            w.at(w.now + s(installS) * w.rng.uniform(0.8, 1.2), () => {
-              if (rev !== revision) return;
-              writeStatus({ nodeStatuses: { ...((kasInf.get(kasRef) as SimObject).status.nodeStatuses as object), [m]: rev } });
-              install(rev, i + 1);
-            }),
-          );
-        };
-        const newRevision = () => {
-          const tok = secInf.get(tokenRef);
-          if (busy || !tok || tok.spec.token === copied) return;
-          busy = true;
-          const rev = revision + 1;
-          const names: Array<[string, string]> = [
-            ['configmaps', 'revision-status'],
-            ...cmInputs.map((n): [string, string] => ['configmaps', n]),
-            ...secretInputs.map((n): [string, string] => ['secrets', n]),
+      plan(
+        p,
+        [],
+        (w) => {
+          const ns = 'openshift-kube-apiserver';
+          const user = serviceAccount('openshift-kube-apiserver-operator', 'kube-apiserver-operator', 'cluster-kube-apiserver-operator', 'v0.0.0', '10.128.0.12', '');
+          const tokens = kcm('tokens-controller', 'system:serviceaccount:kube-system:tokens-controller');
+          const cmInputs = [
+            'kube-apiserver-pod',
+            'config',
+            'kube-apiserver-cert-syncer-kubeconfig',
+            'oauth-metadata',
+            'bound-sa-token-signing-certs',
+            'etcd-serving-ca',
+            'kubelet-serving-ca',
+            'sa-token-signing-certs',
+            'kube-apiserver-audit-policies',
           ];
-          let i = 0;
-          const next = () => {
-            const item = names[i++];
-            if (!item) {
-              revision = rev;
-              copied = tok.spec.token as string;
-              busy = false;
-              writeStatus({ latestAvailableRevision: rev });
-              setProgressing('True', rev);
-              install(rev, 0);
-              return;
-            }
-            w.call(user, { verb: 'create', ref: ref('', 'v1', item[0], ns, `${item[1]}-${rev}`), body: { revision: rev } }, next);
+          const secretInputs = ['etcd-client', 'localhost-recovery-serving-certkey', 'localhost-recovery-client-token'];
+          mk(w, '', 'v1', 'configmaps', ns, cmInputs, { data: 'x' });
+          mk(w, '', 'v1', 'secrets', ns, secretInputs, { token: 't0' });
+          const [kas] = mk(w, 'operator.openshift.io', 'v1', 'kubeapiservers', '', ['cluster'], {}, { latestAvailableRevision: 7, nodeStatuses: {} });
+          const [co] = mk(w, 'config.openshift.io', 'v1', 'clusteroperators', '', ['kube-apiserver'], {}, { conditions: [{ type: 'Progressing', status: 'False' }] });
+          const kasRef = kas as SimRef;
+          const coRef = co as SimRef;
+          const masters = ['master-0', 'master-1', 'master-2'];
+          const tokenRef = ref('', 'v1', 'secrets', ns, 'localhost-recovery-client-token');
+          const secInf = w.informer('', 'secrets', p.num('watchDelayMs', 20, 200) * MS);
+          const kasInf = w.informer('operator.openshift.io', 'kubeapiservers', 30 * MS);
+          const installS = p.num('installerS', 20, 60);
+          let revision = 7;
+          let copied = 't0';
+          let busy = false;
+          const setProgressing = (status: 'True' | 'False', rev: number) =>
+            w.call(user, {
+              verb: 'update',
+              ref: coRef,
+              subresource: 'status',
+              rv: String((w.store.get(coRef) as SimObject).rv),
+              body: {
+                conditions: [
+                  {
+                    type: 'Progressing',
+                    status,
+                    message:
+                      status === 'True' ? `NodeInstallerProgressing: 3 nodes are progressing to revision ${rev}` : `NodeInstallerProgressing: 3 nodes are at revision ${rev}`,
+                    lastTransitionTime: nowIso(w),
+                  },
+                ],
+              },
+            });
+          const writeStatus = (patch: Record<string, unknown>) => {
+            const o = kasInf.get(kasRef) as SimObject;
+            w.call(user, { verb: 'update', ref: kasRef, subresource: 'status', rv: String(o.rv), body: { ...o.status, ...patch } });
           };
-          next();
-        };
-        secInf.on((e) => {
-          if (e.object.ref.namespace === ns && e.object.ref.name === tokenRef.name) newRevision();
-        });
-        const tokenGapS = p.num('tokenGapS', 5, 60);
-        w.every(s(w.rng.uniform(2, 8)), s(tokenGapS), 0.3, () => w.call(tokens, { verb: 'update', ref: tokenRef, body: { token: w.rng.suffix(24) } }));
-        return {
-          expected: [{ kind: 'create-storm', actors: [user], object: null }],
-          acceptable: [
-            { kind: 'hot-loop', actors: [user], object: null },
-            { kind: 'no-op-writes', actors: [user], object: null },
-            { kind: 'conflict-storm', actors: [user], object: null },
-          ],
-        };
-      }),
+          // The installer controller rolls the latest revision out one master at a time.
+          const install = (rev: number, i: number) => {
+            const m = masters[i];
+            if (m === undefined) return setProgressing('False', rev);
+            w.call(user, { verb: 'create', ref: ref('', 'v1', 'pods', ns, `installer-${rev}-${m}`), body: { nodeName: m } }, () =>
+              w.at(w.now + s(installS) * w.rng.uniform(0.8, 1.2), () => {
+                if (rev !== revision) return;
+                writeStatus({ nodeStatuses: { ...((kasInf.get(kasRef) as SimObject).status.nodeStatuses as object), [m]: rev } });
+                install(rev, i + 1);
+              }),
+            );
+          };
+          const newRevision = () => {
+            const tok = secInf.get(tokenRef);
+            if (busy || !tok || tok.spec.token === copied) return;
+            busy = true;
+            const rev = revision + 1;
+            const names: Array<[string, string]> = [
+              ['configmaps', 'revision-status'],
+              ...cmInputs.map((n): [string, string] => ['configmaps', n]),
+              ...secretInputs.map((n): [string, string] => ['secrets', n]),
+            ];
+            let i = 0;
+            const next = () => {
+              const item = names[i++];
+              if (!item) {
+                revision = rev;
+                copied = tok.spec.token as string;
+                busy = false;
+                writeStatus({ latestAvailableRevision: rev });
+                setProgressing('True', rev);
+                install(rev, 0);
+                return;
+              }
+              w.call(user, { verb: 'create', ref: ref('', 'v1', item[0], ns, `${item[1]}-${rev}`), body: { revision: rev } }, next);
+            };
+            next();
+          };
+          secInf.on((e) => {
+            if (e.object.ref.namespace === ns && e.object.ref.name === tokenRef.name) newRevision();
+          });
+          const tokenGapS = p.num('tokenGapS', 5, 60);
+          w.every(s(w.rng.uniform(2, 8)), s(tokenGapS), 0.3, () => w.call(tokens, { verb: 'update', ref: tokenRef, body: { token: w.rng.suffix(24) } }));
+          return {
+            expected: [{ kind: 'create-storm', actors: [user], object: null }],
+            acceptable: [
+              { kind: 'hot-loop', actors: [user], object: null },
+              { kind: 'no-op-writes', actors: [user], object: null },
+              { kind: 'conflict-storm', actors: [user], object: null },
+            ],
+          };
+        },
+        // A revision loop shows at the revision pace: #441's e2e bar of 20 revisions takes 30 minutes at one a minute.
+        { minutes: 30 },
+      ),
   },
 ];

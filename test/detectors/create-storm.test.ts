@@ -296,10 +296,45 @@ const REVISION_INPUTS: Array<[string, string]> = [
  * `first`, `first + 1`, … (`count` of them) every `gapMs`, each a copy `<input>-N` of the 13
  * inputs, 5 ms apart, never pruned.
  */
-function revisionLoop(first: number, count: number, gapMs: number): RequestRecord[] {
+function revisionLoop(first: number, count: number, gapMs: number, num: (n: number) => string = String): RequestRecord[] {
   const out: RequestRecord[] = [];
   for (let k = 0; k < count; k++) {
-    REVISION_INPUTS.forEach(([res, base], j) => out.push(rec(T0 + k * gapMs + j * 5, kasOperator, object(res, KAS_NS, `${base}-${first + k}`), CREATE)));
+    REVISION_INPUTS.forEach(([res, base], j) => out.push(rec(T0 + k * gapMs + j * 5, kasOperator, object(res, KAS_NS, `${base}-${num(first + k)}`), CREATE)));
+  }
+  return out;
+}
+
+/**
+ * The revision loop of `revisionLoop(first, count, gapMs)` with every pass interrupted after the
+ * first 6 inputs (a failed create) and retried from the 7th `retryMs` later.
+ */
+function interruptedRevisionLoop(first: number, count: number, gapMs: number, retryMs: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let k = 0; k < count; k++) {
+    REVISION_INPUTS.forEach(([res, base], j) => out.push(rec(T0 + k * gapMs + j * 5 + (j >= 6 ? retryMs : 0), kasOperator, object(res, KAS_NS, `${base}-${first + k}`), CREATE)));
+  }
+  return out;
+}
+
+const knativeController = actor('system:serviceaccount:knative-serving:controller', 'controller/v0.0.0 (linux/amd64) kubernetes/$Format');
+/** What Knative makes per deploy of one Service, all named `<service>-0000N`. */
+const KNATIVE_OBJECTS: Array<[string, string]> = [
+  ['revisions', 'serving.knative.dev'],
+  ['podautoscalers', 'autoscaling.internal.knative.dev'],
+  ['serverlessservices', 'networking.internal.knative.dev'],
+  ['services', ''],
+  ['endpoints', ''],
+];
+
+/** Knative Services `services` each redeployed `count` times every `gapMs` (revisions 2, 3, …): 5 objects per deploy named `<service>-0000N`. */
+function knativeDeploys(services: string[], count: number, gapMs: number): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let k = 0; k < count; k++) {
+    services.forEach((svc, i) =>
+      KNATIVE_OBJECTS.forEach(([res, group], j) =>
+        out.push(rec(T0 + k * gapMs + i * 200 + j * 20, knativeController, object(res, 'preview', `${svc}-${String(k + 2).padStart(5, '0')}`, '', group), CREATE)),
+      ),
+    );
   }
   return out;
 }
@@ -316,7 +351,7 @@ describe('create-storm: revisions', () => {
       'kube-apiserver-operator made 19 numbered revisions (9–27) of 13 objects in namespace openshift-kube-apiserver in 9m 00s, one every 30.0 s: 247 new configmaps and secrets',
     );
     expect([f.kind, f.object, f.window]).toEqual(['create-storm', null, { from: '2026-08-08T18:00:30.003Z', to: '2026-08-08T18:09:30.063Z' }]);
-    // Share of writes 1 (critical), capped at medium by 18.1 × 13 = 235 excess copies.
+    // Share of writes 1 (critical), capped at medium by 16 × 13 = 208 excess copies.
     expect(f.severity).toBe('medium');
     expect(f.actors.map((a) => a.username)).toEqual([kasOperator.username]);
     expect(f.metrics).toEqual({
@@ -337,14 +372,16 @@ describe('create-storm: revisions', () => {
       // 246 / 540.06 s.
       meanCreatesPerSec: 0.46,
       peakCreatesPerSec: 13,
-      // 1 + 18 × (1 − 30 s / 600 s) = 18.1.
-      excessRevisions: 18,
+      // 19 revisions beyond the budget's 4 (one per 3 min over 9 min, and the first) = 15, × 13 copies.
+      excessRequests: 195,
+      // 1 + 18 × (1 − 30 s / 180 s) = 16.
+      excessRevisions: 16,
       shareOfWrites: 1,
       shareOfRequests: 1,
     });
     expect(f.signals).toEqual(['new-revision-per-pass', 'piling-up']);
     expect(f.advice.map((a) => a.id)).toEqual(['revision-trigger', 'clean-up']);
-    expect(f.advice[0]!.text).toContain('(configmaps/bound-sa-token-signing-certs-26 and -27)');
+    expect(f.advice[0]!.text).toContain('(configmaps bound-sa-token-signing-certs-26 and bound-sa-token-signing-certs-27)');
     expect(f.evidence.auditIDs).toEqual([...creates.slice(13, 17).map((r) => r.auditID), creates.at(-1)!.auditID]);
     expect(alerts).toEqual(['open create-storm ', 'close create-storm ']);
   });
@@ -391,7 +428,61 @@ describe('create-storm: revisions', () => {
 
   it('options: with time-encoded numbers taken for counters (maxRevision 1e9), every-minute CronJobs would be one', () => {
     const { findings } = runDetector(detector, { revisions: { maxRevision: 1e9 } }, everyMinuteCronJobs());
-    expect(findings.map((f) => [f.metrics.revisions, f.metrics.objectsPerRevision, f.metrics.excessRevisions])).toEqual([[59, 40, 53]]);
+    expect(findings.map((f) => [f.metrics.revisions, f.metrics.objectsPerRevision, f.metrics.excessRevisions])).toEqual([[59, 40, 40]]);
+  });
+
+  it('a loop at a revision every 5 s: the namespace episode of its ConfigMaps reports it, and the revision episode stays closed while it is open', () => {
+    // The log goes on for 10 minutes after the loop's last revision (at 16m 35s).
+    const tail = rec(T0 + 1_600_000, certificates, certRequest('web-tls'), { verb: 'get', code: 200 });
+    const { findings, alerts } = runDetector(detector, {}, [...revisionLoop(8, 200, 5_000), tail]);
+    // The revision episode that opened first ends without a finding when the namespace episode
+    // opens, and none opens beside it, nor when it closes a minute after the loop stops.
+    expect(findings.map((f) => [f.metrics.resource, f.metrics.revisions, f.metrics.creates])).toEqual([['configmaps', undefined, 2000]]);
+    expect(alerts).toEqual(['open create-storm ', 'update create-storm ', 'close create-storm ', 'open create-storm ', 'update create-storm ', 'close create-storm ']);
+  });
+
+  it('the advice names two successive copies as they were created (zero-padded numbers)', () => {
+    const { findings } = runDetector(
+      detector,
+      {},
+      revisionLoop(8, 20, 30_000, (n) => String(n).padStart(5, '0')),
+    );
+    expect(findings.map((f) => [f.metrics.revisions, f.metrics.firstRevision, f.metrics.lastRevision])).toEqual([[19, 9, 27]]);
+    expect(findings[0]!.advice[0]!.text).toContain('(configmaps bound-sa-token-signing-certs-00026 and bound-sa-token-signing-certs-00027)');
+  });
+
+  it('a pass interrupted and retried 8 s later (more than passMs) counts its revision once', () => {
+    const { findings } = runDetector(detector, {}, interruptedRevisionLoop(8, 20, 30_000, 8_000));
+    // Numbers 9–27: 19 revisions, all 13 copies of each.
+    expect(findings.map((f) => [f.metrics.revisions, f.metrics.firstRevision, f.metrics.lastRevision, f.metrics.creates, f.metrics.objectsPerRevision])).toEqual([
+      [19, 9, 27, 247, 6],
+    ]);
+  });
+
+  it('one name across resources is one object: a Knative Service redeployed every 4 min for 2 h is not a revision loop (even on a 10-min budget)', () => {
+    const opts = { revisions: { revisionEveryMs: 600_000 } };
+    expect(runDetector(detector, opts, knativeDeploys(['docs-preview'], 30, 240_000)).findings).toEqual([]);
+    // Four Services deployed together are four objects per revision.
+    const { findings } = runDetector(detector, opts, knativeDeploys(['docs-preview', 'api', 'web', 'worker'], 30, 240_000));
+    expect(findings.map((f) => [f.metrics.revisions, f.metrics.objectsPerRevision, f.metrics.bases, f.metrics.excessRevisions])).toEqual([[29, 20, 20, 18]]);
+  });
+
+  it('Helm release Secrets (`.vN`) are not revisions: an umbrella chart upgrading 12 releases together every 4 min for 3 h (even on a 10-min budget)', () => {
+    const ci = actor('system:serviceaccount:ci:gitlab-deployer', 'Helm/v3.14.2 (linux/amd64) kubernetes/c309b6f');
+    const creates = Array.from({ length: 12 * 45 }, (_, i) =>
+      rec(T0 + Math.floor(i / 12) * 240_000 + (i % 12) * 50, ci, object('secrets', 'staging', `sh.helm.release.v1.rel-${i % 12}.v${2 + Math.floor(i / 12)}`), CREATE),
+    );
+    expect(runDetector(detector, { revisions: { revisionEveryMs: 600_000 } }, creates).findings).toEqual([]);
+  });
+
+  it('deploy pace is within the budget: 6 DeploymentConfigs on one ImageStream trigger rolled out every 4 min for 3 h', () => {
+    const dcController = actor('system:serviceaccount:openshift-infra:deploymentconfig-controller', 'openshift-controller-manager/v0.0.0 (linux/amd64) kubernetes/$Format');
+    const creates = Array.from({ length: 6 * 45 }, (_, i) =>
+      rec(T0 + Math.floor(i / 6) * 240_000 + (i % 6) * 30, dcController, object('replicationcontrollers', 'myapp-dev', `dc-${i % 6}-${2 + Math.floor(i / 6)}`), CREATE),
+    );
+    expect(runDetector(detector, {}, creates).findings).toEqual([]);
+    // On the former 10-min budget, 44 revisions 4 min apart leave 1 + 43 × 0.6 = 26.8 excess.
+    expect(runDetector(detector, { revisions: { revisionEveryMs: 600_000 } }, creates).findings.map((f) => [f.metrics.revisions, f.metrics.excessRevisions])).toEqual([[44, 27]]);
   });
 });
 
@@ -499,7 +590,8 @@ describe('create-storm: generatedOwner', () => {
 describe('create-storm: revisionOf', () => {
   it.each([
     ['config-12', ['config', 12]],
-    ['sh.helm.release.v1.web.v3', ['sh.helm.release.v1.web', 3]],
+    ['sh.helm.release.v1.web.v3', null],
+    ['sh.helm.release.v1.web-2.v3', null],
     ['web-00001', ['web', 1]],
     ['report-29000001', ['report', 29_000_001]],
     ['web-tls-x2k4p', null],

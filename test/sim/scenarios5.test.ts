@@ -50,6 +50,24 @@ describe('scenarios5 (B.2 lines of real-incidents.md)', () => {
     ]);
   });
 
+  it('cluster-kube-apiserver-operator#441: the revision loop runs 30 minutes, long enough for the e2e bar of 20 revisions at one a minute', () => {
+    const sim = simulate(byName('openshift-revision-hot-loop'), TUNING, 1);
+    const times = sim.chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => Date.parse((JSON.parse(l) as { stageTimestamp: string }).stageTimestamp));
+    expect(Math.round((Math.max(...times) - Math.min(...times)) / 60_000)).toBe(30);
+    // 40 revisions of revision-status, 9 input ConfigMaps and 3 Secrets; an installer pod per master for most of them.
+    expect(writes(sim.chunks.join(''), 'kube-apiserver-operator')).toEqual({
+      'create configmaps 201': 400,
+      'create pods 201': 61,
+      'create secrets 201': 120,
+      'update clusteroperators/status 200': 40,
+      'update kubeapiservers/status 200': 61,
+    });
+  });
+
   it('longhorn#183: every manager re-stamps every node once a second, and the losers of each race get 409 ("tons of conflicts")', () => {
     const sim = simulate(byName('longhorn-probe-time-conflicts'), TUNING, 1);
     expect(sim.params.managers).toBe(8);
