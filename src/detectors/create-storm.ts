@@ -221,10 +221,25 @@ export const createStormOptions = windowedOptions({
 
 export type CreateStormOptions = z.output<typeof createStormOptions>;
 
-/** Everything gathered while a group is busy, from its first create after being idle. */
-interface Hot {
+/** What an episode of either look tallies: its span (ms), clients, peak, evidence and score. */
+interface EpisodeTally {
   from: number;
   to: number;
+  ips: Set<string>;
+  fieldManagers: Set<string>;
+  userAgents: UserAgentCounts;
+  peak: PeakPerSecond;
+  evidence: EvidenceIDs;
+  severity: Severity | null;
+  /** Excess beyond the budget (creates, or revisions for the revision look), unrounded. */
+  score: number;
+  /** `ts` of the previous create (the revision look: of the latest counted revision), ms. */
+  lastTs: number;
+  series: EpisodeSeries;
+}
+
+/** Everything gathered while a group is busy, from its first create after being idle. */
+interface Hot extends EpisodeTally {
   creates: number;
   /** Creates that carried a name (not `generateName`). */
   named: number;
@@ -232,18 +247,8 @@ interface Hot {
   recovered: number;
   /** Per name prefix (see the file header): creates; beyond `maxNamePrefixes` under `(other)`. */
   prefixes: Map<string, number>;
+  /** Deletes of the resource in the namespace, by anyone. */
   deletes: number;
-  ips: Set<string>;
-  fieldManagers: Set<string>;
-  userAgents: UserAgentCounts;
-  peak: PeakPerSecond;
-  evidence: EvidenceIDs;
-  severity: Severity | null;
-  /** Excess creates beyond the budget, unrounded. */
-  score: number;
-  /** `ts` of the previous create, ms. */
-  lastTs: number;
-  series: EpisodeSeries;
 }
 
 /** A nameless create waiting for a request that names the object it made. */
@@ -274,9 +279,7 @@ interface Group {
 }
 
 /** What the revision look gathers from a lineage's first counted revision after being idle. */
-interface RevHot {
-  from: number;
-  to: number;
+interface RevHot extends EpisodeTally {
   /** Copies made in the episode's counted revisions. */
   creates: number;
   revisions: number;
@@ -298,17 +301,6 @@ interface RevHot {
   resources: Map<string, { apiGroup: string; resource: string }>;
   /** Deletes of objects of the episode's bases, by anyone (pruning). */
   deletes: number;
-  ips: Set<string>;
-  fieldManagers: Set<string>;
-  userAgents: UserAgentCounts;
-  peak: PeakPerSecond;
-  evidence: EvidenceIDs;
-  severity: Severity | null;
-  /** Excess revisions beyond the budget, unrounded. */
-  score: number;
-  /** `ts` of the latest counted revision, ms. */
-  lastTs: number;
-  series: EpisodeSeries;
 }
 
 /** A create that advanced its base: one revision copy. */
