@@ -51,7 +51,8 @@
  * and copies every input into `<input>-N`; an input re-issued every few tens of seconds makes a
  * revision as often: under the namespace budget, and its names end in a number. So per (identity,
  * namespace), across resources, a create named `<base>-N` (N ≤ `maxRevision`; larger numbers are
- * times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss) **advances** its base when N is one
+ * times: CronJob minutes, Argo seconds, Velero YYYYMMDDhhmmss; not of `ordinalResources`, the
+ * PersistentVolumeClaims a StatefulSet makes per ordinal) **advances** its base when N is one
  * more than the base's previous create; `minObjectsPerRevision` distinct base names (one name in
  * several resources is one object: Knative names a deploy's five objects alike) reaching one N
  * within `spanMs` count a revision (at most one per `passMs`, and each number once: a retried
@@ -168,9 +169,25 @@ export const createStormOptions = windowedOptions({
        * YYYYMMDDhhmmss; a counter at one revision every 5 s takes 58 days to reach 1e6.
        */
       maxRevision: z.number().int().positive().default(1_000_000),
+      /**
+       * Resources (`resource` or `resource.apiGroup`) whose numbered names are ordinals of a set, never revisions:
+       * a StatefulSet creates one claim per volumeClaimTemplate per ordinal (`<claim>-<sts>-<N>`,
+       * with the pod `<sts>-<N>`), so four or more templates advance together as its pods come up;
+       * those are the ordinals of a set, not copies of a component's inputs (ConfigMaps, Secrets,
+       * ReplicationControllers, Revisions).
+       */
+      ordinalResources: z.array(z.string()).default(['persistentvolumeclaims']),
     })
     .strict()
-    .default({ minObjectsPerRevision: 4, spanMs: 1_000, passMs: 5_000, revisionEveryMs: 180_000, minExcessRevisions: 10, maxRevision: 1_000_000 }),
+    .default({
+      minObjectsPerRevision: 4,
+      spanMs: 1_000,
+      passMs: 5_000,
+      revisionEveryMs: 180_000,
+      minExcessRevisions: 10,
+      maxRevision: 1_000_000,
+      ordinalResources: ['persistentvolumeclaims'],
+    }),
   /** Excess creates below which severity is capped: under `high`, at most `medium`; under `critical`, at most `high`. */
   severityExcess: severityExcessOption({ high: 1_000, critical: 3_000 }),
   /**
@@ -400,6 +417,8 @@ export const createStorm = defineDetector({
     /** `ts` of the latest record, ms. */
     let latestTs = -Infinity;
     const ro = o.revisions;
+    /** `revisions.ordinalResources`, as `resource` or `resource.apiGroup`. */
+    const revIgnored = new Set(ro.ordinalResources);
     /** A lineage with no revision for this long is idle (one revision's budget), ms. */
     const revisionIdleMs = ro.revisionEveryMs;
     /** The revision look's lineages, per `identity \u0003 namespace`. */
@@ -464,7 +483,7 @@ export const createStorm = defineDetector({
     function onNumbered(who: Actor, r: RequestRecord): void {
       const obj = r.object as NonNullable<RequestRecord['object']>;
       const rev = revisionOf(obj.name);
-      if (rev === null || rev[1] > ro.maxRevision) return;
+      if (rev === null || rev[1] > ro.maxRevision || revIgnored.has(obj.apiGroup === '' ? obj.resource : `${obj.resource}.${obj.apiGroup}`)) return;
       const [base, n] = rev;
       const lkey = `${who.key}\u0003${obj.namespace}`;
       let l = lineages.get(lkey);

@@ -517,6 +517,20 @@ function helmUpgrades(): RequestRecord[] {
   );
 }
 
+/**
+ * One StatefulSet with four claim templates (MinIO's drives) scaled from 4 to 34 replicas
+ * (OrderedReady): the four PVCs of each next ordinal come together when the previous pod is Ready,
+ * every 60 s for 30 minutes.
+ */
+function fourClaimStatefulSet(): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (let i = 4; i < 34; i++)
+    ['data0', 'data1', 'data2', 'data3'].forEach((claim, k) =>
+      out.push(rec(T0 + (i - 4) * 60_000 + k * 3, pvcController, object('persistentvolumeclaims', 'minio', `${claim}-minio-${i}`), CREATE)),
+    );
+  return out;
+}
+
 describe('create-storm: not a storm', () => {
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [
@@ -560,6 +574,7 @@ describe('create-storm: not a storm', () => {
         Array.from({ length: 300 }, (_, i) => rec(T0 + i * 200, sliceController, object('endpointslices', 'shop', `svc-${i % 20}-${suffix(i)}`, '', 'discovery.k8s.io'), CREATE)),
     ],
     ['three StatefulSets scaled up together, each on its own clock (ordinals every 19, 23 and 29 s, two claim templates each)', statefulSetsScaleUp],
+    ['a StatefulSet with four claim templates scaled up by 30 ordinals, one a minute (PVCs: revisions.ordinalResources)', fourClaimStatefulSet],
     ['a restore of 13 inputs × 20 revisions in name order at 50 creates/s', restoreInNameOrder],
     ['ten Helm releases upgraded together every 10 minutes for 3 hours (one release Secret each)', helmUpgrades],
     [
@@ -570,6 +585,11 @@ describe('create-storm: not a storm', () => {
   it.each(quiet)('%s', (_, make) => {
     const { findings, notes } = runDetector(detector, {}, make());
     expect([findings.map((f) => f.title), notes]).toEqual([[], []]);
+  });
+
+  it('the four-claim StatefulSet counts as revisions once its claims are not ignored (what revisions.ordinalResources keeps out)', () => {
+    const { findings } = runDetector(detector, { revisions: { ordinalResources: [] } }, fourClaimStatefulSet());
+    expect(findings.map((f) => [f.severity, f.metrics.revisions, f.metrics.creates])).toEqual([['medium', 29, 116]]);
   });
 });
 
