@@ -432,15 +432,11 @@ export const createStorm = defineDetector({
       return ignored.has(group === '' ? resource : `${resource}.${group}`);
     }
 
-    function newHot(r: RequestRecord): Hot {
+    /** What either look's episode tallies, empty, for an episode starting at `from` (ms). */
+    function newTally(from: number): EpisodeTally {
       return {
-        from: r.ts,
-        to: r.ts,
-        creates: 0,
-        named: 0,
-        recovered: 0,
-        prefixes: new Map(),
-        deletes: 0,
+        from,
+        to: from,
         ips: new Set(),
         fieldManagers: new Set(),
         userAgents: new UserAgentCounts(),
@@ -448,9 +444,13 @@ export const createStorm = defineDetector({
         evidence: new EvidenceIDs(o.evidenceSamples + 1),
         severity: null,
         score: 0,
-        lastTs: r.ts,
+        lastTs: from,
         series: new EpisodeSeries(o.stepMs),
       };
+    }
+
+    function newHot(r: RequestRecord): Hot {
+      return { ...newTally(r.ts), creates: 0, named: 0, recovered: 0, prefixes: new Map(), deletes: 0 };
     }
 
     function kindKey(apiGroup: string, resource: string, namespace: string): string {
@@ -582,8 +582,7 @@ export const createStorm = defineDetector({
 
     function newRevHot(from: number, n: number): RevHot {
       return {
-        from,
-        to: from,
+        ...newTally(from),
         creates: 0,
         revisions: 0,
         firstRevision: n,
@@ -596,15 +595,6 @@ export const createStorm = defineDetector({
         baseKeys: new Set(),
         resources: new Map(),
         deletes: 0,
-        ips: new Set(),
-        fieldManagers: new Set(),
-        userAgents: new UserAgentCounts(),
-        peak: new PeakPerSecond(),
-        evidence: new EvidenceIDs(o.evidenceSamples + 1),
-        severity: null,
-        score: 0,
-        lastTs: from,
-        series: new EpisodeSeries(o.stepMs),
       };
     }
 
