@@ -449,6 +449,16 @@ export const createStorm = defineDetector({
       };
     }
 
+    /** Count create `r` in an episode's tally: its client, field manager, peak, evidence and series. */
+    function tallyCreate(h: EpisodeTally, r: RequestRecord): void {
+      if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
+      if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
+      h.userAgents.add(r.actor);
+      h.peak.add(r.ts);
+      h.evidence.add(r.auditID, r.level);
+      h.series.add(r.ts, false);
+    }
+
     function newHot(r: RequestRecord): Hot {
       return { ...newTally(r.ts), creates: 0, named: 0, recovered: 0, prefixes: new Map(), deletes: 0 };
     }
@@ -609,12 +619,7 @@ export const createStorm = defineDetector({
       if (label === c.label) h.names.set(label, [h.names.get(label)?.[1] ?? null, obj.name]);
       if (h.baseKeys.size < o.maxSeenNames) h.baseKeys.add(c.baseKey);
       h.resources.set(resourceKey(obj.apiGroup, obj.resource), { apiGroup: obj.apiGroup, resource: obj.resource });
-      if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
-      if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
-      h.userAgents.add(r.actor);
-      h.peak.add(r.ts);
-      h.evidence.add(r.auditID, r.level);
-      h.series.add(r.ts, false);
+      tallyCreate(h, r);
     }
 
     /** Judge lineage `l` at the step boundary `boundary`. Returns false to drop it. */
@@ -779,12 +784,7 @@ export const createStorm = defineDetector({
       h.creates++;
       h.to = Math.max(h.to, r.ts);
       if (name !== '') addPrefix(h, name, recovered);
-      if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
-      if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
-      h.userAgents.add(r.actor);
-      h.peak.add(r.ts);
-      h.evidence.add(r.auditID, r.level);
-      h.series.add(r.ts, false);
+      tallyCreate(h, r);
     }
 
     /** Count `name`'s prefix in `h`, as a logged or a recovered name. */

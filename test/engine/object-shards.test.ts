@@ -68,6 +68,17 @@ function probe(log: string[], byObject: 'objects' | 'objects+cross'): Detector {
   });
 }
 
+/** An engine running only the probe detector (`probe`), steps of 10 s, with `shards` object shards. */
+function probeEngine(log: string[], by: 'objects' | 'objects+cross', shards: number): Engine {
+  return new Engine({
+    detectors: [{ detector: probe(log, by), options: { stepMs: 10_000, windowMs: 10_000 } }],
+    filter: null,
+    reorderWindowMs: 0,
+    seriesStepMs: 10_000,
+    shards,
+  });
+}
+
 describe('Engine with object shards', () => {
   const objects = ['a', 'b', 'c', 'd', 'e'].map((n) => object('configmaps', 'ns', n));
   // Object shard of each name at 2 shards (FNV-1a of `/configmaps/ns/<name>`).
@@ -75,13 +86,7 @@ describe('Engine with object shards', () => {
 
   it('feeds each shard the records of its objects, advances every shard at each new step, and orders findings by birth', () => {
     const log: string[] = [];
-    const e = new Engine({
-      detectors: [{ detector: probe(log, 'objects+cross'), options: { stepMs: 10_000, windowMs: 10_000 } }],
-      filter: null,
-      reorderWindowMs: 0,
-      seriesStepMs: 10_000,
-      shards: 2,
-    });
+    const e = probeEngine(log, 'objects+cross', 2);
     // Objects a..e written in that order in step 0, then e, a in step 1.
     objects.forEach((o, i) => e.push(rec(T0 + i, alice, o, { auditID: `r${o.name}` })));
     e.push(rec(T0 + 10_000, alice, objects[4] ?? null, { auditID: 're2' }));
@@ -117,13 +122,7 @@ describe('Engine with object shards', () => {
 
   it('a tick (live mode) advances every shard and the cross instance; state sizes add up over them', () => {
     const log: string[] = [];
-    const e = new Engine({
-      detectors: [{ detector: probe(log, 'objects+cross'), options: { stepMs: 10_000, windowMs: 10_000 } }],
-      filter: null,
-      reorderWindowMs: 0,
-      seriesStepMs: 10_000,
-      shards: 2,
-    });
+    const e = probeEngine(log, 'objects+cross', 2);
     e.push(rec(T0, alice, objects[0] ?? null, { auditID: 'ra' }));
     log.length = 0;
     e.advance(T0 + 25_000);
@@ -133,12 +132,7 @@ describe('Engine with object shards', () => {
 
   it('without shards: one instance per detector, as before', () => {
     const log: string[] = [];
-    const e = new Engine({
-      detectors: [{ detector: probe(log, 'objects'), options: { stepMs: 10_000, windowMs: 10_000 } }],
-      filter: null,
-      reorderWindowMs: 0,
-      seriesStepMs: 10_000,
-    });
+    const e = probeEngine(log, 'objects', 0);
     objects.forEach((o, i) => e.push(rec(T0 + i, alice, o, { auditID: `r${o.name}` })));
     e.finish();
     expect(log).toEqual(['one0 judge 0', 'one0 ra', 'one0 rb', 'one0 rc', 'one0 rd', 'one0 re', 'one0 judge 1']);
