@@ -21,7 +21,9 @@
  *   (`retry.DefaultRetry`: 5 steps, 10 ms, factor 1, jitter 0.1);
  * - `none`: anything else, typically long chains of short flat gaps: retries with no backoff.
  * An episode with `exponential` backoff, or `retry-on-conflict` chains that end in success at
- * least `rocMinSuccess` of the time, is handled well: it becomes a note, not a finding.
+ * least `rocMinSuccess` of the time, is handled well: it becomes a note, not a finding. Backed-off
+ * retries that resend a stale resourceVersion (`stale-cache`) are handled well only when the watch
+ * caught up within the backoff: no excess request, and at least as many successes as 409s.
  *
  * **Per identity, per client.** The window's counts, the episode and the finding belong to one
  * identity (username) and object: controllers of one binary that share a service account and each
@@ -809,8 +811,14 @@ export const conflictStorm = defineDetector({
 
     function isHandledWell(f: Finding): boolean {
       const m = f.metrics;
-      // Backing off never mends a stale cache: retries that resend the conflicting resourceVersion fail for ever.
-      if (m.backoff === 'exponential') return !f.signals.includes('stale-cache') && !f.signals.includes('self-conflict');
+      if (m.backoff === 'exponential') {
+        if (f.signals.includes('self-conflict')) return false;
+        // Backing off alone never mends a stale cache (retries that resend the conflicting
+        // resourceVersion fail for ever), unless the watch catches up within the backoff: no request
+        // beyond the budget, and at least as many writes stored as answered 409.
+        if (f.signals.includes('stale-cache')) return m.excessRequests === 0 && Number(m.successes) >= Number(m.conflicts);
+        return true;
+      }
       const chains = Number(m.retryChains);
       return m.backoff === 'retry-on-conflict' && chains > 0 && Number(m.retryChainsSucceeded) / chains >= o.rocMinSuccess;
     }

@@ -244,6 +244,28 @@ describe('conflict-storm: handled well or below thresholds', () => {
     expect(f.metrics.retryGapP50Ms).toBe(997);
   });
 
+  it('a stale cache the watch mends within the backoff (3 stale 409s, then writes that succeed, every 2 s): a note', () => {
+    const records: RequestRecord[] = [];
+    for (let t = 0; t < 60_000; t += 2000) {
+      // The first attempt read a stale copy; its retries resend it, 10 then 20 ms later, and the
+      // fourth attempt, 40 ms later, carries the copy the watch brought in the meantime.
+      for (const [dt, rv] of [
+        [0, 100 + t],
+        [10, 100 + t],
+        [30, 100 + t],
+        [70, 200 + t],
+      ] as const) {
+        records.push(rec(T0 + t + dt, operator, widget, { code: dt === 70 ? 200 : 409, resourceVersion: String(rv) }));
+      }
+      for (const dt of [500, 1000, 1500]) records.push(rec(T0 + t + dt, operator, widget, { resourceVersion: String(300 + t + dt) }));
+    }
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(findings).toEqual([]);
+    expect(notes.map((n) => [n.metrics.backoff, n.signals, n.metrics.conflicts, n.metrics.successes, n.metrics.excessRequests])).toEqual([
+      ['exponential', ['stale-cache'], 90, 117, 0],
+    ]);
+  });
+
   it('a capped backoff with fresh reads that succeeds after 20 attempts, burst after burst, is a note', () => {
     const { findings, notes } = runDetector(detector, {}, cappedBackoff({ staleRV: false, succeedAfter: 19, bursts: 8 }));
     expect(findings).toEqual([]);
