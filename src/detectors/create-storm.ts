@@ -22,16 +22,20 @@
  * (`createsPerSec` × the gap; the score never goes below 0). At a steady rate r for T s the score
  * is about (r − createsPerSec) × T: continuous in rate and duration, with no hold time. A group is
  * **busy** while its window holds more than `createsPerSec × windowMs` creates; an episode
- * **opens** when a busy group's score reaches `minExcessCreates`, and **closes** at the first
- * boundary where it is not busy. Identities as in `common.ts` `Identities` (cert-manager runs three
+ * **opens** when a busy group's score, weighted by its busy time (steps whose own creates exceed
+ * the budget) over `sustainMs` (at most 1), reaches `minExcessCreates`, and **closes** at the first
+ * boundary where it is not busy. A loop runs for minutes; one operation's burst (a restore, an
+ * install, a backlog drained after an outage) ends in seconds, before its weighted score opens. The
+ * score is kept through a pause until the budget catches up with it, and a new episode within
+ * `sustainMs` of a closed one's last create starts with its busy time: a pausing loop is one loop. Identities as in `common.ts` `Identities` (cert-manager runs three
  * controllers under one service account, each with its own userAgent).
  *
  * Why these defaults: a healthy controller creates an object per piece of demand (one
  * CertificateRequest per issuance or renewal, one Job per CronJob schedule, one ReplicaSet per
  * rollout), so a steady rate above 1/s in one namespace for minutes is not demand. 500 excess
  * creates is more than one burst of a normal operation leaves (a Helm install of a large chart or
- * a restore of a namespace's ConfigMaps: tens to a few hundred objects) and is reached in about
- * 2 min at 5 creates/s and 9 min at 2/s.
+ * a restore of a namespace's ConfigMaps: tens to a few hundred objects); weighted by busy time, it
+ * is reached in about 129 s at 10 creates/s, 194 s at 5/s and 500 s at 2/s.
  *
  * **Per owner.** A loop need not be fast to be a loop: cert-manager#6714 made about one
  * CertificateRequest a second per Certificate, under the namespace budget with one to three
@@ -111,6 +115,14 @@ export const createStormOptions = windowedOptions({
   createsPerSec: z.number().nonnegative().default(1),
   /** Excess creates (beyond the `createsPerSec` budget) at which an episode opens. */
   minExcessCreates: z.number().positive().default(500),
+  /**
+   * Busy time, ms, after which the excess score counts in full, for the namespace and owner looks:
+   * below it the score is weighted by busy time / `sustainMs`, so a loop must run for minutes while
+   * one operation's burst (a restore, an install, a backlog drained after an outage) ends before it
+   * opens. 5 min: a loop at 10 creates/s opens after about 129 s, at 5/s after 194 s; a burst of
+   * 20 s needs about 7,500 excess creates. 0 turns the weighting off (the score opens alone).
+   */
+  sustainMs: z.number().int().nonnegative().default(300_000),
   /** The per-owner look (see the file header). */
   perOwner: z
     .object({
@@ -266,6 +278,8 @@ interface Hot extends EpisodeTally {
   prefixes: Map<string, number>;
   /** Deletes of the resource in the namespace, by anyone. */
   deletes: number;
+  /** Busy time, ms: steps whose own creates exceeded the budget, since the score was last 0 (see `sustainMs`). */
+  busyMs: number;
 }
 
 /** A nameless create waiting for a request that names the object it made. */
@@ -293,6 +307,9 @@ interface Group {
   lastTs: number;
   hot: Hot | null;
   open: boolean;
+  /** Busy time of the latest closed episode, ms, which a new episode starting by `carryUntil` (ms) starts with: a loop that paused is still the same loop. */
+  carryBusyMs: number;
+  carryUntil: number;
 }
 
 /** What the revision look gathers from a lineage's first counted revision after being idle. */
@@ -403,6 +420,7 @@ export const createStorm = defineDetector({
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
     const windowSec = o.windowMs / 1000;
+    const stepSec = o.stepMs / 1000;
     const ignored = new Set(o.ignoreResources);
     const groups = new Map<string, Group>();
     /** Busy groups per `apiGroup/resource/namespace`, for counting deletes. */
@@ -459,8 +477,8 @@ export const createStorm = defineDetector({
       h.series.add(r.ts, false);
     }
 
-    function newHot(r: RequestRecord): Hot {
-      return { ...newTally(r.ts), creates: 0, named: 0, recovered: 0, prefixes: new Map(), deletes: 0 };
+    function newHot(r: RequestRecord, busyMs: number): Hot {
+      return { ...newTally(r.ts), creates: 0, named: 0, recovered: 0, prefixes: new Map(), deletes: 0, busyMs };
     }
 
     function kindKey(apiGroup: string, resource: string, namespace: string): string {
@@ -766,6 +784,8 @@ export const createStorm = defineDetector({
           lastTs: r.ts,
           hot: null,
           open: false,
+          carryBusyMs: 0,
+          carryUntil: -Infinity,
         };
         groups.set(key, g);
       }
@@ -773,13 +793,15 @@ export const createStorm = defineDetector({
       // A recovered create may be older than the ring's window: it counts in the oldest step held.
       g.ring.add(Math.max(Math.floor(r.ts / o.stepMs), Math.floor(latestTs / o.stepMs) - n + 1), 0);
       if (g.hot === null) {
-        g.hot = newHot(r);
+        g.hot = newHot(r, r.ts <= g.carryUntil ? g.carryBusyMs : 0);
         let set = hotByKind.get(kk);
         if (set === undefined) hotByKind.set(kk, (set = new Set()));
         set.add(g);
       }
       const h = g.hot;
       h.score = Math.max(0, h.score + 1 - (Math.max(0, r.ts - h.lastTs) / 1000) * budgetOf(g));
+      // The budget caught up with every create: whatever ran before was demand, not a loop.
+      if (h.score === 0) h.busyMs = 0;
       h.lastTs = Math.max(h.lastTs, r.ts);
       h.creates++;
       h.to = Math.max(h.to, r.ts);
@@ -813,17 +835,30 @@ export const createStorm = defineDetector({
       return g.ring.sum(boundary, 0) > budgetOf(g) * windowSec;
     }
 
+    /** The score that opens an episode: the excess weighted by busy time / `sustainMs` (at most 1), or the excess alone when `sustainMs` is 0. */
+    function sustainedScore(h: Hot): number {
+      return o.sustainMs > 0 ? h.score * Math.min(1, h.busyMs / o.sustainMs) : h.score;
+    }
+
+    /** The score left at `now` (ms) once the budget since the last create is taken off: while above 0 the hot state is kept. */
+    function residual(g: Group, h: Hot, now: number): number {
+      return h.score - (Math.max(0, now - h.lastTs) / 1000) * budgetOf(g);
+    }
+
     /** Judge the window ending at `boundary * stepMs` for one group. Returns false to drop it. */
     function evaluate(g: Group, boundary: number): boolean {
       const h = g.hot;
       const isBusy = busy(g, boundary);
+      const now = boundary * o.stepMs;
+      // Busy time grows by the steps whose own creates exceed the budget.
+      if (h !== null && g.ring.at(boundary - 1, 0) > budgetOf(g) * stepSec) h.busyMs += o.stepMs;
       if (g.open) {
         if (isBusy) {
           if (raiseSeverity(h as Hot, severityOf(h as Hot))) ctx.alert('update', build(g));
           return true;
         }
         close(g);
-      } else if (h !== null && isBusy && h.score >= minExcessOf(g) && !(g.owner !== null && groups.get(g.parentKey)?.open === true)) {
+      } else if (h !== null && isBusy && sustainedScore(h) >= minExcessOf(g) && !(g.owner !== null && groups.get(g.parentKey)?.open === true)) {
         g.open = true;
         h.severity = severityOf(h);
         if (g.owner === null) {
@@ -832,11 +867,12 @@ export const createStorm = defineDetector({
         }
         ctx.alert('open', build(g));
         return true;
-      } else if (h !== null && !isBusy && boundary * o.stepMs - h.to >= o.windowMs) {
-        // A whole window without the busy rate since the last create: the next one starts afresh.
+      } else if (h !== null && !isBusy && now - h.to >= o.windowMs && residual(g, h, now) <= 0) {
+        // A whole window without the busy rate since the last create, and the budget has caught up
+        // with the excess: the next create starts afresh. A loop that pauses keeps its score.
         forget(g);
       }
-      return !(g.hot === null && boundary * o.stepMs - g.lastTs >= o.windowMs);
+      return !(g.hot === null && now - g.lastTs >= o.windowMs && now > g.carryUntil);
     }
 
     /**
@@ -861,6 +897,9 @@ export const createStorm = defineDetector({
     function close(g: Group): void {
       g.open = false;
       g.ring.clear();
+      const h = g.hot as Hot;
+      g.carryBusyMs = h.busyMs;
+      g.carryUntil = h.lastTs + o.sustainMs;
       const f = build(g);
       ctx.alert('close', f);
       ctx.emit(f);

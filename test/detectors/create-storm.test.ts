@@ -137,14 +137,61 @@ describe('create-storm: storms', () => {
     expect(f.advice.map((a) => a.id)).toEqual(['find-existing-first', 'deterministic-name']);
   });
 
-  it('a storm that stops and starts again is two episodes', () => {
+  it('a storm that stops and starts again (3 minutes at 10/s, twice, 10 minutes apart) is two episodes', () => {
     const burst = (from: number): RequestRecord[] =>
-      Array.from({ length: 1200 }, (_, i) => rec(from + i * 100, kyverno, object('updaterequests', 'kyverno', '', '', 'kyverno.io'), CREATE));
+      Array.from({ length: 1800 }, (_, i) => rec(from + i * 100, kyverno, object('updaterequests', 'kyverno', '', '', 'kyverno.io'), CREATE));
     const { findings } = runDetector(detector, {}, [...burst(T0), ...burst(T0 + 600_000)]);
     expect(findings.map((f) => [f.window.from, f.metrics.creates])).toEqual([
-      ['2026-08-08T18:00:00.003Z', 1200],
-      ['2026-08-08T18:10:00.003Z', 1200],
+      ['2026-08-08T18:00:00.003Z', 1800],
+      ['2026-08-08T18:10:00.003Z', 1800],
     ]);
+  });
+
+  // Severity and opening weigh how long the loop ran, not only how many it made (issue 25,
+  // classes 4 and 5): a loop opens once its excess, weighted by busy time / sustainMs, reaches
+  // minExcessCreates (about 129 s at 10/s, 194 s at 5/s).
+  it.each([
+    ['2,000 at 10/s (200 s)', 2000, 100, ['high', 2000, 1800]],
+    ['1,500 at 5/s (300 s)', 1500, 200, ['high', 1500, 1200]],
+    ['1,200 at 10/s (120 s: not yet open)', 1200, 100, null],
+  ])('a steady loop of %s', (_name, count, gapMs, expected) => {
+    const records = Array.from({ length: count }, (_, i) => rec(T0 + i * gapMs, kyverno, object('updaterequests', 'kyverno', '', '', 'kyverno.io'), CREATE));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.severity, f.metrics.creates, f.metrics.excessRequests])).toEqual(expected === null ? [] : [expected]);
+  });
+
+  /** `bursts` bursts of `count` ConfigMaps `gapMs` apart, one every `everyMs`: a loop that pauses between passes. */
+  function pausingLoop(bursts: number, count: number, gapMs: number, everyMs: number): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let b = 0; b < bursts; b++) for (let i = 0; i < count; i++) out.push(rec(T0 + b * everyMs + i * gapMs, kyverno, object('configmaps', 'shop', `cfg-${b}-${i}`), CREATE));
+    return out;
+  }
+
+  // The first burst (120 s) ends before its weighted score opens; the pause keeps the score, so the
+  // second opens at once; each later burst starts with the busy time of the episode before it.
+  it('a loop that pauses keeps its score: 2 minutes at 10/s every 4 minutes for 20 minutes', () => {
+    const { findings } = runDetector(detector, {}, pausingLoop(5, 1200, 100, 240_000));
+    expect(findings.map((f) => [f.window.from, f.metrics.creates, f.metrics.excessRequests])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 2400, 2040],
+      ['2026-08-08T18:08:00.003Z', 1200, 1080],
+      ['2026-08-08T18:12:00.003Z', 1200, 1080],
+      ['2026-08-08T18:16:00.003Z', 1200, 1080],
+    ]);
+  });
+
+  it('a loop that pauses keeps its score: 1,000 at 20/s every 5 minutes for 30 minutes', () => {
+    const { findings } = runDetector(detector, {}, pausingLoop(6, 1000, 50, 300_000));
+    expect(findings.map((f) => [f.window.from, f.metrics.creates, f.metrics.excessRequests])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 2000, 1650],
+      ['2026-08-08T18:10:00.003Z', 2000, 1650],
+      ['2026-08-08T18:20:00.003Z', 1000, 950],
+      ['2026-08-08T18:25:00.003Z', 1000, 950],
+    ]);
+  });
+
+  it('sustainMs 0: the excess alone opens, and an 800-object burst in 20 s is reported', () => {
+    const { findings } = runDetector(detector, { sustainMs: 0 }, pausingLoop(1, 800, 25, 0));
+    expect(findings.map((f) => [f.metrics.creates, f.metrics.excessRequests])).toEqual([[800, 780]]);
   });
 
   it('options: a higher budget (createsPerSec 5, perOwner 5/s) leaves the 4.8/s cert-manager loop alone', () => {
@@ -577,6 +624,22 @@ describe('create-storm: not a storm', () => {
     ['a StatefulSet with four claim templates scaled up by 30 ordinals, one a minute (PVCs: revisions.ordinalResources)', fourClaimStatefulSet],
     ['a restore of 13 inputs × 20 revisions in name order at 50 creates/s', restoreInNameOrder],
     ['ten Helm releases upgraded together every 10 minutes for 3 hours (one release Secret each)', helmUpgrades],
+    [
+      'a restore of 800 ConfigMaps in 20 s (one burst: 780 excess over 20 s of busy time)',
+      () => Array.from({ length: 800 }, (_, i) => rec(T0 + i * 25, restorer, object('configmaps', 'shop', `cfg-${i}`), CREATE)),
+    ],
+    ['a restore of 2,000 ConfigMaps in 50 s at 40/s', () => Array.from({ length: 2000 }, (_, i) => rec(T0 + i * 25, restorer, object('configmaps', 'shop', `cfg-${i}`), CREATE))],
+    [
+      'a burst of 800 after an hour of steady creates at 0.9/s',
+      () => [
+        ...Array.from({ length: 3240 }, (_, i) => rec(T0 + Math.round(i * 1111.2), restorer, object('configmaps', 'shop', `steady-${i}`), CREATE)),
+        ...Array.from({ length: 800 }, (_, i) => rec(T0 + 3_600_500 + i * 25, restorer, object('configmaps', 'shop', `cfg-${i}`), CREATE)),
+      ],
+    ],
+    [
+      '600 CertificateRequests for one Certificate in 12 s (a backlog drained at once)',
+      () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 20, requestManager, certRequest(`web-tls-${suffix(i)}`), CREATE)),
+    ],
     [
       'one owner re-issued every 15 s for an hour (under the per-owner budget of one per 10 s)',
       () => Array.from({ length: 240 }, (_, i) => rec(T0 + i * 15_000, requestManager, certRequest(`web-tls-${suffix(i)}`), CREATE)),
