@@ -26,7 +26,11 @@
  * keeps a single-object storm (that is `conflict-storm`) out. `minClients` is 1 by default: one
  * controller storming wide (flux2#3689: one service account patching 400 Kustomizations' status,
  * about 1.3 409s per object per minute) is below `conflict-storm` on every object, and only
- * this finding shows it; set 2 or more for fleets alone. An episode of mostly 429s needs 2 clients
+ * this finding shows it; set 2 or more for fleets alone. With one client an object counts toward
+ * `minObjects` only when its 409s span `singleClientMinSpanMs` and outnumber other families'
+ * successful writes to it (`singleClientMaxConflictsPerForeignWrite` per write, plus one): 409s
+ * that other writers' changes explain, each followed by a stored retry, are the optimistic lock
+ * working (ray-project/kuberay#745), not a controller losing to itself. An episode of mostly 429s needs 2 clients
  * whatever `minClients` says: one client throttled across objects is `throttling`'s finding.
  *
  * **Impact.** `excessRequests` = the 429s (each is retried by client-go after `Retry-After`, up
@@ -68,6 +72,16 @@ export const fleetStormOptions = windowedOptions({
    * once each object settles (see the file header).
    */
   singleClientMinSpanMs: z.number().int().nonnegative().default(60_000),
+  /**
+   * With one client, 409 Conflicts an object may meet per successful write of another family to it
+   * (any subresource), beyond one (the write that caused its first, made before it was tracked), and
+   * still not count toward `minObjects`: a status write racing another writer's change, answered 409
+   * and then stored by the requeued reconcile, is the optimistic lock working (ray-project/kuberay#745,
+   * ForgeRock/secret-agent#182: routine status-update 409s after an autoscaler's or a Secret's
+   * change). A storm's 409s are its own (two writes per reconcile from one cached copy, flux2#3689)
+   * and outnumber the others' writes.
+   */
+  singleClientMaxConflictsPerForeignWrite: z.number().nonnegative().default(1),
   /** Objects and clients tracked per family; beyond, answers count in totals only. */
   maxObjectsPerFamily: z.number().int().positive().default(10_000),
   /**
@@ -157,6 +171,11 @@ interface ObjStat {
   throttled: number;
   firstConflictTs: number;
   lastConflictTs: number;
+  /** In the current episode: successful writes to the object (any subresource) by other families. */
+  foreign: number;
+  /** The object and its family's key, to count other families' writes to it. */
+  obj: ObjectRef;
+  familyKey: string;
 }
 
 interface ActorStat {
@@ -226,6 +245,8 @@ export const fleetStorm = defineDetector({
      * always holds its first `topN` actors and clients, so every finding names some).
      */
     let episodeEntries = 0;
+    /** Tracked objects of every family, by object name (a write to any subresource finds them). */
+    const byName = new Map<string, ObjStat[]>();
     const actorCache = new WeakMap<Actor, ActorInfo>();
     /** One `Family` per key, shared by the actors in it. */
     let familyCache = new Map<string, Family>();
@@ -277,10 +298,40 @@ export const fleetStorm = defineDetector({
       };
     }
 
+    /** Track `os` under its object's name. */
+    function index(os: ObjStat): void {
+      const list = byName.get(os.obj.name);
+      if (list === undefined) byName.set(os.obj.name, [os]);
+      else list.push(os);
+    }
+
+    /** Stop tracking `os` under its object's name. */
+    function unindex(os: ObjStat): void {
+      const list = byName.get(os.obj.name);
+      if (list === undefined) return;
+      const i = list.indexOf(os);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0) byName.delete(os.obj.name);
+    }
+
+    /** A successful write `r`: one more foreign write for every other family tracking its object. */
+    function countForeign(r: RequestRecord, ob: ObjectRef): void {
+      const list = byName.get(ob.name);
+      if (list === undefined) return;
+      let key: string | null = null;
+      for (const os of list) {
+        const t = os.obj;
+        if (t.namespace !== ob.namespace || t.resource !== ob.resource || t.apiGroup !== ob.apiGroup) continue;
+        key ??= infoOf(r.actor).family.key;
+        if (os.familyKey !== key) os.foreign++;
+      }
+    }
+
     function onRequest(r: RequestRecord): void {
       const conflict = isConflict(r);
       const throttled = r.code === 429;
       const bad = (conflict || throttled) && r.object !== null;
+      if (!bad && r.isWrite && r.object !== null && byName.size > 0 && r.code >= 200 && r.code < 300) countForeign(r, r.object);
       // A request answered well counts only in a hot family's episode: with none hot, its
       // family is not even looked up (most requests are answered well).
       if (!bad && hotFamilies === 0) return;
@@ -311,8 +362,9 @@ export const fleetStorm = defineDetector({
       const obj = r.object;
       let os = s.objects.get(obj);
       if (os === undefined && s.objects.size < o.maxObjectsPerFamily && trackedObjects < o.maxObjects) {
-        os = { lastTs: r.ts, firstBadTs: -1, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1 };
+        os = { lastTs: r.ts, firstBadTs: -1, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1, foreign: 0, obj, familyKey: fam.key };
         s.objects.set(obj, os);
+        index(os);
         trackedObjects++;
       }
       const client = clientOf(info, r.actor, r.sourceIP);
@@ -381,13 +433,14 @@ export const fleetStorm = defineDetector({
       for (const [obj, os] of s.objects) {
         if (os.lastTs >= start) {
           objects++;
-          if (os.firstBadTs >= 0 && os.lastTs - os.firstBadTs >= o.singleClientMinSpanMs) lasting++;
+          if (os.firstBadTs >= 0 && os.lastTs - os.firstBadTs >= o.singleClientMinSpanMs && !racedOthers(os)) lasting++;
         } else if (os.bad === 0 || s.hot === null || scarce) {
           if (os.bad > 0 && s.hot !== null) {
             s.hot.untracked++;
             s.hot.droppedExcess += excessOf(os);
           }
           s.objects.delete(obj);
+          unindex(os);
           trackedObjects--;
         }
       }
@@ -436,7 +489,20 @@ export const fleetStorm = defineDetector({
         os.throttled = 0;
         os.firstConflictTs = -1;
         os.lastConflictTs = -1;
+        os.foreign = 0;
       }
+    }
+
+    /** An object whose 409s other families' writes explain (see `singleClientMaxConflictsPerForeignWrite`), all of them Conflicts. */
+    function racedOthers(os: ObjStat): boolean {
+      return os.throttled === 0 && os.conflicts <= o.singleClientMaxConflictsPerForeignWrite * os.foreign + 1;
+    }
+
+    /** Forget every object of family `s`. */
+    function dropObjects(s: FamilyState): void {
+      for (const os of s.objects.values()) unindex(os);
+      trackedObjects -= s.objects.size;
+      s.objects.clear();
     }
 
     function close(s: FamilyState): void {
@@ -446,9 +512,8 @@ export const fleetStorm = defineDetector({
       ctx.alert('close', f);
       ctx.emit(f);
       endHot(s);
-      trackedObjects -= s.objects.size;
+      dropObjects(s);
       trackedClients -= s.clients.size;
-      s.objects.clear();
       s.clients.clear();
     }
 
@@ -576,7 +641,7 @@ export const fleetStorm = defineDetector({
         const scarce = trackedObjects >= o.maxObjects / 2;
         for (const s of families.values()) {
           if (evaluate(s, at, scarce)) continue;
-          trackedObjects -= s.objects.size;
+          dropObjects(s);
           trackedClients -= s.clients.size;
           if (s.hot !== null) episodeEntries -= s.hot.clients.size + s.hot.actors.size;
           families.delete(s.family.key);
@@ -592,6 +657,7 @@ export const fleetStorm = defineDetector({
       finish(): void {
         for (const s of families.values()) if (s.open) close(s);
         families.clear();
+        byName.clear();
         familyCache.clear();
         trackedObjects = 0;
         trackedClients = 0;

@@ -231,6 +231,50 @@ describe('fleet-storm: one controller conflicting on the same objects for minute
   });
 });
 
+/**
+ * ray-project/kuberay#745: an autoscaler patches the spec of each of 20 RayClusters every 30 s;
+ * the operator's next status update of that cluster, from a cache that has not seen the patch yet,
+ * is answered 409 `retriesPer409 + 1` times in a row (10 ms apart), then the requeued reconcile
+ * stores it; in between, a status update every 5 s succeeds. 10 minutes.
+ */
+function raceAfterForeignWrites(retriesPer409: number): RequestRecord[] {
+  const rayOperator = actor('system:serviceaccount:ray-system:kuberay-operator', 'kuberay-operator/v0.3.0');
+  const autoscaler = actor('system:serviceaccount:ml:ray-autoscaler', 'ray-autoscaler/v2.1.0');
+  const out: RequestRecord[] = [];
+  for (let c = 0; c < 20; c++) {
+    const cluster = object('rayclusters', 'ml', `raycluster-${c}`, '', 'ray.io');
+    const status = object('rayclusters', 'ml', `raycluster-${c}`, 'status', 'ray.io');
+    for (let t = c * 250; t < 600_000; t += 5000) {
+      const raced = t >= 30_000 && t % 30_000 === c * 250;
+      if (raced) {
+        out.push(rec(T0 + t - 40, autoscaler, cluster, { verb: 'patch', sourceIP: '10.244.95.7' }));
+        for (let k = 0; k <= retriesPer409; k++) out.push(rec(T0 + t + k * 10, rayOperator, status, { code: 409, sourceIP: '10.244.94.2' }));
+        out.push(rec(T0 + t + (retriesPer409 + 1) * 10 + 5, rayOperator, status, { sourceIP: '10.244.94.2' }));
+      } else out.push(rec(T0 + t, rayOperator, status, { sourceIP: '10.244.94.2' }));
+    }
+  }
+  return out.sort((a, b) => a.receivedTs - b.receivedTs);
+}
+
+describe('fleet-storm: one controller racing other writers', () => {
+  it('each 409 follows another family’s write to the object and the requeue stores it: not a storm (kuberay#745)', () => {
+    const records = raceAfterForeignWrites(0);
+    expect(records.filter((r) => r.code === 409)).toHaveLength(20 * 19);
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect([...findings, ...notes]).toEqual([]);
+    // Without the allowance the same log is a finding: 20 objects conflicting for 9.5 minutes.
+    expect(runDetector(detector, { singleClientMaxConflictsPerForeignWrite: 0 }, records).findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual([
+      [380, 20, 1],
+    ]);
+  });
+
+  it('a controller that resends its stale status 3 more times after each 409 outnumbers the others’ writes: one finding', () => {
+    const records = raceAfterForeignWrites(3);
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual([[4 * 380, 20, 1]]);
+  });
+});
+
 describe('fleet-storm: not a fleet', () => {
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [
