@@ -23,7 +23,8 @@
  * An episode with `exponential` backoff, or `retry-on-conflict` chains that end in success at
  * least `rocMinSuccess` of the time, is handled well: it becomes a note, not a finding. Backed-off
  * retries that resend a stale resourceVersion (`stale-cache`) are handled well only when the watch
- * caught up within the backoff: no excess request, and at least as many successes as 409s.
+ * caught up within the backoff: a brief episode (under `brief.mediumMs`), no excess request, and at
+ * least as many successes as 409s.
  *
  * **Per identity, per client.** The window's counts, the episode and the finding belong to one
  * identity (username) and object: controllers of one binary that share a service account and each
@@ -814,9 +815,11 @@ export const conflictStorm = defineDetector({
       if (m.backoff === 'exponential') {
         if (f.signals.includes('self-conflict')) return false;
         // Backing off alone never mends a stale cache (retries that resend the conflicting
-        // resourceVersion fail for ever), unless the watch catches up within the backoff: no request
-        // beyond the budget, and at least as many writes stored as answered 409.
-        if (f.signals.includes('stale-cache')) return m.excessRequests === 0 && Number(m.successes) >= Number(m.conflicts);
+        // resourceVersion fail for ever), unless the watch catches up within the backoff: a brief
+        // episode (under `brief.mediumMs`) with no request beyond the budget and at least as many
+        // writes stored as answered 409. A loop whose 409s never stop is not mended, however its
+        // passes end.
+        if (f.signals.includes('stale-cache')) return Number(m.durationMs) < o.brief.mediumMs && m.excessRequests === 0 && Number(m.successes) >= Number(m.conflicts);
         return true;
       }
       const chains = Number(m.retryChains);
