@@ -27,10 +27,11 @@
  * controller storming wide (flux2#3689: one service account patching 400 Kustomizations' status,
  * about 1.3 409s per object per minute) is below `conflict-storm` on every object, and only
  * this finding shows it; set 2 or more for fleets alone. With one client an object counts toward
- * `minObjects` only when its 409s span `singleClientMinSpanMs` and outnumber other families'
- * successful writes to it (`singleClientMaxConflictsPerForeignWrite` per write, plus one): 409s
- * that other writers' changes explain, each followed by a stored retry, are the optimistic lock
- * working (ray-project/kuberay#745), not a controller losing to itself. An episode of mostly 429s needs 2 clients
+ * `minObjects` only when its 409s span `singleClientMinSpanMs` and most are not explained by a
+ * race: a 409 is explained when another family wrote the object since the client's previous
+ * request to it (`singleClientMaxConflictsPerForeignWrite`). 409s after other writers' changes,
+ * each followed by a stored retry, are the optimistic lock working (ray-project/kuberay#745), not
+ * a controller losing to itself. An episode of mostly 429s needs 2 clients
  * whatever `minClients` says: one client throttled across objects is `throttling`'s finding.
  *
  * **Impact.** `excessRequests` = the 429s (each is retried by client-go after `Retry-After`, up
@@ -73,13 +74,14 @@ export const fleetStormOptions = windowedOptions({
    */
   singleClientMinSpanMs: z.number().int().nonnegative().default(60_000),
   /**
-   * With one client, 409 Conflicts an object may meet per successful write of another family to it
-   * (any subresource), beyond one (the write that caused its first, made before it was tracked), and
-   * still not count toward `minObjects`: a status write racing another writer's change, answered 409
-   * and then stored by the requeued reconcile, is the optimistic lock working (ray-project/kuberay#745,
-   * ForgeRock/secret-agent#182: routine status-update 409s after an autoscaler's or a Secret's
-   * change). A storm's 409s are its own (two writes per reconcile from one cached copy, flux2#3689)
-   * and outnumber the others' writes.
+   * With one client, 409 Conflicts on an object that no race explains, per 409 that one does, up to
+   * which the object does not count toward `minObjects` (plus one: the first 409's cause came before
+   * the object was tracked). A 409 is explained when another family wrote the object (any
+   * subresource) since the client's previous request to it: a status write racing another writer's
+   * change, answered 409 and then stored by the requeued reconcile, is the optimistic lock working
+   * (ray-project/kuberay#745, ForgeRock/secret-agent#182: routine status-update 409s after an
+   * autoscaler's or a Secret's change); 1 allows one stale retry per race. A storm's 409s are its
+   * own (two writes per reconcile from one cached copy, flux2#3689), whatever others write between.
    */
   singleClientMaxConflictsPerForeignWrite: z.number().nonnegative().default(1),
   /** Objects and clients tracked per family; beyond, answers count in totals only. */
@@ -171,8 +173,10 @@ interface ObjStat {
   throttled: number;
   firstConflictTs: number;
   lastConflictTs: number;
-  /** In the current episode: successful writes to the object (any subresource) by other families. */
-  foreign: number;
+  /** In the current episode: 409s that followed another family's write to the object since the family's previous request to it. */
+  explained: number;
+  /** Another family wrote the object (any subresource) since this family's latest request to it. */
+  raced: boolean;
   /** The object and its family's key, to count other families' writes to it. */
   obj: ObjectRef;
   familyKey: string;
@@ -314,8 +318,11 @@ export const fleetStorm = defineDetector({
       if (list.length === 0) byName.delete(os.obj.name);
     }
 
-    /** A successful write `r`: one more foreign write for every other family tracking its object. */
-    function countForeign(r: RequestRecord, ob: ObjectRef): void {
+    /**
+     * A request `r` answered well to a tracked object: a successful write by another family marks a
+     * race for every family tracking it; any request of the family itself ends its race.
+     */
+    function noteRequest(r: RequestRecord, ob: ObjectRef): void {
       const list = byName.get(ob.name);
       if (list === undefined) return;
       let key: string | null = null;
@@ -323,7 +330,8 @@ export const fleetStorm = defineDetector({
         const t = os.obj;
         if (t.namespace !== ob.namespace || t.resource !== ob.resource || t.apiGroup !== ob.apiGroup) continue;
         key ??= infoOf(r.actor).family.key;
-        if (os.familyKey !== key) os.foreign++;
+        if (os.familyKey === key) os.raced = false;
+        else if (r.isWrite && r.code >= 200 && r.code < 300) os.raced = true;
       }
     }
 
@@ -331,7 +339,7 @@ export const fleetStorm = defineDetector({
       const conflict = isConflict(r);
       const throttled = r.code === 429;
       const bad = (conflict || throttled) && r.object !== null;
-      if (!bad && r.isWrite && r.object !== null && byName.size > 0 && r.code >= 200 && r.code < 300) countForeign(r, r.object);
+      if (!bad && r.object !== null && byName.size > 0) noteRequest(r, r.object);
       // A request answered well counts only in a hot family's episode: with none hot, its
       // family is not even looked up (most requests are answered well).
       if (!bad && hotFamilies === 0) return;
@@ -362,7 +370,7 @@ export const fleetStorm = defineDetector({
       const obj = r.object;
       let os = s.objects.get(obj);
       if (os === undefined && s.objects.size < o.maxObjectsPerFamily && trackedObjects < o.maxObjects) {
-        os = { lastTs: r.ts, firstBadTs: -1, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1, foreign: 0, obj, familyKey: fam.key };
+        os = { lastTs: r.ts, firstBadTs: -1, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1, explained: 0, raced: false, obj, familyKey: fam.key };
         s.objects.set(obj, os);
         index(os);
         trackedObjects++;
@@ -389,6 +397,8 @@ export const fleetStorm = defineDetector({
         os.bad++;
         if (conflict) {
           os.conflicts++;
+          if (os.raced) os.explained++;
+          os.raced = false;
           if (os.firstConflictTs < 0) os.firstConflictTs = r.ts;
           os.lastConflictTs = r.ts;
         } else os.throttled++;
@@ -489,13 +499,13 @@ export const fleetStorm = defineDetector({
         os.throttled = 0;
         os.firstConflictTs = -1;
         os.lastConflictTs = -1;
-        os.foreign = 0;
+        os.explained = 0;
       }
     }
 
-    /** An object whose 409s other families' writes explain (see `singleClientMaxConflictsPerForeignWrite`), all of them Conflicts. */
+    /** An object whose 409s races with other families explain (see `singleClientMaxConflictsPerForeignWrite`), all of them Conflicts. */
     function racedOthers(os: ObjStat): boolean {
-      return os.throttled === 0 && os.conflicts <= o.singleClientMaxConflictsPerForeignWrite * os.foreign + 1;
+      return os.throttled === 0 && os.conflicts - os.explained <= o.singleClientMaxConflictsPerForeignWrite * os.explained + 1;
     }
 
     /** Forget every object of family `s`. */
