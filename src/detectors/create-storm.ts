@@ -26,8 +26,9 @@
  * the budget) over `sustainMs` (at most 1), reaches `minExcessCreates`, and **closes** at the first
  * boundary where it is not busy. A loop runs for minutes; one operation's burst (a restore, an
  * install, a backlog drained after an outage) ends in seconds, before its weighted score opens. The
- * score is kept through a pause until the budget catches up with it, and a new episode within
- * `sustainMs` of a closed one's last create starts with its busy time: a pausing loop is one loop. Identities as in `common.ts` `Identities` (cert-manager runs three
+ * score is kept through a pause (no create) until the budget catches up with it, and forgotten once
+ * creates come back within the budget (demand again); a new episode within `sustainMs` of a closed
+ * one's last create starts with its busy time: a pausing loop is one loop. Identities as in `common.ts` `Identities` (cert-manager runs three
  * controllers under one service account, each with its own userAgent).
  *
  * Why these defaults: a healthy controller creates an object per piece of demand (one
@@ -118,8 +119,8 @@ export const createStormOptions = windowedOptions({
   /**
    * Busy time, ms, after which the excess score counts in full, for the namespace and owner looks:
    * below it the score is weighted by busy time / `sustainMs`, so a loop must run for minutes while
-   * one operation's burst (a restore, an install, a backlog drained after an outage) ends before it
-   * opens. 5 min: a loop at 10 creates/s opens after about 129 s, at 5/s after 194 s; a burst of
+   * one operation's burst of under about a minute (a restore, an install, a backlog drained after an
+   * outage) ends before it opens (at r creates/s a burst opens after about √(150,000 / (r − 1)) s). 5 min: a loop at 10 creates/s opens after about 129 s, at 5/s after 194 s; a burst of
    * 20 s needs about 7,500 excess creates. 0 turns the weighting off (the score opens alone).
    */
   sustainMs: z.number().int().nonnegative().default(300_000),
@@ -845,6 +846,16 @@ export const createStorm = defineDetector({
       return h.score - (Math.max(0, now - h.lastTs) / 1000) * budgetOf(g);
     }
 
+    /**
+     * The step before `boundary` holds creates, none beyond the budget: the group is back to demand
+     * (a backlog drained after an outage, then the usual trickle), so an earlier burst's excess is
+     * history; a pause (no create) is not demand.
+     */
+    function demandOnly(g: Group, boundary: number): boolean {
+      const last = g.ring.at(boundary - 1, 0);
+      return last > 0 && last <= budgetOf(g) * stepSec;
+    }
+
     /** Judge the window ending at `boundary * stepMs` for one group. Returns false to drop it. */
     function evaluate(g: Group, boundary: number): boolean {
       const h = g.hot;
@@ -867,9 +878,10 @@ export const createStorm = defineDetector({
         }
         ctx.alert('open', build(g));
         return true;
-      } else if (h !== null && !isBusy && now - h.to >= o.windowMs && residual(g, h, now) <= 0) {
+      } else if (h !== null && !isBusy && ((now - h.to >= o.windowMs && residual(g, h, now) <= 0) || demandOnly(g, boundary))) {
         // A whole window without the busy rate since the last create, and the budget has caught up
-        // with the excess: the next create starts afresh. A loop that pauses keeps its score.
+        // with the excess, or creates within the budget after a burst: demand again, so the next
+        // create starts afresh. A loop that pauses (no create at all) keeps its score.
         forget(g);
       }
       return !(g.hot === null && now - g.lastTs >= o.windowMs && now > g.carryUntil);

@@ -578,6 +578,23 @@ function fourClaimStatefulSet(): RequestRecord[] {
   return out;
 }
 
+/**
+ * A job runner down for 25 minutes drains its backlog (1,425 creates in 29 s), then creates on
+ * demand with gaps of `meanGapMs` on average, jittered ±60 % (steps of 10 s hold a create or
+ * two more than the mean now and then), for 25 minutes.
+ */
+function backlogThenDemand(meanGapMs: number): RequestRecord[] {
+  const out = Array.from({ length: 1425 }, (_, i) => rec(T0 + i * 20, restorer, object('jobs', 'batch', `backlog-${i}`, '', 'batch'), CREATE));
+  let seed = 7;
+  let t = T0 + 30_000;
+  for (let i = 0; t < T0 + 30_000 + 25 * 60_000; i++) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    t += Math.round(meanGapMs * (0.4 + 1.2 * (seed / 2_147_483_648)));
+    out.push(rec(t, restorer, object('jobs', 'batch', `job-${i}`, '', 'batch'), CREATE));
+  }
+  return out;
+}
+
 describe('create-storm: not a storm', () => {
   const quiet: Array<[string, () => RequestRecord[]]> = [
     [
@@ -636,6 +653,8 @@ describe('create-storm: not a storm', () => {
         ...Array.from({ length: 800 }, (_, i) => rec(T0 + 3_600_500 + i * 25, restorer, object('configmaps', 'shop', `cfg-${i}`), CREATE)),
       ],
     ],
+    ['a backlog of 1,425 Jobs drained in 29 s after an outage, then the usual demand at 0.95/s for 25 minutes', () => backlogThenDemand(1053)],
+    ['the same backlog, then demand at 0.8/s', () => backlogThenDemand(1250)],
     [
       '600 CertificateRequests for one Certificate in 12 s (a backlog drained at once)',
       () => Array.from({ length: 600 }, (_, i) => rec(T0 + i * 20, requestManager, certRequest(`web-tls-${suffix(i)}`), CREATE)),
