@@ -142,7 +142,10 @@ function groupOf(members: Finding[]): Finding {
     for (const [name, v] of Object.entries(f.metrics)) {
       // Sums of counts only: shares, ratios, rates and percentiles of members do not add up.
       if (typeof v !== 'number' || /Share|Ratio|PerSec|P50|P90|Ms$|Per[A-Z]|Growth/.test(name)) continue;
-      metrics[name] = (typeof metrics[name] === 'number' ? metrics[name] : 0) + v;
+      const was = typeof metrics[name] === 'number' ? metrics[name] : 0;
+      // Members without an object (roll-ups over objects) may cover the same objects: their object
+      // counts overlap, so the group has at least the largest, not the sum.
+      metrics[name] = f.object === null && /^objects/.test(name) ? Math.max(was, v) : was + v;
     }
   }
   metrics.findings = members.length;

@@ -99,6 +99,15 @@ describe('groupFindings', () => {
     expect(g.title).toBe('240 throttling findings of one family (system:node:*, 240 actors); the busiest: system:node:node-104 wrote  0 times');
   });
 
+  it('roll-ups of one family over the same objects at different times: object counts are not summed', () => {
+    const rollups = Array.from({ length: 6 }, (_, n): Finding => {
+      const f = finding('conflict-storm', `system:serviceaccount:ray:operator-${n}`, '', 'low', 0, n * 10);
+      return { ...f, id: `conflict-storm:rollup-${n}`, object: null, metrics: { conflicts: 10 + n, objects: 20 - (n % 2), objectsWithConflicts: 18 + (n % 3) } };
+    });
+    const g = groupFindings(rollups, 5)[0]!;
+    expect([g.metrics.findings, g.metrics.conflicts, g.metrics.objects, g.metrics.objectsWithConflicts]).toEqual([6, 6 * 10 + 15, 20, 20]);
+  });
+
   it('keeps everything apart below minGroup, or with 0', () => {
     expect(groupFindings(input, 7)).toEqual(input);
     expect(groupFindings(input, 0)).toEqual(input);
