@@ -26,29 +26,13 @@ interface ActorEntry extends ActorCounts {
 }
 
 /**
- * An object's entry: its write counts while tracked (in {@link Aggregates}' table of written
- * objects) and the cell of the verb it was last requested with; also cached on the interned
- * object (`ObjectRef.summaryMemo`) for its owner, so a record reaches both in one object.
- */
-interface ObjectEntry {
-  readonly owner: Aggregates;
-  /** The instance it was made for (an object interned again later shares the entry). */
-  readonly object: ObjectRef;
-  writes: number;
-  conflicts: number;
-  /** In the table of written objects: false before the object's first write and once forgotten. */
-  tracked: boolean;
-  verb: string;
-  cell: VerbCell | null;
-}
-
-/**
  * Written objects tracked for the top-objects tables. Past this, the objects with the fewest
  * writes are forgotten (half of them at a time), so a log of millions of distinct objects keeps
  * flat memory; an object forgotten and written again later counts from then on, so only objects
  * below the median of the tracked ones can be undercounted (the tables show the top few). Each
  * tracked object pins its interned `ObjectRef` (≈ 350 bytes with its strings), so this bounds
- * the live heap (see docs/performance.md, "Records moved from code comments").
+ * the live heap (see docs/performance.md, "Records moved from code comments"); its counts are
+ * slots of typed arrays ({@link TrackedObjects}), not an object of its own.
  */
 export const MAX_TRACKED_OBJECTS = 10_000;
 
@@ -84,6 +68,102 @@ interface VerbCell {
   latency: LatencyBins | null;
 }
 
+/**
+ * The written objects the summaries track, at most `capacity` of them, each in a slot: its
+ * interned object, its writes and conflicts (counts, in two `Float64Array`s) and the cell of the
+ * verb it was last requested with. A slot number is also cached on the object itself
+ * (`ObjectRef.summaryMemo`), valid while `refs[slot]` is that instance, so a tracked object is
+ * found without a lookup by key and costs no allocation of its own. Slots are listed in the order
+ * their objects began to be tracked (`order`), which is the order {@link forget} drops ties in;
+ * dropped slots are reused through a free list, so no sweep moves the others.
+ */
+class TrackedObjects {
+  /** Slot by `ObjectRef.key` of the instance the slot was filled for. */
+  readonly slotOf = new Map<string, number>();
+  /** By slot: the instance it was filled for (reported), or null while free. */
+  readonly refs: Array<ObjectRef | null>;
+  /** By slot: successful and unsuccessful writes (`RequestRecord.isWrite`) since tracked. */
+  readonly writes: Float64Array;
+  /** By slot: 409 Conflict answers since tracked. */
+  readonly conflicts: Float64Array;
+  /** By slot: the verb last requested and its cell (null until the first request is counted). */
+  readonly verbs: string[];
+  readonly cells: Array<VerbCell | null>;
+  /** The slots in use, first `size` of it, in the order they were filled. */
+  readonly order: Int32Array;
+  size = 0;
+  /** Free slots, first `freeCount` of it, after the never-used ones from `fresh` on. */
+  private readonly free: Int32Array;
+  private freeCount = 0;
+  private fresh = 0;
+
+  /** @param capacity most objects tracked at once (≥ 2). */
+  constructor(readonly capacity: number) {
+    this.refs = new Array<ObjectRef | null>(capacity).fill(null);
+    this.writes = new Float64Array(capacity);
+    this.conflicts = new Float64Array(capacity);
+    this.verbs = new Array<string>(capacity).fill('');
+    this.cells = new Array<VerbCell | null>(capacity).fill(null);
+    this.order = new Int32Array(capacity);
+    this.free = new Int32Array(capacity);
+  }
+
+  /**
+   * The slot of `o`, found by key (a tracked entry of the same object under an earlier instance
+   * keeps counting), else a new one with no counts, after dropping half of the others when full
+   * ({@link forget}); cached on `o`.
+   */
+  slotFor(o: ObjectRef): number {
+    let s = this.slotOf.get(o.key);
+    if (s === undefined) {
+      if (this.size >= this.capacity) this.forget();
+      s = this.freeCount > 0 ? this.free[--this.freeCount]! : this.fresh++;
+      this.refs[s] = o;
+      this.writes[s] = 0;
+      this.conflicts[s] = 0;
+      this.cells[s] = null;
+      this.verbs[s] = '';
+      this.slotOf.set(o.key, s);
+      this.order[this.size++] = s;
+    }
+    o.summaryMemo = s;
+    return s;
+  }
+
+  /**
+   * Drops the half of the tracked objects with the fewest writes + conflicts: those at or below
+   * the median, the earliest tracked first, until half are gone. The survivors keep their slots
+   * and their order; only `order` is compacted.
+   */
+  private forget(): void {
+    const n = this.size;
+    const order = this.order;
+    const writes = this.writes;
+    const conflicts = this.conflicts;
+    const counts = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const s = order[i]!;
+      counts[i] = writes[s]! + conflicts[s]!;
+    }
+    counts.sort();
+    const limit = counts[Math.floor(n / 2)]!;
+    const target = n / 2;
+    let dropped = 0;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const s = order[i]!;
+      if (dropped < target && writes[s]! + conflicts[s]! <= limit) {
+        this.slotOf.delete(this.refs[s]!.key);
+        this.refs[s] = null;
+        this.cells[s] = null;
+        this.free[this.freeCount++] = s;
+        dropped++;
+      } else order[kept++] = s;
+    }
+    this.size = kept;
+  }
+}
+
 /** Accumulates summaries; feed every counted request once. */
 export class Aggregates {
   /** label -> verb -> its cell; label '' for non-resource requests. */
@@ -93,14 +173,19 @@ export class Aggregates {
    * entry is also cached on its actor (`Actor.summaryMemo`), which spares the lookup.
    */
   private readonly actors = new Map<string, ActorEntry>();
-  /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS} (cached on each object, `ObjectRef.summaryMemo`). */
-  private readonly objects = new Map<string, ObjectEntry>();
+  /** Written objects: at most `maxObjects`, by `ObjectRef.key` (their slot cached on each object, `ObjectRef.summaryMemo`). */
+  private readonly objects: TrackedObjects;
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
   // The last cell of a request whose object has no entry (read-only objects, non-resource
   // requests: label ''), and its kind and verb (consecutive ones often share them).
   private lastLabel = '';
   private lastVerb = '';
   private lastCell: VerbCell | null = null;
+
+  /** @param maxObjects written objects tracked at once for the top-objects tables (≥ 2; see {@link MAX_TRACKED_OBJECTS}). */
+  constructor(maxObjects = MAX_TRACKED_OBJECTS) {
+    this.objects = new TrackedObjects(maxObjects);
+  }
 
   add(r: RequestRecord): void {
     const conflict = isConflict(r);
@@ -125,33 +210,25 @@ export class Aggregates {
     const verb = r.verb;
     const o = r.object;
     let cell: VerbCell;
-    let m = o === null ? undefined : (o.summaryMemo as ObjectEntry | undefined);
-    if (m !== undefined && m.owner !== this) m = undefined;
-    if (o !== null && m === undefined && (write || conflict)) {
-      // A tracked entry of the same object under an earlier instance, or a new one. Objects only
-      // ever read get none (they are most of a large cluster's objects): their cell comes from
-      // the last-used memo below.
-      m = this.objects.get(o.key) ?? { owner: this, object: o, writes: 0, conflicts: 0, tracked: false, verb: '', cell: null };
-      o.summaryMemo = m;
+    const t = this.objects;
+    let s = -1;
+    if (o !== null) {
+      const memo = o.summaryMemo;
+      if (typeof memo === 'number' && t.refs[memo] === o) s = memo;
+      // Objects only ever read get no slot (they are most of a large cluster's objects): their
+      // cell comes from the last-used memo below.
+      else if (write || conflict) s = t.slotFor(o);
     }
-    if (m !== undefined) {
-      if (write || conflict) {
-        if (!m.tracked) {
-          // Its first write, or the first since it was forgotten: it counts from here on.
-          if (this.objects.size >= MAX_TRACKED_OBJECTS) this.forget();
-          m.writes = 0;
-          m.conflicts = 0;
-          m.tracked = true;
-          this.objects.set(o!.key, m);
-        }
-        if (write) m.writes++;
-        if (conflict) m.conflicts++;
+    if (s >= 0) {
+      if (write) t.writes[s]!++;
+      if (conflict) t.conflicts[s]!++;
+      let c = t.cells[s]!;
+      if (c === null || t.verbs[s] !== verb) {
+        c = this.cellOf(o!.label, verb);
+        t.cells[s] = c;
+        t.verbs[s] = verb;
       }
-      if (m.cell === null || m.verb !== verb) {
-        m.cell = this.cellOf(o!.label, verb);
-        m.verb = verb;
-      }
-      cell = m.cell;
+      cell = c;
     } else {
       const label = o === null ? '' : o.label;
       let c = this.lastCell;
@@ -191,30 +268,6 @@ export class Aggregates {
       byVerb.set(verb, cell);
     }
     return cell;
-  }
-
-  /**
-   * Drops the half of the tracked objects with the fewest writes + conflicts, in the order they
-   * were tracked. The counts go through one typed array and `forEach`, not entry arrays and
-   * iterator results: this runs once per 5,000 newly written objects, in the interpreter.
-   */
-  private forget(): void {
-    const counts = new Float64Array(this.objects.size);
-    let i = 0;
-    this.objects.forEach((c) => {
-      counts[i++] = c.writes + c.conflicts;
-    });
-    counts.sort();
-    const limit = counts[Math.floor(counts.length / 2)]!;
-    const target = counts.length / 2;
-    let dropped = 0;
-    this.objects.forEach((c, key) => {
-      if (dropped < target && c.writes + c.conflicts <= limit) {
-        this.objects.delete(key);
-        c.tracked = false;
-        dropped++;
-      }
-    });
   }
 
   /** Drops the half of the tracked actors that rank lowest: fewest 409s, 429s and AlreadyExists, then fewest requests (as {@link forget} does). */
@@ -265,7 +318,12 @@ export class Aggregates {
         (x, y) => y[field] - x[field] || cmp(x.username, y.username) || cmp(x.userAgent, y.userAgent),
       );
 
-    const objectRows = [...this.objects.values()];
+    const t = this.objects;
+    const objectRows: Array<{ object: ObjectRef; writes: number; conflicts: number }> = [];
+    for (let i = 0; i < t.size; i++) {
+      const s = t.order[i]!;
+      objectRows.push({ object: t.refs[s]!, writes: t.writes[s]!, conflicts: t.conflicts[s]! });
+    }
     const topObjects = (field: 'writes' | 'conflicts') =>
       firstRows(
         objectRows.filter((c) => c[field] > 0),
