@@ -69,18 +69,48 @@ interface VerbCell {
 }
 
 /**
+ * A 30-bit hash of `s` (an object's key): MurmurHash3's (x86, 32-bit) block mix over two UTF-16
+ * code units a step and its finalizer, as lane A of `idLanes` (`decoding/hash.ts`) computes it,
+ * without lane B (half the work). Kept under 2³⁰ so it is a small integer wherever it goes.
+ */
+function keyHash(s: string): number {
+  const n = s.length;
+  let a = 0x811c9dc5 ^ n;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    let k = Math.imul(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16), 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    a ^= Math.imul(k, 0x1b873593);
+    a = (a << 13) | (a >>> 19);
+    a = (Math.imul(a, 5) + 0xe6546b64) | 0;
+  }
+  if (i < n) {
+    let k = Math.imul(s.charCodeAt(i), 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    a ^= Math.imul(k, 0x1b873593);
+  }
+  a ^= a >>> 16;
+  a = Math.imul(a, 0x85ebca6b);
+  a ^= a >>> 13;
+  a = Math.imul(a, 0xc2b2ae35);
+  a ^= a >>> 16;
+  return a & 0x3fffffff;
+}
+
+/**
  * The written objects the summaries track, at most `capacity` of them, each in a slot: its
  * interned object, its writes and conflicts (counts, in two `Float64Array`s) and the cell of the
  * verb it was last requested with. A slot number is also cached on the object itself
  * (`ObjectRef.summaryMemo`), valid while `refs[slot]` is that instance, so a tracked object is
  * found without a lookup by key and costs no allocation of its own. Slots are listed in the order
  * their objects began to be tracked (`order`), which is the order {@link forget} drops ties in;
- * dropped slots are reused through a free list, so no sweep moves the others.
+ * dropped slots are reused through a free list, so no sweep moves the others. Slots are found by
+ * key in an open-addressing table of their numbers (`table`, linear probing, load ≤ 0.5), keyed
+ * by a 32-bit hash of `ObjectRef.key` kept per slot (`hashes`): no `Map` of strings to grow,
+ * shrink and rehash as half the objects go and new ones come.
  */
 class TrackedObjects {
-  /** Slot by `ObjectRef.key` of the instance the slot was filled for. */
-  readonly slotOf = new Map<string, number>();
-  /** By slot: the instance it was filled for (reported), or null while free. */
+  /** By slot: the instance it was filled for (its key is the slot's key, its fields are reported), or null while free. */
   readonly refs: Array<ObjectRef | null>;
   /** By slot: successful and unsuccessful writes (`RequestRecord.isWrite`) since tracked. */
   readonly writes: Float64Array;
@@ -92,6 +122,11 @@ class TrackedObjects {
   /** The slots in use, first `size` of it, in the order they were filled. */
   readonly order: Int32Array;
   size = 0;
+  /** By slot: the hash of its object's key ({@link keyHash}). */
+  private readonly hashes: Int32Array;
+  /** Slot + 1 by the hash's low bits (0: empty); a power of 2 ≥ 2 × capacity long. */
+  private readonly table: Int32Array;
+  private readonly mask: number;
   /** Free slots, first `freeCount` of it, after the never-used ones from `fresh` on. */
   private readonly free: Int32Array;
   private freeCount = 0;
@@ -105,6 +140,11 @@ class TrackedObjects {
     this.verbs = new Array<string>(capacity).fill('');
     this.cells = new Array<VerbCell | null>(capacity).fill(null);
     this.order = new Int32Array(capacity);
+    this.hashes = new Int32Array(capacity);
+    let n = 4;
+    while (n < 2 * capacity) n *= 2;
+    this.table = new Int32Array(n);
+    this.mask = n - 1;
     this.free = new Int32Array(capacity);
   }
 
@@ -114,20 +154,58 @@ class TrackedObjects {
    * ({@link forget}); cached on `o`.
    */
   slotFor(o: ObjectRef): number {
-    let s = this.slotOf.get(o.key);
-    if (s === undefined) {
-      if (this.size >= this.capacity) this.forget();
-      s = this.freeCount > 0 ? this.free[--this.freeCount]! : this.fresh++;
-      this.refs[s] = o;
-      this.writes[s] = 0;
-      this.conflicts[s] = 0;
-      this.cells[s] = null;
-      this.verbs[s] = '';
-      this.slotOf.set(o.key, s);
-      this.order[this.size++] = s;
+    const key = o.key;
+    const h = keyHash(key);
+    const table = this.table;
+    const mask = this.mask;
+    let i = h & mask;
+    for (let v = table[i]!; v !== 0; v = table[i]!) {
+      const s = v - 1;
+      if (this.hashes[s] === h && this.refs[s]!.key === key) {
+        o.summaryMemo = s;
+        return s;
+      }
+      i = (i + 1) & mask;
     }
+    if (this.size >= this.capacity) {
+      this.forget();
+      // Dropping moved entries back along their probe sequences: find the empty place again.
+      i = h & mask;
+      while (table[i] !== 0) i = (i + 1) & mask;
+    }
+    const s = this.freeCount > 0 ? this.free[--this.freeCount]! : this.fresh++;
+    table[i] = s + 1;
+    this.hashes[s] = h;
+    this.refs[s] = o;
+    this.writes[s] = 0;
+    this.conflicts[s] = 0;
+    this.cells[s] = null;
+    this.verbs[s] = '';
+    this.order[this.size++] = s;
     o.summaryMemo = s;
     return s;
+  }
+
+  /**
+   * Takes slot `s` out of the table: the entries after it in its probe run that may sit at its
+   * place move back (backward-shift deletion), so no tombstone ever lengthens a lookup.
+   */
+  private unlink(s: number): void {
+    const table = this.table;
+    const mask = this.mask;
+    let i = this.hashes[s]! & mask;
+    while (table[i] !== s + 1) i = (i + 1) & mask;
+    for (let j = (i + 1) & mask; ; j = (j + 1) & mask) {
+      const v = table[j]!;
+      if (v === 0) break;
+      const home = this.hashes[v - 1]! & mask;
+      // The entry at j stays unless its home is outside the cyclic range (i, j].
+      if (i <= j ? home <= i || home > j : home <= i && home > j) {
+        table[i] = v;
+        i = j;
+      }
+    }
+    table[i] = 0;
   }
 
   /**
@@ -153,7 +231,7 @@ class TrackedObjects {
     for (let i = 0; i < n; i++) {
       const s = order[i]!;
       if (dropped < target && writes[s]! + conflicts[s]! <= limit) {
-        this.slotOf.delete(this.refs[s]!.key);
+        this.unlink(s);
         this.refs[s] = null;
         this.cells[s] = null;
         this.free[this.freeCount++] = s;
