@@ -100,14 +100,14 @@ function keyHash(s: string): number {
 /**
  * The written objects the summaries track, at most `capacity` of them, each in a slot: its
  * interned object, its writes and conflicts (counts, in two `Float64Array`s) and the cell of the
- * verb it was last requested with. A slot number is also cached on the object itself
- * (`ObjectRef.summaryMemo`), valid while `refs[slot]` is that instance, so a tracked object is
- * found without a lookup by key and costs no allocation of its own. Slots are listed in the order
- * their objects began to be tracked (`order`), which is the order {@link forget} drops ties in;
- * dropped slots are reused through a free list, so no sweep moves the others. Slots are found by
- * key in an open-addressing table of their numbers (`table`, linear probing, load ≤ 0.5), keyed
- * by a 32-bit hash of `ObjectRef.key` kept per slot (`hashes`): no `Map` of strings to grow,
- * shrink and rehash as half the objects go and new ones come.
+ * verb it was last requested with, so a tracked object costs no allocation of its own. Slots are
+ * listed in the order their objects began to be tracked (`order`), which is the order
+ * {@link forget} drops ties in; dropped slots are reused through a free list, so no sweep moves
+ * the others. Slots are found by key in an open-addressing table of their numbers (`table`,
+ * linear probing, load ≤ 0.5) by the key's hash ({@link keyHash}), which each object carries
+ * from its first write on (`ObjectRef.summaryMemo`: a function of the key alone, so valid for
+ * every summary and after the object is dropped): no `Map` of strings to grow, shrink and
+ * rehash as half the objects go and new ones come, and no key hashed twice.
  */
 class TrackedObjects {
   /** By slot: the instance it was filled for (its key is the slot's key, its fields are reported), or null while free. */
@@ -148,31 +148,31 @@ class TrackedObjects {
     this.free = new Int32Array(capacity);
   }
 
+  /** The slot of `o` (by key; `h` is its {@link keyHash}), or -1 when not tracked. */
+  find(o: ObjectRef, h: number): number {
+    const table = this.table;
+    const mask = this.mask;
+    for (let i = h & mask, v = table[i]!; v !== 0; i = (i + 1) & mask, v = table[i]!) {
+      const s = v - 1;
+      if (this.hashes[s] === h) {
+        // Another instance of the same key (interned again) shares the slot of the first.
+        const r = this.refs[s]!;
+        if (r === o || r.key === o.key) return s;
+      }
+    }
+    return -1;
+  }
+
   /**
-   * The slot of `o`, found by key (a tracked entry of the same object under an earlier instance
-   * keeps counting), else a new one with no counts, after dropping half of the others when full
-   * ({@link forget}); cached on `o`.
+   * Starts tracking `o` (not tracked; `h` is its {@link keyHash}) with no counts, after dropping
+   * half of the others when full ({@link forget}); its slot.
    */
-  slotFor(o: ObjectRef): number {
-    const key = o.key;
-    const h = keyHash(key);
+  track(o: ObjectRef, h: number): number {
+    if (this.size >= this.capacity) this.forget();
     const table = this.table;
     const mask = this.mask;
     let i = h & mask;
-    for (let v = table[i]!; v !== 0; v = table[i]!) {
-      const s = v - 1;
-      if (this.hashes[s] === h && this.refs[s]!.key === key) {
-        o.summaryMemo = s;
-        return s;
-      }
-      i = (i + 1) & mask;
-    }
-    if (this.size >= this.capacity) {
-      this.forget();
-      // Dropping moved entries back along their probe sequences: find the empty place again.
-      i = h & mask;
-      while (table[i] !== 0) i = (i + 1) & mask;
-    }
+    while (table[i] !== 0) i = (i + 1) & mask;
     const s = this.freeCount > 0 ? this.free[--this.freeCount]! : this.fresh++;
     table[i] = s + 1;
     this.hashes[s] = h;
@@ -182,7 +182,6 @@ class TrackedObjects {
     this.cells[s] = null;
     this.verbs[s] = '';
     this.order[this.size++] = s;
-    o.summaryMemo = s;
     return s;
   }
 
@@ -251,7 +250,7 @@ export class Aggregates {
    * entry is also cached on its actor (`Actor.summaryMemo`), which spares the lookup.
    */
   private readonly actors = new Map<string, ActorEntry>();
-  /** Written objects: at most `maxObjects`, by `ObjectRef.key` (their slot cached on each object, `ObjectRef.summaryMemo`). */
+  /** Written objects: at most `maxObjects`, by `ObjectRef.key` (its hash cached on each object, `ObjectRef.summaryMemo`). */
   private readonly objects: TrackedObjects;
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
   // The last cell of a request whose object has no entry (read-only objects, non-resource
@@ -291,11 +290,17 @@ export class Aggregates {
     const t = this.objects;
     let s = -1;
     if (o !== null) {
-      const memo = o.summaryMemo;
-      if (typeof memo === 'number' && t.refs[memo] === o) s = memo;
-      // Objects only ever read get no slot (they are most of a large cluster's objects): their
-      // cell comes from the last-used memo below.
-      else if (write || conflict) s = t.slotFor(o);
+      let h = o.summaryMemo as number | undefined;
+      // Objects only ever read are never hashed nor tracked (they are most of a large cluster's
+      // objects): their cell comes from the last-used memo below.
+      if (h === undefined && (write || conflict)) {
+        h = keyHash(o.key);
+        o.summaryMemo = h;
+      }
+      if (h !== undefined) {
+        s = t.find(o, h);
+        if (s < 0 && (write || conflict)) s = t.track(o, h);
+      }
     }
     if (s >= 0) {
       if (write) t.writes[s]!++;

@@ -83,7 +83,7 @@ describe('Aggregates: written objects tracked in slots', () => {
     }
   });
 
-  it('two summaries fed the same objects in turns count as each alone (the slot cached on an object is checked)', () => {
+  it('two summaries fed the same objects in turns count as each alone (the key hash cached on an object serves both)', () => {
     const rs = records(5, 5000, 200);
     const alone = new Aggregates(32);
     for (const r of rs) alone.add(r);
