@@ -353,7 +353,7 @@ export class Aggregates {
     return cell;
   }
 
-  /** Drops the half of the tracked actors that rank lowest: fewest 409s, 429s and AlreadyExists, then fewest requests (as {@link forget} does). */
+  /** Drops the half of the tracked actors that rank lowest: fewest 409s, 429s and AlreadyExists, then fewest requests (as {@link TrackedObjects.forget} drops objects). */
   private forgetActors(): void {
     const weight = (a: ActorEntry): number => (a.conflicts + a.throttled + a.alreadyExists) * 2 ** 32 + a.requests;
     const weights = new Float64Array(this.actors.size);
