@@ -63,6 +63,8 @@ export function reportObject(o: ObjectRef): ReportObject {
  * with a latency comes).
  */
 interface VerbCell {
+  /** The verb it counts (a per-object memo of the cell checks it). */
+  readonly verb: string;
   codes: number[];
   counts: number[];
   latency: LatencyBins | null;
@@ -99,12 +101,13 @@ function keyHash(s: string): number {
 
 /**
  * The written objects the summaries track, at most `capacity` of them, each in a slot: its
- * interned object, its writes and conflicts (counts, in two `Float64Array`s) and the cell of the
- * verb it was last requested with, so a tracked object costs no allocation of its own. Slots are
+ * interned object, its writes and conflicts (side by side in one `Float64Array`) and the cell of
+ * the verb it was last requested with, so a tracked object costs no allocation of its own. Slots are
  * listed in the order their objects began to be tracked (`order`), which is the order
  * {@link forget} drops ties in; dropped slots are reused through a free list, so no sweep moves
  * the others. Slots are found by key in an open-addressing table of their numbers (`table`,
- * linear probing, load ≤ 0.5) by the key's hash ({@link keyHash}), which each object carries
+ * linear probing, load ≤ 0.5; each entry the slot and its hash side by side, so a probe reads
+ * one cache line) by the key's hash ({@link keyHash}), which each object carries
  * from its first write on (`ObjectRef.summaryMemo`: a function of the key alone, so valid for
  * every summary and after the object is dropped): no `Map` of strings to grow, shrink and
  * rehash as half the objects go and new ones come, and no key hashed twice.
@@ -112,19 +115,22 @@ function keyHash(s: string): number {
 class TrackedObjects {
   /** By slot: the instance it was filled for (its key is the slot's key, its fields are reported), or null while free. */
   readonly refs: Array<ObjectRef | null>;
-  /** By slot: successful and unsuccessful writes (`RequestRecord.isWrite`) since tracked. */
-  readonly writes: Float64Array;
-  /** By slot: 409 Conflict answers since tracked. */
-  readonly conflicts: Float64Array;
-  /** By slot: the verb last requested and its cell (null until the first request is counted). */
-  readonly verbs: string[];
+  /**
+   * By slot `s`: at `2s` its writes (successful or not, `RequestRecord.isWrite`), at `2s + 1`
+   * its 409 Conflict answers, since tracked.
+   */
+  readonly counts: Float64Array;
+  /** By slot: the cell of the verb last requested (null until the first request is counted). */
   readonly cells: Array<VerbCell | null>;
   /** The slots in use, first `size` of it, in the order they were filled. */
   readonly order: Int32Array;
   size = 0;
-  /** By slot: the hash of its object's key ({@link keyHash}). */
+  /** By slot: the hash of its object's key ({@link keyHash}), to find its entry when it goes. */
   private readonly hashes: Int32Array;
-  /** Slot + 1 by the hash's low bits (0: empty); a power of 2 ≥ 2 × capacity long. */
+  /**
+   * Entry `i` (home: the hash's low bits) at `2i`: slot + 1 (0: empty), at `2i + 1`: its hash;
+   * a power of 2 ≥ 2 × capacity entries.
+   */
   private readonly table: Int32Array;
   private readonly mask: number;
   /** Free slots, first `freeCount` of it, after the never-used ones from `fresh` on. */
@@ -135,15 +141,13 @@ class TrackedObjects {
   /** @param capacity most objects tracked at once (≥ 2). */
   constructor(readonly capacity: number) {
     this.refs = new Array<ObjectRef | null>(capacity).fill(null);
-    this.writes = new Float64Array(capacity);
-    this.conflicts = new Float64Array(capacity);
-    this.verbs = new Array<string>(capacity).fill('');
+    this.counts = new Float64Array(2 * capacity);
     this.cells = new Array<VerbCell | null>(capacity).fill(null);
     this.order = new Int32Array(capacity);
     this.hashes = new Int32Array(capacity);
     let n = 4;
     while (n < 2 * capacity) n *= 2;
-    this.table = new Int32Array(n);
+    this.table = new Int32Array(2 * n);
     this.mask = n - 1;
     this.free = new Int32Array(capacity);
   }
@@ -152,12 +156,11 @@ class TrackedObjects {
   find(o: ObjectRef, h: number): number {
     const table = this.table;
     const mask = this.mask;
-    for (let i = h & mask, v = table[i]!; v !== 0; i = (i + 1) & mask, v = table[i]!) {
-      const s = v - 1;
-      if (this.hashes[s] === h) {
+    for (let i = h & mask, v = table[2 * i]!; v !== 0; i = (i + 1) & mask, v = table[2 * i]!) {
+      if (table[2 * i + 1] === h) {
         // Another instance of the same key (interned again) shares the slot of the first.
-        const r = this.refs[s]!;
-        if (r === o || r.key === o.key) return s;
+        const r = this.refs[v - 1]!;
+        if (r === o || r.key === o.key) return v - 1;
       }
     }
     return -1;
@@ -172,15 +175,15 @@ class TrackedObjects {
     const table = this.table;
     const mask = this.mask;
     let i = h & mask;
-    while (table[i] !== 0) i = (i + 1) & mask;
+    while (table[2 * i] !== 0) i = (i + 1) & mask;
     const s = this.freeCount > 0 ? this.free[--this.freeCount]! : this.fresh++;
-    table[i] = s + 1;
+    table[2 * i] = s + 1;
+    table[2 * i + 1] = h;
     this.hashes[s] = h;
     this.refs[s] = o;
-    this.writes[s] = 0;
-    this.conflicts[s] = 0;
+    this.counts[2 * s] = 0;
+    this.counts[2 * s + 1] = 0;
     this.cells[s] = null;
-    this.verbs[s] = '';
     this.order[this.size++] = s;
     return s;
   }
@@ -193,18 +196,20 @@ class TrackedObjects {
     const table = this.table;
     const mask = this.mask;
     let i = this.hashes[s]! & mask;
-    while (table[i] !== s + 1) i = (i + 1) & mask;
+    while (table[2 * i] !== s + 1) i = (i + 1) & mask;
     for (let j = (i + 1) & mask; ; j = (j + 1) & mask) {
-      const v = table[j]!;
+      const v = table[2 * j]!;
       if (v === 0) break;
-      const home = this.hashes[v - 1]! & mask;
+      const h = table[2 * j + 1]!;
+      const home = h & mask;
       // The entry at j stays unless its home is outside the cyclic range (i, j].
       if (i <= j ? home <= i || home > j : home <= i && home > j) {
-        table[i] = v;
+        table[2 * i] = v;
+        table[2 * i + 1] = h;
         i = j;
       }
     }
-    table[i] = 0;
+    table[2 * i] = 0;
   }
 
   /**
@@ -215,21 +220,20 @@ class TrackedObjects {
   private forget(): void {
     const n = this.size;
     const order = this.order;
-    const writes = this.writes;
-    const conflicts = this.conflicts;
-    const counts = new Float64Array(n);
+    const c = this.counts;
+    const sums = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const s = order[i]!;
-      counts[i] = writes[s]! + conflicts[s]!;
+      sums[i] = c[2 * s]! + c[2 * s + 1]!;
     }
-    counts.sort();
-    const limit = counts[Math.floor(n / 2)]!;
+    sums.sort();
+    const limit = sums[Math.floor(n / 2)]!;
     const target = n / 2;
     let dropped = 0;
     let kept = 0;
     for (let i = 0; i < n; i++) {
       const s = order[i]!;
-      if (dropped < target && writes[s]! + conflicts[s]! <= limit) {
+      if (dropped < target && c[2 * s]! + c[2 * s + 1]! <= limit) {
         this.unlink(s);
         this.refs[s] = null;
         this.cells[s] = null;
@@ -303,13 +307,12 @@ export class Aggregates {
       }
     }
     if (s >= 0) {
-      if (write) t.writes[s]!++;
-      if (conflict) t.conflicts[s]!++;
+      if (write) t.counts[2 * s]!++;
+      if (conflict) t.counts[2 * s + 1]!++;
       let c = t.cells[s]!;
-      if (c === null || t.verbs[s] !== verb) {
+      if (c === null || c.verb !== verb) {
         c = this.cellOf(o!.label, verb);
         t.cells[s] = c;
-        t.verbs[s] = verb;
       }
       cell = c;
     } else {
@@ -347,7 +350,7 @@ export class Aggregates {
     }
     let cell = byVerb.get(verb);
     if (cell === undefined) {
-      cell = { codes: [], counts: [], latency: null };
+      cell = { verb, codes: [], counts: [], latency: null };
       byVerb.set(verb, cell);
     }
     return cell;
@@ -405,7 +408,7 @@ export class Aggregates {
     const objectRows: Array<{ object: ObjectRef; writes: number; conflicts: number }> = [];
     for (let i = 0; i < t.size; i++) {
       const s = t.order[i]!;
-      objectRows.push({ object: t.refs[s]!, writes: t.writes[s]!, conflicts: t.conflicts[s]! });
+      objectRows.push({ object: t.refs[s]!, writes: t.counts[2 * s]!, conflicts: t.counts[2 * s + 1]! });
     }
     const topObjects = (field: 'writes' | 'conflicts') =>
       firstRows(
