@@ -26,29 +26,13 @@ interface ActorEntry extends ActorCounts {
 }
 
 /**
- * An object's entry: its write counts while tracked (in {@link Aggregates}' table of written
- * objects) and the cell of the verb it was last requested with; also cached on the interned
- * object (`ObjectRef.summaryMemo`) for its owner, so a record reaches both in one object.
- */
-interface ObjectEntry {
-  readonly owner: Aggregates;
-  /** The instance it was made for (an object interned again later shares the entry). */
-  readonly object: ObjectRef;
-  writes: number;
-  conflicts: number;
-  /** In the table of written objects: false before the object's first write and once forgotten. */
-  tracked: boolean;
-  verb: string;
-  cell: VerbCell | null;
-}
-
-/**
  * Written objects tracked for the top-objects tables. Past this, the objects with the fewest
  * writes are forgotten (half of them at a time), so a log of millions of distinct objects keeps
  * flat memory; an object forgotten and written again later counts from then on, so only objects
  * below the median of the tracked ones can be undercounted (the tables show the top few). Each
  * tracked object pins its interned `ObjectRef` (≈ 350 bytes with its strings), so this bounds
- * the live heap (see docs/performance.md, "Records moved from code comments").
+ * the live heap (see docs/performance.md, "Records moved from code comments"); its counts are
+ * slots of typed arrays ({@link TrackedObjects}), not an object of its own.
  */
 export const MAX_TRACKED_OBJECTS = 10_000;
 
@@ -79,9 +63,186 @@ export function reportObject(o: ObjectRef): ReportObject {
  * with a latency comes).
  */
 interface VerbCell {
+  /** The verb it counts (a per-object memo of the cell checks it). */
+  readonly verb: string;
   codes: number[];
   counts: number[];
   latency: LatencyBins | null;
+}
+
+/**
+ * A 30-bit hash of `s` (an object's key): MurmurHash3's (x86, 32-bit) block mix over two UTF-16
+ * code units a step and its finalizer, as lane A of `idLanes` (`decoding/hash.ts`) computes it,
+ * without lane B (half the work). Kept under 2³⁰ so it is a small integer wherever it goes.
+ */
+function keyHash(s: string): number {
+  const n = s.length;
+  let a = 0x811c9dc5 ^ n;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    let k = Math.imul(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16), 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    a ^= Math.imul(k, 0x1b873593);
+    a = (a << 13) | (a >>> 19);
+    a = (Math.imul(a, 5) + 0xe6546b64) | 0;
+  }
+  if (i < n) {
+    let k = Math.imul(s.charCodeAt(i), 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    a ^= Math.imul(k, 0x1b873593);
+  }
+  a ^= a >>> 16;
+  a = Math.imul(a, 0x85ebca6b);
+  a ^= a >>> 13;
+  a = Math.imul(a, 0xc2b2ae35);
+  a ^= a >>> 16;
+  return a & 0x3fffffff;
+}
+
+/**
+ * The written objects the summaries track, at most `capacity` of them, each in a slot: its
+ * interned object, its writes and conflicts (side by side in one `Float64Array`) and the cell of
+ * the verb it was last requested with, so a tracked object costs no allocation of its own. Slots are
+ * listed in the order their objects began to be tracked (`order`), which is the order
+ * {@link forget} drops ties in; dropped slots are reused through a free list, so no sweep moves
+ * the others. Slots are found by key in an open-addressing table of their numbers (`table`,
+ * linear probing, load ≤ 0.5; each entry the slot and its hash side by side, so a probe reads
+ * one cache line) by the key's hash ({@link keyHash}), which each object carries
+ * from its first write on (`ObjectRef.summaryMemo`: a function of the key alone, so valid for
+ * every summary and after the object is dropped): no `Map` of strings to grow, shrink and
+ * rehash as half the objects go and new ones come, and no key hashed twice.
+ */
+class TrackedObjects {
+  /** By slot: the instance it was filled for (its key is the slot's key, its fields are reported), or null while free. */
+  readonly refs: Array<ObjectRef | null>;
+  /**
+   * By slot `s`: at `2s` its writes (successful or not, `RequestRecord.isWrite`), at `2s + 1`
+   * its 409 Conflict answers, since tracked.
+   */
+  readonly counts: Float64Array;
+  /** By slot: the cell of the verb last requested (null until the first request is counted). */
+  readonly cells: Array<VerbCell | null>;
+  /** The slots in use, first `size` of it, in the order they were filled. */
+  readonly order: Int32Array;
+  size = 0;
+  /** By slot: the hash of its object's key ({@link keyHash}), to find its entry when it goes. */
+  private readonly hashes: Int32Array;
+  /**
+   * Entry `i` (home: the hash's low bits) at `2i`: slot + 1 (0: empty), at `2i + 1`: its hash;
+   * a power of 2 ≥ 2 × capacity entries.
+   */
+  private readonly table: Int32Array;
+  private readonly mask: number;
+  /** Free slots, first `freeCount` of it, after the never-used ones from `fresh` on. */
+  private readonly free: Int32Array;
+  private freeCount = 0;
+  private fresh = 0;
+
+  /** @param capacity most objects tracked at once (≥ 2). */
+  constructor(readonly capacity: number) {
+    this.refs = new Array<ObjectRef | null>(capacity).fill(null);
+    this.counts = new Float64Array(2 * capacity);
+    this.cells = new Array<VerbCell | null>(capacity).fill(null);
+    this.order = new Int32Array(capacity);
+    this.hashes = new Int32Array(capacity);
+    let n = 4;
+    while (n < 2 * capacity) n *= 2;
+    this.table = new Int32Array(2 * n);
+    this.mask = n - 1;
+    this.free = new Int32Array(capacity);
+  }
+
+  /** The slot of `o` (by key; `h` is its {@link keyHash}), or -1 when not tracked. */
+  find(o: ObjectRef, h: number): number {
+    const table = this.table;
+    const mask = this.mask;
+    for (let i = h & mask, v = table[2 * i]!; v !== 0; i = (i + 1) & mask, v = table[2 * i]!) {
+      if (table[2 * i + 1] === h) {
+        // Another instance of the same key (interned again) shares the slot of the first.
+        const r = this.refs[v - 1]!;
+        if (r === o || r.key === o.key) return v - 1;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Starts tracking `o` (not tracked; `h` is its {@link keyHash}) with no counts, after dropping
+   * half of the others when full ({@link forget}); its slot.
+   */
+  track(o: ObjectRef, h: number): number {
+    if (this.size >= this.capacity) this.forget();
+    const table = this.table;
+    const mask = this.mask;
+    let i = h & mask;
+    while (table[2 * i] !== 0) i = (i + 1) & mask;
+    const s = this.freeCount > 0 ? this.free[--this.freeCount]! : this.fresh++;
+    table[2 * i] = s + 1;
+    table[2 * i + 1] = h;
+    this.hashes[s] = h;
+    this.refs[s] = o;
+    this.counts[2 * s] = 0;
+    this.counts[2 * s + 1] = 0;
+    this.cells[s] = null;
+    this.order[this.size++] = s;
+    return s;
+  }
+
+  /**
+   * Takes slot `s` out of the table: the entries after it in its probe run that may sit at its
+   * place move back (backward-shift deletion), so no tombstone ever lengthens a lookup.
+   */
+  private unlink(s: number): void {
+    const table = this.table;
+    const mask = this.mask;
+    let i = this.hashes[s]! & mask;
+    while (table[2 * i] !== s + 1) i = (i + 1) & mask;
+    for (let j = (i + 1) & mask; ; j = (j + 1) & mask) {
+      const v = table[2 * j]!;
+      if (v === 0) break;
+      const h = table[2 * j + 1]!;
+      const home = h & mask;
+      // The entry at j stays unless its home is outside the cyclic range (i, j].
+      if (i <= j ? home <= i || home > j : home <= i && home > j) {
+        table[2 * i] = v;
+        table[2 * i + 1] = h;
+        i = j;
+      }
+    }
+    table[2 * i] = 0;
+  }
+
+  /**
+   * Drops the half of the tracked objects with the fewest writes + conflicts: those at or below
+   * the median, the earliest tracked first, until half are gone. The survivors keep their slots
+   * and their order; only `order` is compacted.
+   */
+  private forget(): void {
+    const n = this.size;
+    const order = this.order;
+    const c = this.counts;
+    const sums = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const s = order[i]!;
+      sums[i] = c[2 * s]! + c[2 * s + 1]!;
+    }
+    sums.sort();
+    const limit = sums[Math.floor(n / 2)]!;
+    const target = n / 2;
+    let dropped = 0;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const s = order[i]!;
+      if (dropped < target && c[2 * s]! + c[2 * s + 1]! <= limit) {
+        this.unlink(s);
+        this.refs[s] = null;
+        this.cells[s] = null;
+        this.free[this.freeCount++] = s;
+        dropped++;
+      } else order[kept++] = s;
+    }
+    this.size = kept;
+  }
 }
 
 /** Accumulates summaries; feed every counted request once. */
@@ -93,14 +254,19 @@ export class Aggregates {
    * entry is also cached on its actor (`Actor.summaryMemo`), which spares the lookup.
    */
   private readonly actors = new Map<string, ActorEntry>();
-  /** By `ObjectRef.key`; at most {@link MAX_TRACKED_OBJECTS} (cached on each object, `ObjectRef.summaryMemo`). */
-  private readonly objects = new Map<string, ObjectEntry>();
+  /** Written objects: at most `maxObjects`, by `ObjectRef.key` (its hash cached on each object, `ObjectRef.summaryMemo`). */
+  private readonly objects: TrackedObjects;
   private readonly totals = { requests: 0, writes: 0, conflicts: 0, alreadyExists: 0, throttled: 0 };
   // The last cell of a request whose object has no entry (read-only objects, non-resource
   // requests: label ''), and its kind and verb (consecutive ones often share them).
   private lastLabel = '';
   private lastVerb = '';
   private lastCell: VerbCell | null = null;
+
+  /** @param maxObjects written objects tracked at once for the top-objects tables (≥ 2; see {@link MAX_TRACKED_OBJECTS}). */
+  constructor(maxObjects = MAX_TRACKED_OBJECTS) {
+    this.objects = new TrackedObjects(maxObjects);
+  }
 
   add(r: RequestRecord): void {
     const conflict = isConflict(r);
@@ -125,33 +291,30 @@ export class Aggregates {
     const verb = r.verb;
     const o = r.object;
     let cell: VerbCell;
-    let m = o === null ? undefined : (o.summaryMemo as ObjectEntry | undefined);
-    if (m !== undefined && m.owner !== this) m = undefined;
-    if (o !== null && m === undefined && (write || conflict)) {
-      // A tracked entry of the same object under an earlier instance, or a new one. Objects only
-      // ever read get none (they are most of a large cluster's objects): their cell comes from
-      // the last-used memo below.
-      m = this.objects.get(o.key) ?? { owner: this, object: o, writes: 0, conflicts: 0, tracked: false, verb: '', cell: null };
-      o.summaryMemo = m;
+    const t = this.objects;
+    let s = -1;
+    if (o !== null) {
+      let h = o.summaryMemo as number | undefined;
+      // Objects only ever read are never hashed nor tracked (they are most of a large cluster's
+      // objects): their cell comes from the last-used memo below.
+      if (h === undefined && (write || conflict)) {
+        h = keyHash(o.key);
+        o.summaryMemo = h;
+      }
+      if (h !== undefined) {
+        s = t.find(o, h);
+        if (s < 0 && (write || conflict)) s = t.track(o, h);
+      }
     }
-    if (m !== undefined) {
-      if (write || conflict) {
-        if (!m.tracked) {
-          // Its first write, or the first since it was forgotten: it counts from here on.
-          if (this.objects.size >= MAX_TRACKED_OBJECTS) this.forget();
-          m.writes = 0;
-          m.conflicts = 0;
-          m.tracked = true;
-          this.objects.set(o!.key, m);
-        }
-        if (write) m.writes++;
-        if (conflict) m.conflicts++;
+    if (s >= 0) {
+      if (write) t.counts[2 * s]!++;
+      if (conflict) t.counts[2 * s + 1]!++;
+      let c = t.cells[s]!;
+      if (c === null || c.verb !== verb) {
+        c = this.cellOf(o!.label, verb);
+        t.cells[s] = c;
       }
-      if (m.cell === null || m.verb !== verb) {
-        m.cell = this.cellOf(o!.label, verb);
-        m.verb = verb;
-      }
-      cell = m.cell;
+      cell = c;
     } else {
       const label = o === null ? '' : o.label;
       let c = this.lastCell;
@@ -187,37 +350,13 @@ export class Aggregates {
     }
     let cell = byVerb.get(verb);
     if (cell === undefined) {
-      cell = { codes: [], counts: [], latency: null };
+      cell = { verb, codes: [], counts: [], latency: null };
       byVerb.set(verb, cell);
     }
     return cell;
   }
 
-  /**
-   * Drops the half of the tracked objects with the fewest writes + conflicts, in the order they
-   * were tracked. The counts go through one typed array and `forEach`, not entry arrays and
-   * iterator results: this runs once per 5,000 newly written objects, in the interpreter.
-   */
-  private forget(): void {
-    const counts = new Float64Array(this.objects.size);
-    let i = 0;
-    this.objects.forEach((c) => {
-      counts[i++] = c.writes + c.conflicts;
-    });
-    counts.sort();
-    const limit = counts[Math.floor(counts.length / 2)]!;
-    const target = counts.length / 2;
-    let dropped = 0;
-    this.objects.forEach((c, key) => {
-      if (dropped < target && c.writes + c.conflicts <= limit) {
-        this.objects.delete(key);
-        c.tracked = false;
-        dropped++;
-      }
-    });
-  }
-
-  /** Drops the half of the tracked actors that rank lowest: fewest 409s, 429s and AlreadyExists, then fewest requests (as {@link forget} does). */
+  /** Drops the half of the tracked actors that rank lowest: fewest 409s, 429s and AlreadyExists, then fewest requests (as {@link TrackedObjects.forget} drops objects). */
   private forgetActors(): void {
     const weight = (a: ActorEntry): number => (a.conflicts + a.throttled + a.alreadyExists) * 2 ** 32 + a.requests;
     const weights = new Float64Array(this.actors.size);
@@ -265,7 +404,12 @@ export class Aggregates {
         (x, y) => y[field] - x[field] || cmp(x.username, y.username) || cmp(x.userAgent, y.userAgent),
       );
 
-    const objectRows = [...this.objects.values()];
+    const t = this.objects;
+    const objectRows: Array<{ object: ObjectRef; writes: number; conflicts: number }> = [];
+    for (let i = 0; i < t.size; i++) {
+      const s = t.order[i]!;
+      objectRows.push({ object: t.refs[s]!, writes: t.counts[2 * s]!, conflicts: t.counts[2 * s + 1]! });
+    }
     const topObjects = (field: 'writes' | 'conflicts') =>
       firstRows(
         objectRows.filter((c) => c[field] > 0),
