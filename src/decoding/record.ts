@@ -78,7 +78,7 @@ export interface ObjectRef {
   readonly label: string;
   /**
    * Run state the engine caches on the interned value, as on {@link Actor.summaryMemo}: here the
-   * summaries' entry also remembers the cell of the verb the object was last requested with.
+   * hash of the object's key the summaries find it by (a function of the key alone).
    */
   summaryMemo?: unknown;
   /** See {@link Actor.summaryMemo}. */
