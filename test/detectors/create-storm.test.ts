@@ -167,26 +167,34 @@ describe('create-storm: storms', () => {
     return out;
   }
 
-  // The first burst (120 s) ends before its weighted score opens; the pause keeps the score, so the
-  // second opens at once; each later burst starts with the busy time of the episode before it.
-  it('a loop that pauses keeps its score: 2 minutes at 10/s every 4 minutes for 20 minutes', () => {
-    const { findings } = runDetector(detector, {}, pausingLoop(5, 1200, 100, 240_000));
-    expect(findings.map((f) => [f.window.from, f.metrics.creates, f.metrics.excessRequests])).toEqual([
-      ['2026-08-08T18:00:00.003Z', 2400, 2040],
-      ['2026-08-08T18:08:00.003Z', 1200, 1080],
-      ['2026-08-08T18:12:00.003Z', 1200, 1080],
-      ['2026-08-08T18:16:00.003Z', 1200, 1080],
-    ]);
-  });
-
-  it('a loop that pauses keeps its score: 1,000 at 20/s every 5 minutes for 30 minutes', () => {
-    const { findings } = runDetector(detector, {}, pausingLoop(6, 1000, 50, 300_000));
-    expect(findings.map((f) => [f.window.from, f.metrics.creates, f.metrics.excessRequests])).toEqual([
-      ['2026-08-08T18:00:00.003Z', 2000, 1650],
-      ['2026-08-08T18:10:00.003Z', 2000, 1650],
-      ['2026-08-08T18:20:00.003Z', 1000, 950],
-      ['2026-08-08T18:25:00.003Z', 1000, 950],
-    ]);
+  // 2 minutes at 10/s every 4 minutes: the first burst (120 s) ends before its weighted score
+  // opens; the pause keeps the score, so the second opens at once; each later burst starts with the
+  // busy time of the episode before it. 1,000 at 20/s every 5 minutes: every second pass opens at
+  // first, then every pass.
+  it.each([
+    [
+      '2 minutes at 10/s every 4 minutes for 20 minutes',
+      [5, 1200, 100, 240_000],
+      [
+        ['2026-08-08T18:00:00.003Z', 2400, 2040],
+        ['2026-08-08T18:08:00.003Z', 1200, 1080],
+        ['2026-08-08T18:12:00.003Z', 1200, 1080],
+        ['2026-08-08T18:16:00.003Z', 1200, 1080],
+      ],
+    ],
+    [
+      '1,000 at 20/s every 5 minutes for 30 minutes',
+      [6, 1000, 50, 300_000],
+      [
+        ['2026-08-08T18:00:00.003Z', 2000, 1650],
+        ['2026-08-08T18:10:00.003Z', 2000, 1650],
+        ['2026-08-08T18:20:00.003Z', 1000, 950],
+        ['2026-08-08T18:25:00.003Z', 1000, 950],
+      ],
+    ],
+  ] as const)('a loop that pauses keeps its score: %s', (_name, [bursts, count, gapMs, everyMs], expected) => {
+    const { findings } = runDetector(detector, {}, pausingLoop(bursts, count, gapMs, everyMs));
+    expect(findings.map((f) => [f.window.from, f.metrics.creates, f.metrics.excessRequests])).toEqual(expected);
   });
 
   it('sustainMs 0: the excess alone opens, and an 800-object burst in 20 s is reported', () => {
