@@ -28,8 +28,9 @@
  * install, a backlog drained after an outage) ends in seconds, before its weighted score opens. The
  * score is kept through a pause (no create) until the budget catches up with it, and forgotten once
  * creates come back within the budget (demand again); a new episode within `sustainMs` of a closed
- * one's last create starts with its busy time: a pausing loop is one loop. Identities as in `common.ts` `Identities` (cert-manager runs three
- * controllers under one service account, each with its own userAgent).
+ * one's last create starts with its busy time: a pausing loop is one loop. Identities as in
+ * `common.ts` `Identities` (cert-manager runs three controllers under one service account, each
+ * with its own userAgent).
  *
  * Why these defaults: a healthy controller creates an object per piece of demand (one
  * CertificateRequest per issuance or renewal, one Job per CronJob schedule, one ReplicaSet per
@@ -120,8 +121,9 @@ export const createStormOptions = windowedOptions({
    * Busy time, ms, after which the excess score counts in full, for the namespace and owner looks:
    * below it the score is weighted by busy time / `sustainMs`, so a loop must run for minutes while
    * one operation's burst of under about a minute (a restore, an install, a backlog drained after an
-   * outage) ends before it opens (at r creates/s a burst opens after about √(150,000 / (r − 1)) s). 5 min: a loop at 10 creates/s opens after about 129 s, at 5/s after 194 s; a burst of
-   * 20 s needs about 7,500 excess creates. 0 turns the weighting off (the score opens alone).
+   * outage) ends before it opens (at r creates/s a burst opens after about √(150,000 / (r − 1)) s).
+   * 5 min: a loop at 10 creates/s opens after about 129 s, at 5/s after 194 s; a burst of 20 s
+   * needs about 7,500 excess creates. 0 turns the weighting off (the score opens alone).
    */
   sustainMs: z.number().int().nonnegative().default(300_000),
   /** The per-owner look (see the file header). */

@@ -503,7 +503,7 @@ export const fleetStorm = defineDetector({
       }
     }
 
-    /** An object whose 409s races with other families explain (see `singleClientMaxConflictsPerForeignWrite`), all of them Conflicts. */
+    /** Whether races with other families explain the object's 409s (see `singleClientMaxConflictsPerForeignWrite`); never when it had 429s. */
     function racedOthers(os: ObjStat): boolean {
       return os.throttled === 0 && os.conflicts - os.explained <= o.singleClientMaxConflictsPerForeignWrite * os.explained + 1;
     }
