@@ -25,12 +25,12 @@
  * **opens** when a busy group's score, weighted by its busy time (steps whose own creates exceed
  * the budget) over `sustainMs` (at most 1), reaches `minExcessCreates`, and **closes** at the first
  * boundary where it is not busy. A loop runs for minutes; one operation's burst (a restore, an
- * install, a backlog drained after an outage) ends in seconds, before its weighted score opens. The
- * score is kept through a pause (no create) until the budget catches up with it, and forgotten once
- * creates come back within the budget (demand again); a new episode within `sustainMs` of a closed
- * one's last create starts with its busy time: a pausing loop is one loop. Identities as in
- * `common.ts` `Identities` (cert-manager runs three controllers under one service account, each
- * with its own userAgent).
+ * install, a backlog drained after an outage) ends within about a minute, before its weighted score
+ * opens. The score is kept through a pause (no create) until the budget catches up with it, and
+ * forgotten once creates come back within the budget (demand again); a new episode within
+ * `sustainMs` of a closed one's last create starts with its busy time: a pausing loop is one loop.
+ * Identities as in `common.ts` `Identities` (cert-manager runs three controllers under one service
+ * account, each with its own userAgent).
  *
  * Why these defaults: a healthy controller creates an object per piece of demand (one
  * CertificateRequest per issuance or renewal, one Job per CronJob schedule, one ReplicaSet per
