@@ -17,6 +17,7 @@ import { tryParseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
 import { connectFleet, ensureStream, type FleetLog } from '../fleet/connect.js';
 import { checkClusterName } from '../fleet/partition.js';
+import { PublishOrder } from '../fleet/order.js';
 import { publishEvents, type PublishCounts } from '../fleet/publish.js';
 import { JsonDocReader } from '../decoding/formats/json-doc.js';
 import type { AuditEvent } from '../decoding/event.js';
@@ -66,6 +67,7 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
   const fleet = await connectFleet(url, log, Number.POSITIVE_INFINITY, `auditstorm-serve-${cluster}`);
   let partitions: number | null = null;
   const counts: PublishCounts = { published: 0, duplicates: 0, badLines: 0, unnamed: 0 };
+  const order = new PublishOrder();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const send = (status: number, text: string): void => {
@@ -120,7 +122,7 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
     }
     try {
       if (partitions === null) partitions = await ensureStream(fleet, { partitions: partitionsFlag, replicas, maxAgeMs: 24 * 3600_000 });
-      await publishEvents({ js: fleet.js, cluster, partitions, log, retryForMs: timeoutMs }, events, counts);
+      await publishEvents({ js: fleet.js, cluster, partitions, log, retryForMs: timeoutMs, order }, events, counts);
     } catch (e) {
       if (e instanceof UsageError) {
         send(500, e.message);

@@ -3,6 +3,7 @@
  * them, every format) and `serve --nats` (webhook batches) both end here.
  */
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { headers } from '@nats-io/transport-node';
 import type { AuditEvent } from '../decoding/event.js';
 import { Normalizer } from '../decoding/normalize.js';
 import type { ReadOptions } from '../ingest/options.js';
@@ -12,6 +13,7 @@ import { resolveInputs } from '../ingest/sources.js';
 import type { Readable } from 'node:stream';
 import { backoffMs, sleep, type FleetLog } from './connect.js';
 import { eventSubject, messageId } from './names.js';
+import { formatOrder, ORDER_HEADER, PublishOrder } from './order.js';
 import { partitionOf } from './partition.js';
 
 /** A normalizer that also keeps every decoded event (any stage) for the publisher. */
@@ -43,6 +45,8 @@ export interface PublishTarget {
   log: FleetLog;
   /** Longest time (ms) one event is retried while JetStream does not acknowledge it; default 60 s. */
   retryForMs?: number;
+  /** This publisher's ordinals (one per `publish` run or `serve` process; see `order.ts`). */
+  order: PublishOrder;
 }
 
 /** Events in flight (published, not yet acknowledged) per publisher. */
@@ -54,11 +58,13 @@ export const PUBLISH_WINDOW = 256;
  * @returns whether JetStream reported it a duplicate
  * @throws the last error once `retryForMs` has passed
  */
-async function publishOne(t: PublishTarget, subject: string, data: string, msgID: string): Promise<boolean> {
+async function publishOne(t: PublishTarget, subject: string, data: string, msgID: string, order: string): Promise<boolean> {
   const started = Date.now();
+  const h = headers();
+  h.set(ORDER_HEADER, order);
   for (let attempt = 0; ; attempt++) {
     try {
-      const ack = await t.js.publish(subject, data, { msgID, timeout: 5000 });
+      const ack = await t.js.publish(subject, data, { msgID, timeout: 5000, headers: h });
       return ack.duplicate;
     } catch (err) {
       if (Date.now() - started >= (t.retryForMs ?? 60_000)) throw err;
@@ -70,8 +76,9 @@ async function publishOne(t: PublishTarget, subject: string, data: string, msgID
 }
 
 /**
- * Publishes events of `t.cluster`, at most {@link PUBLISH_WINDOW} unacknowledged at a time;
- * resolves once every one is acknowledged. Events without `auditID` or `stage` are counted in
+ * Publishes events of `t.cluster`, at most {@link PUBLISH_WINDOW} unacknowledged at a time, a
+ * window only after the previous one was acknowledged in full (the bound `order.ts` relies on),
+ * each marked with its place in `t.order`; resolves once every one is acknowledged. Events without `auditID` or `stage` are counted in
  * `counts.unnamed` and skipped.
  * @throws the publish error of an event JetStream did not acknowledge within `retryForMs`
  */
@@ -79,13 +86,16 @@ export async function publishEvents(t: PublishTarget, events: readonly AuditEven
   const partition = partitionOf(t.cluster, t.partitions);
   const subject = eventSubject(t.cluster, partition);
   let inflight: Array<Promise<void>> = [];
+  let window = t.order.next;
   for (const ev of events) {
     if (typeof ev.auditID !== 'string' || ev.auditID === '' || typeof ev.stage !== 'string') {
       counts.unnamed++;
       continue;
     }
+    if (inflight.length === 0) window = t.order.next;
+    const order = formatOrder({ run: t.order.run, window, n: t.order.next++ });
     inflight.push(
-      publishOne(t, subject, JSON.stringify(ev), messageId(t.cluster, ev.auditID, ev.stage)).then((dup) => {
+      publishOne(t, subject, JSON.stringify(ev), messageId(t.cluster, ev.auditID, ev.stage), order).then((dup) => {
         counts.published++;
         if (dup) counts.duplicates++;
       }),
@@ -105,12 +115,13 @@ export async function publishEvents(t: PublishTarget, events: readonly AuditEven
  * @throws InputError for an input that cannot be read or is not an audit log; publish errors as {@link publishEvents}
  */
 export async function publishInputs(
-  t: PublishTarget,
+  t: Omit<PublishTarget, 'order'>,
   paths: string[],
   stdin: Readable,
   read: { maxLineLength: number; sniffLines: number; badLineSamples: number },
 ): Promise<{ stats: SourceStats[]; counts: PublishCounts; bad: BadLineLog }> {
   const chains = await resolveInputs(paths.length === 0 ? ['-'] : paths, { stdin });
+  const target: PublishTarget = { ...t, order: new PublishOrder() };
   const normalizer = new KeepingNormalizer();
   const bad = new BadLineLog(read.badLineSamples);
   const opts: ReadOptions = { maxLineLength: read.maxLineLength, sniffLines: read.sniffLines, fullDecode: true, parallel: { workers: 0, minBytes: Infinity } };
@@ -122,12 +133,12 @@ export async function publishInputs(
     for await (const _batch of r.batches) {
       const events = normalizer.kept;
       normalizer.kept = [];
-      await publishEvents(t, events, counts);
+      await publishEvents(target, events, counts);
     }
     // Non-final stages alone make no record batch: publish what is left.
     const rest = normalizer.kept;
     normalizer.kept = [];
-    await publishEvents(t, rest, counts);
+    await publishEvents(target, rest, counts);
   }
   counts.badLines = bad.count;
   return { stats, counts, bad };

@@ -18,6 +18,10 @@
  * grows with the stream's retention (bounded by its max age). The checkpoint (per partition, in
  * {@link CHECKPOINT_BUCKET}) is the sequence applied, written every `checkpointMs`.
  *
+ * **Order.** A cluster's messages are applied in publish order, not stream order: a publish that
+ * JetStream refused and took on a retry is stored behind later events of its window, and the
+ * cluster's {@link OrderBuffer} holds those until it comes (`order.ts`).
+ *
  * **Reports.** One live session per cluster (the partition key is the cluster: see
  * `src/engine/shard.ts`). Reports and checkpoints are written by compare-and-set and never go
  * back to an earlier stream position. Every `reportMs` the changed clusters' reports go to {@link REPORT_BUCKET}. A
@@ -36,6 +40,7 @@ import type { Report } from '../report/schema.js';
 import { formatAlertJson, type LiveAlert } from '../live/alerts.js';
 import { LiveSession } from '../live/session.js';
 import { backoffMs, connectFleet, fleetPartitions, sleep, workerBuckets, type Fleet, type FleetLog } from './connect.js';
+import { OrderBuffer, ORDER_HEADER, parseOrder } from './order.js';
 import { alertSubject, consumerName, consumerPrefix, partitionFilter, partitionKey, STREAM } from './names.js';
 
 /**
@@ -80,6 +85,8 @@ export interface ClusterReportEntry {
 
 interface ClusterState {
   session: LiveSession;
+  /** Messages put back in publish order. */
+  order: OrderBuffer<JsMsg>;
   source: SourceCounts;
   lastMsgAt: number;
   lastSeq: number;
@@ -311,8 +318,11 @@ export class FleetWorker {
           // A redelivery (an acknowledgement lost): applied already, counted once.
           if (m.seq <= applied) continue;
           if (st === undefined) st = this.newCluster(cluster, clusters, live, cursor);
-          cursor.seq = m.seq;
-          this.apply(st, m);
+          st.lastMsgAt = Date.now();
+          for (const x of st.order.push(parseOrder(m.headers?.get(ORDER_HEADER)), m)) {
+            cursor.seq = x.seq;
+            this.apply(st, x);
+          }
           applied = m.seq;
           last = m;
         }
@@ -325,6 +335,10 @@ export class FleetWorker {
         const now = Date.now();
         for (const st of clusters.values()) {
           if (!st.finished && now - st.lastMsgAt >= this.settleMs) {
+            for (const x of st.order.flush()) {
+              cursor.seq = x.seq;
+              this.apply(st, x);
+            }
             cursor.seq = st.lastSeq;
             st.session.finish();
             st.finished = true;
@@ -355,7 +369,7 @@ export class FleetWorker {
     });
     const source: SourceCounts = { ...emptyCounts(cluster, 'jetstream'), kind: 'jetstream' };
     session.addSource(source);
-    const st: ClusterState = { session, source, lastMsgAt: Date.now(), lastSeq: 0, dirty: true, finished: false };
+    const st: ClusterState = { session, order: new OrderBuffer(), source, lastMsgAt: Date.now(), lastSeq: 0, dirty: true, finished: false };
     clusters.set(cluster, st);
     return st;
   }
@@ -363,8 +377,7 @@ export class FleetWorker {
   /** Applies one message: an audit event (any stage), or a bad one (counted and sampled). */
   private apply(st: ClusterState, m: JsMsg): void {
     this.counters.applied++;
-    st.lastMsgAt = Date.now();
-    st.lastSeq = m.seq;
+    st.lastSeq = Math.max(st.lastSeq, m.seq);
     st.dirty = true;
     const src = st.source;
     src.lines++;
