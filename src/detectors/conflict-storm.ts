@@ -10,8 +10,9 @@
  * opens and holds one for conflicts that never stop under that rule. While an actor is hot (from its first Conflict
  * after a quiet window) every write feeds the episode's totals, per-second peaks, the retry gap
  * (time from a 409's `stageTimestamp` to the same client's next `requestReceivedTimestamp` on
- * the same object), and its retry chains (per source IP: attempts from a first 409 to a success
- * or a give-up).
+ * the same object), and its retry chains (per source IP and verb: attempts from a first 409 to a
+ * success or a give-up; a write of another verb, such as argo-rollouts#4073's merge patch before
+ * each PUT that 409s, is not a retry and does not end the chain).
  *
  * The chains give the backoff verdict:
  * - `exponential`: gaps inside chains grow by at least `exponentialGrowth` per attempt
@@ -329,8 +330,9 @@ interface Pair {
   ring: StepRing;
   lastWriteTs: number;
   /**
-   * Retry chains per client: by source IP, plus `\u0000` userAgent for the identity's other
-   * actors (a roll-up adds `\u0003` and the object's key: chains stay per object).
+   * Retry chains per client and verb: by source IP, plus `\u0000` userAgent for the identity's
+   * other actors (a roll-up adds `\u0003` and the object's key: chains stay per object), then
+   * `\u0005` and the verb.
    */
   chains: Map<string, Chain>;
   hot: Hot | null;
@@ -583,8 +585,11 @@ export const conflictStorm = defineDetector({
       if (conflict && p.hot === null) heat(p, r);
       const h = p.hot;
 
-      // Retry chain of this client on this object.
-      let c = p.chains.get(client);
+      // Retry chain of this client on this object, per verb: a retry resends the same request, so
+      // a write of another verb (argo-rollouts#4073's merge patch before each failing PUT) neither
+      // continues the chain nor ends it.
+      const chainKey = `${client}\u0005${r.verb}`;
+      let c = p.chains.get(chainKey);
       let retryGap = -1;
       if (c !== undefined && c.lastConflict && r.ts - c.lastTs <= o.chainBreakMs) {
         retryGap = Math.max(0, r.receivedTs - c.lastTs);
@@ -592,7 +597,7 @@ export const conflictStorm = defineDetector({
       } else {
         if (c !== undefined && c.lastConflict) endChain(h, c, false);
         c = { startTs: r.ts, lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1, grew: 0, shrank: false };
-        p.chains.set(client, c);
+        p.chains.set(chainKey, c);
       }
       const tiedToConflict = conflict || retryGap >= 0;
 
@@ -656,7 +661,7 @@ export const conflictStorm = defineDetector({
         c.grew = 0;
         c.shrank = false;
         // A roll-up's chains are per object: one that ended holds nothing the next write needs.
-        if (p.rollup !== null) p.chains.delete(client);
+        if (p.rollup !== null) p.chains.delete(chainKey);
       }
     }
 

@@ -279,6 +279,8 @@ interface Hot extends EpisodeTally {
   recovered: number;
   /** Per name prefix (see the file header): creates; beyond `maxNamePrefixes` under `(other)`. */
   prefixes: Map<string, number>;
+  /** Per owner of a `generateName`d name (`generatedOwner`): creates; beyond `maxNamePrefixes` under `(other)`. Numbered names have none. */
+  owners: Map<string, number>;
   /** Deletes of the resource in the namespace, by anyone. */
   deletes: number;
   /** Busy time, ms: steps whose own creates exceeded the budget, since the score was last 0 (see `sustainMs`). */
@@ -481,7 +483,7 @@ export const createStorm = defineDetector({
     }
 
     function newHot(r: RequestRecord, busyMs: number): Hot {
-      return { ...newTally(r.ts), creates: 0, named: 0, recovered: 0, prefixes: new Map(), deletes: 0, busyMs };
+      return { ...newTally(r.ts), creates: 0, named: 0, recovered: 0, prefixes: new Map(), owners: new Map(), deletes: 0, busyMs };
     }
 
     function kindKey(apiGroup: string, resource: string, namespace: string): string {
@@ -819,6 +821,11 @@ export const createStorm = defineDetector({
       const prefix = namePrefix(name);
       const label = h.prefixes.has(prefix) || h.prefixes.size < o.maxNamePrefixes ? prefix : '(other)';
       h.prefixes.set(label, (h.prefixes.get(label) ?? 0) + 1);
+      const owner = generatedOwner(name);
+      if (owner !== null) {
+        const ownerLabel = h.owners.has(owner) || h.owners.size < o.maxNamePrefixes ? owner : '(other)';
+        h.owners.set(ownerLabel, (h.owners.get(ownerLabel) ?? 0) + 1);
+      }
     }
 
     function onDelete(r: RequestRecord): void {
@@ -1011,11 +1018,13 @@ export const createStorm = defineDetector({
       const h = g.hot as Hot;
       const durationMs = Math.max(0, h.to - h.from);
       const where = g.namespace === '' ? 'cluster-wide' : `in namespace ${g.namespace}`;
-      const topPrefix = [...h.prefixes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0];
+      // One owner: most names are one owner's `generateName`; numbered names (a restore's
+      // `app-config-0001…`, a StatefulSet's ordinals) are not one owner's, whatever their prefix.
+      const topOwner = [...h.owners].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0];
       const signals = ['new-object-per-pass'];
       if (h.deletes === 0) signals.push('piling-up');
       else if (h.deletes >= h.creates / 2) signals.push('churn');
-      if (topPrefix !== undefined && topPrefix[0] !== '(other)' && topPrefix[1] >= h.creates / 2) signals.push('one-owner');
+      if (topOwner !== undefined && topOwner[0] !== '(other)' && topOwner[1] >= h.creates / 2) signals.push('one-owner');
 
       const metrics: Finding['metrics'] = {
         creates: h.creates,
@@ -1047,7 +1056,7 @@ export const createStorm = defineDetector({
         metrics,
         signals,
         evidence: h.evidence.evidence('proven'),
-        advice: adviceFor(g, h, signals, topPrefix?.[0] ?? null),
+        advice: adviceFor(g, h, signals, topOwner?.[0] ?? null),
         series: { ...h.series.toReport(h.to), labels: { title: 'Creates of this identity', writes: 'creates/s', conflicts: '' } },
       };
     }

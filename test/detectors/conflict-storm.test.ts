@@ -244,6 +244,17 @@ describe('conflict-storm: handled well or below thresholds', () => {
     expect(f.metrics.retryGapP50Ms).toBe(997);
   });
 
+  it('each backed-off PUT preceded by its own merge patch that succeeds (argo-rollouts#4073 as reconciled): the patch is no retry, the PUTs back off and resend one stale resourceVersion', () => {
+    const puts = cappedBackoff({ staleRV: true, succeedAfter: null, bursts: 1 }).map((r) => ({ ...r, object: widgetMain }));
+    const records = puts.flatMap((r) => [rec(r.receivedTs - 2, operator, widgetMain, { verb: 'patch' }), r]);
+    // Every patch counts but the first, which comes before the first 409.
+    const { findings, notes } = runDetector(detector, {}, records);
+    expect(notes).toEqual([]);
+    expect(
+      findings.map((f) => [f.metrics.backoff, f.signals, f.metrics.conflicts, f.metrics.successes, f.metrics.retryChains, f.metrics.retryChainsSucceeded, f.metrics.staleRetries]),
+    ).toEqual([['exponential', ['stale-cache'], puts.length, puts.length - 1, 1, 0, puts.length - 1]]);
+  });
+
   /** Every 2 s for `ms`: 3 stale 409s (the retries resend the copy read, 10 then 20 ms later), the fourth attempt 40 ms later carries the copy the watch brought, then 3 writes that succeed. */
   function staleThenMended(ms: number): RequestRecord[] {
     const records: RequestRecord[] = [];

@@ -147,6 +147,21 @@ describe('create-storm: storms', () => {
     ]);
   });
 
+  it.each([
+    ['numbered copies of one name (app-config-0000, -0001, …)', (i: number) => `app-config-${String(i).padStart(4, '0')}`, [], null],
+    ['generateName copies for one owner (app-config-x2k4p, …)', (i: number) => `app-config-${suffix(i)}`, ['one-owner'], 'check-owner'],
+  ])('a loop of %s at 10/s for 4 minutes: one-owner only for generateName', (_name, nameOf, owner, ownerAdvice) => {
+    const records = Array.from({ length: 2400 }, (_, i) => rec(T0 + i * 100, restorer, object('configmaps', 'shop', nameOf(i)), CREATE));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.metrics.namePrefixes, f.signals, f.advice.map((a) => a.id)])).toEqual([
+      [
+        'app-config(2400)',
+        ['new-object-per-pass', 'piling-up', ...owner],
+        ['find-existing-first', 'deterministic-name', ...(ownerAdvice === null ? [] : [ownerAdvice]), 'clean-up'],
+      ],
+    ]);
+  });
+
   // Severity and opening weigh how long the loop ran, not only how many it made (issue 25,
   // classes 4 and 5): a loop opens once its excess, weighted by busy time / sustainMs, reaches
   // minExcessCreates (about 129 s at 10/s, 194 s at 5/s).
