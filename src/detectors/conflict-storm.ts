@@ -259,6 +259,10 @@ function formatGap(ms: number): string {
 
 /** Retry chain of one client (source IP + userAgent) on one object. */
 interface Chain {
+  /** The verb of the chain's writes. */
+  verb: string;
+  /** The same client's chain of another verb on the object, if any. */
+  other: Chain | undefined;
   /** `stageTimestamp` of the first and the last write, ms. */
   startTs: number;
   lastTs: number;
@@ -330,9 +334,9 @@ interface Pair {
   ring: StepRing;
   lastWriteTs: number;
   /**
-   * Retry chains per client and verb: by source IP, plus `\u0000` userAgent for the identity's
-   * other actors (a roll-up adds `\u0003` and the object's key: chains stay per object), then
-   * `\u0005` and the verb.
+   * Retry chains per client: by source IP, plus `\u0000` userAgent for the identity's other
+   * actors (a roll-up adds `\u0003` and the object's key: chains stay per object); one chain per
+   * verb, listed through `Chain.other`.
    */
   chains: Map<string, Chain>;
   hot: Hot | null;
@@ -588,16 +592,31 @@ export const conflictStorm = defineDetector({
       // Retry chain of this client on this object, per verb: a retry resends the same request, so
       // a write of another verb (argo-rollouts#4073's merge patch before each failing PUT) neither
       // continues the chain nor ends it.
-      const chainKey = `${client}\u0005${r.verb}`;
-      let c = p.chains.get(chainKey);
+      let c = p.chains.get(client);
+      while (c !== undefined && c.verb !== r.verb) c = c.other;
       let retryGap = -1;
       if (c !== undefined && c.lastConflict && r.ts - c.lastTs <= o.chainBreakMs) {
         retryGap = Math.max(0, r.receivedTs - c.lastTs);
         c.attempts++;
       } else {
-        if (c !== undefined && c.lastConflict) endChain(h, c, false);
-        c = { startTs: r.ts, lastTs: r.ts, lastConflict: false, lastConflictRV: '', attempts: 1, conflicts: 0, prevGap: -1, grew: 0, shrank: false };
-        p.chains.set(chainKey, c);
+        if (c === undefined) {
+          c = { verb: r.verb, other: undefined, startTs: 0, lastTs: 0, lastConflict: false, lastConflictRV: '', attempts: 0, conflicts: 0, prevGap: -1, grew: 0, shrank: false };
+          const head = p.chains.get(client);
+          if (head === undefined) p.chains.set(client, c);
+          else {
+            c.other = head.other;
+            head.other = c;
+          }
+        } else if (c.lastConflict) endChain(h, c, false);
+        c.startTs = r.ts;
+        c.lastTs = r.ts;
+        c.lastConflict = false;
+        c.lastConflictRV = '';
+        c.attempts = 1;
+        c.conflicts = 0;
+        c.prevGap = -1;
+        c.grew = 0;
+        c.shrank = false;
       }
       const tiedToConflict = conflict || retryGap >= 0;
 
@@ -661,8 +680,21 @@ export const conflictStorm = defineDetector({
         c.grew = 0;
         c.shrank = false;
         // A roll-up's chains are per object: one that ended holds nothing the next write needs.
-        if (p.rollup !== null) p.chains.delete(chainKey);
+        if (p.rollup !== null) unlinkChain(p, client, c);
       }
+    }
+
+    /** Takes chain `c` out of client `client`'s chains of `p`. */
+    function unlinkChain(p: Pair, client: string, c: Chain): void {
+      const head = p.chains.get(client) as Chain;
+      if (head === c) {
+        if (c.other === undefined) p.chains.delete(client);
+        else p.chains.set(client, c.other);
+        return;
+      }
+      let x = head;
+      while (x.other !== c) x = x.other as Chain;
+      x.other = c.other;
     }
 
     /** Keys of `steps` whose last 409 Conflict is in the window ending at `boundary`; older ones are forgotten. */
@@ -755,8 +787,9 @@ export const conflictStorm = defineDetector({
       p.ring.clear();
       const h = p.hot as Hot;
       // Chains still waiting for their next attempt end here, unresolved.
-      for (const c of p.chains.values()) {
-        if (c.lastConflict) {
+      for (const head of p.chains.values()) {
+        for (let c: Chain | undefined = head; c !== undefined; c = c.other) {
+          if (!c.lastConflict) continue;
           endChain(h, c, false);
           c.lastConflict = false;
           c.attempts = 0;
