@@ -50,7 +50,8 @@
  * `data-web-199`, one per ordinal, never made twice) or one per schedule or revision (a CronJob's
  * Jobs), so a scale-up or a schedule is demand. An owner's episode opens only while its
  * namespace group has none, and ends without a finding when that one opens (it reports the
- * creates, with `namePrefixes` naming the owners).
+ * creates, with `namePrefixes` naming the owners); when that one closes, the owner starts afresh
+ * (its creates until then were reported).
  *
  * **Revisions.** A static-pod operator's revision controller (openshift/cluster-kube-apiserver-
  * operator#441, #1504) starts a revision whenever an input differs from the latest revision's copy
@@ -404,8 +405,12 @@ export function namePrefix(name: string): string {
   return m === null || m.index === 0 ? name : name.slice(0, m.index);
 }
 
-/** `generateName`'s suffix only: `-` + 5 characters of its alphabet (k8s.io/apimachinery/pkg/util/rand). */
-const GENERATE_NAME_SUFFIX = /-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+/**
+ * `generateName`'s suffix only: `-` + 5 characters of its alphabet (k8s.io/apimachinery/pkg/util/rand),
+ * at least one a letter: five digits are a number (`build-44444`), which a random suffix is only
+ * once in about 2,000 names ((6/27)^5).
+ */
+const GENERATE_NAME_SUFFIX = /-(?=[2456789]{0,4}[bcdfghjklmnpqrstvwxz])[bcdfghjklmnpqrstvwxz2456789]{5}$/;
 
 /** The owner a `generateName`d `name` was made for (`web-tls-x2k4p` → `web-tls`); null for any other name. */
 export function generatedOwner(name: string): string | null {
@@ -897,15 +902,19 @@ export const createStorm = defineDetector({
     }
 
     /**
-     * Namespace group `parent` opened: its creates are reported there, so its owner groups' open
-     * episodes end without a finding (their live `open` alert gets a `close`) and start afresh.
+     * Namespace group `parent` opened or closed: the creates its owner groups counted so far are
+     * reported in its episode, so their open episodes end without a finding (their live `open`
+     * alert gets a `close`) and every one starts afresh (else an owner whose creates went on
+     * through the namespace episode would report them again once it closed).
      */
     function coverOwners(parent: Group): void {
       for (const g of groups.values()) {
-        if (g.owner === null || g.parentKey !== parent.key || !g.open) continue;
-        g.open = false;
+        if (g.owner === null || g.parentKey !== parent.key || g.hot === null) continue;
         g.ring.clear();
-        ctx.alert('close', build(g));
+        if (g.open) {
+          g.open = false;
+          ctx.alert('close', build(g));
+        }
         forget(g);
       }
     }
@@ -925,6 +934,7 @@ export const createStorm = defineDetector({
       ctx.alert('close', f);
       ctx.emit(f);
       forget(g);
+      if (g.owner === null) coverOwners(g);
     }
 
     function meanRate(h: Hot): number {

@@ -330,6 +330,15 @@ describe('create-storm: storms', () => {
   it('the namespace group reports a fast loop once: its owner group does not open beside it', () => {
     expect(runDetector(detector, {}, certManagerLoop()).findings.map((f) => f.metrics.owner)).toEqual([undefined]);
   });
+
+  it('one owner at 5/s for 10 minutes, then other traffic: the namespace finding alone, not the owner again after it closed', () => {
+    const loop = Array.from({ length: 3000 }, (_, i) => rec(T0 + i * 200, restorer, object('configmaps', 'shop', `web-tls-${suffix(i)}`), CREATE));
+    const after = Array.from({ length: 300 }, (_, i) => rec(T0 + 600_000 + i * 1000, proxy, object('configmaps', 'monitoring', 'proxy-config'), { verb: 'get' }));
+    const { findings } = runDetector(detector, {}, [...loop, ...after]);
+    expect(findings.map((f) => [f.metrics.owner, f.metrics.creates, f.window.from, f.signals])).toEqual([
+      [undefined, 3000, '2026-08-08T18:00:00.003Z', ['new-object-per-pass', 'piling-up', 'one-owner']],
+    ]);
+  });
 });
 
 /** 40 every-minute CronJobs in one namespace for an hour: each minute's 40 Jobs `report-<k>-<minutes since the epoch>`, 25 ms apart. */
@@ -707,6 +716,9 @@ describe('create-storm: generatedOwner', () => {
     ['cluster-admin', null],
     ['x2k4p', null],
     ['-x2k4p', null],
+    ['build-44444', null],
+    ['build-4444z', 'build'],
+    ['build-z4444', 'build'],
   ])('%s → %s', (name, owner) => {
     expect(generatedOwner(name)).toBe(owner);
   });
