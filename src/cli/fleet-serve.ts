@@ -58,7 +58,10 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
   const host = listen !== null ? listen[1]!.replace(/^\[(.*)\]$/, '$1') : ((values.host as string | undefined) ?? '127.0.0.1');
   const port = Number(listen !== null ? listen[2] : (values.port ?? 8443));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${String(values.port)}: expected 0 to 65535`);
-  const partitionsFlag = Number(values.partitions ?? 16);
+  const partitionsFlag = values.partitions === undefined ? null : Number(values.partitions);
+  if (partitionsFlag !== null && (!Number.isInteger(partitionsFlag) || partitionsFlag < 1)) {
+    throw new UsageError(`--partitions ${String(values.partitions)}: expected an integer ≥ 1`);
+  }
   const replicas = Number(values.replicas ?? 1);
   const timeoutMs = values['publish-timeout'] === undefined ? 10_000 : tryParseDuration(values['publish-timeout'] as string);
   if (timeoutMs === undefined) throw new UsageError(`--publish-timeout ${String(values['publish-timeout'])}: expected a duration such as 10s`);
@@ -66,6 +69,17 @@ export async function runServeNats(argv: readonly string[], io: CliIO, err: Guar
 
   const fleet = await connectFleet(url, log, Number.POSITIVE_INFINITY, `auditstorm-serve-${cluster}`);
   let partitions: number | null = null;
+  // A fleet set up with other partitions fails here (exit 2), not at each POST; a JetStream not
+  // up yet is set up at the first POST.
+  try {
+    partitions = await ensureStream(fleet, { partitions: partitionsFlag, replicas, maxAgeMs: 24 * 3600_000 });
+  } catch (e) {
+    if (e instanceof UsageError) {
+      await fleet.nc.close().catch(() => {});
+      throw e;
+    }
+    log(`serve: JetStream not ready (${(e as Error).message}); the stream is set up at the first batch`);
+  }
   const counts: PublishCounts = { published: 0, duplicates: 0, badLines: 0, unnamed: 0 };
   const order = new PublishOrder();
 

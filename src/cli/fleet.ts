@@ -29,7 +29,8 @@ export const FLEET_HELP = `auditstorm fleet commands (NATS JetStream)
   auditstorm publish --nats URL --cluster NAME [--partitions N] [--replicas R] [--max-age 24h] PATH... | -
       Read audit logs (every format analyze reads) and publish each event to the stream AUDITSTORM,
       subject auditstorm.events.<cluster>.<partition>, message ID <cluster>/<auditID>/<stage>.
-      Creates the stream when missing (--replicas: 1 on one server, 3 on a cluster).
+      Creates the stream when missing (--replicas: 1 on one server, 3 on a cluster; --partitions:
+      without it the fleet's count, 16 for a new fleet).
   auditstorm serve --nats URL --cluster NAME [--listen HOST:PORT] [--token T] [--partitions N] [--replicas R]
       The audit webhook as the ingest tier: 200 once JetStream acknowledged the batch, 503 while it is unreachable.
   auditstorm worker --nats URL [--id NAME] [--settle 30s] [--lease 6s] [--replicas R]
@@ -102,7 +103,7 @@ async function runPublish(argv: readonly string[], io: CliIO, err: Guarded, log:
   });
   const url = need(values.nats, '--nats');
   const cluster = checkClusterName(need(values.cluster, '--cluster'));
-  const partitions = INT('--partitions', values.partitions as string | undefined, 16);
+  const partitions = values.partitions === undefined ? null : INT('--partitions', values.partitions as string, 1);
   const replicas = INT('--replicas', values.replicas as string | undefined, 1);
   const maxAgeMs = MS('--max-age', values['max-age'] as string | undefined, 24 * 3600_000);
   if ((positionals.length === 0 || positionals.includes('-')) && io.isTTY.stdin) {

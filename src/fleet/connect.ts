@@ -89,8 +89,11 @@ export async function retrying<T>(what: string, fn: () => Promise<T>, log: Fleet
 
 /** Settings of the stream, used when `publish` or `serve --nats` creates it. */
 export interface StreamSettings {
-  /** Partitions of the fleet (all publishers must agree; stored in the meta bucket). */
-  partitions: number;
+  /**
+   * Partitions of the fleet (all publishers must agree; stored in the meta bucket), or `null`
+   * (no `--partitions` given) for the fleet's count, {@link DEFAULT_PARTITIONS} for a new fleet.
+   */
+  partitions: number | null;
   /** Stream and bucket replicas: 1 on a single server, 3 on a cluster. */
   replicas: number;
   /** Longest time an event is kept (ms); bounds what a worker replays when it takes a partition over. 0: no limit. */
@@ -99,12 +102,15 @@ export interface StreamSettings {
 
 const NANOS_PER_MS = 1_000_000;
 
+/** Partitions of a fleet set up without `--partitions`. */
+export const DEFAULT_PARTITIONS = 16;
+
 /** The de-duplication window of the stream (ms): a resend within it is dropped by message ID. */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
 /**
  * Creates the stream and the fleet settings when missing, and returns the fleet's partition count.
- * @throws UsageError when the fleet already has another partition count than `settings.partitions`
+ * @throws UsageError when the fleet already has another partition count than a given `settings.partitions`
  */
 export async function ensureStream(f: Fleet, settings: StreamSettings): Promise<number> {
   try {
@@ -120,15 +126,24 @@ export async function ensureStream(f: Fleet, settings: StreamSettings): Promise<
     });
   }
   const meta = await f.kvm.create(META_BUCKET, { replicas: settings.replicas, history: 1 });
-  const value = String(settings.partitions);
+  const given = settings.partitions;
+  if (given === null) {
+    const existing = await fleetPartitions(f);
+    if (existing !== null) return existing;
+  }
+  const value = String(given ?? DEFAULT_PARTITIONS);
   try {
     await meta.create('partitions', value);
   } catch {
     // Someone created it first: it must agree.
   }
   const stored = await fleetPartitions(f);
-  if (stored !== settings.partitions) {
-    throw new UsageError(`--partitions ${settings.partitions}: this fleet's stream has ${stored} partitions`, `drop --partitions or give --partitions ${stored}`);
+  if (given === null) {
+    if (stored === null) throw new Error('the fleet settings could not be read back');
+    return stored;
+  }
+  if (stored !== given) {
+    throw new UsageError(`--partitions ${given}: this fleet's stream has ${stored} partitions`, `drop --partitions or give --partitions ${stored}`);
   }
   return stored;
 }

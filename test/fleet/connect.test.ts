@@ -1,13 +1,17 @@
 /**
  * connectFleet against a nats-server that answers but has no JetStream (as a cluster node does
  * while its meta leader is elected): every connection it opened is closed when it gives up, so
- * a command that gives up (or succeeds on a later attempt) can exit.
+ * a command that gives up (or succeeds on a later attempt) can exit. And the fleet's partition
+ * count: taken when no `--partitions` is given, a usage error when another one is.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectFleet } from '../../src/fleet/connect.js';
+import { connectFleet, ensureStream } from '../../src/fleet/connect.js';
 import { InputError } from '../../src/errors.js';
-import { freePort, Procs, waitFor } from './helpers.js';
+import { BIN, freePort, Procs, startNats, waitFor } from './helpers.js';
 
 const HAVE_NATS = spawnSync('nats-server', ['--version']).status === 0;
 if (!HAVE_NATS) console.warn('test/fleet: nats-server is not on PATH (apt-get install nats-server): the connect test is skipped');
@@ -42,4 +46,34 @@ describe.skipIf(!HAVE_NATS)('connectFleet', () => {
     }
     expect(open).toBe(0);
   }, 30_000);
+});
+
+describe.skipIf(!HAVE_NATS)('the fleet partition count', () => {
+  it('without --partitions publish and serve take the fleet count; a different one is a usage error (exit 2) at start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auditstorm-partitions-'));
+    try {
+      const nats = await startNats(procs, join(dir, 'nats'));
+      const f = await connectFleet(nats.url, () => {}, 10_000);
+      try {
+        expect(await ensureStream(f, { partitions: 4, replicas: 1, maxAgeMs: 0 })).toBe(4);
+        expect(await ensureStream(f, { partitions: null, replicas: 1, maxAgeMs: 0 })).toBe(4);
+        await expect(ensureStream(f, { partitions: 5, replicas: 1, maxAgeMs: 0 })).rejects.toThrow("--partitions 5: this fleet's stream has 4 partitions");
+      } finally {
+        await f.nc.close();
+      }
+      const log = join(dir, 'a.log');
+      writeFileSync(log, readFileSync(join(import.meta.dirname, '../../fixtures/sample/audit.log.gz')));
+      const pub = spawnSync(process.execPath, [BIN, 'publish', '--nats', nats.url, '--cluster', 'c1', '-q', log], { encoding: 'utf8' });
+      expect([pub.status, pub.stderr]).toEqual([0, '']);
+      const port = await freePort();
+      const serve = spawnSync(process.execPath, [BIN, 'serve', '--nats', nats.url, '--cluster', 'c1', '--partitions', '16', '--port', String(port)], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(serve.status).toBe(2);
+      expect(serve.stderr).toContain("--partitions 16: this fleet's stream has 4 partitions");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
