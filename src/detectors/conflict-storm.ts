@@ -876,8 +876,12 @@ export const conflictStorm = defineDetector({
       const okPerSec = durationMs > 0 ? h.toSuccesses / (durationMs / 1000) : 0;
       const sa = p.actor.serviceAccount;
 
+      // Flat retries a period apart (a capped per-item backoff seen at its cap, a RequeueAfter),
+      // or 409s too far apart to chain, are not retries at once: no `no-backoff`, no advice to
+      // add backoff (the 409s that go on call for a fresh read or a patch instead).
+      const paced = backoff === 'none' && (gapP50 === null || gapP50 >= SLOW_RETRY_MS);
       const signals: string[] = [];
-      if (backoff === 'none') signals.push('no-backoff');
+      if (backoff === 'none' && !paced) signals.push('no-backoff');
       if (sa !== null && h.ipCount > 1) signals.push('duplicate-replicas');
       if (h.toConflicts > 1 && h.staleRetries * 2 >= h.toConflicts) signals.push('stale-cache');
       const chainP50 = h.chainLengths.percentile(50);
@@ -935,9 +939,11 @@ export const conflictStorm = defineDetector({
       const how =
         backoff !== 'none'
           ? `with ${backoff} backoff`
-          : gapP50 !== null && gapP50 >= SLOW_RETRY_MS
-            ? `retrying every ~${formatGap(gapP50)} without growing the delay`
-            : 'without backoff';
+          : gapP50 === null
+            ? `with 409s over ${formatGap(o.chainBreakMs)} apart per client`
+            : gapP50 >= SLOW_RETRY_MS
+              ? `retrying every ~${formatGap(gapP50)} without growing the delay`
+              : 'without backoff';
       return {
         id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.rollup === null ? p.object.key : p.rollup.key}\u0001${h.from}`)}`,
         kind: 'conflict-storm',
@@ -969,7 +975,7 @@ export const conflictStorm = defineDetector({
             : 'Use a patch (client.MergeFrom, or server-side apply) instead of a full Update: a patch without resourceVersion applies to the current object and cannot 409 on a stale read.',
         });
       }
-      if (backoff === 'none') {
+      if (signals.includes('no-backoff')) {
         advice.push({
           id: 'requeue-with-backoff',
           text: 'Requeue with backoff instead of retrying at once: return the error from Reconcile (the workqueue backs off per item from 5 ms up to 1000 s) or use retry.RetryOnConflict(retry.DefaultBackoff, …) with a fresh Get before each attempt.',

@@ -314,6 +314,29 @@ describe('conflict-storm: handled well or below thresholds', () => {
     const f = findings[0]!;
     expect([f.severity, f.metrics.backoff, f.metrics.excessRequests, f.metrics.retryGapP50Ms]).toEqual(['low', 'none', 0, 1497]);
     expect(f.title).toContain('retrying every ~1.5 s without growing the delay');
+    // Not at once: neither `no-backoff` nor the advice to add backoff.
+    expect([f.signals, f.advice.map((a) => a.id)]).toEqual([[], ['compare-before-write', 'patch-status']]);
+  });
+
+  it('a capped backoff seen only after it reached its 1 s cap (a capture started mid-incident): paced, stale, no advice to add backoff', () => {
+    const atCap = cappedBackoff({ staleRV: true, succeedAfter: null, bursts: 1 }).filter((r) => r.receivedTs >= T0 + 60_000);
+    const { findings } = runDetector(detector, {}, atCap);
+    expect(findings.map((f) => [f.metrics.backoff, f.metrics.retryGapP50Ms, f.signals, f.advice.map((a) => a.id)])).toEqual([
+      ['none', 997, ['stale-cache'], ['compare-before-write', 'patch-status', 'reread-before-retry']],
+    ]);
+    expect(findings[0]!.title).toContain('retrying every ~997 ms without growing the delay');
+  });
+
+  it('20 objects whose 409s come 82 s apart each (a per-item backoff past chainBreakMs): no chain to judge, no no-backoff', () => {
+    const records: RequestRecord[] = [];
+    for (let k = 0; k < 4; k++)
+      for (let i = 0; i < 20; i++) records.push(rec(T0 + k * 82_000 + i * 50, operator, object('widgets', 'shop', `w${i}`, 'status', 'example.com', 'v1alpha1'), { code: 409 }));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.window.from, f.metrics.conflicts, f.metrics.objects, f.metrics.backoff, f.metrics.retryGapP50Ms, f.signals, f.advice.map((a) => a.id)])).toEqual([
+      ['2026-08-08T18:00:00.003Z', 40, 20, 'none', null, [], ['compare-before-write', 'patch-status']],
+      ['2026-08-08T18:02:44.003Z', 40, 20, 'none', null, [], ['compare-before-write', 'patch-status']],
+    ]);
+    expect(findings[0]!.title).toContain('with 409s over 60 s apart per client');
   });
 
   it('exponential backoff (5 ms doubling until success) is a note', () => {
