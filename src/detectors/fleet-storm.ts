@@ -585,7 +585,7 @@ export const fleetStorm = defineDetector({
         metrics,
         signals,
         evidence: evidenceOf(actors.slice(0, o.topN).map(([, as]) => as)),
-        advice: adviceFor(h, fam),
+        advice: adviceFor(h, fam, excess - h.throttled),
         series: { ...h.series.toReport(), labels: { title: 'Requests of this family and their 409/429 answers across its objects', writes: 'requests/s', conflicts: '409+429/s' } },
       };
     }
@@ -621,17 +621,20 @@ export const fleetStorm = defineDetector({
       };
     }
 
-    function adviceFor(h: Hot, fam: Family): Advice[] {
+    /** Advice for an episode whose 409s cost `conflictExcess` requests beyond per-item backoff. */
+    function adviceFor(h: Hot, fam: Family, conflictExcess: number): Advice[] {
       const advice: Advice[] = [];
       if (h.conflicts > 0) {
         advice.push({
           id: 'patch-instead-of-update',
           text: `Members of ${fam.pattern} lose the optimistic-lock race on many objects: write with a patch (merge patch or server-side apply) instead of Update from the cache, and skip writes that change nothing.`,
         });
-        advice.push({
-          id: 'requeue-with-backoff',
-          text: 'Return the error and let the workqueue back off per item (5 ms doubling up to 1000 s) instead of retrying at once; a fleet retrying in lockstep multiplies every conflict.',
-        });
+        // Backing off is the advice only when the 409s came faster than per-item backoff allows.
+        if (conflictExcess > 0)
+          advice.push({
+            id: 'requeue-with-backoff',
+            text: 'Return the error and let the workqueue back off per item (5 ms doubling up to 1000 s) instead of retrying faster than that; a fleet retrying in lockstep multiplies every conflict.',
+          });
       }
       if (h.throttled > 0) {
         advice.push({

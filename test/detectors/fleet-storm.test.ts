@@ -215,6 +215,8 @@ describe('fleet-storm: one controller storming wide', () => {
     expect(findings.map((f) => [f.metrics.family, f.metrics.events, f.metrics.objects, f.metrics.clients, f.metrics.actors])).toEqual([
       ['system:serviceaccount:flux-system:kustomize-controller', conflicts, 400, 1, 1],
     ]);
+    // A 409 per object every 46 s is slower than per-item backoff: patch, but no advice to back off.
+    expect([findings[0]!.metrics.excessRequests, findings[0]!.advice.map((a) => a.id)]).toEqual([0, ['patch-instead-of-update']]);
   });
 });
 
