@@ -9,14 +9,22 @@ import type { RequestRecord } from '../decoding/record.js';
 const OUT_BATCH = 1024;
 
 /** Merge time-ordered batch streams into one; a single source passes through untouched. */
-export async function* mergeByTime(sources: AsyncIterable<RequestRecord[]>[]): AsyncIterable<RequestRecord[]> {
+export function mergeByTime(sources: AsyncIterable<RequestRecord[]>[]): AsyncIterable<RequestRecord[]> {
+  return mergeBy(sources, (r) => r.ts);
+}
+
+/**
+ * Merge batch streams ordered by `key` (ms) into one, taking the smallest key next (the earlier
+ * source on a tie); a single source passes through untouched.
+ */
+export async function* mergeBy<T>(sources: AsyncIterable<T[]>[], key: (t: T) => number): AsyncIterable<T[]> {
   if (sources.length === 1) {
-    yield* sources[0] as AsyncIterable<RequestRecord[]>;
+    yield* sources[0] as AsyncIterable<T[]>;
     return;
   }
   interface Head {
-    it: AsyncIterator<RequestRecord[]>;
-    batch: RequestRecord[];
+    it: AsyncIterator<T[]>;
+    batch: T[];
     i: number;
   }
   const heads: Head[] = [];
@@ -36,20 +44,20 @@ export async function* mergeByTime(sources: AsyncIterable<RequestRecord[]>[]): A
     const h: Head = { it: s[Symbol.asyncIterator](), batch: [], i: 0 };
     if (await refill(h)) heads.push(h);
   }
-  let out: RequestRecord[] = [];
+  let out: T[] = [];
   while (heads.length > 0) {
     let min = 0;
-    let minTs = (heads[0] as Head).batch[(heads[0] as Head).i]!.ts;
+    let minTs = key((heads[0] as Head).batch[(heads[0] as Head).i]!);
     for (let k = 1; k < heads.length; k++) {
       const h = heads[k] as Head;
-      const ts = h.batch[h.i]!.ts;
+      const ts = key(h.batch[h.i]!);
       if (ts < minTs) {
         minTs = ts;
         min = k;
       }
     }
     const h = heads[min] as Head;
-    out.push(h.batch[h.i++] as RequestRecord);
+    out.push(h.batch[h.i++] as T);
     if (h.i === h.batch.length && !(await refill(h))) heads.splice(min, 1);
     if (out.length >= OUT_BATCH) {
       yield out;

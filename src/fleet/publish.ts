@@ -9,20 +9,44 @@ import { Normalizer } from '../decoding/normalize.js';
 import type { ReadOptions } from '../ingest/options.js';
 import { BadLineLog, readChain, type SourceStats } from '../ingest/read.js';
 import type { RequestRecord } from '../decoding/record.js';
-import { resolveInputs } from '../ingest/sources.js';
+import { resolveInputs, type SourceChain } from '../ingest/sources.js';
+import { mergeBy } from '../engine/merge.js';
 import type { Readable } from 'node:stream';
 import { backoffMs, sleep, type FleetLog } from './connect.js';
 import { eventSubject, messageId } from './names.js';
 import { formatOrder, ORDER_HEADER, PublishOrder } from './order.js';
 import { partitionOf } from './partition.js';
 
+/** A decoded event (any stage) and the time it is merged by: its record's `ts`, or the last one before it for a non-final stage. */
+interface KeptEvent {
+  ev: AuditEvent;
+  ts: number;
+}
+
 /** A normalizer that also keeps every decoded event (any stage) for the publisher. */
 class KeepingNormalizer extends Normalizer {
-  kept: AuditEvent[] = [];
+  kept: KeptEvent[] = [];
+  private lastTs = Number.NEGATIVE_INFINITY;
   override normalize(ev: AuditEvent): RequestRecord | null {
-    this.kept.push(ev);
-    return super.normalize(ev);
+    const r = super.normalize(ev);
+    if (r !== null && Number.isFinite(r.ts)) this.lastTs = r.ts;
+    this.kept.push({ ev, ts: this.lastTs });
+    return r;
   }
+}
+
+/** The events of one log, in batches as read; its read counters go to `stats` when reading starts. */
+async function* keptEvents(chain: SourceChain, opts: ReadOptions, bad: BadLineLog, stats: SourceStats[]): AsyncIterable<KeptEvent[]> {
+  const normalizer = new KeepingNormalizer();
+  const r = readChain(chain, normalizer, opts, bad);
+  stats.push(...r.stats);
+  for await (const _batch of r.batches) {
+    if (normalizer.kept.length === 0) continue;
+    yield normalizer.kept;
+    normalizer.kept = [];
+  }
+  // Non-final stages alone make no record batch: what is left.
+  if (normalizer.kept.length > 0) yield normalizer.kept;
 }
 
 /** Counters of one publish run. */
@@ -110,7 +134,9 @@ export async function publishEvents(t: PublishTarget, events: readonly AuditEven
 
 /**
  * Reads `paths` (files, directories, `.gz`, or `-` for `stdin`) as `analyze` does and publishes
- * every audit event of every stage. Bad lines are counted and sampled in `bad`.
+ * every audit event of every stage, several logs merged by time as `analyze` merges them (so the
+ * API servers' logs of one cluster make one stream in `analyze`'s order). Bad lines are counted
+ * and sampled in `bad`.
  * @returns per-source read counters, and the publish counters
  * @throws InputError for an input that cannot be read or is not an audit log; publish errors as {@link publishEvents}
  */
@@ -122,23 +148,20 @@ export async function publishInputs(
 ): Promise<{ stats: SourceStats[]; counts: PublishCounts; bad: BadLineLog }> {
   const chains = await resolveInputs(paths.length === 0 ? ['-'] : paths, { stdin });
   const target: PublishTarget = { ...t, order: new PublishOrder() };
-  const normalizer = new KeepingNormalizer();
   const bad = new BadLineLog(read.badLineSamples);
   const opts: ReadOptions = { maxLineLength: read.maxLineLength, sniffLines: read.sniffLines, fullDecode: true, parallel: { workers: 0, minBytes: Infinity } };
   const counts: PublishCounts = { published: 0, duplicates: 0, badLines: 0, unnamed: 0 };
   const stats: SourceStats[] = [];
-  for (const chain of chains) {
-    const r = readChain(chain, normalizer, opts, bad);
-    stats.push(...r.stats);
-    for await (const _batch of r.batches) {
-      const events = normalizer.kept;
-      normalizer.kept = [];
-      await publishEvents(target, events, counts);
-    }
-    // Non-final stages alone make no record batch: publish what is left.
-    const rest = normalizer.kept;
-    normalizer.kept = [];
-    await publishEvents(target, rest, counts);
+  // Several logs (API servers of one cluster) go out merged in time, as `analyze` reads them.
+  for await (const batch of mergeBy(
+    chains.map((c) => keptEvents(c, opts, bad, stats)),
+    (k) => k.ts,
+  )) {
+    await publishEvents(
+      target,
+      batch.map((k) => k.ev),
+      counts,
+    );
   }
   counts.badLines = bad.count;
   return { stats, counts, bad };

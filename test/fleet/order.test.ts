@@ -11,14 +11,16 @@ import { AckPolicy, DeliverPolicy, type JetStreamClient } from '@nats-io/jetstre
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analyze.js';
 import type { AuditEvent } from '../../src/decoding/event.js';
-import { connectFleet, ensureStream } from '../../src/fleet/connect.js';
+import { Readable } from 'node:stream';
+import { connectFleet, ensureStream, type Fleet } from '../../src/fleet/connect.js';
 import { REPORT_BUCKET, STREAM } from '../../src/fleet/names.js';
 import { formatOrder, MAX_HELD, OrderBuffer, parseOrder, PublishOrder, type OrderMark } from '../../src/fleet/order.js';
-import { publishEvents, PUBLISH_WINDOW, type PublishCounts } from '../../src/fleet/publish.js';
+import { publishEvents, publishInputs, PUBLISH_WINDOW, type PublishCounts } from '../../src/fleet/publish.js';
 import { readClusterReports } from '../../src/fleet/report.js';
 import { FleetWorker } from '../../src/fleet/worker.js';
 import { fleetSpecs } from '../../src/generator/fleet.js';
 import { generateLog, logText } from '../../src/generator/generate.js';
+import type { Report } from '../../src/report/schema.js';
 import { Procs, startNats } from './helpers.js';
 
 const HAVE_NATS = spawnSync('nats-server', ['--version']).status === 0;
@@ -233,25 +235,58 @@ describe.skipIf(!HAVE_NATS)('publish order through JetStream', () => {
       expect(stored).toEqual([...published.slice(100), ...published.slice(0, 100)]);
 
       await worker.start();
-      const until = Date.now() + 60_000;
-      for (;;) {
-        const entries = await readClusterReports(await f.kvm.open(REPORT_BUCKET))
-          .then((r) => r.entries)
-          .catch(() => []);
-        const e = entries.find((x) => x.cluster === 'c');
-        if (e?.settled === true) {
-          expect(e.report.input.events).toBe(events.length);
-          expect(e.report.findings).toEqual(want.findings);
-          expect(e.report.notes).toEqual(want.notes);
-          expect(e.report.summaries).toEqual(want.summaries);
-          break;
-        }
-        if (Date.now() > until) throw new Error(`not settled: ${JSON.stringify(e?.report.input)}`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      const got = await settledReport(f, 'c');
+      expect(got.input.events).toBe(events.length);
+      expect([got.findings, got.notes, got.summaries]).toEqual([want.findings, want.notes, want.summaries]);
+    } finally {
+      await worker.stop();
+      await f.nc.close();
+    }
+  }, 120_000);
+
+  it("two API servers' logs of one cluster in one publish go out merged in time: the report equals analyze of both", async () => {
+    // cluster-02's log dealt line by line to two API servers: each log in time order, together interleaved.
+    const lines = logText(generateLog(fleetSpecs(3)[2]!.spec))
+      .split('\n')
+      .filter((l) => l !== '');
+    const paths = [join(dir, 'apiserver-a.log'), join(dir, 'apiserver-b.log')];
+    writeFileSync(paths[0]!, lines.filter((_, i) => i % 2 === 0).join('\n') + '\n');
+    writeFileSync(paths[1]!, lines.filter((_, i) => i % 2 === 1).join('\n') + '\n');
+    const want = await analyze({ inputs: paths });
+    expect([want.findings.map((f) => f.kind), want.input.events]).toEqual([['hot-loop'], lines.length]);
+
+    const nats = await startNats(procs, join(dir, 'nats2'));
+    const f = await connectFleet(nats.url, () => {}, 10_000);
+    const worker = new FleetWorker({ url: nats.url, id: 'w2', analyze: {}, leaseMs: 3000, settleMs: 1500, log: () => {} });
+    try {
+      const partitions = await ensureStream(f, { partitions: 2, replicas: 1, maxAgeMs: 0 });
+      const { counts } = await publishInputs({ js: f.js, cluster: 'two', partitions, log: () => {} }, paths, Readable.from([]), {
+        maxLineLength: 1 << 20,
+        sniffLines: 20,
+        badLineSamples: 5,
+      });
+      expect(counts.published).toBe(lines.length);
+      await worker.start();
+      const got = await settledReport(f, 'two');
+      expect(got.input.events).toBe(lines.length);
+      expect([got.findings, got.notes, got.summaries]).toEqual([want.findings, want.notes, want.summaries]);
     } finally {
       await worker.stop();
       await f.nc.close();
     }
   }, 120_000);
 });
+
+/** Polls the report bucket until `cluster`'s report is settled (fails after 60 s); returns it. */
+async function settledReport(f: Fleet, cluster: string): Promise<Report> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const entries = await readClusterReports(await f.kvm.open(REPORT_BUCKET))
+      .then((r) => r.entries)
+      .catch(() => []);
+    const e = entries.find((x) => x.cluster === cluster);
+    if (e?.settled === true) return e.report;
+    if (Date.now() > until) throw new Error(`not settled: ${JSON.stringify(e?.report.input)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
