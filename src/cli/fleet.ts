@@ -10,7 +10,6 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Readable } from 'node:stream';
 import { tryParseDuration } from '../duration.js';
@@ -22,6 +21,7 @@ import type { ClusterReportEntry } from '../fleet/worker.js';
 import type { CliIO } from './io.js';
 import type { Guarded } from './output.js';
 import { exitCodeFor } from './output.js';
+import { formatFromPath } from '../report/formats.js';
 
 /** Usage of the fleet commands, printed by `--help` and in usage errors' hints. */
 export const FLEET_HELP = `auditstorm fleet commands (NATS JetStream)
@@ -166,7 +166,6 @@ const PUBLISH_RETRY_MS = 60_000;
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 type Format = (typeof FORMATS)[number];
-const BY_EXT: Record<string, Format> = { '.txt': 'text', '.json': 'json', '.md': 'markdown', '.html': 'html' };
 
 async function runReport(argv: readonly string[], io: CliIO, out: Guarded, err: Guarded): Promise<number> {
   const { values } = parse(argv, {
@@ -175,16 +174,22 @@ async function runReport(argv: readonly string[], io: CliIO, out: Guarded, err: 
     format: { type: 'string' },
     out: { type: 'string', short: 'o', multiple: true },
     'fail-on': { type: 'string' },
+    // As analyze takes it; the report is never colored.
+    'no-color': { type: 'boolean' },
   });
   const url = need(values.nats, '--nats');
   const format = (values.format as string | undefined) ?? 'text';
   if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format ${format}: expected one of ${FORMATS.join(', ')}`);
   const failOn = values['fail-on'] as string | undefined;
   if (failOn !== undefined && !(SEVERITIES as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on ${failOn}: expected one of ${SEVERITIES.join(', ')}`);
+  // As analyze: a name with no known extension (/dev/null, `report`) is written in --format, which
+  // then no longer asks for the report on stdout.
+  let formatTaken = false;
   const outs = ((values.out as string[] | undefined) ?? []).map((path) => {
-    const f = BY_EXT[extname(path).toLowerCase()];
-    if (f === undefined) throw new UsageError(`--out ${path}: the extension must be .txt, .json, .md or .html`);
-    return { path, format: f };
+    if (path === '') throw new UsageError('--out: empty file name');
+    const named = formatFromPath(path);
+    if (named === undefined && values.format !== undefined) formatTaken = true;
+    return { path, format: named ?? (format as Format) };
   });
   const cluster = values.cluster === undefined ? undefined : checkClusterName(values.cluster as string);
   const log: FleetLog = (line) => void err.write(`auditstorm: ${line}\n`);
@@ -232,6 +237,6 @@ async function runReport(argv: readonly string[], io: CliIO, out: Guarded, err: 
       throw new UsageError(`--out ${o.path}: cannot write: ${describeFsError(e)}`);
     }
   }
-  if (outs.length === 0 || values.format !== undefined) await out.write(renderReport(report, format as Format, { color: false }));
+  if (outs.length === 0 || (values.format !== undefined && !formatTaken)) await out.write(renderReport(report, format as Format, { color: false }));
   return exitCodeFor(report, failOn as Severity | undefined);
 }

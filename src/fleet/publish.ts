@@ -73,6 +73,9 @@ export interface PublishTarget {
   order: PublishOrder;
 }
 
+/** When each log was last told of a publish retry (ms since the epoch). */
+const lastSaid = new WeakMap<FleetLog, number>();
+
 /** Events in flight (published, not yet acknowledged) per publisher. */
 export const PUBLISH_WINDOW = 256;
 
@@ -93,7 +96,12 @@ async function publishOne(t: PublishTarget, subject: string, data: string, msgID
     } catch (err) {
       if (Date.now() - started >= (t.retryForMs ?? 60_000)) throw err;
       const wait = backoffMs(attempt);
-      if (attempt === 0 || attempt % 5 === 4) t.log(`publish: JetStream did not acknowledge (${(err as Error).message}); retrying in ${wait} ms`);
+      // Up to a window of events fail together: said once a second, not once per event.
+      const now = Date.now();
+      if (now - (lastSaid.get(t.log) ?? 0) >= 1000) {
+        lastSaid.set(t.log, now);
+        t.log(`publish: JetStream did not acknowledge (${(err as Error).message}); retrying in ${wait} ms`);
+      }
       await sleep(wait);
     }
   }

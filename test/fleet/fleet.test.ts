@@ -216,6 +216,11 @@ describe.skipIf(!HAVE_NATS)('fleet on one nats-server', () => {
         const want = fleetLogs.find((c) => c.name === name)!.report;
         expect([one.findings, one.notes, one.summaries, one.input.requests], name).toEqual([want.findings, want.notes, want.summaries, want.input.requests]);
       }
+      // As analyze: --no-color taken, an -o name with no known extension written in --format, nothing on stdout.
+      const file = join(dir, 'cluster-03-report');
+      const toFile = await run(process.execPath, [BIN, 'report', '--nats', nats.url, '--cluster', 'cluster-03', '--no-color', '--format', 'json', '-o', file], { timeout: 30_000 });
+      expect(toFile.stdout).toBe('');
+      expect((JSON.parse(readFileSync(file, 'utf8')) as Report).findings).toEqual(fleetLogs.find((c) => c.name === 'cluster-03')!.report.findings);
 
       // Alerts: every finding of the clusters applied before the kill was announced when it opened.
       for (const c of firstHalf) {
