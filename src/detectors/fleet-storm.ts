@@ -36,9 +36,11 @@
  *
  * **Impact.** `excessRequests` = the 429s (each is retried by client-go after `Retry-After`, up
  * to 10 times: `rest/with_retry.go`, so the rejected attempts are pure overhead) plus, per
- * object, the 409s beyond what per-item exponential backoff (5 ms doubling, `impact.ts`) allows
- * over the object's conflict span (`backoffAttempts(span) − 1` failures). Shares: the family's
- * writes among all writes and its requests among all requests in the episode's window.
+ * object and retry chain (the family's 409s there until its next stored write, where per-item
+ * backoff starts over), the attempts beyond what per-item exponential backoff (5 ms doubling,
+ * `impact.ts` `excessAttempts`) makes over the chain's span, as `conflict-storm` counts them.
+ * Shares: the family's writes among all writes and its requests among all requests in the
+ * episode's window.
  *
  * **Evidence.** `actors[]` lists the `topN` members with the most bad answers; the evidence
  * auditIDs are theirs only (each one's first bad answers in turn, and the last of any of them),
@@ -54,7 +56,7 @@ import type { Advice, Finding, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs } from '../report/format.js';
 import { EpisodeSeries, int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
-import { backoffAttempts, trafficShare } from './impact.js';
+import { excessAttempts, trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
 import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
@@ -173,6 +175,14 @@ interface ObjStat {
   throttled: number;
   firstConflictTs: number;
   lastConflictTs: number;
+  /**
+   * The retry chain open now: 409s since the family's last stored write to the object (per-item
+   * backoff starts over at a success), from `chainStartTs` (-1: none); and the excess of the
+   * chains closed in the current episode.
+   */
+  chainStartTs: number;
+  chainConflicts: number;
+  closedExcess: number;
   /** In the current episode: 409s that followed another family's write to the object since the family's previous request to it. */
   explained: number;
   /** Another family wrote the object (any subresource) since this family's latest request to it. */
@@ -330,8 +340,16 @@ export const fleetStorm = defineDetector({
         const t = os.obj;
         if (t.namespace !== ob.namespace || t.resource !== ob.resource || t.apiGroup !== ob.apiGroup) continue;
         key ??= infoOf(r.actor).family.key;
-        if (os.familyKey === key) os.raced = false;
-        else if (r.isWrite && r.code >= 200 && r.code < 300) os.raced = true;
+        const stored = r.isWrite && r.code >= 200 && r.code < 300;
+        if (os.familyKey === key) {
+          os.raced = false;
+          // The family's write stored: its chain of 409s on the object ends in success.
+          if (stored && os.chainStartTs >= 0) {
+            os.closedExcess += excessAttempts(os.chainConflicts + 1, r.ts - os.chainStartTs);
+            os.chainStartTs = -1;
+            os.chainConflicts = 0;
+          }
+        } else if (stored) os.raced = true;
       }
     }
 
@@ -370,7 +388,22 @@ export const fleetStorm = defineDetector({
       const obj = r.object;
       let os = s.objects.get(obj);
       if (os === undefined && s.objects.size < o.maxObjectsPerFamily && trackedObjects < o.maxObjects) {
-        os = { lastTs: r.ts, firstBadTs: -1, bad: 0, conflicts: 0, throttled: 0, firstConflictTs: -1, lastConflictTs: -1, explained: 0, raced: false, obj, familyKey: fam.key };
+        os = {
+          lastTs: r.ts,
+          firstBadTs: -1,
+          bad: 0,
+          conflicts: 0,
+          throttled: 0,
+          firstConflictTs: -1,
+          lastConflictTs: -1,
+          chainStartTs: -1,
+          chainConflicts: 0,
+          closedExcess: 0,
+          explained: 0,
+          raced: false,
+          obj,
+          familyKey: fam.key,
+        };
         s.objects.set(obj, os);
         index(os);
         trackedObjects++;
@@ -401,6 +434,8 @@ export const fleetStorm = defineDetector({
           os.raced = false;
           if (os.firstConflictTs < 0) os.firstConflictTs = r.ts;
           os.lastConflictTs = r.ts;
+          if (os.chainStartTs < 0) os.chainStartTs = r.ts;
+          os.chainConflicts++;
         } else os.throttled++;
       }
       let as = h.actors.get(r.actor);
@@ -427,7 +462,7 @@ export const fleetStorm = defineDetector({
 
     /** Requests an object's 409s cost beyond a client backing off over their span (see the file header). */
     function excessOf(os: ObjStat): number {
-      return os.conflicts > 0 ? Math.max(0, os.conflicts - (backoffAttempts(os.lastConflictTs - os.firstConflictTs) - 1)) : 0;
+      return os.closedExcess + (os.chainStartTs >= 0 ? excessAttempts(os.chainConflicts, os.lastConflictTs - os.chainStartTs) : 0);
     }
 
     /**
@@ -499,6 +534,9 @@ export const fleetStorm = defineDetector({
         os.throttled = 0;
         os.firstConflictTs = -1;
         os.lastConflictTs = -1;
+        os.chainStartTs = -1;
+        os.chainConflicts = 0;
+        os.closedExcess = 0;
         os.explained = 0;
       }
     }

@@ -154,7 +154,7 @@ describe('fleet-storm: storms', () => {
     const { findings } = runDetector(detector, {}, records);
     expect(findings).toHaveLength(1);
     const f = findings[0]!;
-    // Per object 60 conflicts over 59 s; per-item backoff would have failed 13 times in that span.
+    // Per object 60 conflicts over 59 s, none stored: per-item backoff makes 14 attempts in that span, all 409s.
     expect(backoffAttempts(59_000)).toBe(14);
     expect(f.metrics).toMatchObject({
       family: 'system:serviceaccount:agents:node-agent',
@@ -167,7 +167,7 @@ describe('fleet-storm: storms', () => {
       actors: 1,
       clients: 10,
       peakPerSec: 10,
-      excessRequests: 10 * (60 - 13),
+      excessRequests: 10 * (60 - 14),
       shareOfWrites: 1,
     });
     expect(f.actors).toHaveLength(1);
@@ -217,6 +217,39 @@ describe('fleet-storm: one controller storming wide', () => {
     ]);
     // A 409 per object every 46 s is slower than per-item backoff: patch, but no advice to back off.
     expect([findings[0]!.metrics.excessRequests, findings[0]!.advice.map((a) => a.id)]).toEqual([0, ['patch-instead-of-update']]);
+  });
+});
+
+describe('fleet-storm: excess requests per retry chain (per-item backoff starts over at a stored write)', () => {
+  const kubelet = (k: number) => actor(`system:node:node-${k}`, KUBELET);
+  const node = (k: number) => object('nodes', '', `node-${k}`, 'status');
+  /** 20 kubelets patching their node's status every 10 s for 10 minutes: 409, then the retry 10 ms later stored. */
+  function pacedFleet(): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let t = 0; t < 600_000; t += 10_000)
+      for (let k = 0; k < 20; k++) {
+        out.push(rec(T0 + t + k * 20, kubelet(k), node(k), { verb: 'patch', code: 409, sourceIP: `10.0.3.${k}` }));
+        out.push(rec(T0 + t + k * 20 + 10, kubelet(k), node(k), { verb: 'patch', sourceIP: `10.0.3.${k}` }));
+      }
+    return out;
+  }
+  /** The same kubelets retrying one 409 with exact per-item backoff (5 ms doubling), never stored, for 3 minutes. */
+  function backedOffFleet(): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 20; k++)
+      for (let d = 0, delay = 5; d <= 180_000; d += delay, delay *= 2) out.push(rec(T0 + k * 20 + d, kubelet(k), node(k), { verb: 'patch', code: 409, sourceIP: `10.0.3.${k}` }));
+    return out.sort((a, b) => a.ts - b.ts);
+  }
+
+  it.each([
+    ['a 409 every 10 s, each retried at once and stored', pacedFleet, 20 * 60],
+    // The 16th attempt, 82 s after the 15th, comes after the episode closed (a window with no 409).
+    ['one 409 retried with exact per-item backoff, never stored', backedOffFleet, 20 * (backoffAttempts(180_000) - 1)],
+  ])('%s: no excess, no advice to back off', (_name, make, conflicts) => {
+    const { findings } = runDetector(detector, {}, make());
+    expect(findings.map((f) => [f.metrics.conflicts, f.metrics.objects, f.metrics.excessRequests, f.advice.map((a) => a.id)])).toEqual([
+      [conflicts, 20, 0, ['patch-instead-of-update']],
+    ]);
   });
 });
 
