@@ -878,8 +878,11 @@ export const conflictStorm = defineDetector({
 
       // Flat retries a period apart (a capped per-item backoff seen at its cap, a RequeueAfter),
       // or 409s too far apart to chain, are not retries at once: no `no-backoff`, no advice to
-      // add backoff (the 409s that go on call for a fresh read or a patch instead).
-      const paced = backoff === 'none' && (gapP50 === null || gapP50 >= SLOW_RETRY_MS);
+      // add backoff (the 409s that go on call for a fresh read or a patch instead). A quarter of
+      // the retries at once (one client of several, or bursts between paced passes) is enough
+      // to call it at once.
+      const gapP25 = h.gaps.percentile(25);
+      const paced = backoff === 'none' && (gapP25 === null || gapP25 >= SLOW_RETRY_MS);
       const signals: string[] = [];
       if (backoff === 'none' && !paced) signals.push('no-backoff');
       if (sa !== null && h.ipCount > 1) signals.push('duplicate-replicas');
@@ -939,11 +942,11 @@ export const conflictStorm = defineDetector({
       const how =
         backoff !== 'none'
           ? `with ${backoff} backoff`
-          : gapP50 === null
-            ? `with 409s over ${formatGap(o.chainBreakMs)} apart per client`
-            : gapP50 >= SLOW_RETRY_MS
-              ? `retrying every ~${formatGap(gapP50)} without growing the delay`
-              : 'without backoff';
+          : !paced
+            ? 'without backoff'
+            : gapP50 === null
+              ? `with 409s over ${formatGap(o.chainBreakMs)} apart per client`
+              : `retrying every ~${formatGap(gapP50)} without growing the delay`;
       return {
         id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.rollup === null ? p.object.key : p.rollup.key}\u0001${h.from}`)}`,
         kind: 'conflict-storm',

@@ -327,6 +327,28 @@ describe('conflict-storm: handled well or below thresholds', () => {
     expect(findings[0]!.title).toContain('retrying every ~997 ms without growing the delay');
   });
 
+  it.each([
+    // 30 bursts × 3 retries at once (20 ms) against 119 gaps of 2 s: 43 % at once, under half.
+    ['bursts of 4 every fourth pass: 43 % of the retries at once', 4, 4, ['no-backoff'], 'without backoff'],
+    // 12 bursts × 2 retries at once against 119 gaps of 2 s: under a quarter at once.
+    ['bursts of 3 every tenth pass: a sixth of the retries at once', 10, 3, [], 'retrying every ~2 s without growing the delay'],
+  ])('one client, %s', (_name, every, size, signals, how) => {
+    // Passes 2 s apart, each one 409, or a burst of `size` 409s 20 ms apart every `every`-th pass.
+    const records: RequestRecord[] = [];
+    let t = T0;
+    for (let pass = 0; pass < 120; pass++) {
+      const burst = pass % every === 0 ? size : 1;
+      for (let k = 0; k < burst; k++) {
+        records.push(rec(t, operator, widget, { code: 409 }));
+        t += 20;
+      }
+      t += 2000;
+    }
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.metrics.backoff, f.signals, f.advice.some((a) => a.id === 'requeue-with-backoff')])).toEqual([['none', signals, signals.length > 0]]);
+    expect(findings[0]!.title).toContain(how);
+  });
+
   it('20 objects whose 409s come 82 s apart each (a per-item backoff past chainBreakMs): no chain to judge, no no-backoff', () => {
     const records: RequestRecord[] = [];
     for (let k = 0; k < 4; k++)
