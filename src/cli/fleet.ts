@@ -157,9 +157,12 @@ async function runWorker(argv: readonly string[], io: CliIO, log: FleetLog): Pro
       resolve();
     });
   });
-  await worker.stop();
+  await worker.stop(STOP_GRACE_MS);
   return 0;
 }
+
+/** How long a stopping worker waits for JetStream to take its final checkpoints and lease releases (ms). */
+const STOP_GRACE_MS = 10_000;
 
 /** How long `publish` waits for JetStream (to connect, to set up the stream, to acknowledge an event) before it gives up (ms). */
 const PUBLISH_RETRY_MS = 60_000;

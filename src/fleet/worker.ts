@@ -147,15 +147,29 @@ export class FleetWorker {
     this.loop = this.leaseLoop();
   }
 
-  /** Stops consuming, writes final checkpoints, releases leases, closes the connection. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.loop;
-    for (const o of this.owned.values()) o.stop = true;
-    await Promise.all([...this.owned.values()].map((o) => o.done));
-    for (const p of this.owned.keys()) await this.buckets?.leases.delete(partitionKey(p)).catch(() => {});
-    this.owned.clear();
-    await this.fleet?.nc.close();
+  /**
+   * Stops consuming, writes final checkpoints, releases leases, closes the connection. When that
+   * takes longer than `graceMs` (JetStream gone while stopping: every step would wait for it),
+   * gives up on it, says so, and closes the connection: the next owner replays from the last
+   * checkpoint, as after a crash.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
+    const graceful = (async () => {
+      this.stopping = true;
+      await this.loop;
+      for (const o of this.owned.values()) o.stop = true;
+      await Promise.all([...this.owned.values()].map((o) => o.done));
+      for (const p of this.owned.keys()) await this.buckets?.leases.delete(partitionKey(p)).catch(() => {});
+      this.owned.clear();
+      await this.fleet?.nc.close();
+      return true;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = Number.isFinite(graceMs) ? await Promise.race([graceful, new Promise<false>((r) => (timer = setTimeout(() => r(false), graceMs)))]) : await graceful;
+    clearTimeout(timer);
+    if (inTime) return;
+    this.s.log(`worker: JetStream did not answer within ${graceMs} ms of stopping: leaving without final checkpoints (the next owner replays from the last one)`);
+    await Promise.race([this.fleet?.nc.close().catch(() => {}), sleep(1000)]);
   }
 
   /** Partitions owned now. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectFleet, ensureStream } from '../../src/fleet/connect.js';
 import { InputError } from '../../src/errors.js';
+import { FleetWorker } from '../../src/fleet/worker.js';
 import { BIN, freePort, Procs, startNats, waitFor } from './helpers.js';
 
 const HAVE_NATS = spawnSync('nats-server', ['--version']).status === 0;
@@ -76,4 +77,25 @@ describe.skipIf(!HAVE_NATS)('the fleet partition count', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe.skipIf(!HAVE_NATS)('a worker stopping while JetStream goes away', () => {
+  it('gives up on its final checkpoints after the grace time and says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auditstorm-stop-'));
+    try {
+      const nats = await startNats(procs, join(dir, 'nats'));
+      const said: string[] = [];
+      const worker = new FleetWorker({ url: nats.url, id: 'w-stop', analyze: {}, leaseMs: 3000, log: (l) => said.push(l) });
+      await worker.start();
+      nats.proc.child.kill('SIGKILL');
+      const t0 = Date.now();
+      await worker.stop(1500);
+      const took = Date.now() - t0;
+      // The grace time, plus at most the second the connection gets to close.
+      expect(took).toBeLessThan(1500 + 1000 + 500);
+      expect(said.filter((l) => l.startsWith('worker: JetStream did not answer within 1500 ms of stopping'))).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
