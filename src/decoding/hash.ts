@@ -54,3 +54,32 @@ export function idLanes(s: string): void {
   LANES[0] = a;
   LANES[1] = b;
 }
+
+/**
+ * Lane A of {@link idLanes} alone (int32), with half the work: the same block mix and finalizer
+ * over two UTF-16 code units a step. The summaries' object table hashes keys with it
+ * (`engine/aggregates.ts`); a test keeps it equal to `LANES[0]`.
+ */
+export function laneA(s: string): number {
+  const n = s.length;
+  let a = 0x811c9dc5 ^ n;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    let k = Math.imul(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16), 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    a ^= Math.imul(k, 0x1b873593);
+    a = (a << 13) | (a >>> 19);
+    a = (Math.imul(a, 5) + 0xe6546b64) | 0;
+  }
+  if (i < n) {
+    let k = Math.imul(s.charCodeAt(i), 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    a ^= Math.imul(k, 0x1b873593);
+  }
+  a ^= a >>> 16;
+  a = Math.imul(a, 0x85ebca6b);
+  a ^= a >>> 13;
+  a = Math.imul(a, 0xc2b2ae35);
+  a ^= a >>> 16;
+  return a | 0;
+}

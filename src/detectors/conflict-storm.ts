@@ -608,15 +608,9 @@ export const conflictStorm = defineDetector({
             head.other = c;
           }
         } else if (c.lastConflict) endChain(h, c, false);
+        startOver(c);
         c.startTs = r.ts;
-        c.lastTs = r.ts;
-        c.lastConflict = false;
-        c.lastConflictRV = '';
         c.attempts = 1;
-        c.conflicts = 0;
-        c.prevGap = -1;
-        c.grew = 0;
-        c.shrank = false;
       }
       const tiedToConflict = conflict || retryGap >= 0;
 
@@ -672,16 +666,21 @@ export const conflictStorm = defineDetector({
         c.lastConflict = true;
         c.lastConflictRV = r.resourceVersion;
       } else {
-        c.lastConflict = false;
         if (c.conflicts > 0) endChain(h, c, ok);
-        c.attempts = 0;
-        c.conflicts = 0;
-        c.prevGap = -1;
-        c.grew = 0;
-        c.shrank = false;
+        startOver(c);
         // A roll-up's chains are per object: one that ended holds nothing the next write needs.
         if (p.rollup !== null) unlinkChain(p, client, c);
       }
+    }
+
+    /** Empties chain `c` (its verb and place in the list stay): no attempt, no 409 waiting for a retry. */
+    function startOver(c: Chain): void {
+      c.lastConflict = false;
+      c.attempts = 0;
+      c.conflicts = 0;
+      c.prevGap = -1;
+      c.grew = 0;
+      c.shrank = false;
     }
 
     /** Takes chain `c` out of client `client`'s chains of `p`. */
@@ -791,12 +790,7 @@ export const conflictStorm = defineDetector({
         for (let c: Chain | undefined = head; c !== undefined; c = c.other) {
           if (!c.lastConflict) continue;
           endChain(h, c, false);
-          c.lastConflict = false;
-          c.attempts = 0;
-          c.conflicts = 0;
-          c.prevGap = -1;
-          c.grew = 0;
-          c.shrank = false;
+          startOver(c);
         }
       }
       const f = build(p);

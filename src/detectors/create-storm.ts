@@ -642,8 +642,7 @@ export const createStorm = defineDetector({
       h.creates++;
       h.from = Math.min(h.from, r.ts);
       h.to = Math.max(h.to, r.ts);
-      const label = h.bases.has(c.label) || h.bases.size < o.maxNamePrefixes ? c.label : '(other)';
-      h.bases.set(label, (h.bases.get(label) ?? 0) + 1);
+      const label = countLabel(h.bases, c.label);
       if (label === c.label) h.names.set(label, [h.names.get(label)?.[1] ?? null, obj.name]);
       if (h.baseKeys.size < o.maxSeenNames) h.baseKeys.add(c.baseKey);
       h.resources.set(resourceKey(obj.apiGroup, obj.resource), { apiGroup: obj.apiGroup, resource: obj.resource });
@@ -823,14 +822,16 @@ export const createStorm = defineDetector({
     function addPrefix(h: Hot, name: string, recovered: boolean): void {
       if (recovered) h.recovered++;
       else h.named++;
-      const prefix = namePrefix(name);
-      const label = h.prefixes.has(prefix) || h.prefixes.size < o.maxNamePrefixes ? prefix : '(other)';
-      h.prefixes.set(label, (h.prefixes.get(label) ?? 0) + 1);
+      countLabel(h.prefixes, namePrefix(name));
       const owner = generatedOwner(name);
-      if (owner !== null) {
-        const ownerLabel = h.owners.has(owner) || h.owners.size < o.maxNamePrefixes ? owner : '(other)';
-        h.owners.set(ownerLabel, (h.owners.get(ownerLabel) ?? 0) + 1);
-      }
+      if (owner !== null) countLabel(h.owners, owner);
+    }
+
+    /** Counts `key` in `counts`, or under `(other)` once `maxNamePrefixes` keys are held; returns the label counted. */
+    function countLabel(counts: Map<string, number>, key: string): string {
+      const label = counts.has(key) || counts.size < o.maxNamePrefixes ? key : '(other)';
+      counts.set(label, (counts.get(label) ?? 0) + 1);
+      return label;
     }
 
     function onDelete(r: RequestRecord): void {

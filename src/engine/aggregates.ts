@@ -7,6 +7,7 @@
 import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
 import { isConflict } from '../decoding/record.js';
 import type { ReportObject, Summaries } from '../report/schema.js';
+import { laneA } from '../decoding/hash.js';
 import { LatencyBins } from './latency.js';
 
 interface ActorCounts {
@@ -70,33 +71,9 @@ interface VerbCell {
   latency: LatencyBins | null;
 }
 
-/**
- * A 30-bit hash of `s` (an object's key): MurmurHash3's (x86, 32-bit) block mix over two UTF-16
- * code units a step and its finalizer, as lane A of `idLanes` (`decoding/hash.ts`) computes it,
- * without lane B (half the work). Kept under 2³⁰ so it is a small integer wherever it goes.
- */
+/** The hash of an object's key the table finds its slot by: lane A of `idLanes`, in 30 bits. */
 function keyHash(s: string): number {
-  const n = s.length;
-  let a = 0x811c9dc5 ^ n;
-  let i = 0;
-  for (; i + 1 < n; i += 2) {
-    let k = Math.imul(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16), 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    a ^= Math.imul(k, 0x1b873593);
-    a = (a << 13) | (a >>> 19);
-    a = (Math.imul(a, 5) + 0xe6546b64) | 0;
-  }
-  if (i < n) {
-    let k = Math.imul(s.charCodeAt(i), 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    a ^= Math.imul(k, 0x1b873593);
-  }
-  a ^= a >>> 16;
-  a = Math.imul(a, 0x85ebca6b);
-  a ^= a >>> 13;
-  a = Math.imul(a, 0xc2b2ae35);
-  a ^= a >>> 16;
-  return a & 0x3fffffff;
+  return laneA(s) & 0x3fffffff;
 }
 
 /**

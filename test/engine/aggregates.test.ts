@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { idLanes, laneA, LANES } from '../../src/decoding/hash.js';
 import { Aggregates } from '../../src/engine/aggregates.js';
 import type { ObjectRef, RequestRecord } from '../../src/decoding/record.js';
 import { actor, object, rec } from '../helpers/records.js';
@@ -97,5 +98,12 @@ describe('Aggregates: written objects tracked in slots', () => {
     }
     expect(x.summarize(1000)).toEqual(want);
     expect(y.summarize(1000)).toEqual(want);
+  });
+});
+
+describe('laneA', () => {
+  it.each(['', 'a', 'ab', 'pods/shop/web-0/status', 'events/default/web.17d3c8a1b2c3d4e5', 'ünïcødé/名前/🙂'])('%j is lane A of idLanes', (s) => {
+    idLanes(s);
+    expect(laneA(s)).toBe(LANES[0]);
   });
 });
