@@ -29,10 +29,13 @@
  * this finding shows it; set 2 or more for fleets alone. With one client an object counts toward
  * `minObjects` only when its 409s span `singleClientMinSpanMs` and most are not explained by a
  * race: a 409 is explained when another family wrote the object since the client's previous
- * request to it (`singleClientMaxConflictsPerForeignWrite`). 409s after other writers' changes,
- * each followed by a stored retry, are the optimistic lock working (ray-project/kuberay#745), not
- * a controller losing to itself. An episode of mostly 429s needs 2 clients
- * whatever `minClients` says: one client throttled across objects is `throttling`'s finding.
+ * request to it, or at most `singleClientRaceReactionMs` before the 409 and within the attempts
+ * per-item backoff makes in that time (`singleClientMaxConflictsPerForeignWrite`). 409s after
+ * other writers' changes, each followed by a stored retry, are the optimistic lock working
+ * (ray-project/kuberay#745), not a controller losing to itself; so are the 409s of the reconciles
+ * such a change sets off, which write from a cache that has not seen their own last write yet and
+ * retry with backoff until it has. An episode of mostly 429s needs 2 clients whatever
+ * `minClients` says: one client throttled across objects is `throttling`'s finding.
  *
  * **Impact.** `excessRequests` = the 429s (each is retried by client-go after `Retry-After`, up
  * to 10 times: `rest/with_retry.go`, so the rejected attempts are pure overhead) plus, per
@@ -56,7 +59,7 @@ import type { Advice, Finding, Severity } from '../report/schema.js';
 import { objectLabel } from '../labels.js';
 import { formatDurationMs } from '../report/format.js';
 import { EpisodeSeries, int, iso, PeakPerSecond, ratio, reportActor, shortHash, StepRing, topList } from './common.js';
-import { excessAttempts, trafficShare } from './impact.js';
+import { backoffAttempts, excessAttempts, trafficShare } from './impact.js';
 import type { DetectorContext } from './types.js';
 import { defineDetector } from './types.js';
 import { evidenceFields, raiseSeverity, RATE, severityFor, severityOption, SHARE, windowedInstance, windowedOptions, windowFields } from './window.js';
@@ -86,6 +89,16 @@ export const fleetStormOptions = windowedOptions({
    * own (two writes per reconcile from one cached copy, flux2#3689), whatever others write between.
    */
   singleClientMaxConflictsPerForeignWrite: z.number().nonnegative().default(1),
+  /**
+   * With one client, ms after another family's successful write to an object within which the
+   * client's 409s on it are explained by that write, even with the client's own requests between,
+   * up to the attempts per-item backoff makes in that time (9 in 2 s: 5 ms doubling, see
+   * `impact.ts`): the reconciles a change sets off write from a cache that lags their own last
+   * write, get 409, and retry with per-item backoff (controller-runtime's default,
+   * reference/audit-formats.md §5.2) until the informer catches up. 409s beyond that budget are
+   * the client's own (a loop without backoff, whatever others write).
+   */
+  singleClientRaceReactionMs: z.number().int().nonnegative().default(2_000),
   /** Objects and clients tracked per family; beyond, answers count in totals only. */
   maxObjectsPerFamily: z.number().int().positive().default(10_000),
   /**
@@ -187,6 +200,10 @@ interface ObjStat {
   explained: number;
   /** Another family wrote the object (any subresource) since this family's latest request to it. */
   raced: boolean;
+  /** stageTimestamp (ms) of another family's latest successful write to the object, or -1. */
+  lastForeignTs: number;
+  /** 409s explained since `lastForeignTs` (at most `reactionBudget`). */
+  reacted: number;
   /** The object and its family's key, to count other families' writes to it. */
   obj: ObjectRef;
   familyKey: string;
@@ -247,6 +264,8 @@ export const fleetStorm = defineDetector({
   create(ctx: DetectorContext<FleetStormOptions>) {
     const o = ctx.options;
     const n = o.windowMs / o.stepMs;
+    // 409s one other writer's change can explain: the attempts per-item backoff makes in its reaction window.
+    const reactionBudget = backoffAttempts(o.singleClientRaceReactionMs);
     const families = new Map<string, FamilyState>();
     /** Families whose `hot` is set (an episode may be building). */
     let hotFamilies = 0;
@@ -349,7 +368,11 @@ export const fleetStorm = defineDetector({
             os.chainStartTs = -1;
             os.chainConflicts = 0;
           }
-        } else if (stored) os.raced = true;
+        } else if (stored) {
+          os.raced = true;
+          os.lastForeignTs = r.ts;
+          os.reacted = 0;
+        }
       }
     }
 
@@ -401,6 +424,8 @@ export const fleetStorm = defineDetector({
           closedExcess: 0,
           explained: 0,
           raced: false,
+          lastForeignTs: -1,
+          reacted: 0,
           obj,
           familyKey: fam.key,
         };
@@ -430,7 +455,10 @@ export const fleetStorm = defineDetector({
         os.bad++;
         if (conflict) {
           os.conflicts++;
-          if (os.raced) os.explained++;
+          if (os.raced || (os.lastForeignTs >= 0 && r.ts - os.lastForeignTs <= o.singleClientRaceReactionMs && os.reacted < reactionBudget)) {
+            os.explained++;
+            os.reacted++;
+          }
           os.raced = false;
           if (os.firstConflictTs < 0) os.firstConflictTs = r.ts;
           os.lastConflictTs = r.ts;

@@ -268,11 +268,12 @@ describe('fleet-storm: one controller conflicting on the same objects for minute
 
 /**
  * ray-project/kuberay#745: an autoscaler patches the spec of each of 20 RayClusters every 30 s;
- * the operator's next status update of that cluster, from a cache that has not seen the patch yet,
- * is answered 409 `retriesPer409 + 1` times in a row (10 ms apart), then the requeued reconcile
- * stores it; in between, a status update every 5 s succeeds. 10 minutes.
+ * 60 ms later the operator's status update of that cluster is answered 409 `retriesPer409 + 1`
+ * times in a row (`gapMs` apart), then the requeued reconcile stores it; with `storedFirst`, the
+ * reaction's first status update is stored and the 409s are of the next reconciles, writing from a
+ * cache that has not seen that update yet. In between, a status update every 5 s succeeds. 10 minutes.
  */
-function raceAfterForeignWrites(retriesPer409: number, autoscalerWrites = true): RequestRecord[] {
+function raceAfterForeignWrites(retriesPer409: number, autoscalerWrites = true, gapMs = 10, storedFirst = false): RequestRecord[] {
   const rayOperator = actor('system:serviceaccount:ray-system:kuberay-operator', 'kuberay-operator/v0.3.0');
   const autoscaler = actor('system:serviceaccount:ml:ray-autoscaler', 'ray-autoscaler/v2.1.0');
   const out: RequestRecord[] = [];
@@ -282,9 +283,10 @@ function raceAfterForeignWrites(retriesPer409: number, autoscalerWrites = true):
     for (let t = c * 250; t < 600_000; t += 5000) {
       const raced = t >= 30_000 && t % 30_000 === c * 250;
       if (raced) {
-        if (autoscalerWrites) out.push(rec(T0 + t - 40, autoscaler, cluster, { verb: 'patch', sourceIP: '10.244.95.7' }));
-        for (let k = 0; k <= retriesPer409; k++) out.push(rec(T0 + t + k * 10, rayOperator, status, { code: 409, sourceIP: '10.244.94.2' }));
-        out.push(rec(T0 + t + (retriesPer409 + 1) * 10 + 5, rayOperator, status, { sourceIP: '10.244.94.2' }));
+        if (autoscalerWrites) out.push(rec(T0 + t - 60, autoscaler, cluster, { verb: 'patch', sourceIP: '10.244.95.7' }));
+        if (storedFirst) out.push(rec(T0 + t - 2, rayOperator, status, { sourceIP: '10.244.94.2' }));
+        for (let k = 0; k <= retriesPer409; k++) out.push(rec(T0 + t + k * gapMs, rayOperator, status, { code: 409, sourceIP: '10.244.94.2' }));
+        out.push(rec(T0 + t + (retriesPer409 + 1) * gapMs + 5, rayOperator, status, { sourceIP: '10.244.94.2' }));
       } else out.push(rec(T0 + t, rayOperator, status, { sourceIP: '10.244.94.2' }));
     }
   }
@@ -322,10 +324,24 @@ describe('fleet-storm: one controller racing other writers', () => {
     expect(findings.map((f) => [f.metrics.family, f.metrics.events, f.metrics.objects])).toEqual([['system:serviceaccount:flux-system:kustomize-controller', 30 * 30, 30]]);
   });
 
-  it('a controller that resends its stale status 3 more times after each 409: the races explain one 409 each, not four: one finding', () => {
-    const records = raceAfterForeignWrites(3);
-    const { findings } = runDetector(detector, {}, records);
-    expect(findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual([[4 * 380, 20, 1]]);
+  // A change sets off reconciles that write from a cache lagging their own last write: their 409s,
+  // retried until the informer catches up, are explained by the change up to the attempts per-item
+  // backoff makes in singleClientRaceReactionMs (9 in 2 s); beyond that the client loses to itself.
+  it.each<[string, () => RequestRecord[], Array<[number, number, number]>]>([
+    ['3 stale resends 10 ms apart after each change, then stored', () => raceAfterForeignWrites(3), []],
+    ['the reaction stores one update, the next reconciles 409 4 times from the lagging cache (draw 102 of the eval)', () => raceAfterForeignWrites(3, true, 10, true), []],
+    ['8 resends with the reaction’s per-item backoff budget to spare (9 409s in 90 ms)', () => raceAfterForeignWrites(8), []],
+    ['the same 4 409s with no change before them: the client’s own', () => raceAfterForeignWrites(3, false), [[4 * 380, 20, 1]]],
+    ['resent every 10 ms for 400 ms after each change (40 409s, no backoff): beyond the budget', () => raceAfterForeignWrites(39), [[40 * 380, 20, 1]]],
+    ['resent every 100 ms for 3 s after each change: past the reaction window', () => raceAfterForeignWrites(29, true, 100), [[30 * 380, 20, 1]]],
+  ])('%s', (_name, make, expected) => {
+    const { findings, notes } = runDetector(detector, {}, make());
+    expect(findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual(expected);
+    expect(notes).toEqual([]);
+  });
+
+  it('singleClientRaceReactionMs 0: only a change since the client’s previous request explains a 409', () => {
+    expect(runDetector(detector, { singleClientRaceReactionMs: 0 }, raceAfterForeignWrites(3)).findings.map((f) => [f.metrics.events, f.metrics.objects])).toEqual([[4 * 380, 20]]);
   });
 });
 
