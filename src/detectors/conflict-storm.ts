@@ -157,15 +157,26 @@ export const conflictStormOptions = windowedOptions({
       /** Objects listed in `topObjects`. */
       topObjects: z.number().int().positive().default(5),
       /**
-       * Retry chains per object with 409 Conflicts up to which a roll-up's RetryOnConflict chains
-       * stay `retry-on-conflict` (else `none`): each object's conflicts stopped once its chain
-       * succeeded (a restart's stale cache, one 409 per object). More: its 409s recur on objects,
-       * the writer losing to itself (the roll-up counts no other writers' writes to explain them).
+       * Retry chains per object with 409 Conflicts, beyond those another writer's change set off
+       * (`reactionMs`), up to which a roll-up's RetryOnConflict chains stay `retry-on-conflict`
+       * (else `none`) and its short backed-off chains are no `self-conflict`: each object's
+       * conflicts stopped once its chain succeeded (a restart's stale cache, one 409 per object).
+       * More: its 409s recur on objects, the writer losing to itself.
        */
       rocMaxChainsPerObject: z.number().positive().default(1),
+      /**
+       * A roll-up's retry chain whose first 409 Conflict comes at most this long (ms) after another
+       * user's successful write to the object (any subresource) was set off by that change: the
+       * reconciles a change triggers write from a cache that lags their own last write and retry
+       * until the informer catches up (ray-project/kuberay#745: an autoscaler's spec patch, then
+       * the operator's status updates). Such chains are not the writer losing to itself. 2 s: the
+       * informer's lag plus per-item backoff's first retries (5 ms doubling: 8 within 1.3 s,
+       * reference/audit-formats.md §5.2). 0: no chain counts as set off.
+       */
+      reactionMs: z.number().int().nonnegative().default(2_000),
     })
     .strict()
-    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5, rocMaxChainsPerObject: 1 }),
+    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5, rocMaxChainsPerObject: 1, reactionMs: 2_000 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -277,6 +288,8 @@ interface Chain {
   grew: number;
   /** A retry gap fell below the one before by that factor: the delay started over, no backoff. */
   shrank: boolean;
+  /** Roll-up only: the chain's first 409 came within `rollup.reactionMs` of another user's write to the object. */
+  reaction: boolean;
 }
 
 /** Everything gathered while an (actor, object) pair is hot, from its first Conflict. */
@@ -298,6 +311,8 @@ interface Hot {
   growth: BoundedSample;
   chainLengths: BoundedSample;
   chainsSucceeded: number;
+  /** Roll-up only: chains with a 409 that another user's change set off (`Chain.reaction`). */
+  reactedChains: number;
   /** Chains of at least {@link LONG_CHAIN} attempts, and those whose delay grew and never started over. */
   longChains: number;
   backedOffChains: number;
@@ -363,6 +378,18 @@ interface Rollup {
   clientSteps: Map<string, number>;
 }
 
+/** The latest successful writes to one object (`noteWrite`): the latest, and the latest before it by another user. */
+interface LastWrites {
+  object: ObjectRef;
+  user: string;
+  ts: number;
+  /** The time of the latest write by another user than `user` (ms; -1: none). */
+  otherTs: number;
+}
+
+/** Objects whose latest writes are kept for roll-ups (`lastWrites`); the table starts over when full. */
+const LAST_WRITES_MAX = 50_000;
+
 /** Attempts from which a chain's delays can show a backoff (three growths among its retries). */
 const LONG_CHAIN = 5;
 /** Attempts from which a chain's delay can grow at all (two retry gaps to compare). */
@@ -399,6 +426,10 @@ export const conflictStorm = defineDetector({
     const pairs = new PairMap<Pair>();
     /** Roll-up pairs by identity key + `\u0001` + resource label, made at an identity's first 409 on a resource. */
     const rollups = shared('rollups', () => new Map<string, Pair>());
+    /** Roll-ups per resource (`ObjectRef.resource`): successful writes to these are noted in `lastWrites`. */
+    const rollupResources = shared('rollupResources', () => new Map<string, number>());
+    /** The latest successful writes to objects of resources with a roll-up, by object name (see {@link noteWrite}). */
+    const lastWrites = shared('lastWrites', () => new Map<string, LastWrites>());
     /** Open episodes of objects' pairs per roll-up key: a roll-up does not open beside them. */
     const openObjects = shared('openObjects', () => new Map<string, number>());
     /** Pairs are keyed by identity (username), not by username + userAgent. */
@@ -450,6 +481,38 @@ export const conflictStorm = defineDetector({
       for (const p of list) if (p.actor.username !== r.actor.username && sameObject(p.object, ob)) (p.hot as Hot).foreignWrites++;
     }
 
+    /**
+     * A successful write `r` to an object of a resource with a roll-up: kept as the object's latest
+     * write, and the one before by another user (so the latest write by anyone but a given user is
+     * known). Keyed by the object's name (a string it holds), the rest compared on lookup; a name
+     * shared by two objects keeps the later one's.
+     */
+    function noteWrite(r: RequestRecord): void {
+      const ob = r.object as ObjectRef;
+      const user = r.actor.username;
+      let w = lastWrites.get(ob.name);
+      if (w === undefined || !sameObject(w.object, ob)) {
+        if (w === undefined && lastWrites.size >= LAST_WRITES_MAX) lastWrites.clear();
+        w = { object: ob, user, ts: r.ts, otherTs: -1 };
+        lastWrites.set(ob.name, w);
+        return;
+      }
+      if (w.user !== user) {
+        w.otherTs = w.ts;
+        w.user = user;
+      }
+      w.ts = r.ts;
+    }
+
+    /** Whether another user than `r`'s wrote `r`'s object at most `rollup.reactionMs` before it. */
+    function setOff(r: RequestRecord): boolean {
+      const ob = r.object as ObjectRef;
+      const w = lastWrites.get(ob.name);
+      if (w === undefined || !sameObject(w.object, ob)) return false;
+      const ts = w.user !== r.actor.username ? w.ts : w.otherTs;
+      return ts >= 0 && r.ts - ts <= o.rollup.reactionMs;
+    }
+
     function newHot(r: RequestRecord): Hot {
       return {
         from: r.ts,
@@ -468,6 +531,7 @@ export const conflictStorm = defineDetector({
         growth: new BoundedSample(),
         chainLengths: new BoundedSample(),
         chainsSucceeded: 0,
+        reactedChains: 0,
         longChains: 0,
         backedOffChains: 0,
         excess: 0,
@@ -494,6 +558,7 @@ export const conflictStorm = defineDetector({
     function endChain(h: Hot | null, c: Chain, succeeded: boolean): void {
       if (h === null || c.conflicts === 0) return;
       h.chainLengths.add(c.attempts);
+      if (c.reaction) h.reactedChains++;
       if (c.attempts >= LONG_CHAIN) {
         h.longChains++;
         if (c.grew >= LONG_CHAIN - 2 && !c.shrank) h.backedOffChains++;
@@ -566,6 +631,7 @@ export const conflictStorm = defineDetector({
         if (!conflict || !make) return false;
         u = newPair(who, obj, r.ts, { key, conflictSteps: new Map(), clientSteps: new Map() });
         rollups.set(key, u);
+        rollupResources.set(obj.resource, (rollupResources.get(obj.resource) ?? 0) + 1);
       }
       if (conflict) {
         const step = Math.floor(r.ts / o.stepMs);
@@ -600,7 +666,20 @@ export const conflictStorm = defineDetector({
         c.attempts++;
       } else {
         if (c === undefined) {
-          c = { verb: r.verb, other: undefined, startTs: 0, lastTs: 0, lastConflict: false, lastConflictRV: '', attempts: 0, conflicts: 0, prevGap: -1, grew: 0, shrank: false };
+          c = {
+            verb: r.verb,
+            other: undefined,
+            startTs: 0,
+            lastTs: 0,
+            lastConflict: false,
+            lastConflictRV: '',
+            attempts: 0,
+            conflicts: 0,
+            prevGap: -1,
+            grew: 0,
+            shrank: false,
+            reaction: false,
+          };
           const head = p.chains.get(client);
           if (head === undefined) p.chains.set(client, c);
           else {
@@ -662,6 +741,7 @@ export const conflictStorm = defineDetector({
       c.prevGap = retryGap;
       c.lastTs = r.ts;
       if (conflict) {
+        if (c.conflicts === 0 && p.rollup !== null) c.reaction = setOff(r);
         c.conflicts++;
         c.lastConflict = true;
         c.lastConflictRV = r.resourceVersion;
@@ -681,6 +761,7 @@ export const conflictStorm = defineDetector({
       c.prevGap = -1;
       c.grew = 0;
       c.shrank = false;
+      c.reaction = false;
     }
 
     /** Takes chain `c` out of client `client`'s chains of `p`. */
@@ -820,12 +901,12 @@ export const conflictStorm = defineDetector({
     /**
      * More 409s than others' writes to the object explain (`rocMaxConflictsPerForeignWrite` per
      * foreign write, plus a chain's worth, `rocMaxAttempts`): the writer loses to itself. A
-     * roll-up counts no foreign writes: it loses to itself when its 409s recur on an object (more
-     * than `rollup.rocMaxChainsPerObject` retry chains per object with 409s), not when each
-     * object's conflicts stop after one chain.
+     * roll-up loses to itself when its 409s recur on an object (more than
+     * `rollup.rocMaxChainsPerObject` retry chains per object with 409s, leaving out those another
+     * user's change set off), not when each object's conflicts stop after one chain.
      */
     function selfConflicts(h: Hot, rollup: boolean): boolean {
-      if (rollup) return h.chainLengths.count > o.rollup.rocMaxChainsPerObject * h.objects.size;
+      if (rollup) return h.chainLengths.count - h.reactedChains > o.rollup.rocMaxChainsPerObject * h.objects.size;
       return h.toConflicts > o.rocMaxConflictsPerForeignWrite * h.foreignWrites + o.rocMaxAttempts;
     }
 
@@ -1006,11 +1087,21 @@ export const conflictStorm = defineDetector({
     return windowedInstance(o, {
       judge(at: number): void {
         for (const p of pairs) if (!evaluate(p, at)) pairs.delete(p);
-        if (role !== 'objects') for (const [k, u] of rollups) if (!evaluate(u, at)) rollups.delete(k);
+        if (role !== 'objects')
+          for (const [k, u] of rollups) {
+            if (evaluate(u, at)) continue;
+            rollups.delete(k);
+            const left = (rollupResources.get(u.object.resource) ?? 1) - 1;
+            if (left > 0) rollupResources.set(u.object.resource, left);
+            else rollupResources.delete(u.object.resource);
+          }
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
-        if (hotByObject.size > 0 && r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) countForeign(r);
+        if (r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) {
+          if (hotByObject.size > 0) countForeign(r);
+          if (rollupResources.size > 0 && rollupResources.has(r.object.resource)) noteWrite(r);
+        }
         // Optimistic-concurrency writes: the ones that can answer 409 Conflict.
         if (!isObjectWrite(r)) return;
         if (firstWrites === null || pairs.hasObject(r.object as ObjectRef)) onWrite(r);
@@ -1018,7 +1109,10 @@ export const conflictStorm = defineDetector({
       },
       onAllowlisted(r: RequestRecord): void {
         // A periodic writer's 409s are judged; its writes only once a Conflict gave them a pair.
-        if (hotByObject.size > 0 && r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) countForeign(r);
+        if (r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) {
+          if (hotByObject.size > 0) countForeign(r);
+          if (rollupResources.size > 0 && rollupResources.has(r.object.resource)) noteWrite(r);
+        }
         if (!isObjectWrite(r)) return;
         if (isConflict(r) || pairs.get(r.object as ObjectRef, identities.of(r.actor)) !== undefined) onWrite(r);
       },

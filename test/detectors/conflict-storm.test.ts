@@ -548,6 +548,45 @@ describe('conflict-storm: backing off but losing to itself (prometheus-operator#
   });
 });
 
+describe('conflict-storm: a roll-up whose chains another writer’s changes set off (kuberay#745)', () => {
+  const ray = actor('system:serviceaccount:ray-system:kuberay-operator', 'kuberay-operator/v0.3.0');
+  const autoscaler = actor('system:serviceaccount:ml:ray-autoscaler', 'ray-autoscaler/v2.1.0');
+
+  /**
+   * 16 RayClusters, each every 40 s for 10 minutes: the autoscaler patches its spec (with
+   * `foreign`), 58 ms later the operator's status update is stored, 52 ms after that the next
+   * reconcile's update, from a cache that has not seen the first yet, gets 409 and its retry 6 ms
+   * later is stored.
+   */
+  function reactions(foreign: boolean): RequestRecord[] {
+    const out: RequestRecord[] = [];
+    for (let c = 0; c < 16; c++) {
+      const main = object('rayclusters', 'ml', `raycluster-${c}`, '', 'ray.io');
+      const status = object('rayclusters', 'ml', `raycluster-${c}`, 'status', 'ray.io');
+      for (let t = 5000 + c * 2500; t < 600_000; t += 40_000) {
+        if (foreign) out.push(rec(T0 + t, autoscaler, main, { verb: 'patch' }));
+        out.push(rec(T0 + t + 58, ray, status));
+        out.push(rec(T0 + t + 110, ray, status, { code: 409 }));
+        out.push(rec(T0 + t + 116, ray, status));
+      }
+    }
+    return out.sort((a, b) => a.receivedTs - b.receivedTs);
+  }
+
+  it.each<[string, boolean, Record<string, unknown>, number, number, string]>([
+    ['each chain within 2 s of the autoscaler’s patch: RetryOnConflict handled well, a note', true, {}, 0, 1, 'retry-on-conflict'],
+    ['the same chains with no other writer: the operator loses to itself, a finding', false, {}, 1, 0, 'none'],
+    ['rollup.reactionMs 0: no chain counts as set off, a finding', true, { rollup: { reactionMs: 0 } }, 1, 0, 'none'],
+    ['rollup.reactionMs 50: the 409s come 110 ms after the patch, a finding', true, { rollup: { reactionMs: 50 } }, 1, 0, 'none'],
+  ])('%s', (_name, foreign, options, nFindings, nNotes, backoff) => {
+    const { findings, notes } = runDetector(detector, options, reactions(foreign));
+    expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
+    const f = (findings[0] ?? notes[0])!;
+    // 15 rounds of 14 clusters and 14 of the last two (their first patch comes 2.5 s later each): 238 409s, one chain each.
+    expect([f.object, f.metrics.objects, f.metrics.conflicts, f.metrics.retryChains, f.metrics.backoff]).toEqual([null, 16, 238, 238, backoff]);
+  });
+});
+
 describe("conflict-storm: conflicts that never stop under the window's rule (issue 25, sustained look)", () => {
   const node = actor('system:node:node-7', 'kubelet/v1.30.4 (linux/amd64) kubernetes/a51b3b7');
   const nodeStatus = object('nodes', '', 'node-7', 'status');
