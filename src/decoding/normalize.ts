@@ -120,6 +120,11 @@ export function uriFacts(uri: string, out: UriFacts): UriFacts {
   return out;
 }
 
+/**
+ * Generations let go whose objects' keys are remembered (as hashes) to tell an object made again
+ * (see {@link Normalizer}'s `regretted`): values recurring within 4 + 2 generations grow them.
+ */
+const DROPPED_GENERATIONS = 4;
 /** Stream time one generation of interned actors and objects lasts (see {@link Normalizer}): 15 min. */
 export const INTERN_GENERATION_MS = 15 * 60_000;
 /** Interned values below which a generation is kept open. */
@@ -173,13 +178,19 @@ function roundMicros(ms: number): number {
 /**
  * Builds {@link RequestRecord}s from decoded events, interning actors (by
  * `username + '\0' + userAgent`) and objects (by {@link ObjectRef.key}) so equal values share one
- * instance while they are in use: a value unseen for two generations (see the constructor) is
- * dropped once nothing else holds it, and one that something holds (a detector's state keyed by
- * the instance) keeps its instance, so a log of millions of distinct objects keeps flat memory
- * and no detector's state is split in two by the interning. An object
- * keeps the `apiVersion` it was first seen with, and its parts other than the name are shared
- * between instances ({@link part}). User agents are parsed once per interned actor. Never
- * throws on a decoded event.
+ * instance while they are in use, in generations (see the constructor).
+ * - An **object** is held by the current and the previous generation, strongly; one unseen for two
+ *   generations is let go and, seen again, made again: a new instance with the same key. State
+ *   kept per object (detectors, summaries) goes by the key, never by the instance, so it is not
+ *   split; a generation closes by dropping a map, with no pass over the objects held and no
+ *   weak reference per object, so an object seen once (an Event with a unique name) costs one
+ *   map entry.
+ * - An **actor** unseen for two generations is dropped once nothing else holds it, and one that
+ *   something holds (a detector's state keyed by the instance) keeps its instance.
+ * So a log of millions of distinct objects keeps flat memory. An object made again keeps the
+ * `apiVersion` of the request that made it; its parts other than the name are shared between
+ * instances ({@link part}). User agents are parsed once per interned actor. Never throws on a
+ * decoded event.
  */
 export class Normalizer {
   /** The verb of the last record built, and whether it writes (`WRITE_VERBS`) and is long-running. */
@@ -190,18 +201,21 @@ export class Normalizer {
   private readonly query: UriFacts = { fieldManager: '', dryRun: false };
   private actors = new Map<string, Actor>();
   private objects = new Map<string, ObjectRef>();
-  /** The closed generations' actors, looked up (and promoted) when the current one misses; held as {@link oldObjects}. */
-  private oldActors = new Map<string, OldActor>();
   /**
-   * The objects of closed generations, held weakly, by key, each with the number of the last
-   * generation it was in: an object that nothing else holds any more (no detector, summary or
-   * queued record) goes at the next collection, so memory follows the objects in use, while one
-   * a detector's state holds keeps its instance however long it is idle. Entries whose object
-   * went are removed as each generation closes, never those of the previous generation: its
-   * objects keep the key and the `apiVersion` they were first seen with, so one seen again after
-   * its instance went is made again with the same fields.
+   * The closed generations' actors, held weakly, by key, each with the number of the last
+   * generation it was in: an actor nothing else holds goes at the next collection, while one a
+   * detector's state holds keeps its instance however long it is idle. Entries whose actor went
+   * are removed as each generation closes.
    */
-  private oldObjects = new Map<string, OldObject>();
+  private oldActors = new Map<string, OldActor>();
+  /** The previous generation's objects (held strongly; found there, an object is promoted to the current one). */
+  private prevObjects = new Map<string, ObjectRef>();
+  /**
+   * Per generation let go, the latest first, at most {@link DROPPED_GENERATIONS}: hashes
+   * ({@link tailHash}) of the keys of the objects it let go, in an open-addressing table
+   * (load ≤ 0.5), to count the objects made again (`regretted`).
+   */
+  private dropped: Int32Array[] = [];
   /**
    * Values the current generation found in the previous one (`promoted`), and values that
    * generations of this size let go: made again after they were dropped, or found only because
@@ -228,8 +242,8 @@ export class Normalizer {
    * @param generationMin a generation is not closed while it holds fewer values (small logs never rotate)
    * @param generationMax a generation is closed when it holds this many values, however young: a
    *   log with hundreds of thousands of new objects an hour (pod churn, generated names) keeps at
-   *   most 2 × this many strongly; an object nothing holds that stays idle through two such
-   *   generations gets a new instance. When the values a generation let go (see `regretted`) are
+   *   most 2 × this many objects strongly; an object that stays idle through two such generations
+   *   gets a new instance (an actor only if nothing holds it). When the values a generation let go (see `regretted`) are
    *   at least a quarter of those it did not find in the previous one (the values in use recur
    *   more slowly than two generations last, so each would be made again every time), the next
    *   generation may hold four times as many, up to `generationMax × growth`; when fewer than 1
@@ -258,10 +272,10 @@ export class Normalizer {
     return this.actors.size + old;
   }
 
-  /** Distinct objects interned in the current and the previous generation (instances not collected yet). */
+  /** Distinct objects interned in the current and the previous generation. */
   get objectCount(): number {
     let old = 0;
-    for (const [key, e] of this.oldObjects) if (e.ref.deref() !== undefined && !this.objects.has(key)) old++;
+    for (const key of this.prevObjects.keys()) if (!this.objects.has(key)) old++;
     return this.objects.size + old;
   }
 
@@ -276,12 +290,11 @@ export class Normalizer {
       this.promoted = 0;
       this.regretted = 0;
       const closing = this.generation;
-      // An entry whose object is this generation's (it was promoted) only takes its number.
-      for (const o of this.objects.values()) {
-        const e = this.oldObjects.get(o.key);
-        if (e !== undefined && e.ref.deref() === o) e.generation = closing;
-        else this.oldObjects.set(o.key, { ref: new WeakRef(o), key: o.key, apiVersion: o.apiVersion, generation: closing });
+      if (this.prevObjects.size > 0) {
+        this.dropped.unshift(droppedKeys(this.prevObjects, this.objects));
+        if (this.dropped.length > DROPPED_GENERATIONS) this.dropped.pop();
       }
+      this.prevObjects = this.objects;
       for (const a of this.actors.values()) {
         const e = this.oldActors.get(a.key);
         if (e !== undefined && e.ref.deref() === a) e.generation = closing;
@@ -289,7 +302,6 @@ export class Normalizer {
       }
       // Entries of earlier generations stay while something holds their value (a detector's
       // state, a queued record): state keyed by an instance must not split in two.
-      sweep(this.oldObjects, closing);
       sweep(this.oldActors, closing);
       this.generation++;
       this.objects = new Map();
@@ -533,38 +545,27 @@ export class Normalizer {
 
   /**
    * The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one
-   * (one made again from the previous generation keeps its first `apiVersion` too). An instance
-   * carried from an earlier generation (alive only if something holds it, which for an object
-   * nothing else holds depends on when V8 collected) is taken only with the same `apiVersion`:
-   * else, as when it went, the object is made again with this one, so no field of a record
-   * depends on the collector.
+   * (one found in the previous generation keeps its own; one made again after two generations
+   * takes this one's).
    */
   internObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
     const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
     let object = this.objects.get(key);
     if (object !== undefined) return object;
-    const old = this.oldObjects.get(key);
-    let firstApiVersion: string | null = null;
-    if (old !== undefined) {
-      object = old.ref.deref();
-      const carried = old.generation < this.generation - 1;
-      // One of an earlier generation than the previous one was let go by the generations' size
-      // (made again, or found only because something held it).
-      if (carried) this.regretted++;
-      else this.promoted++;
-      if (object !== undefined && (!carried || object.apiVersion === apiVersion)) {
-        this.objects.set(object.key, object);
-        return object;
-      }
-      if (!carried) firstApiVersion = old.apiVersion;
+    object = this.prevObjects.get(key);
+    if (object !== undefined) {
+      this.promoted++;
+      this.objects.set(object.key, object);
+      return object;
     }
     // The name is cut from the flat key (see `flattened`): no copy of its own.
-    const keptKey = old?.key ?? flattened(key);
+    const keptKey = flattened(key);
+    if (this.dropped.length > 0 && takeDropped(this.dropped, keptKey)) this.regretted++;
     const nameAt = apiGroup.length + resource.length + namespace.length + 3;
     object = {
       key: keptKey,
       apiGroup: this.part(apiGroup),
-      apiVersion: firstApiVersion ?? this.part(apiVersion),
+      apiVersion: this.part(apiVersion),
       resource: this.part(resource),
       namespace: this.part(namespace),
       name: keptKey.slice(nameAt, nameAt + name.length),
@@ -579,23 +580,60 @@ export class Normalizer {
   }
 }
 
+/**
+ * The table of the keys of `closing` (the generation let go) that `next` does not hold (those
+ * were promoted), as {@link Normalizer}'s `dropped` says; an empty table when there are none.
+ */
+function droppedKeys(closing: Map<string, ObjectRef>, next: Map<string, ObjectRef>): Int32Array {
+  let size = 16;
+  while (size < closing.size * 2) size *= 2;
+  const table = new Int32Array(size);
+  const mask = size - 1;
+  for (const key of closing.keys()) {
+    if (next.has(key)) continue;
+    const h = tailHash(key);
+    let i = h & mask;
+    while (table[i] !== 0) i = (i + 1) & mask;
+    table[i] = h;
+  }
+  return table;
+}
+
+/**
+ * An odd 30-bit FNV-1a hash of `key`'s length and last 32 characters (where keys of one resource
+ * differ: the name and subresource), for `droppedKeys`: a collision only miscounts an object as
+ * made again, which sizes the generations and changes no record.
+ */
+function tailHash(key: string): number {
+  let h = 0x811c9dc5 ^ key.length;
+  for (let i = Math.max(0, key.length - 32); i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h & 0x3fffffff) | 1;
+}
+
+/** Whether `key`'s hash is in one of `tables` (see `droppedKeys`); a hash found is taken out, so a key counts once. */
+function takeDropped(tables: readonly Int32Array[], key: string): boolean {
+  const h = tailHash(key);
+  for (const table of tables) {
+    const mask = table.length - 1;
+    for (let i = h & mask; table[i] !== 0; i = (i + 1) & mask) {
+      if (table[i] === h) {
+        // A tombstone (hashes are positive), so later entries of the run stay reachable.
+        table[i] = -1;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 /** Removes the entries of generations before `closing` whose value went. */
-function sweep(entries: Map<string, { ref: WeakRef<object>; generation: number }>, closing: number): void {
+function sweep(entries: Map<string, OldActor>, closing: number): void {
   for (const [key, e] of entries) if (e.generation < closing && e.ref.deref() === undefined) entries.delete(key);
 }
 
 /** An actor of a closed generation: its instance if still alive (an actor is made again from its key alone). */
 interface OldActor {
   ref: WeakRef<Actor>;
-  /** The number (`Normalizer.generation`) of the last generation it was in. */
-  generation: number;
-}
-
-/** An object of a closed generation: its instance if still alive, and what makes it again. */
-interface OldObject {
-  ref: WeakRef<ObjectRef>;
-  key: string;
-  apiVersion: string;
   /** The number (`Normalizer.generation`) of the last generation it was in. */
   generation: number;
 }

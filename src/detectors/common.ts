@@ -290,18 +290,20 @@ export class StepRings {
 }
 
 /**
- * Per-(object, actor) states, iterated in the order they were added. Objects and actors are
- * interned by the parser, so lookups go by identity, with no key string built per record: an
- * object written by one actor (most are) maps to its state itself, one written by several to a
- * map per actor, so a state costs no map of its own.
+ * Per-(object, actor) states, iterated in the order they were added. Objects go by their key
+ * (`ObjectRef.key`, a string each instance holds: no key built per record; two instances of one
+ * object, as the normalizer makes for an object idle for two generations, share their states),
+ * actors, which the normalizer keeps one instance of while in use, by identity: an object written
+ * by one actor (most are) maps to its state itself, one written by several to a map per actor, so
+ * a state costs no map of its own.
  */
 export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Actor }> implements Iterable<S> {
-  private readonly byObject = new Map<ObjectRef, S | Map<Actor, S>>();
+  private readonly byObject = new Map<string, S | Map<Actor, S>>();
   private readonly order = new Set<S>();
 
   /** The state of (`object`, `actor`), if any. */
   get(object: ObjectRef, actor: Actor): S | undefined {
-    const v = this.byObject.get(object);
+    const v = this.byObject.get(object.key);
     if (v === undefined) return undefined;
     if (v instanceof Map) return v.get(actor);
     return v.actor === actor ? v : undefined;
@@ -309,7 +311,7 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
 
   /** Whether some actor has a state for `object`. */
   hasObject(object: ObjectRef): boolean {
-    return this.byObject.has(object);
+    return this.byObject.has(object.key);
   }
 
   /**
@@ -318,12 +320,13 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
    * record would be allocated for every write.
    */
   add(s: S): S {
-    const v = this.byObject.get(s.object);
-    if (v === undefined) this.byObject.set(s.object, s);
+    const key = s.object.key;
+    const v = this.byObject.get(key);
+    if (v === undefined) this.byObject.set(key, s);
     else if (v instanceof Map) v.set(s.actor, s);
     else
       this.byObject.set(
-        s.object,
+        key,
         new Map([
           [v.actor, v],
           [s.actor, s],
@@ -335,11 +338,12 @@ export class PairMap<S extends { readonly object: ObjectRef; readonly actor: Act
 
   /** Forget `s`; safe while iterating. */
   delete(s: S): void {
-    const v = this.byObject.get(s.object);
-    if (v === s) this.byObject.delete(s.object);
+    const key = s.object.key;
+    const v = this.byObject.get(key);
+    if (v === s) this.byObject.delete(key);
     else if (v instanceof Map) {
       v.delete(s.actor);
-      if (v.size === 0) this.byObject.delete(s.object);
+      if (v.size === 0) this.byObject.delete(key);
     }
     this.order.delete(s);
   }

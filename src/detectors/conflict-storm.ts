@@ -440,7 +440,7 @@ export const conflictStorm = defineDetector({
      */
     // One table for every object shard: held writes take room in the order of all objects' writes.
     const firstWrites = shared('firstWrites', () =>
-      firstWritesFor<ObjectRef>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (ob) => ob.key),
+      firstWritesFor<string>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (k) => k),
     );
 
     /**
@@ -574,8 +574,8 @@ export const conflictStorm = defineDetector({
     const rolledHeld = shared('rolledHeld', () => new WeakSet<RequestRecord>());
 
     /** A write of an object no pair holds: held, or, with the write held before it, given a pair. */
-    function onFirstWrite(r: RequestRecord, held: FirstWrites<ObjectRef>): void {
-      const first = held.take(r.object as ObjectRef, r);
+    function onFirstWrite(r: RequestRecord, held: FirstWrites<string>): void {
+      const first = held.take((r.object as ObjectRef).key, r);
       if (first === undefined) {
         const who = identities.of(r.actor);
         // Counted only in a roll-up that exists: one made per identity with a held 409 would grow with the identities.

@@ -82,6 +82,8 @@ export const createConflictStormOptions = windowedOptions({
 export type CreateConflictStormOptions = z.output<typeof createConflictStormOptions>;
 
 interface NameState {
+  /** The object (the first instance seen of its key). */
+  obj: ObjectRef;
   ring: StepRing;
   lastTs: number;
   /** AlreadyExists answers in the current episode. */
@@ -113,7 +115,8 @@ interface ActorState {
   actor: Actor;
   /** Per step: 0 creates, 1 AlreadyExists. */
   ring: StepRing;
-  names: Map<ObjectRef, NameState>;
+  /** By object key (`ObjectRef.key`). */
+  names: Map<string, NameState>;
   lastTs: number;
   hot: Hot | null;
   open: boolean;
@@ -185,10 +188,10 @@ export const createConflictStorm = defineDetector({
       if (exists) {
         s.ring.add(b, C_EXISTS);
         const obj = r.object as ObjectRef;
-        ns = s.names.get(obj);
+        ns = s.names.get(obj.key);
         if (ns === undefined && s.names.size < o.maxNamesPerActor) {
-          ns = { ring: new StepRing(n, 1), lastTs: r.ts, episode: 0 };
-          s.names.set(obj, ns);
+          ns = { obj, ring: new StepRing(n, 1), lastTs: r.ts, episode: 0 };
+          s.names.set(obj.key, ns);
         }
         if (ns !== undefined) {
           ns.ring.add(b, 0);
@@ -216,10 +219,10 @@ export const createConflictStorm = defineDetector({
     function repeatedIn(s: ActorState, boundary: number): number {
       let total = 0;
       const start = (boundary - n) * o.stepMs;
-      for (const [obj, ns] of s.names) {
+      for (const [key, ns] of s.names) {
         const c = ns.ring.sum(boundary, 0);
         if (c >= o.minRepeatsPerName) total += c;
-        else if (c === 0 && ns.episode === 0 && ns.lastTs < start) s.names.delete(obj);
+        else if (c === 0 && ns.episode === 0 && ns.lastTs < start) s.names.delete(key);
       }
       return total;
     }
@@ -266,7 +269,7 @@ export const createConflictStorm = defineDetector({
     function build(s: ActorState): Finding {
       const h = s.hot as Hot;
       const hit: Array<[ObjectRef, number]> = [];
-      for (const [obj, ns] of s.names) if (ns.episode > 0) hit.push([obj, ns.episode]);
+      for (const ns of s.names.values()) if (ns.episode > 0) hit.push([ns.obj, ns.episode]);
       hit.sort((a, b) => b[1] - a[1] || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0));
       const top = hit[0]?.[0] ?? null;
       const distinct = hit.length;

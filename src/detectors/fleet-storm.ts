@@ -247,7 +247,8 @@ interface FamilyState {
   family: Family;
   /** Per step: 0 bad answers. */
   ring: StepRing;
-  objects: Map<ObjectRef, ObjStat>;
+  /** By object key (`ObjectRef.key`). */
+  objects: Map<string, ObjStat>;
   clients: Map<string, number>;
   lastBadTs: number;
   hot: Hot | null;
@@ -409,7 +410,7 @@ export const fleetStorm = defineDetector({
         h.series.add(r.ts, true);
       }
       const obj = r.object;
-      let os = s.objects.get(obj);
+      let os = s.objects.get(obj.key);
       if (os === undefined && s.objects.size < o.maxObjectsPerFamily && trackedObjects < o.maxObjects) {
         os = {
           lastTs: r.ts,
@@ -429,7 +430,7 @@ export const fleetStorm = defineDetector({
           obj,
           familyKey: fam.key,
         };
-        s.objects.set(obj, os);
+        s.objects.set(obj.key, os);
         index(os);
         trackedObjects++;
       }
@@ -503,7 +504,7 @@ export const fleetStorm = defineDetector({
       const bad = s.ring.sum(boundary, 0);
       let objects = 0;
       let lasting = 0;
-      for (const [obj, os] of s.objects) {
+      for (const [key, os] of s.objects) {
         if (os.lastTs >= start) {
           objects++;
           if (os.firstBadTs >= 0 && os.lastTs - os.firstBadTs >= o.singleClientMinSpanMs && !racedOthers(os)) lasting++;
@@ -512,7 +513,7 @@ export const fleetStorm = defineDetector({
             s.hot.untracked++;
             s.hot.droppedExcess += excessOf(os);
           }
-          s.objects.delete(obj);
+          s.objects.delete(key);
           unindex(os);
           trackedObjects--;
         }
@@ -597,7 +598,7 @@ export const fleetStorm = defineDetector({
       const h = s.hot as Hot;
       const fam = s.family;
       const hit: Array<[ObjectRef, ObjStat]> = [];
-      for (const [obj, os] of s.objects) if (os.bad > 0) hit.push([obj, os]);
+      for (const os of s.objects.values()) if (os.bad > 0) hit.push([os.obj, os]);
       let excess = h.throttled + h.droppedExcess;
       for (const [, os] of hit) excess += excessOf(os);
       const actors = [...h.actors.entries()].sort((a, b) => b[1].bad - a[1].bad || (a[0].key < b[0].key ? -1 : a[0].key > b[0].key ? 1 : 0));

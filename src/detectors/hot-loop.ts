@@ -473,7 +473,7 @@ export const hotLoop = defineDetector({
      */
     // One table for every object shard: held writes take room in the order of all objects' writes.
     const firstWrites = shared('firstWrites', () =>
-      firstWritesFor<ObjectRef>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (ob) => ob.key),
+      firstWritesFor<string>(ctx, o.minRunWritesPerSec * windowSec > 1, Math.max(o.windowMs + o.stepMs, o.idleMs) + o.stepMs, (k) => k),
     );
 
     /**
@@ -521,8 +521,8 @@ export const hotLoop = defineDetector({
     }
 
     /** A write of an object no pair holds: held, or, with the write held before it, given a pair. */
-    function onFirstWrite(r: RequestRecord, held: FirstWrites<ObjectRef>): void {
-      const first = held.take(r.object as ObjectRef, r);
+    function onFirstWrite(r: RequestRecord, held: FirstWrites<string>): void {
+      const first = held.take((r.object as ObjectRef).key, r);
       if (first === undefined) return;
       if (first === null) return onWrite(r);
       onWrite(first);

@@ -44,7 +44,7 @@
  * (`brief`).
  */
 import { z } from 'zod';
-import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
+import type { Actor, RequestRecord } from '../decoding/record.js';
 import { isConflict } from '../decoding/record.js';
 import type { Advice, Finding, Severity } from '../report/schema.js';
 import { severityRank } from '../report/schema.js';
@@ -165,7 +165,7 @@ interface Hot {
   verbs: Map<string, number>;
   resources: Map<string, number>;
   /** Per object: time of the last 429, for the retry gap. */
-  pending: Map<ObjectRef, number>;
+  pending: Map<string, number>;
   retryGaps: BoundedSample;
   /** Heavy actors of the steps the episode spans, summed. */
   tally: Map<Actor, Tally>;
@@ -283,10 +283,10 @@ export const throttling = defineDetector({
       if (r.sourceIP && h.ips.size < o.maxSourceIPs) h.ips.add(r.sourceIP);
       if (r.fieldManager) h.fieldManagers.add(r.fieldManager);
       if (r.object !== null) {
-        const sent = h.pending.get(r.object);
+        const sent = h.pending.get(r.object.key);
         if (sent !== undefined) {
           h.retryGaps.add(Math.max(0, r.receivedTs - sent));
-          h.pending.delete(r.object);
+          h.pending.delete(r.object.key);
         }
       }
       if (!throttled) return;
@@ -298,7 +298,7 @@ export const throttling = defineDetector({
       h.verbs.set(r.verb, (h.verbs.get(r.verb) ?? 0) + 1);
       const res = r.object === null ? '(non-resource)' : r.object.label;
       h.resources.set(res, (h.resources.get(res) ?? 0) + 1);
-      if (r.object !== null && (h.pending.has(r.object) || h.pending.size < o.maxRetryObjects)) h.pending.set(r.object, r.ts);
+      if (r.object !== null && (h.pending.has(r.object.key) || h.pending.size < o.maxRetryObjects)) h.pending.set(r.object.key, r.ts);
     }
 
     /**

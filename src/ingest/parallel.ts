@@ -430,9 +430,8 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
       }
       if (head !== undefined && head.run !== undefined && ++sinceTurn >= TURN_EVERY) {
         // This thread could go on in microtasks alone for the whole file; the event loop must
-        // turn now and then: V8 keeps every WeakRef target read (the normalizer's previous
-        // generation) alive until it does, and on a log of a million distinct objects the heap
-        // grew past 1 GB.
+        // turn now and then: V8 keeps every WeakRef target read (the normalizer's actors of
+        // closed generations) alive until it does.
         sinceTurn = 0;
         await turn();
       }
