@@ -439,9 +439,7 @@ export const conflictStorm = defineDetector({
      * A pair with one write and no Conflict in its window is dropped once `chainBreakMs` passed.
      */
     // One table for every object shard: held writes take room in the order of all objects' writes.
-    const firstWrites = shared('firstWrites', () =>
-      firstWritesFor<string>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (k) => k),
-    );
+    const firstWrites = shared('firstWrites', () => firstWritesFor<string>(ctx, o.minConflicts >= 2, Math.max(o.windowMs + o.stepMs, o.chainBreakMs) + o.stepMs, (k) => k));
 
     /**
      * Hot pairs by their object's name (a string the object holds: no key built per write); the
