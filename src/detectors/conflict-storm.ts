@@ -1092,6 +1092,8 @@ export const conflictStorm = defineDetector({
             const left = (rollupResources.get(u.object.resource) ?? 1) - 1;
             if (left > 0) rollupResources.set(u.object.resource, left);
             else rollupResources.delete(u.object.resource);
+            // With no roll-up left, no write kept is read again.
+            if (rollupResources.size === 0) lastWrites.clear();
           }
         firstWrites?.expire(at * o.stepMs);
       },
