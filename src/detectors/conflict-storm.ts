@@ -165,18 +165,27 @@ export const conflictStormOptions = windowedOptions({
        */
       rocMaxChainsPerObject: z.number().positive().default(1),
       /**
-       * A roll-up's retry chain whose first 409 Conflict comes at most this long (ms) after another
-       * user's successful write to the object (any subresource) was set off by that change: the
-       * reconciles a change triggers write from a cache that lags their own last write and retry
-       * until the informer catches up (ray-project/kuberay#745: an autoscaler's spec patch, then
-       * the operator's status updates). Such chains are not the writer losing to itself. 2 s: the
-       * informer's lag plus per-item backoff's first retries (5 ms doubling: 8 within 1.3 s,
-       * reference/audit-formats.md §5.2). 0: no chain counts as set off.
+       * The reaction to another user's change (ms): the writer's successful writes and retry
+       * chains on the object in a row, each within this of the one before, whose first came at
+       * most `reactionLagMs` after another user's successful write to the object (any
+       * subresource). A roll-up's chain whose first 409 Conflict comes within this of the
+       * reaction's start was set off by that change: the reconciles a change triggers write from
+       * a cache that lags their own last write and retry until the informer catches up
+       * (ray-project/kuberay#745: an autoscaler's spec patch, then the operator's status
+       * updates), not the writer losing to itself. 2 s: the informer's lag plus per-item
+       * backoff's first retries (5 ms doubling: 8 within 1.3 s, reference/audit-formats.md §5.2).
        */
       reactionMs: z.number().int().nonnegative().default(2_000),
+      /**
+       * Most ms from another user's change to the writer's first write of a reaction to it (see
+       * `reactionMs`): the informer's lag in handing the change over. A writer that reconciles on
+       * its own clock beside someone writing the object every few seconds starts most passes
+       * later than that. 0: no chain counts as set off.
+       */
+      reactionLagMs: z.number().int().nonnegative().default(500),
     })
     .strict()
-    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5, rocMaxChainsPerObject: 1, reactionMs: 2_000 }),
+    .default({ minObjects: 2, minObjectsPerClient: 2, maxObjects: 1000, topObjects: 5, rocMaxChainsPerObject: 1, reactionMs: 2_000, reactionLagMs: 500 }),
   /** A write more than this long after the same client's 409 starts a new chain, ms. */
   chainBreakMs: z.number().int().positive().default(60_000),
   /** Longest chain (attempts) still typical of `retry.DefaultRetry`. */
@@ -385,6 +394,9 @@ interface LastWrites {
   ts: number;
   /** The time of the latest write by another user than `user` (ms; -1: none). */
   otherTs: number;
+  /** `user`'s writes in a row, each within `rollup.reactionMs` of the one before: the first one's time, and whether it came within `rollup.reactionLagMs` of `otherTs`. */
+  burstStart: number;
+  burstSetOff: boolean;
 }
 
 /** Objects whose latest writes are kept for roll-ups (`lastWrites`); the table starts over when full. */
@@ -491,24 +503,32 @@ export const conflictStorm = defineDetector({
       let w = lastWrites.get(ob.name);
       if (w === undefined || !sameObject(w.object, ob)) {
         if (w === undefined && lastWrites.size >= LAST_WRITES_MAX) lastWrites.clear();
-        w = { object: ob, user, ts: r.ts, otherTs: -1 };
+        w = { object: ob, user, ts: r.ts, otherTs: -1, burstStart: r.ts, burstSetOff: false };
         lastWrites.set(ob.name, w);
         return;
       }
-      if (w.user !== user) {
-        w.otherTs = w.ts;
-        w.user = user;
+      if (w.user !== user || r.ts - w.ts > o.rollup.reactionMs) {
+        if (w.user !== user) {
+          w.otherTs = w.ts;
+          w.user = user;
+        }
+        w.burstStart = r.ts;
+        w.burstSetOff = w.otherTs >= 0 && r.ts - w.otherTs <= o.rollup.reactionLagMs;
       }
       w.ts = r.ts;
     }
 
-    /** Whether another user than `r`'s wrote `r`'s object at most `rollup.reactionMs` before it. */
+    /**
+     * Whether 409 `r`, the first of a roll-up's retry chain, is part of its writer's reaction to
+     * another user's change to the object (see `rollup.reactionMs`).
+     */
     function setOff(r: RequestRecord): boolean {
       const ob = r.object as ObjectRef;
       const w = lastWrites.get(ob.name);
       if (w === undefined || !sameObject(w.object, ob)) return false;
-      const ts = w.user !== r.actor.username ? w.ts : w.otherTs;
-      return ts >= 0 && r.ts - ts <= o.rollup.reactionMs;
+      // Another user wrote last: the chain starts the reaction, if soon enough after the change.
+      if (w.user !== r.actor.username) return r.ts - w.ts <= o.rollup.reactionLagMs;
+      return w.burstSetOff && r.ts - w.ts <= o.rollup.reactionMs && r.ts - w.burstStart <= o.rollup.reactionMs;
     }
 
     function newHot(r: RequestRecord): Hot {
@@ -921,6 +941,21 @@ export const conflictStorm = defineDetector({
       return by;
     }
 
+    /**
+     * A roll-up whose stale cache catches up within the backoff after each other user's change:
+     * at least half its retry chains were set off by one (`chainsSetOff`), at least `rocMinSuccess`
+     * of them ended stored, and its requests beyond per-item backoff stay under
+     * `lowImpactExcessShare` of its attempts (kuberay#745's reconciles after an autoscaler's patch).
+     */
+    function reactionsMended(f: Finding): boolean {
+      const m = f.metrics;
+      const chains = Number(m.retryChains);
+      if (m.chainsSetOff === undefined || chains === 0) return false;
+      return (
+        Number(m.chainsSetOff) * 2 >= chains && Number(m.retryChainsSucceeded) / chains >= o.rocMinSuccess && Number(m.excessRequests) < o.lowImpactExcessShare * Number(m.attempts)
+      );
+    }
+
     function isHandledWell(f: Finding): boolean {
       const m = f.metrics;
       if (m.backoff === 'exponential') {
@@ -930,7 +965,8 @@ export const conflictStorm = defineDetector({
         // episode (under `brief.mediumMs`) with no request beyond the budget and at least as many
         // writes stored as answered 409. A loop whose 409s never stop is not mended, however its
         // passes end.
-        if (f.signals.includes('stale-cache')) return Number(m.durationMs) < o.brief.mediumMs && m.excessRequests === 0 && Number(m.successes) >= Number(m.conflicts);
+        if (f.signals.includes('stale-cache'))
+          return (Number(m.durationMs) < o.brief.mediumMs && m.excessRequests === 0 && Number(m.successes) >= Number(m.conflicts)) || reactionsMended(f);
         return true;
       }
       const chains = Number(m.retryChains);
@@ -990,6 +1026,7 @@ export const conflictStorm = defineDetector({
         ...(p.rollup === null
           ? {}
           : {
+              chainsSetOff: h.reactedChains,
               objects: h.toObjects,
               objectsWithConflicts: h.objects.size,
               topObjects: topList(

@@ -29,8 +29,9 @@
  * this finding shows it; set 2 or more for fleets alone. With one client an object counts toward
  * `minObjects` only when its 409s span `singleClientMinSpanMs` and most are not explained by a
  * race: a 409 is explained when another family wrote the object since the client's previous
- * request to it, or at most `singleClientRaceReactionMs` before the 409 and within the attempts
- * per-item backoff makes in that time (`singleClientMaxConflictsPerForeignWrite`). 409s after
+ * request to it, or the 409 is part of the client's reaction to such a write: requests in a row
+ * that began within `singleClientReactionLagMs` of it, up to the attempts per-item backoff makes
+ * in `singleClientRaceReactionMs` (`singleClientMaxConflictsPerForeignWrite`). 409s after
  * other writers' changes, each followed by a stored retry, are the optimistic lock working
  * (ray-project/kuberay#745), not a controller losing to itself; so are the 409s of the reconciles
  * such a change sets off, which write from a cache that has not seen their own last write yet and
@@ -90,15 +91,23 @@ export const fleetStormOptions = windowedOptions({
    */
   singleClientMaxConflictsPerForeignWrite: z.number().nonnegative().default(1),
   /**
-   * With one client, ms after another family's successful write to an object within which the
-   * client's 409s on it are explained by that write, even with the client's own requests between,
-   * up to the attempts per-item backoff makes in that time (9 in 2 s: 5 ms doubling, see
-   * `impact.ts`): the reconciles a change sets off write from a cache that lags their own last
-   * write, get 409, and retry with per-item backoff (controller-runtime's default,
-   * reference/audit-formats.md §5.2) until the informer catches up. 409s beyond that budget are
-   * the client's own (a loop without backoff, whatever others write).
+   * With one client, the reaction to another family's change (ms): the client's requests to the
+   * object in a row, each within this of the one before, whose first came at most
+   * `singleClientReactionLagMs` after the change, explain their 409s up to this long after that
+   * first request and up to the attempts per-item backoff makes in that time (9 in 2 s: 5 ms
+   * doubling, see `impact.ts`). The reconciles a change sets off write from a cache that lags
+   * their own last write, get 409, and retry with per-item backoff (controller-runtime's default,
+   * reference/audit-formats.md §5.2) until the informer catches up (kuberay#745). 409s beyond
+   * that budget, or of requests that did not start right after a change (a periodic reconcile
+   * beside a writer that touches the object every few seconds), are the client's own.
    */
   singleClientRaceReactionMs: z.number().int().nonnegative().default(2_000),
+  /**
+   * With one client, ms from another family's change to the client's first request of a
+   * reaction to it (see `singleClientRaceReactionMs`): the informer's lag in handing the change
+   * to the controller.
+   */
+  singleClientReactionLagMs: z.number().int().nonnegative().default(500),
   /** Objects and clients tracked per family; beyond, answers count in totals only. */
   maxObjectsPerFamily: z.number().int().positive().default(10_000),
   /**
@@ -202,7 +211,15 @@ interface ObjStat {
   raced: boolean;
   /** stageTimestamp (ms) of another family's latest successful write to the object, or -1. */
   lastForeignTs: number;
-  /** 409s explained since `lastForeignTs` (at most `reactionBudget`). */
+  /**
+   * The family's requests to the object in a row, each within `singleClientRaceReactionMs` of the
+   * one before (a burst): the latest one's time and the burst's first (ms, -1: none), whether
+   * another family's write came at most `singleClientReactionLagMs` before that first (the burst
+   * is a reaction to that change), and the 409s it explained (at most `reactionBudget`).
+   */
+  lastOwnTs: number;
+  burstStartTs: number;
+  burstSetOff: boolean;
   reacted: number;
   /** The object and its family's key, to count other families' writes to it. */
   obj: ObjectRef;
@@ -362,6 +379,7 @@ export const fleetStorm = defineDetector({
         key ??= infoOf(r.actor).family.key;
         const stored = r.isWrite && r.code >= 200 && r.code < 300;
         if (os.familyKey === key) {
+          ownRequest(os, r.ts);
           os.raced = false;
           // The family's write stored: its chain of 409s on the object ends in success.
           if (stored && os.chainStartTs >= 0) {
@@ -372,9 +390,18 @@ export const fleetStorm = defineDetector({
         } else if (stored) {
           os.raced = true;
           os.lastForeignTs = r.ts;
-          os.reacted = 0;
         }
       }
+    }
+
+    /** A request of the object's family at `ts`: it continues the family's burst on the object, or starts one. */
+    function ownRequest(os: ObjStat, ts: number): void {
+      if (os.lastOwnTs < 0 || ts - os.lastOwnTs > o.singleClientRaceReactionMs) {
+        os.burstStartTs = ts;
+        os.burstSetOff = os.lastForeignTs >= 0 && ts - os.lastForeignTs <= o.singleClientReactionLagMs;
+        os.reacted = 0;
+      }
+      os.lastOwnTs = ts;
     }
 
     function onRequest(r: RequestRecord): void {
@@ -426,6 +453,9 @@ export const fleetStorm = defineDetector({
           explained: 0,
           raced: false,
           lastForeignTs: -1,
+          lastOwnTs: -1,
+          burstStartTs: -1,
+          burstSetOff: false,
           reacted: 0,
           obj,
           familyKey: fam.key,
@@ -454,9 +484,10 @@ export const fleetStorm = defineDetector({
         os.lastTs = r.ts;
         if (os.firstBadTs < 0) os.firstBadTs = r.ts;
         os.bad++;
+        ownRequest(os, r.ts);
         if (conflict) {
           os.conflicts++;
-          if (os.raced || (os.lastForeignTs >= 0 && r.ts - os.lastForeignTs <= o.singleClientRaceReactionMs && os.reacted < reactionBudget)) {
+          if (os.raced || (os.burstSetOff && r.ts - os.burstStartTs <= o.singleClientRaceReactionMs && os.reacted < reactionBudget)) {
             os.explained++;
             os.reacted++;
           }

@@ -556,9 +556,11 @@ describe('conflict-storm: a roll-up whose chains another writer’s changes set 
    * 16 RayClusters, each every 40 s for 10 minutes: the autoscaler patches its spec (with
    * `foreign`), 58 ms later the operator's status update is stored, 52 ms after that the next
    * reconcile's update, from a cache that has not seen the first yet, gets 409 and its retry 6 ms
-   * later is stored.
+   * later is stored. With `backoff`, that reconcile's update gets 409 four times, retried with
+   * per-item backoff (5, 10, 20 and 40 ms after each answer) until the cache catches up, and
+   * resends the stale resourceVersion each time (try60's kuberay_small).
    */
-  function reactions(foreign: boolean): RequestRecord[] {
+  function reactions(foreign: boolean, backoff = false): RequestRecord[] {
     const out: RequestRecord[] = [];
     for (let c = 0; c < 16; c++) {
       const main = object('rayclusters', 'ml', `raycluster-${c}`, '', 'ray.io');
@@ -566,8 +568,17 @@ describe('conflict-storm: a roll-up whose chains another writer’s changes set 
       for (let t = 5000 + c * 2500; t < 600_000; t += 40_000) {
         if (foreign) out.push(rec(T0 + t, autoscaler, main, { verb: 'patch' }));
         out.push(rec(T0 + t + 58, ray, status));
-        out.push(rec(T0 + t + 110, ray, status, { code: 409 }));
-        out.push(rec(T0 + t + 116, ray, status));
+        if (!backoff) {
+          out.push(rec(T0 + t + 110, ray, status, { code: 409 }));
+          out.push(rec(T0 + t + 116, ray, status));
+          continue;
+        }
+        let at = t + 110;
+        for (const delay of [5, 10, 20, 40]) {
+          out.push(rec(T0 + at, ray, status, { code: 409, resourceVersion: `${c}-${t}`, latencyMs: 1 }));
+          at += delay + 1;
+        }
+        out.push(rec(T0 + at, ray, status, { latencyMs: 1 }));
       }
     }
     return out.sort((a, b) => a.receivedTs - b.receivedTs);
@@ -576,14 +587,54 @@ describe('conflict-storm: a roll-up whose chains another writer’s changes set 
   it.each<[string, boolean, Record<string, unknown>, number, number, string]>([
     ['each chain within 2 s of the autoscaler’s patch: RetryOnConflict handled well, a note', true, {}, 0, 1, 'retry-on-conflict'],
     ['the same chains with no other writer: the operator loses to itself, a finding', false, {}, 1, 0, 'none'],
-    ['rollup.reactionMs 0: no chain counts as set off, a finding', true, { rollup: { reactionMs: 0 } }, 1, 0, 'none'],
-    ['rollup.reactionMs 50: the 409s come 110 ms after the patch, a finding', true, { rollup: { reactionMs: 50 } }, 1, 0, 'none'],
+    ['rollup.reactionLagMs 0: no chain counts as set off, a finding', true, { rollup: { reactionLagMs: 0 } }, 1, 0, 'none'],
+    ['rollup.reactionLagMs 50: the operator’s first write comes 58 ms after the patch, a finding', true, { rollup: { reactionLagMs: 50 } }, 1, 0, 'none'],
   ])('%s', (_name, foreign, options, nFindings, nNotes, backoff) => {
     const { findings, notes } = runDetector(detector, options, reactions(foreign));
     expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
     const f = (findings[0] ?? notes[0])!;
     // 15 rounds of 14 clusters and 14 of the last two (their first patch comes 2.5 s later each): 238 409s, one chain each.
     expect([f.object, f.metrics.objects, f.metrics.conflicts, f.metrics.retryChains, f.metrics.backoff]).toEqual([null, 16, 238, 238, backoff]);
+  });
+
+  it.each<[string, boolean, number, number]>([
+    ['chains backed off through a lagging cache after each patch, every one stored: a note', true, 0, 1],
+    ['the same chains with no other writer: a finding', false, 1, 0],
+  ])('%s', (_name, foreign, nFindings, nNotes) => {
+    const { findings, notes } = runDetector(detector, {}, reactions(foreign, true));
+    expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
+    const f = (findings[0] ?? notes[0])!;
+    expect([f.metrics.backoff, f.signals, f.metrics.conflicts, f.metrics.retryChains, f.metrics.retryChainsSucceeded, f.metrics.chainsSetOff, f.metrics.excessRequests]).toEqual([
+      'exponential',
+      ['stale-cache'],
+      4 * 238,
+      238,
+      238,
+      // The first chain comes before any roll-up, so before writes to rayclusters were kept: 237.
+      foreign ? 237 : 0,
+      0,
+    ]);
+  });
+
+  // flux2#3689's double patch over 8 Kustomizations, each every 20 s, beside a writer patching
+  // each about every 1.5 s out of step with the controller (try60 flux8g_foreign_1s): most passes
+  // start over 500 ms after the last outside patch, so they are the controller losing to itself.
+  it('a writer losing to itself beside another touching each object every 1.5 s: a finding', () => {
+    const flux = actor('system:serviceaccount:flux-system:kustomize-controller', 'kustomize-controller/v1.2.0');
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 8; k++) {
+      const main = object('kustomizations', 'apps', `app-${k}`, '', 'kustomize.toolkit.fluxcd.io');
+      const status = object('kustomizations', 'apps', `app-${k}`, 'status', 'kustomize.toolkit.fluxcd.io');
+      for (let t = k * 100; t < 600_000; t += 20_000) {
+        out.push(rec(T0 + t, flux, status, { verb: 'patch' }));
+        out.push(rec(T0 + t + 4, flux, status, { verb: 'patch', code: 409 }));
+        out.push(rec(T0 + t + 15, flux, status, { verb: 'patch' }));
+      }
+      for (let t = k * 37 + 700; t < 600_000; t += 1500 + k) out.push(rec(T0 + t, autoscaler, main, { verb: 'patch' }));
+    }
+    out.sort((a, b) => a.receivedTs - b.receivedTs);
+    const { findings } = runDetector(detector, {}, out);
+    expect(findings.map((f) => [f.object, f.metrics.conflicts, f.metrics.backoff])).toEqual([[null, 240, 'none']]);
   });
 });
 

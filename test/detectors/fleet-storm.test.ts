@@ -340,8 +340,31 @@ describe('fleet-storm: one controller racing other writers', () => {
     expect(notes).toEqual([]);
   });
 
-  it('singleClientRaceReactionMs 0: only a change since the client’s previous request explains a 409', () => {
-    expect(runDetector(detector, { singleClientRaceReactionMs: 0 }, raceAfterForeignWrites(3)).findings.map((f) => [f.metrics.events, f.metrics.objects])).toEqual([[4 * 380, 20]]);
+  // flux2#3689 beside a writer that patches every Kustomization about every 1.5 s, out of step
+  // with the controller (try60 flux1_foreign): the controller's passes start on its own clock, most
+  // of them over 500 ms after the last outside patch, so they are no reactions to it.
+  it('self-inflicted 409s beside another writer touching each object every 1.5 s: one finding', () => {
+    const kustomize = actor('system:serviceaccount:flux-system:kustomize-controller', 'kustomize-controller/v1.2.0');
+    const annotator = actor('system:serviceaccount:tools:annotator', 'annotator/v0.1.0');
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < 30; k++) {
+      const ks = object('kustomizations', 'apps', `app-${k}`, '', 'kustomize.toolkit.fluxcd.io');
+      const status = object('kustomizations', 'apps', `app-${k}`, 'status', 'kustomize.toolkit.fluxcd.io');
+      for (let t = k * 100; t < 600_000; t += 20_000) {
+        out.push(rec(T0 + t, kustomize, status, { verb: 'patch', sourceIP: '10.2.0.7' }));
+        out.push(rec(T0 + t + 4, kustomize, status, { verb: 'patch', code: 409, sourceIP: '10.2.0.7' }));
+      }
+      for (let t = k * 37 + 700; t < 600_000; t += 1500 + k) out.push(rec(T0 + t, annotator, ks, { verb: 'patch', sourceIP: '10.9.0.3' }));
+    }
+    out.sort((a, b) => a.receivedTs - b.receivedTs);
+    const { findings } = runDetector(detector, {}, out);
+    expect(findings.map((f) => [f.metrics.family, f.metrics.events, f.metrics.objects])).toEqual([['system:serviceaccount:flux-system:kustomize-controller', 30 * 30, 30]]);
+    // A lag allowed as long as the other writer's period makes every pass a reaction: no finding.
+    expect(runDetector(detector, { singleClientReactionLagMs: 1_600 }, out).findings).toEqual([]);
+  });
+
+  it('singleClientReactionLagMs 0: only a change since the client’s previous request explains a 409', () => {
+    expect(runDetector(detector, { singleClientReactionLagMs: 0 }, raceAfterForeignWrites(3)).findings.map((f) => [f.metrics.events, f.metrics.objects])).toEqual([[4 * 380, 20]]);
   });
 });
 
