@@ -304,9 +304,12 @@ describe('fleet-storm: one controller racing other writers', () => {
     expect(runDetector(detector, {}, alone).findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual([[380, 20, 1]]);
   });
 
-  // flux2#3689 with another writer touching every Kustomization every 5 s (try57 f03): the second
-  // patch of each reconcile conflicts with the first, milliseconds before, so no race explains it.
-  it('self-inflicted 409s are not explained by another writer busy in between: one finding', () => {
+  /**
+   * flux2#3689's double patch on 30 Kustomizations, each every 20 s (the second patch of each
+   * reconcile conflicts with the first, milliseconds before), beside an annotator patching
+   * Kustomization `k` from `startMs(k)` every `everyMs(k)`.
+   */
+  function fluxBesideAnnotator(startMs: (k: number) => number, everyMs: (k: number) => number): RequestRecord[] {
     const kustomize = actor('system:serviceaccount:flux-system:kustomize-controller', 'kustomize-controller/v1.2.0');
     const annotator = actor('system:serviceaccount:tools:annotator', 'annotator/v0.1.0');
     const out: RequestRecord[] = [];
@@ -317,11 +320,46 @@ describe('fleet-storm: one controller racing other writers', () => {
         out.push(rec(T0 + t, kustomize, status, { verb: 'patch', sourceIP: '10.2.0.7' }));
         out.push(rec(T0 + t + 4, kustomize, status, { verb: 'patch', code: 409, sourceIP: '10.2.0.7' }));
       }
-      for (let t = k * 100 + 2500; t < 600_000; t += 5000) out.push(rec(T0 + t, annotator, ks, { verb: 'patch', sourceIP: '10.9.0.3' }));
+      for (let t = startMs(k); t < 600_000; t += everyMs(k)) out.push(rec(T0 + t, annotator, ks, { verb: 'patch', sourceIP: '10.9.0.3' }));
     }
-    out.sort((a, b) => a.receivedTs - b.receivedTs);
-    const { findings } = runDetector(detector, {}, out);
+    return out.sort((a, b) => a.receivedTs - b.receivedTs);
+  }
+
+  // The controller's passes start on its own clock, so no race explains its 409s, however busy the
+  // other writer: every 5 s (try57 f03), or about every 1.5 s out of step with it (try60
+  // flux1_foreign: most passes start over 500 ms after the last outside patch, so they are no
+  // reactions to it).
+  it.each<[string, RequestRecord[]]>([
+    [
+      'every 5 s, 2.5 s before each pass',
+      fluxBesideAnnotator(
+        (k) => k * 100 + 2500,
+        () => 5000,
+      ),
+    ],
+    [
+      'about every 1.5 s, out of step',
+      fluxBesideAnnotator(
+        (k) => k * 37 + 700,
+        (k) => 1500 + k,
+      ),
+    ],
+  ])('self-inflicted 409s beside another writer patching each object %s: one finding', (_name, records) => {
+    const { findings } = runDetector(detector, {}, records);
     expect(findings.map((f) => [f.metrics.family, f.metrics.events, f.metrics.objects])).toEqual([['system:serviceaccount:flux-system:kustomize-controller', 30 * 30, 30]]);
+  });
+
+  it('singleClientReactionLagMs as long as the other writer’s period makes every pass a reaction: no finding', () => {
+    expect(
+      runDetector(
+        detector,
+        { singleClientReactionLagMs: 1_600 },
+        fluxBesideAnnotator(
+          (k) => k * 37 + 700,
+          (k) => 1500 + k,
+        ),
+      ).findings,
+    ).toEqual([]);
   });
 
   // A change sets off reconciles that write from a cache lagging their own last write: their 409s,
@@ -338,29 +376,6 @@ describe('fleet-storm: one controller racing other writers', () => {
     const { findings, notes } = runDetector(detector, {}, make());
     expect(findings.map((f) => [f.metrics.events, f.metrics.objects, f.metrics.clients])).toEqual(expected);
     expect(notes).toEqual([]);
-  });
-
-  // flux2#3689 beside a writer that patches every Kustomization about every 1.5 s, out of step
-  // with the controller (try60 flux1_foreign): the controller's passes start on its own clock, most
-  // of them over 500 ms after the last outside patch, so they are no reactions to it.
-  it('self-inflicted 409s beside another writer touching each object every 1.5 s: one finding', () => {
-    const kustomize = actor('system:serviceaccount:flux-system:kustomize-controller', 'kustomize-controller/v1.2.0');
-    const annotator = actor('system:serviceaccount:tools:annotator', 'annotator/v0.1.0');
-    const out: RequestRecord[] = [];
-    for (let k = 0; k < 30; k++) {
-      const ks = object('kustomizations', 'apps', `app-${k}`, '', 'kustomize.toolkit.fluxcd.io');
-      const status = object('kustomizations', 'apps', `app-${k}`, 'status', 'kustomize.toolkit.fluxcd.io');
-      for (let t = k * 100; t < 600_000; t += 20_000) {
-        out.push(rec(T0 + t, kustomize, status, { verb: 'patch', sourceIP: '10.2.0.7' }));
-        out.push(rec(T0 + t + 4, kustomize, status, { verb: 'patch', code: 409, sourceIP: '10.2.0.7' }));
-      }
-      for (let t = k * 37 + 700; t < 600_000; t += 1500 + k) out.push(rec(T0 + t, annotator, ks, { verb: 'patch', sourceIP: '10.9.0.3' }));
-    }
-    out.sort((a, b) => a.receivedTs - b.receivedTs);
-    const { findings } = runDetector(detector, {}, out);
-    expect(findings.map((f) => [f.metrics.family, f.metrics.events, f.metrics.objects])).toEqual([['system:serviceaccount:flux-system:kustomize-controller', 30 * 30, 30]]);
-    // A lag allowed as long as the other writer's period makes every pass a reaction: no finding.
-    expect(runDetector(detector, { singleClientReactionLagMs: 1_600 }, out).findings).toEqual([]);
   });
 
   it('singleClientReactionLagMs 0: only a change since the client’s previous request explains a 409', () => {
