@@ -141,11 +141,11 @@ function groupOf(members: Finding[]): Finding {
   for (const f of members) {
     for (const [name, v] of Object.entries(f.metrics)) {
       // Sums of counts only: shares, ratios, rates and percentiles of members do not add up.
-      if (typeof v !== 'number' || /Share|Ratio|PerSec|P50|P90|Ms$|Per[A-Z]|Growth/.test(name)) continue;
+      if (typeof v !== 'number' || /^share|Share|Ratio|PerSec|P50|P90|Ms$|Per[A-Z]|Growth/.test(name)) continue;
       const was = typeof metrics[name] === 'number' ? metrics[name] : 0;
-      // Members without an object (roll-ups over objects) may cover the same objects: their object
-      // counts overlap, so the group has at least the largest, not the sum.
-      metrics[name] = f.object === null && /^objects/.test(name) ? Math.max(was, v) : was + v;
+      // Members without an object (roll-ups over objects) may cover the same objects, and distinct
+      // counts (source IPs, actors) of members overlap: the group has at least the largest, not the sum.
+      metrics[name] = (f.object === null && /^objects/.test(name)) || /Count$/.test(name) ? Math.max(was, v) : was + v;
     }
   }
   metrics.findings = members.length;
@@ -157,10 +157,17 @@ function groupOf(members: Finding[]): Finding {
       .map((f) => `${f.object === null ? '' : objectLabel(f.object)}(${weight(f)})`)
       .join(', ');
   } else {
-    metrics.actors = new Set(members.map((f) => f.actors[0]?.username ?? '')).size;
-    metrics.topActors = byWeight
+    // Per username: the members of one family may be one actor's findings at different times.
+    const perActor = new Map<string, number>();
+    for (const f of byWeight) {
+      const user = f.actors[0]?.username ?? '';
+      perActor.set(user, (perActor.get(user) ?? 0) + weight(f));
+    }
+    metrics.actors = perActor.size;
+    metrics.topActors = [...perActor]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .slice(0, TOP_OBJECTS)
-      .map((f) => `${f.actors[0]?.username ?? ''}(${weight(f)})`)
+      .map(([user, w]) => `${user}(${w})`)
       .join(', ');
   }
   const from = members.reduce((m, f) => (f.window.from < m ? f.window.from : m), top.window.from);

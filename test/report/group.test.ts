@@ -108,6 +108,24 @@ describe('groupFindings', () => {
     expect([g.metrics.findings, g.metrics.conflicts, g.metrics.objects, g.metrics.objectsWithConflicts]).toEqual([6, 6 * 10 + 15, 20, 20]);
   });
 
+  // try61 kr5: five roll-ups of one operator at different times had shareOfWrites 1.4366 (summed),
+  // sourceIPCount 5 for its one IP, and its username five times in topActors.
+  it('one actor’s roll-ups at different times: shares left out, distinct counts the largest, the actor listed once', () => {
+    const rollups = Array.from({ length: 5 }, (_, n): Finding => {
+      const f = finding('conflict-storm', 'system:serviceaccount:ray:kuberay-operator', '', 'low', 0, n * 10);
+      return { ...f, id: `conflict-storm:rollup-${n}`, object: null, metrics: { conflicts: 10 + n, shareOfWrites: 0.29, shareOfRequests: 0.1, sourceIPCount: 1, objects: 5 } };
+    });
+    const g = groupFindings(rollups, 5)[0]!;
+    expect([g.metrics.shareOfWrites, g.metrics.shareOfRequests, g.metrics.sourceIPCount, g.metrics.actors, g.metrics.topActors, g.metrics.conflicts]).toEqual([
+      undefined,
+      undefined,
+      1,
+      1,
+      'system:serviceaccount:ray:kuberay-operator(60)',
+      60,
+    ]);
+  });
+
   it('keeps everything apart below minGroup, or with 0', () => {
     expect(groupFindings(input, 7)).toEqual(input);
     expect(groupFindings(input, 0)).toEqual(input);
