@@ -942,17 +942,21 @@ export const conflictStorm = defineDetector({
     }
 
     /**
-     * A roll-up whose stale cache catches up within the backoff after each other user's change:
-     * at least half its retry chains were set off by one (`chainsSetOff`) and its requests beyond
-     * per-item backoff stay under `lowImpactExcessShare` of its attempts (kuberay#745's reconciles
-     * after an autoscaler's patch). A chain need not end stored: once the cache has caught up,
-     * the reconcile often finds nothing left to write.
+     * A writer whose stale cache catches up within the backoff after each other user's change:
+     * its requests beyond per-item backoff stay under `lowImpactExcessShare` of its attempts, and
+     * at least half a roll-up's retry chains were set off by such a change (`chainsSetOff`), or an
+     * object's chains are no more than other users' successful writes to it (`foreignWrites`):
+     * kuberay#745's reconciles after an autoscaler's patch. A chain need not end stored: once the
+     * cache has caught up, the reconcile often finds nothing left to write.
      */
     function reactionsMended(f: Finding): boolean {
       const m = f.metrics;
       const chains = Number(m.retryChains);
-      if (m.chainsSetOff === undefined || chains === 0) return false;
-      return Number(m.chainsSetOff) * 2 >= chains && Number(m.excessRequests) < o.lowImpactExcessShare * Number(m.attempts);
+      if (chains === 0 || Number(m.excessRequests) >= o.lowImpactExcessShare * Number(m.attempts)) return false;
+      // An object's episode: no more chains than other users' successful writes to it, each a change
+      // to react to (plus one: the first chain's change came before the episode did).
+      if (m.chainsSetOff === undefined) return chains <= Number(m.foreignWrites) + 1;
+      return Number(m.chainsSetOff) * 2 >= chains;
     }
 
     function isHandledWell(f: Finding): boolean {

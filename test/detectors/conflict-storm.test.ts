@@ -630,6 +630,40 @@ describe('conflict-storm: a roll-up whose chains another writer’s changes set 
     expect([patches, m.backoff, m.retryChains, m.retryChainsSucceeded, m.chainsSetOff, m.excessRequests]).toEqual([142, 'exponential', 142, 78, 141, 0]);
   });
 
+  // try61 kr1_fast: one RayCluster whose autoscaler patches it every 3 s: the object's own episode
+  // (no roll-up), each chain a reaction to one of the autoscaler's writes.
+  it.each<[string, boolean, number, number]>([
+    ['one object, a patch every 3 s, each followed by a backed-off chain: a note', true, 0, 1],
+    ['the same chains with no other writer: a finding', false, 1, 0],
+  ])('%s', (_name, foreign, nFindings, nNotes) => {
+    const main = object('rayclusters', 'ml', 'raycluster-0', '', 'ray.io');
+    const status = object('rayclusters', 'ml', 'raycluster-0', 'status', 'ray.io');
+    const out: RequestRecord[] = [];
+    for (let t = 1000; t < 600_000; t += 3000) {
+      if (foreign) out.push(rec(T0 + t, autoscaler, main, { verb: 'patch' }));
+      out.push(rec(T0 + t + 58, ray, status));
+      let at = t + 110;
+      for (const delay of [5, 10, 20, 40]) {
+        out.push(rec(T0 + at, ray, status, { code: 409, resourceVersion: `${t}`, latencyMs: 1 }));
+        at += delay + 1;
+      }
+      out.push(rec(T0 + at, ray, status, { latencyMs: 1 }));
+    }
+    const { findings, notes } = runDetector(detector, {}, out);
+    expect([findings.length, notes.length]).toEqual([nFindings, nNotes]);
+    const f = (findings[0] ?? notes[0])!;
+    // 200 rounds: 800 409s in 200 chains; the autoscaler's patches after the first 409 are the episode's foreign writes (199).
+    expect([f.object?.name, f.metrics.backoff, f.signals, f.metrics.conflicts, f.metrics.retryChains, f.metrics.foreignWrites, f.metrics.excessRequests]).toEqual([
+      'raycluster-0',
+      'exponential',
+      ['stale-cache'],
+      800,
+      200,
+      foreign ? 199 : 0,
+      0,
+    ]);
+  });
+
   // flux2#3689's double patch over 8 Kustomizations, each every 20 s, beside a writer patching
   // each about every 1.5 s out of step with the controller (try60 flux8g_foreign_1s): most passes
   // start over 500 ms after the last outside patch, so they are the controller losing to itself.
