@@ -582,7 +582,8 @@ export class Normalizer {
 
 /**
  * The table of the keys of `closing` (the generation let go) that `next` does not hold (those
- * were promoted), as {@link Normalizer}'s `dropped` says; an empty table when there are none.
+ * were promoted), as {@link Normalizer}'s `dropped` says: at least 16 slots and twice as many as
+ * `closing` holds, so every probe run ends at an empty slot.
  */
 function droppedKeys(closing: Map<string, ObjectRef>, next: Map<string, ObjectRef>): Int32Array {
   let size = 16;
