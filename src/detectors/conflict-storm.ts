@@ -531,6 +531,13 @@ export const conflictStorm = defineDetector({
       return w.burstSetOff && r.ts - w.ts <= o.rollup.reactionMs && r.ts - w.burstStart <= o.rollup.reactionMs;
     }
 
+    /** A request `r`, if it is a stored write to a named object: counted for the hot pairs and roll-ups that read others' writes. */
+    function noteStored(r: RequestRecord): void {
+      if (!r.isWrite || r.object === null || r.object.name === '' || r.code < 200 || r.code >= 300) return;
+      if (hotByObject.size > 0) countForeign(r);
+      if (rollupResources.size > 0 && rollupResources.has(r.object.resource)) noteWrite(r);
+    }
+
     function newHot(r: RequestRecord): Hot {
       return {
         from: r.ts,
@@ -1138,10 +1145,7 @@ export const conflictStorm = defineDetector({
         firstWrites?.expire(at * o.stepMs);
       },
       onRecord(r: RequestRecord): void {
-        if (r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) {
-          if (hotByObject.size > 0) countForeign(r);
-          if (rollupResources.size > 0 && rollupResources.has(r.object.resource)) noteWrite(r);
-        }
+        noteStored(r);
         // Optimistic-concurrency writes: the ones that can answer 409 Conflict.
         if (!isObjectWrite(r)) return;
         if (firstWrites === null || pairs.hasObject(r.object as ObjectRef)) onWrite(r);
@@ -1149,10 +1153,7 @@ export const conflictStorm = defineDetector({
       },
       onAllowlisted(r: RequestRecord): void {
         // A periodic writer's 409s are judged; its writes only once a Conflict gave them a pair.
-        if (r.isWrite && r.object !== null && r.object.name !== '' && r.code >= 200 && r.code < 300) {
-          if (hotByObject.size > 0) countForeign(r);
-          if (rollupResources.size > 0 && rollupResources.has(r.object.resource)) noteWrite(r);
-        }
+        noteStored(r);
         if (!isObjectWrite(r)) return;
         if (isConflict(r) || pairs.get(r.object as ObjectRef, identities.of(r.actor)) !== undefined) onWrite(r);
       },

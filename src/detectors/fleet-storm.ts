@@ -83,7 +83,8 @@ export const fleetStormOptions = windowedOptions({
    * With one client, 409 Conflicts on an object that no race explains, per 409 that one does, up to
    * which the object does not count toward `minObjects` (plus one: the first 409's cause came before
    * the object was tracked). A 409 is explained when another family wrote the object (any
-   * subresource) since the client's previous request to it: a status write racing another writer's
+   * subresource) since the client's previous request to it, or is part of the client's reaction to
+   * such a write (`singleClientRaceReactionMs`): a status write racing another writer's
    * change, answered 409 and then stored by the requeued reconcile, is the optimistic lock working
    * (ray-project/kuberay#745, ForgeRock/secret-agent#182: routine status-update 409s after an
    * autoscaler's or a Secret's change); 1 allows one stale retry per race. A storm's 409s are its
