@@ -57,7 +57,7 @@ export const AnalyzeOptionsSchema = z
     /** Rows in each top-N summary table. */
     top: z.number().int().positive().default(10),
     /**
-     * Low (or info) findings of one kind and one actor on this many objects or more become one
+     * Findings of one kind and one actor on this many objects or more (any severity) become one
      * finding listing the objects (`src/report/group.ts`), and this many conflict storms of a
      * fleet storm's members fold into it; 0 keeps them apart.
      */

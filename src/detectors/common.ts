@@ -554,7 +554,12 @@ export class EvidenceIDs {
   }
 }
 
-/** Highest count in any 1 s bucket (UTC seconds of `ts`) of a stream in non-decreasing time. */
+/**
+ * Highest count in any 1 s bucket (UTC seconds of `ts`). Records come in time order, but for a
+ * held first write given back late ({@link FirstWrites}): one of an earlier second than the last
+ * counts toward a peak of 1 only (its second's count is gone) and leaves the current second's
+ * count alone, so two peaks of one stream, one of a subset (409s among writes), keep their order.
+ */
 export class PeakPerSecond {
   private sec = -1;
   private cur = 0;
@@ -563,6 +568,10 @@ export class PeakPerSecond {
   add(ts: number): void {
     const s = Math.floor(ts / 1000);
     if (s !== this.sec) {
+      if (s < this.sec) {
+        if (this.peak === 0) this.peak = 1;
+        return;
+      }
       this.sec = s;
       this.cur = 0;
     }

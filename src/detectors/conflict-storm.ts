@@ -223,7 +223,10 @@ export const conflictStormOptions = windowedOptions({
    * An episode whose excess requests (beyond per-item backoff, see impact.ts) are under this
    * share of its attempts, and whose peak 409/s stays under the `high` threshold, is at most
    * `low`: its retries cost the API server almost nothing, however large its share of a quiet
-   * cluster's writes.
+   * cluster's writes. For a writer that backs off exponentially, its 409s averaged over the
+   * episode (at least `windowMs`) stand for the peak: per-item backoff from 5 ms retries each
+   * object 8 times in its first second, so 30 objects backing off together peak at 240 409/s and
+   * then slow down.
    */
   lowImpactExcessShare: z.number().min(0).max(1).default(0.1),
   /**
@@ -907,14 +910,22 @@ export const conflictStorm = defineDetector({
       cool(p);
     }
 
+    /**
+     * Whether the retry gaps grow exponentially: their median growth, or most long chains' delays.
+     * Growth of a capped backoff (10 ms doubling to a 1 s cap) is mostly 1 once at the cap: a long
+     * chain whose delay grew several times and never started over backs off too.
+     */
+    function backsOff(h: Hot): boolean {
+      const growth = h.growth.size >= 3 ? h.growth.percentile(50) : null;
+      return (growth !== null && growth >= o.exponentialGrowth) || (h.longChains > 0 && h.backedOffChains * 2 >= h.longChains);
+    }
+
     function backoffOf(h: Hot, rollup: boolean): { backoff: Backoff; growth: number | null; chainP90: number | null } {
       const growth = h.growth.size >= 3 ? h.growth.percentile(50) : null;
       const chainP90 = h.chainLengths.percentile(90);
       const gapP50 = h.gaps.percentile(50);
       let backoff: Backoff = 'none';
-      // Growth of a capped backoff (10 ms doubling to a 1 s cap) is mostly 1 once at the cap: a
-      // long chain whose delay grew several times and never started over backs off too.
-      if ((growth !== null && growth >= o.exponentialGrowth) || (h.longChains > 0 && h.backedOffChains * 2 >= h.longChains)) backoff = 'exponential';
+      if (backsOff(h)) backoff = 'exponential';
       else if (chainP90 !== null && chainP90 <= o.rocMaxAttempts && gapP50 !== null && gapP50 >= o.rocMinGapMs && gapP50 <= o.rocMaxGapMs)
         // Short chains are RetryOnConflict only while others' writes explain the Conflicts (the
         // causes of the first chain's may come before the episode does: a chain's worth of
@@ -936,8 +947,10 @@ export const conflictStorm = defineDetector({
     }
 
     function severityOf(h: Hot): Severity {
-      // Retries that cost almost nothing stay low, unless the conflicts themselves come fast.
-      if (h.excess < o.lowImpactExcessShare * h.toAttempts && h.peakConflicts.peak < o.severity.high.peak409PerSec) return 'low';
+      // Retries that cost almost nothing stay low, unless the 409s come fast (throughout, for a writer backing off).
+      const fast = o.severity.high.peak409PerSec;
+      const mean409PerSec = h.toConflicts / (Math.max(o.windowMs, h.to - h.from) / 1000);
+      if (h.excess < o.lowImpactExcessShare * h.toAttempts && (h.peakConflicts.peak < fast || (backsOff(h) && mean409PerSec < fast))) return 'low';
       const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
       const rated = severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
       const by = h.toSuccesses >= h.toConflicts ? capByExcess(rated, h.excess, o.severityExcess) : rated;

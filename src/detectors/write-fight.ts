@@ -87,10 +87,13 @@ import { catchUp, evidenceFields, raiseSeverity, RATE, severityFor, severityOpti
 export const writeFightOptions = windowedOptions({
   ...windowFields(60_000, 10_000),
   /**
-   * Flips in one window needed to open an episode. 10 a minute: a controller and a human
-   * editing the same object now and then flip a few times an hour, a fight flips every resync.
+   * Flips in one window needed to open an episode. 6 a minute: a controller and a human editing
+   * the same object now and then flip a few times an hour, a fight flips every resync; an HPA on
+   * its default 15 s sync (`--horizontal-pod-autoscaler-sync-period`) against a GitOps controller
+   * that reverts `spec.replicas` makes 8 flips a minute (its `/scale` write and the revert per
+   * sync), fewer when a sync finds nothing to change.
    */
-  minAlternations: z.number().int().positive().default(10),
+  minAlternations: z.number().int().positive().default(6),
   /** Successful writes in the window each of at least two actors must make. */
   minWritesPerActor: z.number().int().positive().default(3),
   /** Count `/status` vs main-resource writers as a fight (they write disjoint fields: off by default). */
@@ -568,7 +571,7 @@ export const writeFight = defineDetector({
       };
 
       const shown = members.slice(0, o.maxActorsReported);
-      const period = p50 === null ? '' : `, one flip every ${round2(p50 / 1000)} s`;
+      const period = p50 === null ? '' : `, flips a median ${round2(p50 / 1000)} s apart`;
       const who = shown.slice(0, 2).map(name).join(' and ') + (members.length > 2 ? ` (+${members.length - 2})` : '');
       const what = objectLabel(f.object);
       const evidence = h.evidence.evidence(reverters >= 2 ? 'proven' : 'suspected');

@@ -10,6 +10,7 @@ const PARTS: ReadonlyArray<readonly [string, string]> = [
   ['conflicts', 'attempts'],
   ['successes', 'attempts'],
   ['meanWritesPerSec', 'peakWritesPerSec'],
+  ['peak409PerSec', 'peakWritesPerSec'],
   ['writes', 'requests'],
   ['conflicts', 'events'],
   ['throttled', 'events'],

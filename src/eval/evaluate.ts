@@ -6,7 +6,9 @@
  * usernames is among the expected actors, and the expected object is null (fleet-wide or
  * actor-level) or equals the finding's object (group, resource, namespace, name, subresource;
  * for `write-fight` the subresource is ignored: `/scale` against the main resource is one
- * fight). An expected finding is found when at least one finding matches it, missed otherwise.
+ * fight). A grouped finding (`members`: findings folded into one, see `src/report/group.ts`)
+ * also matches an expected finding one of its members matches by kind, actor and object. An expected
+ * finding is found when at least one finding matches it, missed otherwise.
  * A finding that matches no expected finding of its kind is a false positive; when it lands on
  * a `benign` entry (same actor and object) that entry is named, to help the diagnosis.
  */
@@ -179,8 +181,7 @@ export function specFor(c: EvalCase, seed: number): LogSpec {
   return { ...c.spec, seed, scenarios: c.spec.scenarios.map((s) => ({ randomizeNames, ...s })) };
 }
 
-function sameObject(f: Finding, o: TruthObject, ignoreSubresource: boolean): boolean {
-  const x = f.object;
+function sameObject(x: Finding['object'], o: TruthObject, ignoreSubresource: boolean): boolean {
   return (
     x !== null &&
     x.apiGroup === o.apiGroup &&
@@ -193,10 +194,11 @@ function sameObject(f: Finding, o: TruthObject, ignoreSubresource: boolean): boo
 
 /** True when finding `f` is the expected finding `e` (see the module comment). */
 export function matches(f: Finding, e: ExpectedFinding, kind: string = e.kind): boolean {
-  if (f.kind !== kind) return false;
   const names = new Set(e.actors.map((a) => a.username));
-  if (!f.actors.some((a) => names.has(a.username))) return false;
-  return e.object === null || sameObject(f, e.object, kind === 'write-fight');
+  const object = e.object;
+  const sameTarget = (o: Finding['object']) => object === null || sameObject(o, object, kind === 'write-fight');
+  if (f.kind === kind && f.actors.some((a) => names.has(a.username)) && sameTarget(f.object)) return true;
+  return (f.members ?? []).some((m) => m.kind === kind && names.has(m.username) && sameTarget(m.object));
 }
 
 /** Match one log's findings to its expected findings. */

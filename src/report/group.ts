@@ -7,29 +7,32 @@ import { shortHash } from '../detectors/common.js';
 import { familyOf } from '../detectors/fleet-storm.js';
 import type { Actor } from '../decoding/record.js';
 import { objectLabel } from '../labels.js';
-import { severityRank, type Finding } from './schema.js';
+import { severityRank, type Finding, type GroupMember } from './schema.js';
 
 /** Objects named in a group's `topObjects`. */
 const TOP_OBJECTS = 5;
 
 /**
- * Findings of one kind and a severity of `low` or below, when there are at least `minGroup` of
- * them (0: never) with one key, become one finding per key. The key: for a finding about one
+ * Findings of one kind, whatever their severity, when there are at least `minGroup` of them (0:
+ * never) with one key, become one finding per key, as severe as its most severe member (58
+ * `high` conflict storms of one controller on 58 objects are one `high` finding). The key: for a finding about one
  * object, its actor (username and userAgent of its first listed actor); for an actor-level one
  * (no object: throttling), its actor's family as fleet-storm names it (`system:node:*`, a
  * numbered service account), so 236 kubelets throttled alike are one finding. The group:
  * `object` null, `window` spanning them, the members' counts summed (`findings`, `objects`,
  * `actors` counted, `topObjects` / `topActors` naming the busiest by `writes`, else `conflicts`,
  * else `events`, else `throttled`), signals joined, the evidence, advice and first actor of the
- * busiest member. Other findings pass unchanged; the order is kept, a group takes its first
- * member's place. Shares, ratios, rates and durations are not summed (they are left out).
+ * busiest member; `members` lists every member (id, severity, actor, object, window, size).
+ * Other findings pass unchanged; the order is kept, a group takes its first member's place.
+ * Shares, ratios, rates and durations are not summed (they are left out). Findings of an episode
+ * still open (`ongoing`) stay apart.
  * Before that, conflict storms of a fleet storm's members fold into it ({@link foldIntoFleets}).
  */
 export function groupFindings(findings: readonly Finding[], minGroup: number): Finding[] {
   if (minGroup <= 0) return [...findings];
-  findings = foldIntoFleets(findings, minGroup);
+  findings = foldOneClientFleets(foldIntoFleets(findings, minGroup));
   const key = (f: Finding): string | null => {
-    if (severityRank(f.severity) > severityRank('low') || f.ongoing === true) return null;
+    if (f.ongoing === true) return null;
     const a = f.actors[0];
     if (a === undefined) return null;
     if (f.object !== null) return `${f.kind}\u0001${a.username}\u0001${a.userAgent}`;
@@ -73,8 +76,8 @@ function familyKey(f: Finding): string | null {
  * when its actor is of the fleet's family (`familyOf`: username pattern and userAgent product),
  * its window overlaps the fleet's, it is not more severe, and the fleet covers at least `minGroup`
  * such findings. The fleet storm keeps its own numbers and gains `memberFindings` (how many were
- * folded) and `topMemberFindings` (the busiest, by 409s: `username object(conflicts)`); its
- * title says so. Folded findings leave the list; the rest keep their order.
+ * folded), `topMemberFindings` (the busiest, by 409s: `username object(conflicts)`) and `members`
+ * (each folded finding); its title says so. Folded findings leave the list; the rest keep their order.
  */
 function foldIntoFleets(findings: readonly Finding[], minGroup: number): readonly Finding[] {
   const fleets = findings.filter((f) => f.kind === 'fleet-storm' && Number(f.metrics.actors) > 1);
@@ -107,8 +110,9 @@ function foldIntoFleets(findings: readonly Finding[], minGroup: number): readonl
       continue;
     }
     const name = (m: Finding): string => `${m.actors[0]?.username ?? ''}${m.object === null ? '' : ` ${objectLabel(m.object)}`}`;
-    const rows = members.map((m): [string, number] => [name(m), Number(m.metrics.conflicts ?? 0)]);
-    rows.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const conflicts = (m: Finding): number => Number(m.metrics.conflicts ?? 0);
+    const byConflicts = [...members].sort((a, b) => conflicts(b) - conflicts(a) || byText(name(a), name(b)) || byText(a.id, b.id));
+    const rows = byConflicts.map((m): [string, number] => [name(m), conflicts(m)]);
     out.push({
       ...f,
       title: `${f.title}; ${members.length} conflict-storm findings of its members folded in`,
@@ -120,6 +124,68 @@ function foldIntoFleets(findings: readonly Finding[], minGroup: number): readonl
           .map(([l, c]) => `${l}(${c})`)
           .join(', '),
       },
+      members: byConflicts.map((m) => memberOf(m, conflicts(m))),
+    });
+  }
+  return out;
+}
+
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** What a group lists of one member: `count` is its size as the group ranked it. */
+function memberOf(f: Finding, count: number): GroupMember {
+  return { id: f.id, kind: f.kind, severity: f.severity, username: f.actors[0]?.username ?? '', object: f.object === null ? null : { ...f.object }, window: { ...f.window }, count };
+}
+
+/** Share of a one-client fleet storm's 409s a conflict-storm roll-up must hold to be the same storm. */
+const SAME_STORM_SHARE = 0.8;
+
+/**
+ * A `fleet-storm` of one client (one controller's 409s across many objects) and that controller's
+ * `conflict-storm` roll-up over one resource (`object` null) in an overlapping window, holding at
+ * least {@link SAME_STORM_SHARE} of the fleet storm's 409s, are one storm told twice (flux2#3689's
+ * Kustomizations): the fleet storm folds into the roll-up, which keeps its retry verdicts and
+ * advice, takes the more severe of the two severities, and lists the fleet storm in `members`; its
+ * title says so. Fleet storms of several clients (the fleet's own finding) stay.
+ */
+function foldOneClientFleets(findings: readonly Finding[]): readonly Finding[] {
+  const fleets = findings.filter((f) => f.kind === 'fleet-storm' && Number(f.metrics.actors) === 1 && Number(f.metrics.clients ?? 1) === 1 && f.ongoing !== true);
+  if (fleets.length === 0) return findings;
+  const into = new Map<Finding, Finding>();
+  const taken = new Set<Finding>();
+  for (const fleet of fleets) {
+    const user = fleet.actors[0]?.username;
+    const rollup = findings.find(
+      (f) =>
+        f.kind === 'conflict-storm' &&
+        f.object === null &&
+        f.ongoing !== true &&
+        !into.has(f) &&
+        f.actors[0]?.username === user &&
+        f.window.from <= fleet.window.to &&
+        f.window.to >= fleet.window.from &&
+        Number(f.metrics.conflicts ?? 0) >= SAME_STORM_SHARE * Number(fleet.metrics.conflicts ?? 0),
+    );
+    if (rollup === undefined) continue;
+    into.set(rollup, fleet);
+    taken.add(fleet);
+  }
+  if (taken.size === 0) return findings;
+  const out: Finding[] = [];
+  for (const f of findings) {
+    if (taken.has(f)) continue;
+    const fleet = into.get(f);
+    if (fleet === undefined) {
+      out.push(f);
+      continue;
+    }
+    out.push({
+      ...f,
+      severity: severityRank(fleet.severity) > severityRank(f.severity) ? fleet.severity : f.severity,
+      title: `${f.title}; the fleet-storm finding on the same 409s folded in`,
+      members: [...(f.members ?? []), memberOf(fleet, Number(fleet.metrics.conflicts ?? 0))],
     });
   }
   return out;
@@ -189,5 +255,6 @@ function groupOf(members: Finding[]): Finding {
     signals,
     evidence: top.evidence,
     advice: top.advice,
+    members: byWeight.map((f) => memberOf(f, weight(f))),
   };
 }

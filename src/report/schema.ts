@@ -108,6 +108,22 @@ export const ObjectStatusSchema = z.object({
   text: z.string(),
 });
 
+/**
+ * One finding folded into a grouped finding (`src/report/group.ts`): its id, kind, severity,
+ * first actor's username, object (null for an actor-level one), window, and its size (`count`:
+ * its writes, else conflicts, else events, else 429s, the measure the group ranks members by).
+ */
+export const GroupMemberSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  severity: SeveritySchema,
+  username: z.string(),
+  object: ObjectSchema.nullable(),
+  window: WindowSchema,
+  count: z.number(),
+});
+export type GroupMember = z.infer<typeof GroupMemberSchema>;
+
 export const FindingSchema = z.object({
   /** Stable id: kind + actor + object + start; unique within a report. */
   id: z.string(),
@@ -141,6 +157,12 @@ export const FindingSchema = z.object({
    * whose audit events the finding comes from, as given to `publish --cluster` / `serve --cluster`.
    */
   cluster: z.string().optional(),
+  /**
+   * Grouped findings only: every finding folded into this one (one actor's findings of one kind
+   * on many objects, a family's members, a fleet storm's members' conflict storms), largest
+   * first. Absent otherwise.
+   */
+  members: z.array(GroupMemberSchema).optional(),
   /** `analyze --objects FILE`: what the finding's object showed in that capture. Absent otherwise. */
   objectStatus: ObjectStatusSchema.optional(),
 });

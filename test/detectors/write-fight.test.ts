@@ -90,7 +90,7 @@ describe('write-fight: fights', () => {
       level: 'suspected',
     });
     expect(f.title).toBe(
-      'argocd-application-controller and horizontal-pod-autoscaler take turns overwriting deployments.apps shop/web (scale vs main): 119 flips in 119 s, one flip every 1 s',
+      'argocd-application-controller and horizontal-pod-autoscaler take turns overwriting deployments.apps shop/web (scale vs main): 119 flips in 119 s, flips a median 1 s apart',
     );
     expect(f.id).toMatch(/^write-fight:[0-9a-f]{8}$/);
     // Opens at 19 flips in the window (low), worsens to medium once a full window holds 60.
@@ -195,10 +195,10 @@ describe('write-fight: not a fight', () => {
       () => Array.from({ length: 10 }, (_, i) => rec(T0 + i * 1000, actor(`user-${i}`, 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc'), widget, { verb: 'patch' })),
     ],
     [
-      'alternating, but at most 9 flips a minute',
+      'alternating, but at most 5 flips a minute',
       () =>
         Array.from({ length: 60 }, (_, i) =>
-          rec(T0 + i * 7000, i % 2 === 0 ? operator : labeler, webScale, { level: 'Request', body: { content: String(i % 2), timestamps: '', timestampFields: [] } }),
+          rec(T0 + i * 12_000, i % 2 === 0 ? operator : labeler, webScale, { level: 'Request', body: { content: String(i % 2), timestamps: '', timestampFields: [] } }),
         ),
     ],
     ['dry-run writes', () => hpaVsArgo(T0).map((r) => ({ ...r, dryRun: true, isWrite: false }))],
@@ -214,6 +214,21 @@ describe('write-fight: not a fight', () => {
     expect(findings).toHaveLength(1);
     // 24 status 409s, but the first comes before the first flip opened the episode's books.
     expect(findings[0]!.metrics).toMatchObject({ alternations: 239, subresourceSplit: true, splitSubresource: 'status', conflicts: 23 });
+  });
+
+  // try62 s08: the HPA on its default 15 s sync sets replicas through /scale, Argo CD's self-heal
+  // reverts them 3 s later: 8 flips a minute, which the old default of 10 never reported.
+  it('an HPA on its default 15 s sync against a GitOps revert is a fight (8 flips a minute)', () => {
+    const records: RequestRecord[] = [];
+    for (let k = 0; k < 40; k++) {
+      records.push(rec(T0 + k * 15_000, hpa, webScale, { verb: 'update' }));
+      records.push(rec(T0 + k * 15_000 + 3000, argo, web, { verb: 'patch', fieldManager: 'argocd-controller' }));
+    }
+    const { findings } = runDetector(detector, {}, [...records, ...background(600)]);
+    expect(findings.map((f) => [f.severity, f.metrics.alternations, f.metrics.peakFlipsPerMin, f.metrics.writes, f.metrics.splitSubresource])).toEqual([
+      ['low', 79, 8, 80, 'scale'],
+    ]);
+    expect(runDetector(detector, { minAlternations: 9 }, records).findings).toEqual([]);
   });
 
   it('thresholds come from options', () => {
@@ -374,7 +389,7 @@ describe('write-fight: resourceVersion ping-pong at Metadata level', () => {
     expect(f.advice[0]!.text).toContain('Metadata level does not show which fields each write set');
     expect(f.advice[0]!.text).toContain('kubectl get secret db-credentials -n shop -o yaml --show-managed-fields');
     expect(f.title).toBe(
-      'external-secrets and postgres-operator take turns overwriting secrets shop/db-credentials (resourceVersion ping-pong): 399 flips in 120 s, one flip every 0.3 s',
+      'external-secrets and postgres-operator take turns overwriting secrets shop/db-credentials (resourceVersion ping-pong): 399 flips in 120 s, flips a median 0.3 s apart',
     );
     // 416 of 3,016 writes in the window (share 0.138: medium), 200 flips a minute (high).
     expect([f.metrics.shareOfWrites, f.severity]).toEqual([0.1379, 'high']);

@@ -55,6 +55,30 @@ describe('matching rule', () => {
     expect(matches(finding('fleet-storm', 'a', 'status'), expected('fleet-storm', null))).toBe(true);
   });
 
+  it('matches an expected finding to a grouped finding one of whose members it matches by kind, actor and object', () => {
+    const member = (kind: string, username: string, name: string | null) => ({
+      id: `m-${name}`,
+      kind,
+      severity: 'high',
+      username,
+      object: name === null ? null : { ...obj, apiVersion: 'v1', name },
+      window: { from: '', to: '' },
+      count: 1,
+    });
+    const group = (...members: Array<ReturnType<typeof member>>) => ({ ...finding('hot-loop', 'z', null), members }) as unknown as Finding;
+    expect(matches(group(member('hot-loop', 'z', 'api'), member('hot-loop', 'b', 'web')), expected('hot-loop', obj))).toBe(true);
+    expect(matches(group(member('hot-loop', 'z', 'web')), expected('hot-loop', obj))).toBe(false);
+    expect(matches(group(member('hot-loop', 'b', 'api')), expected('hot-loop', obj))).toBe(false);
+    expect(matches({ ...group(member('no-op-writes', 'b', 'web')), kind: 'no-op-writes' }, expected('hot-loop', obj))).toBe(false);
+    // A roll-up with a one-client fleet storm folded in is both.
+    const rollup = { ...finding('conflict-storm', 'a', null), members: [member('fleet-storm', 'a', null)] } as unknown as Finding;
+    expect([matches(rollup, expected('conflict-storm', null)), matches(rollup, expected('fleet-storm', null)), matches(rollup, expected('hot-loop', null))]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+
   it('counts a finding on a benign entry, or on nothing planted, as a false positive', () => {
     const s = score([expected('hot-loop', obj), expected('benign', null)], [finding('hot-loop', 'a', ''), finding('hot-loop', 'a', ''), finding('no-op-writes', 'b', '')]);
     expect(s.found).toHaveLength(1);

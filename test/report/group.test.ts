@@ -43,12 +43,13 @@ describe('groupFindings', () => {
     ...[1, 2, 3, 4].map((n) => finding('no-op-writes', 'other', `node-${n}`, 'low', 50, n)),
   ];
 
-  it('folds 6 low/info findings of one kind and actor into one, in the first one’s place; keeps the rest', () => {
+  // Class 10: a severity above low kept one actor's findings apart (58 high conflict storms of one
+  // controller on 58 objects were 58 findings); a group is as severe as its most severe member.
+  it('folds 7 findings of one kind and actor, whatever their severity, into one in the first one’s place; keeps the rest', () => {
     const out = groupFindings(input, 5);
     expect(out.map((f) => f.id)).toEqual([
       out[0]!.id,
       'hot-loop:ctl:w',
-      'no-op-writes:npd:node-7',
       'no-op-writes:other:node-1',
       'no-op-writes:other:node-2',
       'no-op-writes:other:node-3',
@@ -56,16 +57,32 @@ describe('groupFindings', () => {
     ]);
     const g = out[0]!;
     expect(g.id).toMatch(/^no-op-writes:group:[0-9a-f]{8}$/);
-    expect([g.severity, g.object, g.window, g.signals]).toEqual(['low', null, { from: '2026-08-08T18:01:00.000Z', to: '2026-08-08T18:11:00.000Z' }, ['s-0', 's-1']]);
+    expect([g.severity, g.object, g.window, g.signals]).toEqual(['high', null, { from: '2026-08-08T18:01:00.000Z', to: '2026-08-08T18:12:00.000Z' }, ['s-0', 's-1']]);
     expect(g.metrics).toEqual({
-      writes: 101 + 102 + 103 + 104 + 105 + 106,
-      noOpWrites: 100 + 101 + 102 + 103 + 104 + 105,
-      findings: 6,
-      objects: 6,
-      topObjects: 'nodes/status node-6(106), nodes/status node-5(105), nodes/status node-4(104), nodes/status node-3(103), nodes/status node-2(102)',
+      writes: 101 + 102 + 103 + 104 + 105 + 106 + 107,
+      noOpWrites: 100 + 101 + 102 + 103 + 104 + 105 + 106,
+      findings: 7,
+      objects: 7,
+      topObjects: 'nodes/status node-7(107), nodes/status node-6(106), nodes/status node-5(105), nodes/status node-4(104), nodes/status node-3(103)',
     });
-    expect(g.evidence.firstAuditID).toBe('node-6-a');
-    expect(g.title).toBe('6 no-op-writes findings of one actor on 6 objects; the busiest: npd wrote node-6 106 times');
+    expect(g.members?.map((m) => [m.id, m.severity, m.username, m.object?.name, m.window.from, m.count])).toEqual([
+      ['no-op-writes:npd:node-7', 'high', 'npd', 'node-7', '2026-08-08T18:07:00.000Z', 107],
+      ['no-op-writes:npd:node-6', 'low', 'npd', 'node-6', '2026-08-08T18:06:00.000Z', 106],
+      ['no-op-writes:npd:node-5', 'low', 'npd', 'node-5', '2026-08-08T18:05:00.000Z', 105],
+      ['no-op-writes:npd:node-4', 'low', 'npd', 'node-4', '2026-08-08T18:04:00.000Z', 104],
+      ['no-op-writes:npd:node-3', 'info', 'npd', 'node-3', '2026-08-08T18:03:00.000Z', 103],
+      ['no-op-writes:npd:node-2', 'low', 'npd', 'node-2', '2026-08-08T18:02:00.000Z', 102],
+      ['no-op-writes:npd:node-1', 'low', 'npd', 'node-1', '2026-08-08T18:01:00.000Z', 101],
+    ]);
+    expect(g.evidence.firstAuditID).toBe('node-7-a');
+    expect(g.title).toBe('7 no-op-writes findings of one actor on 7 objects; the busiest: npd wrote node-7 107 times');
+  });
+
+  it('keeps an episode still open (live) apart', () => {
+    const live = input.map((f) => (f.id === 'no-op-writes:npd:node-7' ? { ...f, ongoing: true } : f));
+    const out = groupFindings(live, 5);
+    expect(out.map((f) => f.id)).toContain('no-op-writes:npd:node-7');
+    expect(out[0]!.metrics.findings).toBe(6);
   });
 
   it('folds actor-level findings (throttling) of one family: 240 kubelets throttled alike are one finding', () => {
@@ -126,8 +143,31 @@ describe('groupFindings', () => {
     ]);
   });
 
+  // try62 s10: flux's kustomize-controller, 409s on 320 Kustomizations' status, came out twice,
+  // as a conflict-storm roll-up and a fleet-storm of one client, both critical.
+  it('a one-client fleet storm folds into the conflict-storm roll-up of the same 409s', () => {
+    const flux = 'system:serviceaccount:flux-system:kustomize-controller';
+    const rollup: Finding = { ...finding('conflict-storm', flux, '', 'high', 0, 0), id: 'conflict-storm:rollup', object: null, metrics: { conflicts: 8201, objects: 320 } };
+    const fleet = (id: string, conflicts: number, extra: Record<string, number> = {}): Finding => ({
+      ...finding('fleet-storm', flux, '', 'critical', 0, 1),
+      id,
+      object: null,
+      metrics: { conflicts, events: conflicts, actors: 1, clients: 1, objects: 320, ...extra },
+    });
+    const out = groupFindings([rollup, fleet('fleet-storm:one', 8201)], 5);
+    expect(out.map((f) => [f.id, f.kind, f.severity, f.members?.map((m) => [m.id, m.kind, m.count])])).toEqual([
+      ['conflict-storm:rollup', 'conflict-storm', 'critical', [['fleet-storm:one', 'fleet-storm', 8201]]],
+    ]);
+    expect(out[0]!.title).toBe(`${rollup.title}; the fleet-storm finding on the same 409s folded in`);
+    // Most of the fleet's 409s elsewhere (other resources), several clients, or no overlap: both stay.
+    expect(groupFindings([rollup, fleet('fleet-storm:wide', 12_000)], 5)).toHaveLength(2);
+    expect(groupFindings([rollup, fleet('fleet-storm:many', 8201, { actors: 3, clients: 3 })], 5)).toHaveLength(2);
+    const later = { ...fleet('fleet-storm:later', 8201), window: { from: '2026-08-08T19:00:00.000Z', to: '2026-08-08T19:05:00.000Z' } };
+    expect(groupFindings([rollup, later], 5)).toHaveLength(2);
+  });
+
   it('keeps everything apart below minGroup, or with 0', () => {
-    expect(groupFindings(input, 7)).toEqual(input);
+    expect(groupFindings(input, 8)).toEqual(input);
     expect(groupFindings(input, 0)).toEqual(input);
   });
 
