@@ -218,6 +218,24 @@ export function objectsCovered(metrics: Record<string, unknown>): string | null 
   return typeof n === 'number' && typeof top === 'string' && top !== '' ? `${n.toLocaleString('en-US')} objects: ${top}` : null;
 }
 
+/**
+ * What a grouped finding folded in (`members`), most severe first, or `null` for a finding that
+ * is not a group: e.g. `58 findings folded in: 3 high, 55 medium`; a member of another kind is
+ * named (`1 critical fleet-storm`).
+ */
+export function membersSummary(f: Finding): string | null {
+  const members = f.members ?? [];
+  if (members.length === 0) return null;
+  const counts = new Map<string, number>();
+  const ordered = [...members].sort((a, b) => severityRank(b.severity) - severityRank(a.severity));
+  for (const m of ordered) {
+    const key = m.kind === f.kind ? m.severity : `${m.severity} ${m.kind}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const n = members.length;
+  return `${n.toLocaleString('en-US')} ${n === 1 ? 'finding' : 'findings'} folded in: ${[...counts].map(([k, c]) => `${c.toLocaleString('en-US')} ${k}`).join(', ')}`;
+}
+
 /** A service account as `namespace/name`, or `''` for none. */
 export function formatServiceAccount(a: ReportActor): string {
   return a.serviceAccount ? `${a.serviceAccount.namespace}/${a.serviceAccount.name}` : '';

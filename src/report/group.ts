@@ -136,7 +136,15 @@ function byText(a: string, b: string): number {
 
 /** What a group lists of one member: `count` is its size as the group ranked it. */
 function memberOf(f: Finding, count: number): GroupMember {
-  return { id: f.id, kind: f.kind, severity: f.severity, username: f.actors[0]?.username ?? '', object: f.object === null ? null : { ...f.object }, window: { ...f.window }, count };
+  return {
+    id: f.id,
+    kind: f.kind,
+    severity: f.severity,
+    username: f.actors[0]?.username ?? '',
+    object: f.object === null ? null : { ...f.object },
+    window: { ...f.window },
+    count,
+  };
 }
 
 /** Share of a one-client fleet storm's 409s a conflict-storm roll-up must hold to be the same storm. */

@@ -31,6 +31,7 @@ import {
   severityBreakdown,
   sourceFormat,
   truncate,
+  membersSummary,
   objectsCovered,
 } from './format.js';
 import { metricsBasis, metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
@@ -212,6 +213,9 @@ function actorBlock(a: ReportActor): string {
   return `<dl class="kv">${rows.map(([k, v]) => `<dt>${text(k)}</dt><dd><code>${cellText(v)}</code></dd>`).join('')}</dl>`;
 }
 
+/** Members of a grouped finding listed in its table; the JSON report has every one. */
+const MAX_MEMBER_ROWS = 500;
+
 /** Impact metrics shown first, when the finding has them. */
 const HEADLINE = ['excessRequests', 'shareOfWrites', 'shareOfRequests', 'peak409PerSec', 'peakWritesPerSec', 'conflictRatio', 'retryGapP50Ms', 'backoff'];
 
@@ -233,6 +237,8 @@ function findingCard(f: Finding, n: number): string {
     '<h4>When</h4>',
     `<p>${text(formatWindow(f.window.from, f.window.to))}</p>`,
   ];
+  const members = membersSummary(f);
+  if (members !== null) out.push('<h4>Members</h4>', `<p>${text(members)}</p>`);
   if (f.objectStatus !== undefined) out.push('<h4>Object status</h4>', `<p class="object-status">${text(f.objectStatus.text)}</p>`);
   if (f.signals.length > 0) out.push('<h4>Signals</h4>', `<p>${f.signals.map((s) => `<span class="chip">${text(s)}</span>`).join(' ')}</p>`);
   if (f.docs !== undefined && /^https:\/\/[!-~]+$/.test(f.docs)) out.push('<h4>Docs</h4>', `<p><a href="${text(f.docs)}" rel="noreferrer">${text(f.docs)}</a></p>`);
@@ -249,6 +255,28 @@ function findingCard(f: Finding, n: number): string {
         Object.entries(f.metrics).map(([k, v]) => [{ text: k }, { text: formatMetric(k, v), v: typeof v === 'number' ? v : null }]),
         `metrics-${n}`,
       ),
+      '</details>',
+    );
+  }
+  if (f.members !== undefined && f.members.length > 0) {
+    const shown = f.members.slice(0, MAX_MEMBER_ROWS);
+    const more = f.members.length - shown.length;
+    out.push(
+      `<details><summary>Every member (${text(f.members.length.toLocaleString('en-US'))})</summary>`,
+      table(
+        [{ header: 'Severity' }, { header: 'Kind' }, { header: 'Actor' }, { header: 'Object' }, { header: 'When' }, { header: 'Size', num: true }, { header: 'Finding id' }],
+        shown.map((m) => [
+          { text: m.severity },
+          { text: m.kind },
+          { text: m.username },
+          { text: m.object === null ? '(no single object)' : formatObject(m.object) },
+          { text: formatWindow(m.window.from, m.window.to) },
+          { text: m.count.toLocaleString('en-US'), v: m.count },
+          { text: m.id },
+        ]),
+        `members-${n}`,
+      ),
+      more > 0 ? `<p class="muted">${text(`${more.toLocaleString('en-US')} more in the JSON report.`)}</p>` : '',
       '</details>',
     );
   }

@@ -22,6 +22,7 @@ import {
   summaryTables,
   truncate,
   type Table,
+  membersSummary,
   objectsCovered,
 } from './format.js';
 import { metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
@@ -103,6 +104,8 @@ function finding(f: Finding, n: number): string[] {
   else if (f.actors.length === 0) out.push('- **Who:** unknown');
   else out.push('- **Who:**', ...f.actors.map((a) => `  - ${who(a)}`));
   out.push(`- **When:** ${text(formatWindow(f.window.from, f.window.to))}`);
+  const members = membersSummary(f);
+  if (members !== null) out.push(`- **Members:** ${text(members)}`);
   if (f.objectStatus !== undefined) out.push(`- **Object status:** ${escapeMarkdownInline(f.objectStatus.text)}`);
   if (f.signals.length > 0) out.push(`- **Signals:** ${f.signals.map(code).join(', ')}`);
   if (f.docs !== undefined && /^https:\/\/[!-~]+$/.test(f.docs) && !/[()<>[\]]/.test(f.docs)) out.push(`- **Docs:** <${f.docs}>`);

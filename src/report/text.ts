@@ -27,6 +27,7 @@ import {
   type Column,
   type Table,
   type Truncate,
+  membersSummary,
   objectsCovered,
 } from './format.js';
 import { metricsHeader, metricsPolicies, metricsTables } from './metrics-tables.js';
@@ -358,6 +359,8 @@ function writeFinding(r: TextWriter, f: Finding, n: number): void {
   if (f.object) r.identity(4, 'Object', formatObject(f.object), 'middle');
   else r.field(4, 'Object', objectsCovered(f.metrics) ?? '(none: cluster-wide)');
   r.field(4, 'When', formatWindow(f.window.from, f.window.to));
+  const members = membersSummary(f);
+  if (members !== null) r.field(4, 'Members', `${members} (each in --format json or html)`);
   if (f.objectStatus !== undefined) r.field(4, 'Object status', f.objectStatus.text);
   if (Object.keys(f.metrics).length > 0) {
     r.raw('    Metrics');

@@ -239,5 +239,11 @@ describe('a grouped finding in every format', () => {
     expect(text).toContain(`Object          ${covered}`);
     expect(renderReport(report, 'markdown')).toContain(`\`${covered}\``);
     expect(renderReport(report, 'html')).toContain(`<code>${covered}</code>`);
+    // The members: summed up in every format, each one in the HTML's table.
+    expect(text).toContain('Members         6 findings folded in: 6 low (each in --format json or html)');
+    expect(renderReport(report, 'markdown')).toContain('- **Members:** 6 findings folded in: 6 low');
+    const html = renderReport(report, 'html');
+    expect(html).toContain('<summary>Every member (6)</summary>');
+    expect(html.match(/<tr><td>low<\/td><td>no-op-writes<\/td><td>system:serviceaccount:kube-system:node-problem-detector<\/td><td>nodes\/status node-\d<\/td>/g)).toHaveLength(6);
   });
 });
