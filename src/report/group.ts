@@ -101,19 +101,12 @@ function foldIntoFleets(findings: readonly Finding[], minGroup: number): readonl
     folded.set(fleet, members);
   }
   if (taken.size === 0) return findings;
-  const out: Finding[] = [];
-  for (const f of findings) {
-    if (taken.has(f)) continue;
-    const members = folded.get(f);
-    if (members === undefined) {
-      out.push(f);
-      continue;
-    }
+  return refold(findings, taken, folded, (f, members) => {
     const name = (m: Finding): string => `${m.actors[0]?.username ?? ''}${m.object === null ? '' : ` ${objectLabel(m.object)}`}`;
     const conflicts = (m: Finding): number => Number(m.metrics.conflicts ?? 0);
     const byConflicts = [...members].sort((a, b) => conflicts(b) - conflicts(a) || byText(name(a), name(b)) || byText(a.id, b.id));
     const rows = byConflicts.map((m): [string, number] => [name(m), conflicts(m)]);
-    out.push({
+    return {
       ...f,
       title: `${f.title}; ${members.length} conflict-storm findings of its members folded in`,
       metrics: {
@@ -125,9 +118,8 @@ function foldIntoFleets(findings: readonly Finding[], minGroup: number): readonl
           .join(', '),
       },
       members: byConflicts.map((m) => memberOf(m, conflicts(m))),
-    });
-  }
-  return out;
+    };
+  });
 }
 
 function byText(a: string, b: string): number {
@@ -181,20 +173,21 @@ function foldOneClientFleets(findings: readonly Finding[]): readonly Finding[] {
     taken.add(fleet);
   }
   if (taken.size === 0) return findings;
+  return refold(findings, taken, into, (f, fleet) => ({
+    ...f,
+    severity: severityRank(fleet.severity) > severityRank(f.severity) ? fleet.severity : f.severity,
+    title: `${f.title}; the fleet-storm finding on the same 409s folded in`,
+    members: [...(f.members ?? []), memberOf(fleet, Number(fleet.metrics.conflicts ?? 0))],
+  }));
+}
+
+/** `findings` without the `taken` ones, each host (a key of `hosts`) replaced by `merge` of it and what folded into it; order kept. */
+function refold<T>(findings: readonly Finding[], taken: ReadonlySet<Finding>, hosts: ReadonlyMap<Finding, T>, merge: (host: Finding, folded: T) => Finding): Finding[] {
   const out: Finding[] = [];
   for (const f of findings) {
     if (taken.has(f)) continue;
-    const fleet = into.get(f);
-    if (fleet === undefined) {
-      out.push(f);
-      continue;
-    }
-    out.push({
-      ...f,
-      severity: severityRank(fleet.severity) > severityRank(f.severity) ? fleet.severity : f.severity,
-      title: `${f.title}; the fleet-storm finding on the same 409s folded in`,
-      members: [...(f.members ?? []), memberOf(fleet, Number(fleet.metrics.conflicts ?? 0))],
-    });
+    const folded = hosts.get(f);
+    out.push(folded === undefined ? f : merge(f, folded));
   }
   return out;
 }
