@@ -42,6 +42,8 @@
  * shows that the writes undo each other:
  * - a **spec-subresource split**: one side writes only `/scale` (spec.replicas) while the other
  *   writes only the main resource (a whole manifest, replicas included): level `suspected`;
+ *   not when both sides' request bodies are logged and neither ever re-sends its own earlier
+ *   body after the other wrote (the bodies show no one undoing the other);
  * - **reverts**: request bodies are logged (Request level or above) and at least two actors
  *   re-send a body equal to their own previous one after the other side wrote in between: level
  *   `proven`.
@@ -182,6 +184,8 @@ interface MemberStats {
   ips: Set<string>;
   lastContent: string;
   reverts: number;
+  /** Successful writes whose request body was logged (Request level or above). */
+  bodies: number;
   /** Flips that were resourceVersion hand-offs (see `rvPingPong`). */
   handoffs: number;
 }
@@ -309,6 +313,7 @@ export const writeFight = defineDetector({
           ips: new Set(),
           lastContent: '',
           reverts: 0,
+          bodies: 0,
           handoffs: 0,
         };
         h.members.set(a, m);
@@ -343,6 +348,7 @@ export const writeFight = defineDetector({
       m.subresources.add(prev.subresource);
       if (prev.sourceIP) m.ips.add(prev.sourceIP);
       m.lastContent = prev.content;
+      if (prev.content !== '') m.bodies = 1;
       h.evidence.add(prev.auditID, prev.level);
       return h;
     }
@@ -403,6 +409,7 @@ export const writeFight = defineDetector({
           m.verbs.add(r.verb);
           if (r.sourceIP && m.ips.size < o.maxSourceIPs) m.ips.add(r.sourceIP);
           if (ok && r.body !== null) {
+            m.bodies++;
             if (flip && m.lastContent !== '' && m.lastContent === r.body.content) m.reverts++;
             m.lastContent = r.body.content;
           }
@@ -517,8 +524,19 @@ export const writeFight = defineDetector({
       if (members.filter((m) => m.reverts > 0).length >= 2) return true;
       if (pingPong(members)) return true;
       const { split, which } = splitOf(members);
-      if (!split || which === null) return false;
+      if (!split || which === null || bodiesShowNoRevert(members)) return false;
       return o.includeStatusVsMain || which.split(',').some((x) => x !== 'status');
+    }
+
+    /**
+     * The two busiest actors' request bodies were logged for every successful write and neither
+     * re-sent its own earlier body after the other wrote: the bodies, which Metadata level lacks,
+     * show that no side puts back what the other changed (a GitOps apply that does not set
+     * `spec.replicas` beside an HPA's `/scale` writes), so the subresource split is no evidence.
+     */
+    function bodiesShowNoRevert(members: MemberStats[]): boolean {
+      const [a, b] = members;
+      return a !== undefined && b !== undefined && a.writes > 0 && b.writes > 0 && a.bodies === a.writes && b.bodies === b.writes && a.reverts === 0 && b.reverts === 0;
     }
 
     function build(f: Fight): Finding {

@@ -13,16 +13,19 @@ import { severityRank, type Finding, type GroupMember } from './schema.js';
 const TOP_OBJECTS = 5;
 
 /**
- * Findings of one kind, whatever their severity, when there are at least `minGroup` of them (0:
- * never) with one key, become one finding per key, as severe as its most severe member (58
- * `high` conflict storms of one controller on 58 objects are one `high` finding). The key: for a finding about one
+ * Findings of one kind, whatever their severity, on at least `minGroup` distinct objects (or
+ * actors) with one key (0: never), become one finding per key, as severe as its most severe
+ * member (58 `high` conflict storms of one controller on 58 objects are one `high` finding). The
+ * key: for a finding about one
  * object, its actor (username and userAgent of its first listed actor); for an actor-level one
  * (no object: throttling), its actor's family as fleet-storm names it (`system:node:*`, a
  * numbered service account), so 236 kubelets throttled alike are one finding. The group:
  * `object` null, `window` spanning them, the members' counts summed (`findings`, `objects`,
  * `actors` counted, `topObjects` / `topActors` naming the busiest by `writes`, else `conflicts`,
- * else `events`, else `throttled`), signals joined, the evidence, advice and first actor of the
- * busiest member; `members` lists every member (id, severity, actor, object, window, size).
+ * else `events`, else `throttled`), signals joined, the title's headline, evidence and first
+ * actor of the most severe member (the busiest among equals), the advice of every member once;
+ * `members` lists every member (id, kind, severity, title, actor, object, window, size, evidence
+ * auditIDs).
  * Other findings pass unchanged; the order is kept, a group takes its first member's place.
  * Shares, ratios, rates and durations are not summed (they are left out). Findings of an episode
  * still open (`ongoing`) stay apart.
@@ -53,7 +56,7 @@ export function groupFindings(findings: readonly Finding[], minGroup: number): F
   for (const f of findings) {
     const k = key(f);
     const g = k === null ? undefined : groups.get(k);
-    if (k === null || g === undefined || g.length < minGroup) {
+    if (k === null || g === undefined || distinctUnits(g) < minGroup) {
       out.push(f);
       continue;
     }
@@ -132,6 +135,8 @@ function memberOf(f: Finding, count: number): GroupMember {
     id: f.id,
     kind: f.kind,
     severity: f.severity,
+    title: f.title,
+    auditIDs: [...f.evidence.auditIDs],
     username: f.actors[0]?.username ?? '',
     object: f.object === null ? null : { ...f.object },
     window: { ...f.window },
@@ -201,9 +206,18 @@ function weight(f: Finding): number {
   return 0;
 }
 
+/** What a group counts toward `minGroup`: distinct objects, or distinct usernames for actor-level findings (a finding per episode, so one object's repeated episodes count once). */
+function distinctUnits(members: readonly Finding[]): number {
+  return new Set(members.map((f) => (f.object === null ? `\u0001${f.actors[0]?.username ?? ''}` : objectLabel(f.object)))).size;
+}
+
 function groupOf(members: Finding[]): Finding {
-  const byWeight = [...members].sort((a, b) => weight(b) - weight(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const byWeight = [...members].sort((a, b) => weight(b) - weight(a) || byText(a.id, b.id));
   const top = byWeight[0] as Finding;
+  // The headline (title, actor, evidence) is the most severe member's, the busiest among equals:
+  // a critical storm on one object must not stand behind a busier low one.
+  const bySeverity = [...byWeight].sort((a, b) => severityRank(b.severity) - severityRank(a.severity));
+  const head = bySeverity[0] as Finding;
   const metrics: Finding['metrics'] = {};
   for (const f of members) {
     for (const [name, v] of Object.entries(f.metrics)) {
@@ -218,10 +232,17 @@ function groupOf(members: Finding[]): Finding {
   metrics.findings = members.length;
   const byObject = top.object !== null;
   if (byObject) {
-    metrics.objects = new Set(members.map((f) => (f.object === null ? '' : objectLabel(f.object)))).size;
-    metrics.topObjects = byWeight
+    // Per object: one object's episodes at different times are one entry.
+    const perObject = new Map<string, number>();
+    for (const f of byWeight) {
+      const label = f.object === null ? '' : objectLabel(f.object);
+      perObject.set(label, (perObject.get(label) ?? 0) + weight(f));
+    }
+    metrics.objects = perObject.size;
+    metrics.topObjects = [...perObject]
+      .sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))
       .slice(0, TOP_OBJECTS)
-      .map((f) => `${f.object === null ? '' : objectLabel(f.object)}(${weight(f)})`)
+      .map(([label, w]) => `${label}(${w})`)
       .join(', ');
   } else {
     // Per username: the members of one family may be one actor's findings at different times.
@@ -241,21 +262,24 @@ function groupOf(members: Finding[]): Finding {
   const to = members.reduce((m, f) => (f.window.to > m ? f.window.to : m), top.window.to);
   const severity = members.reduce((s, f) => (severityRank(f.severity) > severityRank(s) ? f.severity : s), top.severity);
   const signals = [...new Set(members.flatMap((f) => f.signals))].sort();
+  // Every member's advice, once each, the most severe members' first.
+  const advice = [...new Map(bySeverity.flatMap((f) => f.advice.map((a) => [a.id, a] as const))).values()];
   const name = top.actors[0]?.username ?? '';
+  const which = head === top ? 'the busiest' : 'the most severe';
   return {
     id: `${top.kind}:group:${shortHash(`${top.kind}\u0001${name}\u0001${top.actors[0]?.userAgent ?? ''}\u0001${from}`)}`,
     kind: top.kind,
     severity,
     title: byObject
-      ? `${members.length} ${top.kind} findings of one actor on ${metrics.objects} objects; the busiest: ${top.title}`
-      : `${members.length} ${top.kind} findings of one family (${familyOf({ username: name, userAgentProduct: top.actors[0]?.userAgentProduct ?? '' } as Actor).pattern}, ${metrics.actors} actors); the busiest: ${top.title}`,
-    actors: top.actors,
+      ? `${members.length} ${top.kind} findings of one actor on ${metrics.objects} objects; ${which}: ${head.title}`
+      : `${members.length} ${top.kind} findings of one family (${familyOf({ username: name, userAgentProduct: top.actors[0]?.userAgentProduct ?? '' } as Actor).pattern}, ${metrics.actors} actors); ${which}: ${head.title}`,
+    actors: head.actors,
     object: null,
     window: { from, to },
     metrics,
     signals,
-    evidence: top.evidence,
-    advice: top.advice,
+    evidence: head.evidence,
+    advice,
     members: byWeight.map((f) => memberOf(f, weight(f))),
   };
 }

@@ -264,7 +264,17 @@ function findingCard(f: Finding, n: number): string {
     out.push(
       `<details><summary>Every member (${text(f.members.length.toLocaleString('en-US'))})</summary>`,
       table(
-        [{ header: 'Severity' }, { header: 'Kind' }, { header: 'Actor' }, { header: 'Object' }, { header: 'When' }, { header: 'Size', num: true }, { header: 'Finding id' }],
+        [
+          { header: 'Severity' },
+          { header: 'Kind' },
+          { header: 'Actor' },
+          { header: 'Object' },
+          { header: 'When' },
+          { header: 'Size', num: true },
+          { header: 'Title' },
+          { header: 'auditIDs' },
+          { header: 'Finding id' },
+        ],
         shown.map((m) => [
           { text: m.severity },
           { text: m.kind },
@@ -272,6 +282,8 @@ function findingCard(f: Finding, n: number): string {
           { text: m.object === null ? '(no single object)' : formatObject(m.object) },
           { text: formatWindow(m.window.from, m.window.to) },
           { text: m.count.toLocaleString('en-US'), v: m.count },
+          { text: m.title },
+          { text: m.auditIDs.join(' ') },
           { text: m.id },
         ]),
         `members-${n}`,

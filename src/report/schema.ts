@@ -117,10 +117,13 @@ export const GroupMemberSchema = z.object({
   id: z.string(),
   kind: z.string(),
   severity: SeveritySchema,
+  title: z.string(),
   username: z.string(),
   object: ObjectSchema.nullable(),
   window: WindowSchema,
   count: z.number(),
+  /** The member's evidence auditIDs (its `evidence.auditIDs`). */
+  auditIDs: z.array(z.string()),
 });
 export type GroupMember = z.infer<typeof GroupMemberSchema>;
 

@@ -231,6 +231,30 @@ describe('write-fight: not a fight', () => {
     expect(runDetector(detector, { minAlternations: 9 }, records).findings).toEqual([]);
   });
 
+  // try63 w3/w6: at Request level the bodies show whether the main-resource writer puts replicas
+  // back; when neither side ever re-sends its own body, the /scale split is no evidence.
+  it('an HPA on /scale beside a writer whose logged bodies never put anything back: no fight; re-sent bodies: a proven one', () => {
+    const body = (content: string) => ({ level: 'Request', body: { content, timestamps: '', timestampFields: [] } });
+    const run = (argoBody: (k: number) => string, hpaReplicas: (k: number) => number = (k) => 3 + (k % 5)) => {
+      const records: RequestRecord[] = [];
+      for (let k = 0; k < 40; k++) {
+        records.push(rec(T0 + k * 15_000, hpa, webScale, { verb: 'update', ...body(`replicas=${hpaReplicas(k)}`) }));
+        records.push(rec(T0 + k * 15_000 + 3000, argo, web, { verb: 'patch', fieldManager: 'argocd-controller', ...body(argoBody(k)) }));
+      }
+      return runDetector(detector, {}, records).findings.map((f) => [f.evidence.level, f.metrics.evidenceBasis, f.metrics.reverts]);
+    };
+    expect(run((k) => `labels.sync=${k}`)).toEqual([]);
+    // One side puts its body back after each of the other's writes: the split stands.
+    expect(run(() => 'replicas=2')).toEqual([['suspected', 'subresource-split', 39]]);
+    // Both do: proven from the bodies.
+    expect(
+      run(
+        () => 'replicas=2',
+        () => 6,
+      ),
+    ).toEqual([['proven', 'reverts', 78]]);
+  });
+
   it('thresholds come from options', () => {
     // A write every 6 s, alternating: every full window holds 10 flips, 5 writes by each side.
     const records = Array.from({ length: 60 }, (_, i) => rec(T0 + i * 6000, i % 2 === 0 ? operator : labeler, widget));

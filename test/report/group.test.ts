@@ -65,6 +65,7 @@ describe('groupFindings', () => {
       objects: 7,
       topObjects: 'nodes/status node-7(107), nodes/status node-6(106), nodes/status node-5(105), nodes/status node-4(104), nodes/status node-3(103)',
     });
+    expect(g.members?.[0]).toMatchObject({ title: 'npd wrote node-7 107 times', auditIDs: ['node-7-a'] });
     expect(g.members?.map((m) => [m.id, m.severity, m.username, m.object?.name, m.window.from, m.count])).toEqual([
       ['no-op-writes:npd:node-7', 'high', 'npd', 'node-7', '2026-08-08T18:07:00.000Z', 107],
       ['no-op-writes:npd:node-6', 'low', 'npd', 'node-6', '2026-08-08T18:06:00.000Z', 106],
@@ -76,6 +77,32 @@ describe('groupFindings', () => {
     ]);
     expect(g.evidence.firstAuditID).toBe('node-7-a');
     expect(g.title).toBe('7 no-op-writes findings of one actor on 7 objects; the busiest: npd wrote node-7 107 times');
+  });
+
+  // try63 g6: a critical storm on one object stood behind a busier low member's title, window,
+  // advice and evidence.
+  it('heads a group with its most severe member, and keeps every member’s advice', () => {
+    const quiet = [1, 2, 3, 4, 5].map((n) => finding('conflict-storm', 'ctl', `minor-${n}`, 'low', 500, n));
+    const storm = { ...finding('conflict-storm', 'ctl', 'payments', 'critical', 300, 0), advice: [{ id: 'requeue-with-backoff', text: 'Back off.' }] };
+    const g = groupFindings([...quiet, storm], 5)[0]!;
+    expect([g.severity, g.title, g.evidence.firstAuditID, g.advice.map((a) => a.id)]).toEqual([
+      'critical',
+      '6 conflict-storm findings of one actor on 6 objects; the most severe: ctl wrote payments 300 times',
+      'payments-a',
+      ['requeue-with-backoff', 'compare-before-write'],
+    ]);
+  });
+
+  // try63 g1b: 9 episodes on 4 objects were grouped; and topObjects listed one object twice.
+  it('counts distinct objects toward minGroup, and one object’s episodes as one entry of topObjects', () => {
+    const episodes = [1, 2, 3, 4].flatMap((n) => [0, 20].map((m) => ({ ...finding('conflict-storm', 'ctl', `obj-${n}`, 'high', 10 * n, n + m), id: `e-${n}-${m}` })));
+    expect(groupFindings(episodes, 5)).toEqual(episodes);
+    const g = groupFindings([...episodes, finding('conflict-storm', 'ctl', 'obj-5', 'low', 1, 9)], 5)[0]!;
+    expect([g.metrics.findings, g.metrics.objects, g.metrics.topObjects]).toEqual([
+      9,
+      5,
+      'nodes/status obj-4(80), nodes/status obj-3(60), nodes/status obj-2(40), nodes/status obj-1(20), nodes/status obj-5(1)',
+    ]);
   });
 
   it('keeps an episode still open (live) apart', () => {
@@ -126,20 +153,24 @@ describe('groupFindings', () => {
   });
 
   // try61 kr5: five roll-ups of one operator at different times had shareOfWrites 1.4366 (summed),
-  // sourceIPCount 5 for its one IP, and its username five times in topActors.
-  it('one actor’s roll-ups at different times: shares left out, distinct counts the largest, the actor listed once', () => {
-    const rollups = Array.from({ length: 5 }, (_, n): Finding => {
-      const f = finding('conflict-storm', 'system:serviceaccount:ray:kuberay-operator', '', 'low', 0, n * 10);
+  // sourceIPCount 5 for its one IP, and its username five times in topActors. A finding per
+  // episode: one actor's roll-ups at different times are one actor, not five (try63 g1b).
+  it('roll-ups at different times: one actor’s stay apart; a family’s group with shares left out, distinct counts the largest, each actor listed once', () => {
+    const rollup = (user: string, n: number): Finding => {
+      const f = finding('conflict-storm', `system:serviceaccount:ray:${user}`, '', 'low', 0, n * 10);
       return { ...f, id: `conflict-storm:rollup-${n}`, object: null, metrics: { conflicts: 10 + n, shareOfWrites: 0.29, shareOfRequests: 0.1, sourceIPCount: 1, objects: 5 } };
-    });
-    const g = groupFindings(rollups, 5)[0]!;
+    };
+    const one = [0, 1, 2, 3, 4].map((n) => rollup('kuberay-operator', n));
+    expect(groupFindings(one, 5)).toEqual(one);
+    const family = [0, 1, 2, 3, 4, 5].map((n) => rollup(`operator-${n === 5 ? 0 : n}`, n));
+    const g = groupFindings(family, 5)[0]!;
     expect([g.metrics.shareOfWrites, g.metrics.shareOfRequests, g.metrics.sourceIPCount, g.metrics.actors, g.metrics.topActors, g.metrics.conflicts]).toEqual([
       undefined,
       undefined,
       1,
-      1,
-      'system:serviceaccount:ray:kuberay-operator(60)',
-      60,
+      5,
+      'system:serviceaccount:ray:operator-0(25), system:serviceaccount:ray:operator-4(14), system:serviceaccount:ray:operator-3(13), system:serviceaccount:ray:operator-2(12), system:serviceaccount:ray:operator-1(11)',
+      75,
     ]);
   });
 
