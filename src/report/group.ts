@@ -16,8 +16,8 @@ const TOP_OBJECTS = 5;
  * Findings of one kind, whatever their severity, on at least `minGroup` distinct objects (or
  * actors) with one key (0: never), become one finding per key, as severe as its most severe
  * member (58 `high` conflict storms of one controller on 58 objects are one `high` finding). The
- * key: for a finding about one
- * object, its actor (username and userAgent of its first listed actor); for an actor-level one
+ * key: for a finding about one object, its actor (username and userAgent of its first listed
+ * actor); for an actor-level one
  * (no object: throttling), its actor's family as fleet-storm names it (`system:node:*`, a
  * numbered service account), so 236 kubelets throttled alike are one finding. The group:
  * `object` null, `window` spanning them, the members' counts summed (`findings`, `objects`,
@@ -29,7 +29,8 @@ const TOP_OBJECTS = 5;
  * Other findings pass unchanged; the order is kept, a group takes its first member's place.
  * Shares, ratios, rates and durations are not summed (they are left out). Findings of an episode
  * still open (`ongoing`) stay apart.
- * Before that, conflict storms of a fleet storm's members fold into it ({@link foldIntoFleets}).
+ * Before that, conflict storms of a fleet storm's members fold into it ({@link foldIntoFleets}),
+ * and a one-client fleet storm into its client's roll-up of the same 409s ({@link foldOneClientFleets}).
  */
 export function groupFindings(findings: readonly Finding[], minGroup: number): Finding[] {
   if (minGroup <= 0) return [...findings];
