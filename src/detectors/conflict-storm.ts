@@ -1050,6 +1050,8 @@ export const conflictStorm = defineDetector({
           ? {}
           : {
               chainsSetOff: h.reactedChains,
+              // The resource the roll-up covers (`resource[.apiGroup][/subresource]`).
+              resource: p.object.label,
               objects: h.toObjects,
               objectsWithConflicts: h.objects.size,
               topObjects: topList(

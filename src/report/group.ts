@@ -6,7 +6,7 @@
 import { shortHash } from '../detectors/common.js';
 import { familyOf } from '../detectors/fleet-storm.js';
 import type { Actor } from '../decoding/record.js';
-import { objectLabel } from '../labels.js';
+import { objectLabel, resourceLabel } from '../labels.js';
 import { severityRank, type Finding, type GroupMember } from './schema.js';
 
 /** Objects named in a group's `topObjects`. */
@@ -30,11 +30,12 @@ const TOP_OBJECTS = 5;
  * Shares, ratios, rates and durations are not summed (they are left out). Findings of an episode
  * still open (`ongoing`) stay apart.
  * Before that, conflict storms of a fleet storm's members fold into it ({@link foldIntoFleets}),
- * and a one-client fleet storm into its client's roll-up of the same 409s ({@link foldOneClientFleets}).
+ * a one-client fleet storm into its client's roll-up of the same 409s ({@link foldOneClientFleets}),
+ * and a client's per-object conflict storms into its roll-up over their resource ({@link foldIntoRollups}).
  */
 export function groupFindings(findings: readonly Finding[], minGroup: number): Finding[] {
   if (minGroup <= 0) return [...findings];
-  findings = foldOneClientFleets(foldIntoFleets(findings, minGroup));
+  findings = foldIntoRollups(foldOneClientFleets(foldIntoFleets(findings, minGroup)));
   const key = (f: Finding): string | null => {
     if (f.ongoing === true) return null;
     const a = f.actors[0];
@@ -184,6 +185,44 @@ function foldOneClientFleets(findings: readonly Finding[]): readonly Finding[] {
     severity: severityRank(fleet.severity) > severityRank(f.severity) ? fleet.severity : f.severity,
     title: `${f.title}; the fleet-storm finding on the same 409s folded in`,
     members: [...(f.members ?? []), memberOf(fleet, Number(fleet.metrics.conflicts ?? 0))],
+  }));
+}
+
+/**
+ * A client's `conflict-storm` episodes on single objects of the resource its `conflict-storm`
+ * roll-up covers (`metrics.resource`), in an overlapping window and not more severe, count the
+ * roll-up's 409s again (try63: a critical roll-up over 200 objects beside a low group of their
+ * 200 episodes): they fold into the roll-up's `members`, and its title says how many. Findings
+ * of episodes still open stay apart.
+ */
+function foldIntoRollups(findings: readonly Finding[]): readonly Finding[] {
+  const rollups = findings.filter((f) => f.kind === 'conflict-storm' && f.object === null && typeof f.metrics.resource === 'string' && f.ongoing !== true);
+  if (rollups.length === 0) return findings;
+  const folded = new Map<Finding, Finding[]>();
+  const taken = new Set<Finding>();
+  for (const rollup of rollups) {
+    const user = rollup.actors[0]?.username;
+    const members = findings.filter(
+      (f) =>
+        f.kind === 'conflict-storm' &&
+        f.object !== null &&
+        f.ongoing !== true &&
+        !taken.has(f) &&
+        f.actors[0]?.username === user &&
+        resourceLabel(f.object) === rollup.metrics.resource &&
+        f.window.from <= rollup.window.to &&
+        f.window.to >= rollup.window.from &&
+        severityRank(f.severity) <= severityRank(rollup.severity),
+    );
+    if (members.length === 0) continue;
+    for (const m of members) taken.add(m);
+    folded.set(rollup, members);
+  }
+  if (taken.size === 0) return findings;
+  return refold(findings, taken, folded, (f, members) => ({
+    ...f,
+    title: `${f.title}; ${members.length} conflict-storm ${members.length === 1 ? 'finding' : 'findings'} on single objects of the same 409s folded in`,
+    members: [...(f.members ?? []), ...[...members].sort((a, b) => weight(b) - weight(a) || byText(a.id, b.id)).map((m) => memberOf(m, weight(m)))],
   }));
 }
 

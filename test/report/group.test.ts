@@ -197,6 +197,27 @@ describe('groupFindings', () => {
     expect(groupFindings([rollup, later], 5)).toHaveLength(2);
   });
 
+  // try63 c1: a critical roll-up over 200 objects beside a low group of those objects' 200 episodes.
+  it('a client’s per-object conflict storms on the roll-up’s resource fold into its roll-up', () => {
+    const rollup: Finding = {
+      ...finding('conflict-storm', 'ctl', '', 'critical', 0, 0),
+      id: 'conflict-storm:rollup',
+      object: null,
+      metrics: { conflicts: 900, objects: 3, resource: 'nodes/status' },
+    };
+    const episode = (name: string, severity: Severity, user = 'ctl') => ({ ...finding('conflict-storm', user, name, severity, 10, 1), id: `e-${user}-${name}` });
+    const other = { ...episode('lease', 'low'), object: { ...episode('lease', 'low').object!, resource: 'leases', subresource: '' }, id: 'e-lease' };
+    const out = groupFindings([rollup, episode('n1', 'low'), episode('n2', 'critical'), episode('n3', 'low', 'someone'), other], 5);
+    expect(out.map((f) => [f.id, f.members?.map((m) => m.id)])).toEqual([
+      ['conflict-storm:rollup', ['e-ctl-n1', 'e-ctl-n2']],
+      ['e-someone-n3', undefined],
+      ['e-lease', undefined],
+    ]);
+    expect(out[0]!.title).toBe(`${rollup.title}; 2 conflict-storm findings on single objects of the same 409s folded in`);
+    const later = { ...episode('n4', 'low'), window: { from: '2026-08-08T19:00:00.000Z', to: '2026-08-08T19:05:00.000Z' } };
+    expect(groupFindings([rollup, later], 5).map((f) => f.id)).toEqual(['conflict-storm:rollup', 'e-ctl-n4']);
+  });
+
   it('keeps everything apart below minGroup, or with 0', () => {
     expect(groupFindings(input, 8)).toEqual(input);
     expect(groupFindings(input, 0)).toEqual(input);
