@@ -916,12 +916,17 @@ export const conflictStorm = defineDetector({
      * chain whose delay grew several times and never started over backs off too.
      */
     function backsOff(h: Hot): boolean {
-      const growth = h.growth.size >= 3 ? h.growth.percentile(50) : null;
+      const growth = medianGrowth(h);
       return (growth !== null && growth >= o.exponentialGrowth) || (h.longChains > 0 && h.backedOffChains * 2 >= h.longChains);
     }
 
+    /** Median growth of successive retry gaps, or null with fewer than 3. */
+    function medianGrowth(h: Hot): number | null {
+      return h.growth.size >= 3 ? h.growth.percentile(50) : null;
+    }
+
     function backoffOf(h: Hot, rollup: boolean): { backoff: Backoff; growth: number | null; chainP90: number | null } {
-      const growth = h.growth.size >= 3 ? h.growth.percentile(50) : null;
+      const growth = medianGrowth(h);
       const chainP90 = h.chainLengths.percentile(90);
       const gapP50 = h.gaps.percentile(50);
       let backoff: Backoff = 'none';

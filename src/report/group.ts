@@ -3,7 +3,7 @@
  * low "suspected no-op-writes" for one node agent's node-status patches, 100 low findings for one
  * controller over 100 objects). Pure: findings in, findings out.
  */
-import { shortHash } from '../detectors/common.js';
+import { shortHash, topList } from '../detectors/common.js';
 import { familyOf } from '../detectors/fleet-storm.js';
 import type { Actor } from '../decoding/record.js';
 import { objectLabel, resourceLabel } from '../labels.js';
@@ -191,8 +191,7 @@ function foldOneClientFleets(findings: readonly Finding[]): readonly Finding[] {
 /**
  * A client's `conflict-storm` episodes on single objects of the resource its `conflict-storm`
  * roll-up covers (`metrics.resource`), in an overlapping window and not more severe, count the
- * roll-up's 409s again (try63: a critical roll-up over 200 objects beside a low group of their
- * 200 episodes): they fold into the roll-up's `members`, and its title says how many. Findings
+ * roll-up's 409s again (a roll-up over 200 objects beside their 200 episodes): they fold into the roll-up's `members`, and its title says how many. Findings
  * of episodes still open stay apart.
  */
 function foldIntoRollups(findings: readonly Finding[]): readonly Finding[] {
@@ -246,6 +245,13 @@ function weight(f: Finding): number {
   return 0;
 }
 
+/** Members' sizes ({@link weight}) summed per label. */
+function weightsBy(members: readonly Finding[], label: (f: Finding) => string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of members) out.set(label(f), (out.get(label(f)) ?? 0) + weight(f));
+  return out;
+}
+
 /** What a group counts toward `minGroup`: distinct objects, or distinct usernames for actor-level findings (a finding per episode, so one object's repeated episodes count once). */
 function distinctUnits(members: readonly Finding[]): number {
   return new Set(members.map((f) => (f.object === null ? `\u0001${f.actors[0]?.username ?? ''}` : objectLabel(f.object)))).size;
@@ -273,30 +279,14 @@ function groupOf(members: Finding[]): Finding {
   const byObject = top.object !== null;
   if (byObject) {
     // Per object: one object's episodes at different times are one entry.
-    const perObject = new Map<string, number>();
-    for (const f of byWeight) {
-      const label = f.object === null ? '' : objectLabel(f.object);
-      perObject.set(label, (perObject.get(label) ?? 0) + weight(f));
-    }
+    const perObject = weightsBy(byWeight, (f) => (f.object === null ? '' : objectLabel(f.object)));
     metrics.objects = perObject.size;
-    metrics.topObjects = [...perObject]
-      .sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))
-      .slice(0, TOP_OBJECTS)
-      .map(([label, w]) => `${label}(${w})`)
-      .join(', ');
+    metrics.topObjects = topList(perObject, (label) => label, TOP_OBJECTS);
   } else {
     // Per username: the members of one family may be one actor's findings at different times.
-    const perActor = new Map<string, number>();
-    for (const f of byWeight) {
-      const user = f.actors[0]?.username ?? '';
-      perActor.set(user, (perActor.get(user) ?? 0) + weight(f));
-    }
+    const perActor = weightsBy(byWeight, (f) => f.actors[0]?.username ?? '');
     metrics.actors = perActor.size;
-    metrics.topActors = [...perActor]
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      .slice(0, TOP_OBJECTS)
-      .map(([user, w]) => `${user}(${w})`)
-      .join(', ');
+    metrics.topActors = topList(perActor, (user) => user, TOP_OBJECTS);
   }
   const from = members.reduce((m, f) => (f.window.from < m ? f.window.from : m), top.window.from);
   const to = members.reduce((m, f) => (f.window.to > m ? f.window.to : m), top.window.to);

@@ -162,7 +162,8 @@ export const FindingSchema = z.object({
   cluster: z.string().optional(),
   /**
    * Grouped findings only: every finding folded into this one (one actor's findings of one kind
-   * on many objects, a family's members, a fleet storm's members' conflict storms), largest
+   * on many objects, a family's members, a fleet storm's members' conflict storms, a one-client
+   * fleet storm or per-object conflict storms folded into a conflict-storm roll-up), largest
    * first. Absent otherwise.
    */
   members: z.array(GroupMemberSchema).optional(),
