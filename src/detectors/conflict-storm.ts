@@ -226,7 +226,10 @@ export const conflictStormOptions = windowedOptions({
    * cluster's writes. For a writer that backs off exponentially, its 409s averaged over the
    * episode (at least `windowMs`) stand for the peak: per-item backoff from 5 ms retries each
    * object 8 times in its first second, so 30 objects backing off together peak at 240 409/s and
-   * then slow down.
+   * then slow down. A writer that loses to itself (its 409s not explained by others' writes) for
+   * `brief.mediumMs` or longer is rated on its 409s alone against the `peak409PerSec` thresholds
+   * instead: by their mean rate, or, for a writer not backing off, by their peak once it reaches
+   * the `high` rate. A backoff that starts over after each success never stops them.
    */
   lowImpactExcessShare: z.number().min(0).max(1).default(0.1),
   /**
@@ -832,7 +835,7 @@ export const conflictStorm = defineDetector({
       if (p.open) {
         if (passes) {
           const h = p.hot as Hot;
-          const raised = raiseSeverity(h, severityOf(h));
+          const raised = raiseSeverity(h, severityOf(h, p.rollup !== null));
           if (p.alerted) {
             if (raised) ctx.alert('update', build(p));
           } else alertOpen(p);
@@ -842,7 +845,7 @@ export const conflictStorm = defineDetector({
       } else if (passes && p.hot !== null) {
         p.open = true;
         if (p.rollup === null) countOpen(p, 1);
-        p.hot.severity = severityOf(p.hot);
+        p.hot.severity = severityOf(p.hot, p.rollup !== null);
         alertOpen(p);
         return true;
       } else if (cf === 0) {
@@ -951,11 +954,20 @@ export const conflictStorm = defineDetector({
       return h.toConflicts > o.rocMaxConflictsPerForeignWrite * h.foreignWrites + o.rocMaxAttempts;
     }
 
-    function severityOf(h: Hot): Severity {
-      // Retries that cost almost nothing stay low, unless the 409s come fast (throughout, for a writer backing off).
+    function severityOf(h: Hot, rollup: boolean): Severity {
+      // Retries that cost almost nothing stay low, unless the 409s come fast (throughout, for a
+      // writer backing off). A writer that loses to itself pass after pass for longer than a
+      // brief episode is rated on its 409s alone, never on its share of a quiet cluster: by their
+      // mean rate (their peak once it reaches the `high` rate, for a writer not backing off), as
+      // backing off within each pass mends nothing and they never stop.
       const fast = o.severity.high.peak409PerSec;
       const mean409PerSec = h.toConflicts / (Math.max(o.windowMs, h.to - h.from) / 1000);
-      if (h.excess < o.lowImpactExcessShare * h.toAttempts && (h.peakConflicts.peak < fast || (backsOff(h) && mean409PerSec < fast))) return 'low';
+      if (h.excess < o.lowImpactExcessShare * h.toAttempts) {
+        const backing = backsOff(h);
+        if (h.to - h.from >= o.brief.mediumMs && selfConflicts(h, rollup))
+          return severityFor(o.severity, { share: 0, peak409PerSec: !backing && h.peakConflicts.peak >= fast ? h.peakConflicts.peak : mean409PerSec });
+        if (h.peakConflicts.peak < fast || (backing && mean409PerSec < fast)) return 'low';
+      }
       const share = writeShare(ctx.series, h.from, h.to, h.toAttempts);
       const rated = severityFor(o.severity, { share, peak409PerSec: h.peakConflicts.peak });
       const by = h.toSuccesses >= h.toConflicts ? capByExcess(rated, h.excess, o.severityExcess) : rated;
@@ -1035,8 +1047,8 @@ export const conflictStorm = defineDetector({
         conflictRatio: ratio(h.toConflicts, h.toAttempts),
         attemptsPerSuccess: h.toSuccesses > 0 ? round2(h.toAttempts / h.toSuccesses) : null,
         durationMs: Math.round(durationMs),
-        // Attempts − 1 intervals span the duration, so the mean never exceeds the 1-s peak.
-        meanWritesPerSec: durationMs > 0 ? round2((h.toAttempts - 1) / (durationMs / 1000)) : null,
+        // Attempts − 1 intervals over the duration; a burst shorter than a second has no higher mean than its busiest second.
+        meanWritesPerSec: durationMs > 0 ? round2(Math.min((h.toAttempts - 1) / (durationMs / 1000), h.peakWrites.peak)) : null,
         peakWritesPerSec: h.peakWrites.peak,
         peak409PerSec: h.peakConflicts.peak,
         retryGapP50Ms: gapP50 === null ? null : round2(gapP50),
@@ -1090,7 +1102,7 @@ export const conflictStorm = defineDetector({
       return {
         id: `conflict-storm:${shortHash(`${p.actor.key}\u0001${p.rollup === null ? p.object.key : p.rollup.key}\u0001${h.from}`)}`,
         kind: 'conflict-storm',
-        severity: h.severity ?? severityOf(h),
+        severity: h.severity ?? severityOf(h, p.rollup !== null),
         title: `${who} retries 409 Conflict on ${what} ${how}: ${int(h.toConflicts)} of ${int(h.toAttempts)} writes conflicted (${pct}%), peak ${int(h.peakConflicts.peak)} 409/s`,
         actors: [reportActor(named, h.ips, h.fieldManagers)],
         object: p.rollup === null ? reportObject(p.object) : null,

@@ -978,7 +978,7 @@ export const createStorm = defineDetector({
         namespace: l.namespace,
         durationMs: Math.round(durationMs),
         meanRevisionGapMs: gapMs === null ? null : Math.round(gapMs),
-        meanCreatesPerSec: durationMs > 0 ? round2(rateOf(h.creates, h.from, h.to)) : null,
+        meanCreatesPerSec: durationMs > 0 ? round2(Math.min(rateOf(h.creates, h.from, h.to), h.peak.peak)) : null,
         peakCreatesPerSec: h.peak.peak,
         // The copies of the revisions beyond the budget's (one per `revisionEveryMs` over the episode).
         excessRequests: Math.round(Math.max(0, h.revisions - (Math.floor(durationMs / ro.revisionEveryMs) + 1)) * (h.creates / Math.max(1, h.revisions))),
@@ -1047,7 +1047,7 @@ export const createStorm = defineDetector({
         namespace: g.namespace,
         ...(g.owner === null ? {} : { owner: g.owner }),
         durationMs: Math.round(durationMs),
-        meanCreatesPerSec: durationMs > 0 ? round2(meanRate(h)) : null,
+        meanCreatesPerSec: durationMs > 0 ? round2(Math.min(meanRate(h), h.peak.peak)) : null,
         peakCreatesPerSec: h.peak.peak,
         // Creates beyond the budget over the episode: what demand could have asked for.
         excessRequests: Math.max(0, h.creates - (Math.floor((durationMs / 1000) * budgetOf(g)) + 1)),

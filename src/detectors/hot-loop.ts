@@ -33,6 +33,14 @@
  *   `minProvenExcessWrites` (200), the rest against `minExcessWrites` (500), and
  *   `(score − proven) / minExcessWrites + proven / minProvenExcessWrites ≥ 1`. A bounded burst of
  *   real changes (a rollout) never earns proven excess; pointless writes need less rate × duration.
+ * - **Steady rule**: a pair whose successful writes per step have varied less than independent
+ *   events' would (index of dispersion at most `steadyMaxDispersion`) for `steadyMinSpanMs` also
+ *   opens when its whole score reaches `minProvenExcessWrites`, at most `steadyMaxSeverity` while
+ *   the score alone is not enough. A timer or a writer re-triggered by its own writes keeps one
+ *   cadence for as long as it runs (actions-runner-controller#1643 at 1.2–1.7 writes/s,
+ *   crossplane#2449's poll); real changes arrive as independent events and stop. At 1.5 writes/s
+ *   the episode opens after about 7 min rather than 17; a writer at or under
+ *   `changeWritesPerSec` still scores nothing.
  *
  * Why this shape (real rates from `real-incidents.md`): self-triggering loops run at 60/s
  * (kubernetes#16134), ~5/s (kubewarden, prometheus-operator#5610's 200 ms), ~4.6/s
@@ -197,6 +205,29 @@ export const hotLoopOptions = windowedOptions({
    * the writer's own watch sees it: it is how a status loop re-triggers itself.
    */
   timestampPeriodMs: z.number().int().positive().default(300_000),
+  /**
+   * The steady rule (see the file header): length, ms, over which a pair's successful writes must
+   * keep an even cadence for its excess to weigh against `minProvenExcessWrites`. 300 000 (5 min):
+   * as `sweepMinSpanMs`, longer than a burst of real changes lasts at one object (the longest run
+   * of many Deployments rolling at once on TUNING was 73 s).
+   */
+  steadyMinSpanMs: z.number().int().positive().default(300_000),
+  /**
+   * Highest index of dispersion (variance / mean) of the pair's successful writes per step for
+   * the cadence to count as steady. Independent events (a Poisson stream) give 1 at any rate; a
+   * writer whose gaps vary with coefficient of variation c gives about c² (a self-re-queuing
+   * loop's 0.03–0.19 on TUNING: under 0.04). 0.3, about c = 0.55: over the 30 steps of
+   * `steadyMinSpanMs`, a Poisson stream comes this low about once in 10 000 (χ² with 29 degrees
+   * of freedom at 8.7).
+   */
+  steadyMaxDispersion: z.number().nonnegative().default(0.3),
+  /**
+   * Highest severity of an episode only the steady rule opened (its score alone not enough). `low`:
+   * its writes and rate are measured, but timing alone does not tell a loop from a writer on a
+   * timer under a second, and at such rates the load is small (about 0.5 writes/s beyond one a
+   * second at 1.5/s). Once the score alone is enough, severity is rated as for any episode.
+   */
+  steadyMaxSeverity: SeveritySchema.default('low'),
   /** A pair with an empty window and no write for this long is forgotten, ms. */
   idleMs: z.number().int().positive().default(120_000),
   /** P90/P50 write-gap ratio at or below which the loop looks timer-driven (RequeueAfter). */
@@ -312,6 +343,12 @@ interface Hot {
   lastTimestamps: string;
   /** The part of `score` that proven writes (no change, or timestamps only) added; 0..score. */
   proven: number;
+  /** Successful writes per step over the complete steps since `from`: their number, sum and sum of squares (the steady rule). */
+  steps: number;
+  stepSum: number;
+  stepSq: number;
+  /** The next step to count: the first complete step after `from`, then the first not yet counted. */
+  nextStep: number;
   /** `proven` before the previous successful write. */
   prevProvenBefore: number;
   /** resourceVersion the previous successful write sent, if it was an update; '' otherwise. */
@@ -511,6 +548,10 @@ export const hotLoop = defineDetector({
         lastContent: '',
         lastTimestamps: '',
         proven: 0,
+        steps: 0,
+        stepSum: 0,
+        stepSq: 0,
+        nextStep: Math.floor(r.ts / o.stepMs) + 1,
         prevProvenBefore: 0,
         prevUpdateRV: '',
         prevMayChange: false,
@@ -747,7 +788,42 @@ export const hotLoop = defineDetector({
      * `minProvenExcessWrites`, and the two fractions add up (evidence-weighted, continuous).
      */
     function enough(h: Hot): boolean {
+      return byScore(h) || (steady(h) && h.score >= o.minProvenExcessWrites);
+    }
+
+    /** The score alone is enough (the evidence-weighted rule, without the steady rule). */
+    function byScore(h: Hot): boolean {
       return (h.score - h.proven) / o.minExcessWrites + h.proven / o.minProvenExcessWrites >= 1;
+    }
+
+    /**
+     * The steady rule: for at least `steadyMinSpanMs`, the pair's successful writes per step have
+     * varied less than independent events' would (index of dispersion, variance / mean, at most
+     * `steadyMaxDispersion`). A writer on a timer, or one its own writes re-trigger, writes about
+     * as often in every step for as long as it runs, however its writes fall within a pass;
+     * writes that follow real changes (pods becoming ready in a rollout) come as a Poisson
+     * stream (dispersion 1) or in waves, and stop.
+     */
+    function steady(h: Hot): boolean {
+      if (h.steps < 2 || h.to - h.from < o.steadyMinSpanMs) return false;
+      const mean = h.stepSum / h.steps;
+      return mean > 0 && Math.max(0, h.stepSq / h.steps - mean * mean) / mean <= o.steadyMaxDispersion;
+    }
+
+    /**
+     * Adds the successful writes of `p`'s steps not yet counted, up to the step of its last write
+     * (excluded), to `h`'s step statistics: empty steps after the last write count only once a
+     * later write makes them a pause within the episode, not its end.
+     */
+    function countSteps(p: Pair, h: Hot, boundary: number): void {
+      const end = Math.min(boundary, Math.floor(h.to / o.stepMs));
+      for (let b = h.nextStep; b < end; b++) {
+        const c = p.ring.at(b, H_OK);
+        h.steps++;
+        h.stepSum += c;
+        h.stepSq += c * c;
+      }
+      if (end > h.nextStep) h.nextStep = end;
     }
 
     /**
@@ -773,6 +849,7 @@ export const hotLoop = defineDetector({
       const end = boundary * o.stepMs;
       const sustained = w > 0 && w >= o.minRunWritesPerSec * windowSec && ok >= o.minSuccessRatio * w;
       const h = p.hot;
+      if (h !== null) countSteps(p, h, boundary);
       if (p.run !== null && p.run.gen >= 0 && end - p.run.last >= o.sweepMaxGapMs) unsweep(p);
       if (p.open) {
         if (sustained) {
@@ -946,7 +1023,9 @@ export const hotLoop = defineDetector({
 
     function severityOf(h: Hot): Severity {
       const by = severityFor(o.severity, { share: writeShare(ctx.series, h.from, h.to, h.writes), writesPerSec: meanRate(h) });
-      return capByExcess(by, h.score, o.severityExcess);
+      const sev = capByExcess(by, h.score, o.severityExcess);
+      // An episode the steady rule alone opens: timing does not tell a loop from a fast timer.
+      return !byScore(h) && severityRank(sev) > severityRank(o.steadyMaxSeverity) ? o.steadyMaxSeverity : sev;
     }
 
     function build(p: Pair): Finding {
@@ -963,6 +1042,7 @@ export const hotLoop = defineDetector({
       if (timer) signals.push('timer-driven');
       else if (p50 !== null && p50 < o.timerMinPeriodMs) signals.push('immediate-requeue');
       if (p.actor.serviceAccount !== null && h.ipCount > 1) signals.push('duplicate-replicas');
+      if (steady(h)) signals.push('steady-rewrites');
 
       const metrics: Finding['metrics'] = {
         writes: h.writes,
@@ -973,7 +1053,7 @@ export const hotLoop = defineDetector({
         durationMs: Math.round(durationMs),
         writePeriodP50Ms: p50 === null ? null : round2(p50),
         writePeriodP90Ms: p90 === null ? null : round2(p90),
-        meanWritesPerSec: durationMs > 0 ? round2(meanRate(h)) : null,
+        meanWritesPerSec: durationMs > 0 ? round2(Math.min(meanRate(h), h.peakWrites.peak)) : null,
         peakWritesPerSec: h.peakWrites.peak,
         sourceIPCount: h.ipCount,
         excessRequests: excess,

@@ -7,7 +7,7 @@ import { shortHash, topList } from '../detectors/common.js';
 import { familyOf } from '../detectors/fleet-storm.js';
 import type { Actor } from '../decoding/record.js';
 import { objectLabel, resourceLabel } from '../labels.js';
-import { severityRank, type Finding, type GroupMember } from './schema.js';
+import { severityRank, type Finding, type GroupMember, type ReportObject } from './schema.js';
 
 /** Objects named in a group's `topObjects`. */
 const TOP_OBJECTS = 5;
@@ -31,11 +31,12 @@ const TOP_OBJECTS = 5;
  * still open (`ongoing`) stay apart.
  * Before that, conflict storms of a fleet storm's members fold into it ({@link foldIntoFleets}),
  * a one-client fleet storm into its client's roll-up of the same 409s ({@link foldOneClientFleets}),
- * and a client's per-object conflict storms into its roll-up over their resource ({@link foldIntoRollups}).
+ * a client's per-object conflict storms into its roll-up over their resource ({@link foldIntoRollups}),
+ * and one side's own findings on a fought-over object into the write fight ({@link foldIntoFights}).
  */
 export function groupFindings(findings: readonly Finding[], minGroup: number): Finding[] {
   if (minGroup <= 0) return [...findings];
-  findings = foldIntoRollups(foldOneClientFleets(foldIntoFleets(findings, minGroup)));
+  findings = foldIntoFights(foldIntoRollups(foldOneClientFleets(foldIntoFleets(findings, minGroup))));
   const key = (f: Finding): string | null => {
     if (f.ongoing === true) return null;
     const a = f.actors[0];
@@ -196,33 +197,80 @@ function foldOneClientFleets(findings: readonly Finding[]): readonly Finding[] {
  */
 function foldIntoRollups(findings: readonly Finding[]): readonly Finding[] {
   const rollups = findings.filter((f) => f.kind === 'conflict-storm' && f.object === null && typeof f.metrics.resource === 'string' && f.ongoing !== true);
-  if (rollups.length === 0) return findings;
+  return foldEpisodes(
+    findings,
+    rollups,
+    (rollup, f) => f.kind === 'conflict-storm' && f.actors[0]?.username === rollup.actors[0]?.username && resourceLabel(f.object as ReportObject) === rollup.metrics.resource,
+    (f, members) => ({
+      ...f,
+      title: `${f.title}; ${members.length} conflict-storm ${members.length === 1 ? 'finding' : 'findings'} on single objects of the same 409s folded in`,
+      members: [...(f.members ?? []), ...ranked(members)],
+    }),
+  );
+}
+
+/** Kinds of a fight's side's own findings on the fought-over object that the fight explains. */
+const FIGHT_SIDE_KINDS: ReadonlySet<string> = new Set(['hot-loop', 'no-op-writes', 'conflict-storm']);
+
+/**
+ * Two writers taking turns on one object each write it again and again, each reacting to the
+ * other (external-secrets#3817's Secret): one side's `hot-loop`, `no-op-writes` or
+ * `conflict-storm` on that object (any subresource), by one of the `write-fight`'s actors, in an
+ * overlapping window and not more severe, is the fight told again from one side. It folds into the
+ * fight's `members`, the fight keeps its signals and advice too (each once), and the fight's title
+ * says how many. Findings of episodes still open stay apart.
+ */
+function foldIntoFights(findings: readonly Finding[]): readonly Finding[] {
+  const fights = findings.filter((f) => f.kind === 'write-fight' && f.object !== null && f.ongoing !== true);
+  const same = (a: ReportObject, b: ReportObject): boolean => a.apiGroup === b.apiGroup && a.resource === b.resource && a.namespace === b.namespace && a.name === b.name;
+  return foldEpisodes(
+    findings,
+    fights,
+    (fight, f) => FIGHT_SIDE_KINDS.has(f.kind) && fight.actors.some((a) => a.username === f.actors[0]?.username) && same(f.object as ReportObject, fight.object as ReportObject),
+    (f, members) => ({
+      ...f,
+      title: `${f.title}; ${members.length} ${members.length === 1 ? 'finding' : 'findings'} of one side on the same writes folded in`,
+      signals: [...new Set([...f.signals, ...members.flatMap((m) => m.signals)])],
+      advice: [...new Map([...f.advice, ...members.flatMap((m) => m.advice)].map((x) => [x.id, x])).values()],
+      members: [...(f.members ?? []), ...ranked(members)],
+    }),
+  );
+}
+
+/**
+ * Each host (in order) takes the findings about one object that `belongs` to it, in a window
+ * overlapping its own and not more severe, of episodes no longer open and not taken by an earlier
+ * host; `merge` makes the host with what it took. Findings taken leave the list.
+ */
+function foldEpisodes(
+  findings: readonly Finding[],
+  hosts: readonly Finding[],
+  belongs: (host: Finding, f: Finding) => boolean,
+  merge: (host: Finding, members: Finding[]) => Finding,
+): readonly Finding[] {
   const folded = new Map<Finding, Finding[]>();
   const taken = new Set<Finding>();
-  for (const rollup of rollups) {
-    const user = rollup.actors[0]?.username;
+  for (const host of hosts) {
     const members = findings.filter(
       (f) =>
-        f.kind === 'conflict-storm' &&
         f.object !== null &&
         f.ongoing !== true &&
         !taken.has(f) &&
-        f.actors[0]?.username === user &&
-        resourceLabel(f.object) === rollup.metrics.resource &&
-        f.window.from <= rollup.window.to &&
-        f.window.to >= rollup.window.from &&
-        severityRank(f.severity) <= severityRank(rollup.severity),
+        f.window.from <= host.window.to &&
+        f.window.to >= host.window.from &&
+        severityRank(f.severity) <= severityRank(host.severity) &&
+        belongs(host, f),
     );
     if (members.length === 0) continue;
     for (const m of members) taken.add(m);
-    folded.set(rollup, members);
+    folded.set(host, members);
   }
-  if (taken.size === 0) return findings;
-  return refold(findings, taken, folded, (f, members) => ({
-    ...f,
-    title: `${f.title}; ${members.length} conflict-storm ${members.length === 1 ? 'finding' : 'findings'} on single objects of the same 409s folded in`,
-    members: [...(f.members ?? []), ...[...members].sort((a, b) => weight(b) - weight(a) || byText(a.id, b.id)).map((m) => memberOf(m, weight(m)))],
-  }));
+  return taken.size === 0 ? findings : refold(findings, taken, folded, merge);
+}
+
+/** What a host lists of the findings folded into it: largest first (ties by id). */
+function ranked(members: readonly Finding[]): GroupMember[] {
+  return [...members].sort((a, b) => weight(b) - weight(a) || byText(a.id, b.id)).map((m) => memberOf(m, weight(m)));
 }
 
 /** `findings` without the `taken` ones, each host (a key of `hosts`) replaced by `merge` of it and what folded into it; order kept. */

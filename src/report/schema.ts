@@ -163,8 +163,9 @@ export const FindingSchema = z.object({
   /**
    * Grouped findings only: every finding folded into this one (one actor's findings of one kind
    * on many objects, a family's members, a fleet storm's members' conflict storms, a one-client
-   * fleet storm or per-object conflict storms folded into a conflict-storm roll-up), largest
-   * first. Absent otherwise.
+   * fleet storm or per-object conflict storms folded into a conflict-storm roll-up, one side's
+   * own findings on a fought-over object folded into the write fight), largest first. Absent
+   * otherwise.
    */
   members: z.array(GroupMemberSchema).optional(),
   /** `analyze --objects FILE`: what the finding's object showed in that capture. Absent otherwise. */

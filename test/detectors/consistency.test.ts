@@ -80,6 +80,21 @@ describe('finding metrics are self-consistent', () => {
       ['conflict-storm', 'no-op-writes'],
     ],
   ];
+  // HELD-OUT seed 118 (keda-two-writers-status): 39 writes to 3 objects within 0.8 s made a
+  // roll-up whose mean over its span (48.8/s) was above its busiest second (39).
+  cases.push([
+    '3 objects, 13 writes each within 0.8 s, 11 answered 409',
+    () => {
+      const out: RequestRecord[] = [];
+      for (let n = 0; n < 3; n++) {
+        const o = object('scaledobjects', 'apps', `so-${n}`, 'status', 'keda.sh', 'v1alpha1');
+        for (let k = 0; k < 13; k++)
+          out.push(rec(T0 + 200 + n * 20 + k * 60, operator, o, { auditID: `b${n}-${k}`, code: k % 6 === 5 ? 200 : 409, reason: k % 6 === 5 ? '' : 'Conflict' }));
+      }
+      return out.sort((a, b) => a.ts - b.ts);
+    },
+    ['conflict-storm'],
+  ]);
   it.each(cases)('%s', (_name, make, kinds) => {
     const findings = findingsOf(make());
     expect([...new Set(findings.map((f) => f.kind))].sort()).toEqual(kinds);

@@ -5,6 +5,8 @@ import type { RequestRecord } from '../../src/decoding/record.js';
 import { actor, object, rec, runDetector } from '../helpers/records.js';
 
 const T0 = Date.parse('2026-08-08T18:00:00Z');
+/** The steady rule out of reach (no log lasts 100 days): what the score alone opens. */
+const NO_STEADY = { steadyMinSpanMs: 8_640_000_000 };
 const detector = hotLoop as unknown as Detector;
 const operator = actor('system:serviceaccount:shop-system:shop-operator');
 const widget = object('widgets', 'shop', 'w1', 'status', 'example.com', 'v1alpha1');
@@ -122,7 +124,7 @@ describe('hot-loop: loops', () => {
       shareOfWrites: 0.0303,
     });
     expect(f.severity).toBe('low');
-    expect(f.signals).toEqual(['self-triggering', 'timer-driven']);
+    expect(f.signals).toEqual(['self-triggering', 'timer-driven', 'steady-rewrites']);
     expect(f.advice.map((a) => a.id)).toContain('lengthen-requeue-after');
     expect(f.evidence.firstAuditID).toBe(records[0]!.auditID);
   });
@@ -252,9 +254,13 @@ describe('hot-loop: one identity, several userAgents (issue 25, class 3)', () =>
     ]);
   });
 
-  it('one of them alone, at 1.6 writes/s for 10 minutes, is no loop (about 360 writes beyond 1/s, under minExcessWrites)', () => {
-    const { findings } = runDetector(detector, {}, records(controllers.slice(0, 1)));
-    expect(findings).toEqual([]);
+  it('one of them alone, at 1.6 writes/s for 10 minutes: about 360 writes beyond 1/s, a loop only by its even cadence (the steady rule), at most steadyMaxSeverity', () => {
+    const alone = records(controllers.slice(0, 1));
+    expect(runDetector(detector, {}, alone).findings.map((f) => [f.severity, f.metrics.excessWrites, f.signals])).toEqual([
+      ['low', 361, ['self-triggering', 'immediate-requeue', 'steady-rewrites']],
+    ]);
+    // Under minExcessWrites without it.
+    expect(runDetector(detector, NO_STEADY, alone).findings).toEqual([]);
   });
 });
 
@@ -319,7 +325,7 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
   };
   it('rate × duration grid: exact severities, never lower for a faster or longer loop', () => {
     const got: Record<number, string[]> = {};
-    for (const r of rates) got[r] = durationsSec.map((d) => sev(at(r, Math.round(r * d))));
+    for (const r of rates) got[r] = durationsSec.map((d) => sev(at(r, Math.round(r * d)), NO_STEADY));
     expect(got).toEqual(expected);
     const rank = (s: string) => ['-', 'low', 'medium', 'high', 'critical'].indexOf(s);
     for (let i = 0; i < rates.length; i++) {
@@ -332,11 +338,11 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
 
   it('either side of minExcessWrites (500): by duration at 2/s, by rate over 5 min', () => {
     // At 2/s the score is 1 + (n − 1) / 2: 490.5 after 490 s (980 writes), 510.5 after 510 s (1,020).
-    expect(runDetector(detector, {}, at(2, 980)).findings).toEqual([]);
-    expect(runDetector(detector, {}, at(2, 1020)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 511]]);
+    expect(runDetector(detector, NO_STEADY, at(2, 980)).findings).toEqual([]);
+    expect(runDetector(detector, NO_STEADY, at(2, 1020)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 511]]);
     // Over 5 min: 780 writes at 2.6/s leave 480, 825 at 2.75/s leave 525.
-    expect(runDetector(detector, {}, at(2.6, 780)).findings).toEqual([]);
-    expect(runDetector(detector, {}, at(2.75, 825)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 525]]);
+    expect(runDetector(detector, NO_STEADY, at(2.6, 780)).findings).toEqual([]);
+    expect(runDetector(detector, NO_STEADY, at(2.75, 825)).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 525]]);
   });
 
   it('periodic writers by design are never found, however long: kubelet node status (10 s), leases (2 s and 10 s), HPA (15 s)', () => {
@@ -374,11 +380,12 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
     expect(found.map((f) => [f.severity, f.metrics.writes, f.metrics.excessWrites, f.window])).toEqual([
       ['medium', 900, 570, { from: '2026-08-08T18:00:00.003Z', to: '2026-08-08T18:09:59.336Z' }],
     ]);
-    // Every update sending a new resourceVersion: each may be a change, 300 excess writes, quiet.
+    // Every update sending a new resourceVersion: each may be a change, 300 excess writes, under
+    // minExcessWrites; only the even cadence (the steady rule) makes it a loop.
     expect(
       runDetector(
         detector,
-        {},
+        NO_STEADY,
         updates((k) => 100 + k),
       ).findings,
     ).toEqual([]);
@@ -386,7 +393,7 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
     expect(
       runDetector(
         detector,
-        {},
+        NO_STEADY,
         updates((k) => 100 + Math.floor(k / 2), 'patch'),
       ).findings,
     ).toEqual([]);
@@ -397,7 +404,7 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
     const changes = Array.from({ length: 900 }, (_, k) =>
       rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: `c${k}`, timestamps: `t${k}`, timestampFields: ['lastTransitionTime'] } }),
     );
-    expect(runDetector(detector, {}, changes).findings).toEqual([]);
+    expect(runDetector(detector, NO_STEADY, changes).findings).toEqual([]);
     // ...but the same /status body each time with a fresh lastTransitionTime earns one per 5 min
     // (timestampPeriodMs): 1 + 899 × (1 − 0.667 s / 300 s) = 898.
     const stamps = Array.from({ length: 900 }, (_, k) =>
@@ -409,6 +416,70 @@ describe('hot-loop: a score over rate × duration, no cliffs (issue 25, class 5)
       rec(T0 + k * (2000 / 3), operator, widget, { level: 'Request', body: { content: 'same', timestamps: 't', timestampFields: ['lastTransitionTime'] } }),
     );
     expect(runDetector(detector, {}, same).findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual([['medium', 840]]);
+  });
+});
+
+describe('hot-loop: a slow loop at an even cadence (the steady rule; issue 25, actions-runner-controller#1643)', () => {
+  /** A deterministic uniform draw in [0, 1) (LCG), so every case is exact. */
+  function draws(seed: number): () => number {
+    let x = seed >>> 0;
+    return () => {
+      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+      return x / 2 ** 32;
+    };
+  }
+  /**
+   * `count` successful writes from T0 with gaps of `meanMs` × (1 ± `jitter`), exponential gaps
+   * (`poisson`), or two writes per pass (`pairs`: 30 ms apart, the passes `2 × meanMs` apart ± jitter).
+   */
+  function writes(count: number, meanMs: number, shape: { jitter?: number; poisson?: boolean; pairs?: boolean }, seed = 7): RequestRecord[] {
+    const u = draws(seed);
+    let t = T0;
+    const out: RequestRecord[] = [];
+    for (let k = 0; k < count; k++) {
+      out.push(rec(Math.round(t), operator, widget));
+      const pass = meanMs * (1 + (shape.jitter ?? 0) * (2 * u() - 1));
+      t += shape.poisson ? -Math.log(1 - u()) * meanMs : shape.pairs ? (k % 2 === 0 ? 30 : 2 * pass - 30) : pass;
+    }
+    return out;
+  }
+  const cases: Array<[string, RequestRecord[], Array<[string, number]>]> = [
+    // 1.5 writes/s ± 10 % (a reconcile re-triggered by its own write) for 10 min: about 300 beyond 1/s.
+    ['1.5/s, gaps ± 10 %, 10 min: found, low', writes(900, 667, { jitter: 0.1 }), [['low', 301]]],
+    // The same rate and length at irregular gaps (writes following independent changes): under minExcessWrites.
+    ['1.5/s, exponential gaps, 10 min: quiet', writes(900, 667, { poisson: true }), []],
+    // An even 2/s for 4.5 min: 270 beyond 1/s, but shorter than steadyMinSpanMs.
+    ['2/s, gaps ± 10 %, 4.5 min: quiet', writes(540, 500, { jitter: 0.1 }), []],
+    // An even 0.9/s for 30 min: within the change budget, however long and even.
+    ['0.9/s, gaps ± 10 %, 30 min: quiet', writes(1620, 1111, { jitter: 0.1 }), []],
+    // 1.2/s ± 20 % for 25 min: about 300 beyond 1/s.
+    ['1.2/s, gaps ± 20 %, 25 min: found, low', writes(1800, 833, { jitter: 0.2 }), [['low', 309]]],
+    // Two writes per pass (gaps 30 ms, then about 1.33 s: their coefficient of variation near 1),
+    // 1.5/s for 14 min: as many writes in every step, so steady.
+    ['1.5/s as two writes per pass, 14 min: found, low', writes(1260, 667, { jitter: 0.1, pairs: true }), [['low', 422]]],
+    // At 1.5/s for 25 min the score alone reaches minExcessWrites: rated as any episode.
+    ['1.5/s, gaps ± 10 %, 25 min: found, medium', writes(2250, 667, { jitter: 0.1 }), [['medium', 753]]],
+  ];
+  it.each(cases)('%s', (_name, records, expected) => {
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.severity, f.metrics.excessWrites])).toEqual(expected);
+    for (const f of findings) expect(f.signals).toContain('steady-rewrites');
+  });
+
+  it('a steady loop that stops mid-log keeps its steady-rewrites signal (the quiet steps after its last write are its end, not a pause)', () => {
+    const { findings } = runDetector(
+      detector,
+      {},
+      [...writes(900, 667, { jitter: 0.1 }), ...leases(1200)].sort((a, b) => a.ts - b.ts),
+    );
+    expect(findings.map((f) => [f.severity, f.metrics.excessWrites, f.signals])).toEqual([['low', 301, ['self-triggering', 'immediate-requeue', 'steady-rewrites']]]);
+  });
+
+  it('the steady rule reads its options: a longer span or a tighter spread leaves the 1.5/s loop quiet; its severity cap', () => {
+    const loopWrites = writes(900, 667, { jitter: 0.1 });
+    expect(runDetector(detector, { steadyMinSpanMs: 700_000 }, loopWrites).findings).toEqual([]);
+    expect(runDetector(detector, { steadyMaxDispersion: 0.001 }, loopWrites).findings).toEqual([]);
+    expect(runDetector(detector, { steadyMaxSeverity: 'medium' }, loopWrites).findings.map((f) => f.severity)).toEqual(['medium']);
   });
 });
 

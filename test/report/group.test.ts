@@ -218,6 +218,46 @@ describe('groupFindings', () => {
     expect(groupFindings([rollup, later], 5).map((f) => f.id)).toEqual(['conflict-storm:rollup', 'e-ctl-n4']);
   });
 
+  // try62 s18: external-secrets and postgres-operator taking turns on one Secret, 1.35 writes/s
+  // each for 13 min: each side's steady rewrites were a hot-loop beside the write-fight.
+  it('one side’s own findings on the fought-over object fold into the write fight', () => {
+    const secret = { apiGroup: '', apiVersion: 'v1', resource: 'secrets', namespace: 'app', name: 'pg-app-user', subresource: '' };
+    const fight: Finding = { ...finding('write-fight', 'eso', 'pg-app-user', 'high', 2100, 0), id: 'fight', object: secret };
+    fight.actors = [fight.actors[0]!, { ...fight.actors[0]!, username: 'pgo' }];
+    const side = (kind: string, user: string, severity: Severity, over: Partial<Finding> = {}): Finding => ({
+      ...finding(kind, user, 'pg-app-user', severity, 1050, 1),
+      id: `${kind}-${user}`,
+      object: secret,
+      ...over,
+    });
+    const out = groupFindings(
+      [
+        fight,
+        side('hot-loop', 'eso', 'medium'),
+        side('hot-loop', 'pgo', 'medium', { advice: [{ id: 'requeue-after', text: 'Requeue after a delay.' }] }),
+        // A third writer, another object, a later window, a more severe side: each stays.
+        side('hot-loop', 'kubectl', 'low'),
+        side('no-op-writes', 'eso', 'low', { id: 'other-object', object: { ...secret, name: 'other' } }),
+        side('conflict-storm', 'pgo', 'low', { id: 'later', window: { from: '2026-08-08T19:00:00.000Z', to: '2026-08-08T19:05:00.000Z' } }),
+        side('conflict-storm', 'eso', 'critical'),
+      ],
+      5,
+    );
+    expect(out.map((f) => [f.id, f.members?.map((m) => m.id)])).toEqual([
+      ['fight', ['hot-loop-eso', 'hot-loop-pgo']],
+      ['hot-loop-kubectl', undefined],
+      ['other-object', undefined],
+      ['later', undefined],
+      ['conflict-storm-eso', undefined],
+    ]);
+    expect(out[0]!.title).toBe(`${fight.title}; 2 findings of one side on the same writes folded in`);
+    // The fight keeps what its members say: their signals and advice, each once.
+    expect([out[0]!.signals, out[0]!.advice.map((a) => a.id)]).toEqual([
+      ['s-0', 's-1'],
+      ['compare-before-write', 'requeue-after'],
+    ]);
+  });
+
   it('keeps everything apart below minGroup, or with 0', () => {
     expect(groupFindings(input, 8)).toEqual(input);
     expect(groupFindings(input, 0)).toEqual(input);
