@@ -39,6 +39,8 @@ export function rollupFields() {
 
 /** What a detector keeps per object (pair) for its roll-up: its share of the current episode. */
 export interface RollupMember {
+  /** The object written. */
+  readonly object: ObjectRef;
   /** The roll-up of the object's identity and resource; null when the roll-up is off. */
   roll: Rollup | null;
   /** `Rollup.gen` of the episode the object contributed to; -1 when none. */
@@ -51,6 +53,13 @@ export interface RollupMember {
 export function rollupKey(identity: Actor, ob: ObjectRef): string {
   return `${identity.username || identity.userAgentProduct}\u0001${ob.apiGroup}/${ob.resource}/${ob.subresource}`;
 }
+
+/**
+ * Keys of the objects a roll-up's episode has counted, at most this many: an object whose state
+ * the detector dropped (idle for a while) and made again must not count twice. Past it, an object
+ * whose state was dropped may count again (the cost stays one reference per object).
+ */
+const MAX_COUNTED_OBJECTS = 100_000;
 
 /**
  * One identity's writes of one resource, summed over its objects without an episode of their
@@ -68,6 +77,8 @@ export class Rollup {
   to = -1;
   score = 0;
   objects = 0;
+  /** Keys of the objects counted in `objects` this generation (see {@link MAX_COUNTED_OBJECTS}). */
+  private counted = new Set<string>();
   writes = 0;
   severity: Severity | null = null;
   evidence: EvidenceIDs;
@@ -127,8 +138,11 @@ export class Rollup {
       if (amount <= 0) return;
       m.rollGen = this.gen;
       m.rolled = 0;
-      this.objects++;
-      this.evidence.add(auditID, level);
+      if (!this.counted.has(m.object.key)) {
+        if (this.counted.size < MAX_COUNTED_OBJECTS) this.counted.add(m.object.key);
+        this.objects++;
+        this.evidence.add(auditID, level);
+      }
     } else if (amount > 0) this.evidence.extend(auditID);
     m.rolled += amount;
     this.score = Math.max(0, this.score + amount);
@@ -139,6 +153,7 @@ export class Rollup {
     if (m.rollGen !== this.gen || this.open) return;
     this.score = Math.max(0, this.score - m.rolled);
     this.objects--;
+    this.counted.delete(m.object.key);
     m.rollGen = -1;
     m.rolled = 0;
   }
@@ -151,6 +166,7 @@ export class Rollup {
     this.to = -1;
     this.score = 0;
     this.objects = 0;
+    this.counted = new Set();
     this.writes = 0;
     this.severity = null;
     this.evidence = new EvidenceIDs(this.o.evidenceSamples);
@@ -168,7 +184,7 @@ export class Rollup {
  * then label, as `label(n)` comma-joined, e.g. `notebooks.kubeflow.org/status ml/nb-1(41), …`.
  * Objects the detector no longer holds (idle) are not listed.
  */
-export function topObjects<M extends RollupMember & { object: ObjectRef }>(r: Rollup, members: Iterable<M>, label: (o: ObjectRef) => string, k: number): string {
+export function topObjects<M extends RollupMember>(r: Rollup, members: Iterable<M>, label: (o: ObjectRef) => string, k: number): string {
   const rows: Array<[string, number]> = [];
   for (const m of members) if (m.roll === r && m.rollGen === r.gen && m.rolled > 0) rows.push([label(m.object), Math.round(m.rolled)]);
   return rows

@@ -189,25 +189,44 @@ function foldOneClientFleets(findings: readonly Finding[]): readonly Finding[] {
   }));
 }
 
+/** Kinds whose detectors roll one identity's objects up into one finding (`object` null, `metrics.resource`). */
+const ROLLUP_KINDS: ReadonlySet<string> = new Set(['conflict-storm', 'hot-loop', 'no-op-writes']);
+
 /**
- * A client's `conflict-storm` episodes on single objects of the resource its `conflict-storm`
- * roll-up covers (`metrics.resource`), in an overlapping window and not more severe, count the
- * roll-up's 409s again (a roll-up over 200 objects beside their 200 episodes): they fold into the roll-up's `members`, and its title says how many. Findings
- * of episodes still open stay apart.
+ * A client's episodes on single objects of a resource its roll-up of the same kind covers
+ * (`metrics.resource`, comma-separated when it spans several), not more severe and with at least
+ * {@link ROLLUP_MIN_OVERLAP} of their span inside the roll-up's window, count the roll-up's writes
+ * again (a conflict-storm roll-up over 200 objects beside their 200 episodes; KEDA's status
+ * re-stamps as one `no-op-writes` roll-up beside 114 objects' own episodes, whose first writes the
+ * roll-up had counted before each object opened its own). They fold into the roll-up's `members`,
+ * and its title says how many. Findings of episodes still open stay apart.
  */
 function foldIntoRollups(findings: readonly Finding[]): readonly Finding[] {
-  const rollups = findings.filter((f) => f.kind === 'conflict-storm' && f.object === null && typeof f.metrics.resource === 'string' && f.ongoing !== true);
+  const rollups = findings.filter((f) => ROLLUP_KINDS.has(f.kind) && f.object === null && typeof f.metrics.resource === 'string' && f.ongoing !== true);
+  const covers = (rollup: Finding, f: Finding): boolean =>
+    String(rollup.metrics.resource)
+      .split(', ')
+      .includes(resourceLabel(f.object as ReportObject));
   return foldEpisodes(
     findings,
     rollups,
-    (rollup, f) => f.kind === 'conflict-storm' && f.actors[0]?.username === rollup.actors[0]?.username && resourceLabel(f.object as ReportObject) === rollup.metrics.resource,
+    (rollup, f) => f.kind === rollup.kind && f.actors[0]?.username === rollup.actors[0]?.username && covers(rollup, f),
     (f, members) => ({
       ...f,
-      title: `${f.title}; ${members.length} conflict-storm ${members.length === 1 ? 'finding' : 'findings'} on single objects of the same 409s folded in`,
+      title: `${f.title}; ${members.length} ${f.kind} ${members.length === 1 ? 'finding' : 'findings'} on single objects of the same ${f.kind === 'conflict-storm' ? '409s' : 'writes'} folded in`,
       members: [...(f.members ?? []), ...ranked(members)],
     }),
+    ROLLUP_MIN_OVERLAP,
   );
 }
+
+/**
+ * Share of an episode's span that must fall inside a roll-up's window for it to fold in: the
+ * roll-up counted what came before the object opened its own episode, so an episode mostly after
+ * the roll-up (kubewarden's three 10-minute loops beside a roll-up of their first 2 minutes) is
+ * the object's own story, not the roll-up's told again.
+ */
+const ROLLUP_MIN_OVERLAP = 0.5;
 
 /** Kinds of a fight's side's own findings on the fought-over object that the fight explains. */
 const FIGHT_SIDE_KINDS: ReadonlySet<string> = new Set(['hot-loop', 'no-op-writes', 'conflict-storm']);
@@ -238,15 +257,17 @@ function foldIntoFights(findings: readonly Finding[]): readonly Finding[] {
 }
 
 /**
- * Each host (in order) takes the findings about one object that `belongs` to it, in a window
- * overlapping its own and not more severe, of episodes no longer open and not taken by an earlier
- * host; `merge` makes the host with what it took. Findings taken leave the list.
+ * Each host (in order) takes the findings about one object that `belongs` to it, not more severe,
+ * of episodes no longer open and not taken by an earlier host, whose window overlaps the host's
+ * (by at least `minShare` of the finding's own span when it is above 0); `merge` makes the host
+ * with what it took. Findings taken leave the list.
  */
 function foldEpisodes(
   findings: readonly Finding[],
   hosts: readonly Finding[],
   belongs: (host: Finding, f: Finding) => boolean,
   merge: (host: Finding, members: Finding[]) => Finding,
+  minShare = 0,
 ): readonly Finding[] {
   const folded = new Map<Finding, Finding[]>();
   const taken = new Set<Finding>();
@@ -256,6 +277,7 @@ function foldEpisodes(
         f.object !== null &&
         f.ongoing !== true &&
         !taken.has(f) &&
+        (minShare === 0 || overlapShare(f, host) >= minShare) &&
         f.window.from <= host.window.to &&
         f.window.to >= host.window.from &&
         severityRank(f.severity) <= severityRank(host.severity) &&
@@ -266,6 +288,15 @@ function foldEpisodes(
     folded.set(host, members);
   }
   return taken.size === 0 ? findings : refold(findings, taken, folded, merge);
+}
+
+/** The share (0..1) of `f`'s window inside `host`'s (1 for an instant inside it). */
+function overlapShare(f: Finding, host: Finding): number {
+  const from = Date.parse(f.window.from);
+  const to = Date.parse(f.window.to);
+  const inside = Math.min(to, Date.parse(host.window.to)) - Math.max(from, Date.parse(host.window.from));
+  if (to <= from) return inside >= 0 ? 1 : 0;
+  return Math.max(0, inside) / (to - from);
 }
 
 /** What a host lists of the findings folded into it: largest first (ties by id). */

@@ -530,6 +530,15 @@ describe('hot-loop: one controller looping over many objects (actor-level roll-u
     expect(alerts).toEqual(['open hot-loop ', 'update hot-loop ', 'close hot-loop ']);
   });
 
+  // try65 b12: KEDA's ScaledObjects, some idle for minutes between polls, were counted again on
+  // their return (160 objects of 129).
+  it('an object whose state was dropped while idle and made again counts once in the roll-up', () => {
+    // nb-0 is left alone from 60 s to 240 s (longer than idleMs), then rewritten as before.
+    const records = sweep(40, 75, 4000, 100).filter((r) => !(r.object?.name === 'nb-0' && r.ts > T0 + 60_000 && r.ts < T0 + 240_000));
+    const { findings } = runDetector(detector, {}, records);
+    expect(findings.map((f) => [f.metrics.objects, f.metrics.writes])).toEqual([[40, records.length]]);
+  });
+
   it('the same sweep at Metadata level, every write moving the resourceVersion: a busy controller, quiet', () => {
     expect(runDetector(detector, {}, sweep(40, 75, 4000, 100, nbCtl, notebook, true)).findings).toEqual([]);
   });

@@ -258,6 +258,48 @@ describe('groupFindings', () => {
     ]);
   });
 
+  // try65 b12: KEDA's status re-stamps were a no-op-writes roll-up over the ScaledObjects beside a
+  // group of 114 of their own episodes, the same writes told twice.
+  it('per-object hot loops and no-op writes on a resource their roll-up covers fold into it', () => {
+    const keda = 'system:serviceaccount:keda:keda-operator';
+    const so = (name: string) => ({ apiGroup: 'keda.sh', apiVersion: 'v1alpha1', resource: 'scaledobjects', namespace: 'apps', name, subresource: 'status' });
+    const rollup = (kind: string, resource: string): Finding => ({
+      ...finding(kind, keda, '', 'medium', 3000, 0),
+      id: `${kind}:rollup`,
+      object: null,
+      metrics: { writes: 3000, objects: 129, resource },
+    });
+    const episode = (kind: string, name: string, severity: Severity = 'low'): Finding => ({
+      ...finding(kind, keda, name, severity, 20, 1),
+      id: `${kind}-${name}`,
+      object: so(name),
+    });
+    const out = groupFindings(
+      [
+        rollup('no-op-writes', 'scaledobjects.keda.sh/status'),
+        rollup('hot-loop', 'scaledjobs.keda.sh/status, scaledobjects.keda.sh/status'),
+        episode('no-op-writes', 'a'),
+        episode('no-op-writes', 'b'),
+        episode('hot-loop', 'c'),
+        // More severe than its roll-up, of another kind than any roll-up, or mostly after the
+        // roll-up's window (the object's own story; kubewarden's 10-minute loops beside a
+        // roll-up of their first 2 minutes): apart.
+        episode('no-op-writes', 'd', 'high'),
+        episode('conflict-storm', 'e'),
+        { ...episode('no-op-writes', 'f'), window: { from: '2026-08-08T18:04:00.000Z', to: '2026-08-08T18:30:00.000Z' } },
+      ],
+      5,
+    );
+    expect(out.map((f) => [f.id, f.members?.map((m) => m.id)])).toEqual([
+      ['no-op-writes:rollup', ['no-op-writes-a', 'no-op-writes-b']],
+      ['hot-loop:rollup', ['hot-loop-c']],
+      ['no-op-writes-d', undefined],
+      ['conflict-storm-e', undefined],
+      ['no-op-writes-f', undefined],
+    ]);
+    expect(out[0]!.title).toBe(`${keda} wrote  3000 times; 2 no-op-writes findings on single objects of the same writes folded in`);
+  });
+
   it('keeps everything apart below minGroup, or with 0', () => {
     expect(groupFindings(input, 8)).toEqual(input);
     expect(groupFindings(input, 0)).toEqual(input);
