@@ -8,7 +8,8 @@
  *
  * Memory: one {@link Rollup} per identity × resource with a step ring and counters; each
  * object's share is kept on the detector's own per-object state ({@link RollupMember}), never in
- * the roll-up, so a roll-up over 10,000 objects costs what one over 2 does.
+ * the roll-up, which holds only the keys of the objects its episode counted (one reference each,
+ * at most {@link MAX_COUNTED_OBJECTS}), so that an object counts once.
  */
 import { z } from 'zod';
 import type { Actor, ObjectRef, RequestRecord } from '../decoding/record.js';
