@@ -163,8 +163,8 @@ double parseTime(const uint8_t* s, int32_t n) {
 // each but the last preceded by its length (4 bytes), so parts never run into each other.
 struct Key {
   int count = 0;
-  const uint8_t* p[5] = {};
-  uint32_t len[5] = {};
+  const uint8_t* p[6] = {};
+  uint32_t len[6] = {};
 
   uint32_t encodedLength() const {
     uint32_t n = 4 * static_cast<uint32_t>(count - 1);
@@ -397,7 +397,7 @@ const uint8_t LEVEL_CODES[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 // a part has escapes (JavaScript alone looks such a value up).
 bool keyOf(const Instance* in, int kind, const int32_t* out, Key& key) {
   static const int ACTOR_PARTS[] = {F_USERNAME, F_USERAGENT};
-  static const int OBJECT_PARTS[] = {F_APIGROUP, F_RESOURCE, F_NAMESPACE, F_NAME, F_SUBRESOURCE};
+  static const int OBJECT_PARTS[] = {F_APIGROUP, F_RESOURCE, F_NAMESPACE, F_NAME, F_SUBRESOURCE, F_APIVERSION};
   static const int WORD_PART[] = {F_VERB, F_SOURCEIP, -1, F_REASON};
   if (kind == ID_LEVEL) {
     key.count = 1;
@@ -412,7 +412,7 @@ bool keyOf(const Instance* in, int kind, const int32_t* out, Key& key) {
     key.count = 2;
   } else if (kind == ID_OBJECT) {
     parts = OBJECT_PARTS;
-    key.count = 5;
+    key.count = 6;
   } else {
     word = WORD_PART[kind - ID_VERB];
     parts = &word;
@@ -1308,15 +1308,19 @@ napi_value UseDict(napi_env env, napi_callback_info info) {
   return Int(env, in->dict != nullptr ? 1 : 0);
 }
 
-// clearDict(dict): forgets every id (the decoder's dictionaries started over).
+// clearDict(dict[, which]): forgets the ids of one of the decoder's dictionaries that started
+// over (`which`: 0 actors, 1 objects, 2 words), or of all of them (no `which`).
 napi_value ClearDict(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  size_t argc = args(env, info, argv, 1);
+  napi_value argv[2];
+  size_t argc = args(env, info, argv, 2);
   Dict* d = argc < 1 ? nullptr : dictOf(env, argv[0]);
   if (d == nullptr) return Int(env, 0);
-  d->actors.clear();
-  d->objects.clear();
-  for (Table& t : d->words) t.clear();
+  int32_t which = -1;
+  if (argc >= 2 && napi_get_value_int32(env, argv[1], &which) != napi_ok) which = -1;
+  if (which == -1 || which == 0) d->actors.clear();
+  if (which == -1 || which == 1) d->objects.clear();
+  if (which == -1 || which == 2)
+    for (Table& t : d->words) t.clear();
   return Int(env, 1);
 }
 

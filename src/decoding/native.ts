@@ -26,8 +26,8 @@ export interface NativeScanner {
   newDict(): NativeDict;
   /** The dictionary `scan` looks final lines up in from now on (null: none). */
   useDict(dict: NativeDict | null): number;
-  /** Empties a dictionary cache. */
-  clearDict(dict: NativeDict): number;
+  /** Empties a dictionary cache: the ids of one dictionary (`which`: 0 actors, 1 objects, 2 words) or of all (no `which`). */
+  clearDict(dict: NativeDict, which?: number): number;
   /**
    * Keeps `id` for the value of dictionary `kind` (a `NATIVE_ID_*`) of the line last scanned, whose
    * slot said -1 (not there); 1 when kept.

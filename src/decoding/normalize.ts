@@ -544,40 +544,91 @@ export class Normalizer {
   }
 
   /**
-   * The interned object (see {@link normalizeInterned}); `apiVersion` is kept only for a new one
-   * (one found in the previous generation keeps its own; one made again after two generations
-   * takes this one's).
+   * The interned object (see {@link normalizeInterned}) with the parts this request named: an
+   * interned instance of another `apiVersion` (HorizontalPodAutoscalers are read as
+   * `autoscaling/v1` and `v2`), or whose key is the same from other parts (a `/` in a part), is
+   * replaced by a new one with the same key. So what a record's object says never depends on which
+   * request came first in a generation, or in a parser thread's dictionary (`work-lines.ts`
+   * defines an object per parts and `apiVersion` too).
    */
   internObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
     const key = `${apiGroup}/${resource}/${namespace}/${name}/${subresource}`;
     let object = this.objects.get(key);
-    if (object !== undefined) return object;
-    object = this.prevObjects.get(key);
     if (object !== undefined) {
-      this.promoted++;
-      this.objects.set(object.key, object);
-      return object;
+      if (sameParts(object, apiGroup, resource, namespace, subresource, apiVersion)) return object;
+    } else {
+      object = this.prevObjects.get(key);
+      if (object !== undefined) {
+        this.promoted++;
+        if (sameParts(object, apiGroup, resource, namespace, subresource, apiVersion)) {
+          this.objects.set(object.key, object);
+          return object;
+        }
+      }
     }
     // The name is cut from the flat key (see `flattened`): no copy of its own.
-    const keptKey = flattened(key);
-    if (this.dropped.length > 0 && takeDropped(this.dropped, keptKey)) this.regretted++;
+    let keptKey: string;
+    if (object !== undefined) keptKey = object.key;
+    else {
+      keptKey = flattened(key);
+      if (this.dropped.length > 0 && takeDropped(this.dropped, keptKey)) this.regretted++;
+    }
+    object = this.madeObject(keptKey, this.part(apiGroup), this.part(resource), this.part(namespace), name.length, this.part(subresource), this.part(apiVersion));
+    this.objects.set(object.key, object);
+    return object;
+  }
+
+  /**
+   * A new object, not interned, for a caller whose own dictionary gives one definition per object
+   * and `apiVersion` (the parallel reader's: `work-lines.ts`), so it makes each object once per
+   * definition without a lookup here. The parts other than `name` must be this normalizer's
+   * shared copies ({@link part}). Per-object state goes by `key`, so two instances of one object
+   * share it.
+   */
+  newObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
+    return this.madeObject(flattened(`${apiGroup}/${resource}/${namespace}/${name}/${subresource}`), apiGroup, resource, namespace, name.length, subresource, apiVersion);
+  }
+
+  /** The object of flat key `keptKey` whose name is `nameLength` long, from shared parts. */
+  private madeObject(keptKey: string, apiGroup: string, resource: string, namespace: string, nameLength: number, subresource: string, apiVersion: string): ObjectRef {
     const nameAt = apiGroup.length + resource.length + namespace.length + 3;
-    object = {
+    return {
       key: keptKey,
-      apiGroup: this.part(apiGroup),
-      apiVersion: this.part(apiVersion),
-      resource: this.part(resource),
-      namespace: this.part(namespace),
-      name: keptKey.slice(nameAt, nameAt + name.length),
-      subresource: this.part(subresource),
-      label: this.part(resourceLabel({ apiGroup, resource, subresource })),
+      apiGroup,
+      apiVersion,
+      resource,
+      namespace,
+      name: keptKey.slice(nameAt, nameAt + nameLength),
+      subresource,
+      label: this.label(apiGroup, resource, subresource),
       summaryMemo: undefined,
       allowOwner: undefined,
       allowMask: undefined,
     };
-    this.objects.set(object.key, object);
-    return object;
   }
+
+  // The label of the last new object's group, resource and subresource: new objects come in
+  // runs of one kind (pods, Events), so one string is made per run, not per object.
+  private labelGroup = '';
+  private labelResource = '';
+  private labelSubresource = '';
+  private lastLabel = '';
+
+  /** The shared copy of `resourceLabel` of these shared parts. */
+  private label(apiGroup: string, resource: string, subresource: string): string {
+    if (resource !== this.labelResource || apiGroup !== this.labelGroup || subresource !== this.labelSubresource || this.lastLabel === '') {
+      this.labelGroup = apiGroup;
+      this.labelResource = resource;
+      this.labelSubresource = subresource;
+      this.lastLabel = this.part(resourceLabel({ apiGroup, resource, subresource }));
+    }
+    return this.lastLabel;
+  }
+}
+
+/** Whether `o` has these parts (its key being that of these parts and a name). */
+function sameParts(o: ObjectRef, apiGroup: string, resource: string, namespace: string, subresource: string, apiVersion: string): boolean {
+  return o.apiVersion === apiVersion && o.resource === resource && o.namespace === namespace && o.subresource === subresource && o.apiGroup === apiGroup;
 }
 
 /**

@@ -470,20 +470,26 @@ export async function* decodeRanges(name: string, fd: number, bytes: number, wor
 
 /** What this thread knows of one worker's ids (see `work-lines.ts`). */
 interface Dictionary {
-  epoch: number;
+  /** The epochs of the worker's dictionaries these ids are of (`WorkResult.actorEpoch`, …). */
+  actorEpoch: number;
+  objectEpoch: number;
+  wordEpoch: number;
   actorDefs: string[];
   objectDefs: string[];
   /** Verbs, source IPs, levels and reasons by id. */
   words: string[];
-  /** Interned values by id, cached until the normalizer closes a generation. */
+  /** Interned actors by id, cached until the normalizer closes a generation. */
   actors: Array<Actor | undefined>;
+  /**
+   * Objects by id, made at their first use (`Normalizer.newObject`): the worker's dictionary
+   * already defines each object and `apiVersion` once per epoch of it, so no second lookup by key
+   * is made here.
+   */
   objects: Array<ObjectRef | undefined>;
   /**
-   * By object id, 1 when the interned object's subresource is long-running
-   * (`isLongRunningSubresource`), set with `objects`: a record needs only that of its object when
-   * it is made, and a dense array of small integers is read where the object itself would be a
-   * cache miss. Taken from the interned object, not the definition: the normalizer's key can make
-   * two definitions one object (a `/` in a name or subresource).
+   * By object id, 1 when the object's subresource is long-running (`isLongRunningSubresource`),
+   * set with `objects`: a record needs only that of its object when it is made, and a dense array
+   * of small integers is read where the object itself would be a cache miss.
    */
   longRunning: number[];
 }
@@ -491,9 +497,10 @@ interface Dictionary {
 /**
  * Turns the final records of worker answers back into {@link RequestRecord}s, in line order:
  * {@link begin} an answer, then {@link record} for each of its `LINE_FINAL` lines and
- * {@link fallback} for each `LINE_FALLBACK` one. Actors and objects are interned through the
- * normalizer at their first use in line order, as the single-threaded reader interns them, and
- * looked up again after the normalizer closes a generation, so values in use stay interned.
+ * {@link fallback} for each `LINE_FALLBACK` one. Actors are interned through the normalizer at
+ * their first use in line order, as the single-threaded reader interns them, and looked up again
+ * after the normalizer closes a generation, so actors in use stay interned (detectors key actors
+ * by instance). Objects are made once per definition (their state goes by key).
  */
 export class RunDecoder {
   private readonly dicts: Dictionary[] = [];
@@ -514,9 +521,34 @@ export class RunDecoder {
   begin(run: WorkResult): void {
     const w = run.worker ?? 0;
     let d = this.dicts[w];
-    if (d === undefined || d.epoch !== run.epoch) {
-      d = { epoch: run.epoch, actorDefs: [], objectDefs: [], words: [], actors: [], objects: [], longRunning: [] };
+    if (d === undefined) {
+      d = {
+        actorEpoch: run.actorEpoch,
+        objectEpoch: run.objectEpoch,
+        wordEpoch: run.wordEpoch,
+        actorDefs: [],
+        objectDefs: [],
+        words: [],
+        actors: [],
+        objects: [],
+        longRunning: [],
+      };
       this.dicts[w] = d;
+    }
+    if (d.actorEpoch !== run.actorEpoch) {
+      d.actorEpoch = run.actorEpoch;
+      d.actorDefs = [];
+      d.actors = [];
+    }
+    if (d.objectEpoch !== run.objectEpoch) {
+      d.objectEpoch = run.objectEpoch;
+      d.objectDefs = [];
+      d.objects = [];
+      d.longRunning = [];
+    }
+    if (d.wordEpoch !== run.wordEpoch) {
+      d.wordEpoch = run.wordEpoch;
+      d.words = [];
     }
     for (const s of run.actors) d.actorDefs.push(s);
     // Names are one per object; the other parts are few, kept once (a copy per definition
@@ -569,11 +601,7 @@ export class RunDecoder {
     const n = this.normalizer;
     if (this.generation !== n.generation) {
       this.generation = n.generation;
-      for (const x of this.dicts) {
-        if (x === undefined) continue;
-        x.actors = [];
-        x.objects = [];
-      }
+      for (const x of this.dicts) if (x !== undefined) x.actors = [];
     }
     let actor = d.actors[actorId];
     if (actor === undefined) {
@@ -587,7 +615,7 @@ export class RunDecoder {
       if (object === null) {
         const o = d.objectDefs;
         const b = 6 * objectId;
-        object = d.objects[objectId] = n.internObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
+        object = d.objects[objectId] = n.newObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
         d.longRunning[objectId] = isLongRunningSubresource(object.subresource) ? 1 : 0;
       }
       longRunning = d.longRunning[objectId] === 1;

@@ -80,7 +80,9 @@ export function skippedRange(id: number, state: WorkState): WorkResult {
     numbers: new Float64Array(0),
     fallback: [],
     bodies: [],
-    epoch: state.epoch,
+    actorEpoch: state.actorEpoch,
+    objectEpoch: state.objectEpoch,
+    wordEpoch: state.wordEpoch,
     actors: [],
     objects: [],
     words: [],
@@ -114,7 +116,7 @@ export const FLAG_BODY = 4;
  * this worker's dictionaries (see {@link WorkResult.actors}).
  */
 export const NUMBER_FIELDS = NUMBER_LANES + 2;
-/** Entries a worker's dictionaries hold before it starts new ones (a new `epoch`). */
+/** Entries a worker's dictionaries hold together before the largest starts over (a new epoch of it). */
 export const DICTIONARY_LIMIT = 20_000;
 
 /** What a worker answers for one {@link WorkRequest} or {@link RangeRequest}. */
@@ -142,8 +144,13 @@ export interface WorkResult {
    * `timestampFields` list (`''`, `''`, `[]` when it has none).
    */
   bodies: Array<string | readonly string[]>;
-  /** Dictionary epoch: ids of an earlier epoch are void. */
-  epoch: number;
+  /**
+   * Epochs of the worker's actor, object and word dictionaries: the ids of a dictionary's
+   * earlier epoch are void (it started over: {@link WorkState.trim}).
+   */
+  actorEpoch: number;
+  objectEpoch: number;
+  wordEpoch: number;
   /** Actors first seen in this run, in id order: username, userAgent, username, … */
   actors: string[];
   /** Objects first seen in this run, in id order: apiGroup, resource, namespace, name, subresource, apiVersion, … */
@@ -170,6 +177,7 @@ interface ObjectEntry {
   namespace: string;
   name: string;
   subresource: string;
+  apiVersion: string;
   id: number;
   /** The next entry of the same hash. */
   next: ObjectEntry | null;
@@ -179,7 +187,7 @@ interface ObjectEntry {
  * One decoder's dictionaries: a worker thread keeps one for its life, and a reader that decodes
  * some runs itself (`decodeRanges`) one of its own. Keyed by the FNV hash of the username and of
  * the object name; entries are compared in full, so a hash collision only costs a comparison.
- * Ids are valid within an `epoch`.
+ * Ids are valid within their dictionary's epoch.
  */
 export class WorkState {
   /**
@@ -188,11 +196,18 @@ export class WorkState {
    */
   constructor(
     readonly onReadingThread = false,
-    /** Entries its dictionaries hold before they start over (a new `epoch`). */
+    /** Entries its dictionaries hold together before the largest starts over (see {@link trim}). */
     readonly limit = DICTIONARY_LIMIT,
   ) {}
 
-  epoch = 0;
+  /**
+   * Per dictionary, the number of times it started over (see {@link WorkResult.actorEpoch}): one
+   * starts over alone ({@link trim}), so a log of ever new objects does not define its actors and
+   * words again every time the objects fill up.
+   */
+  actorEpoch = 0;
+  objectEpoch = 0;
+  wordEpoch = 0;
   actorIds = new Map<number, ActorEntry>();
   actorCount = 0;
   objectIds = new Map<number, ObjectEntry>();
@@ -229,15 +244,46 @@ export class WorkState {
     return this.nativeDict;
   }
 
-  /** Starts a new epoch with empty dictionaries. */
+  /** Starts every dictionary over (a new epoch of each). */
   reset(): void {
-    if (this.nativeDict !== null) nativeScanner!.clearDict(this.nativeDict);
-    this.epoch++;
-    this.parts = new StringPool(DICTIONARY_LIMIT);
+    this.resetActors();
+    this.resetObjects();
+    this.resetWords();
+  }
+
+  /**
+   * When the dictionaries hold more than `limit` entries together, starts over the one that holds
+   * the most (objects, on a log of ever new objects): the others keep their ids, so their values
+   * are not defined again, and memory stays as bounded as if all started over.
+   */
+  trim(): void {
+    const a = this.actorCount;
+    const o = this.objectCount;
+    const w = this.wordCount;
+    if (a + o + w <= this.limit) return;
+    if (o >= a && o >= w) this.resetObjects();
+    else if (a >= w) this.resetActors();
+    else this.resetWords();
+  }
+
+  private resetActors(): void {
+    if (this.nativeDict !== null) nativeScanner!.clearDict(this.nativeDict, 0);
+    this.actorEpoch++;
     this.actorIds = new Map();
-    this.objectIds = new Map();
     this.actorCount = 0;
+  }
+
+  private resetObjects(): void {
+    if (this.nativeDict !== null) nativeScanner!.clearDict(this.nativeDict, 1);
+    this.objectEpoch++;
+    this.parts = new StringPool(DICTIONARY_LIMIT);
+    this.objectIds = new Map();
     this.objectCount = 0;
+  }
+
+  private resetWords(): void {
+    if (this.nativeDict !== null) nativeScanner!.clearDict(this.nativeDict, 2);
+    this.wordEpoch++;
     this.wordIds = new Map();
     this.wordCount = 0;
   }
@@ -351,13 +397,18 @@ class RunReader {
     return id;
   }
 
-  /** The id of an object in the state's dictionary, as {@link actorId}; `apiVersion` is kept from its first sight. */
+  /**
+   * The id of an object in the state's dictionary, as {@link actorId}: one per object and
+   * `apiVersion`, so the reading thread makes each record's object with the `apiVersion` its
+   * request named (`RunDecoder`).
+   */
   private objectId(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): number {
     const state = this.state;
     const oh = fnv30(name);
     const named = state.objectIds.get(oh);
     for (let o = named ?? null; o !== null; o = o.next) {
-      if (o.resource === resource && o.namespace === namespace && o.name === name && o.apiGroup === apiGroup && o.subresource === subresource) return o.id;
+      if (o.resource === resource && o.namespace === namespace && o.name === name && o.apiGroup === apiGroup && o.subresource === subresource && o.apiVersion === apiVersion)
+        return o.id;
     }
     const id = state.objectCount++;
     const e: ObjectEntry = {
@@ -367,10 +418,11 @@ class RunReader {
       namespace: state.part(namespace),
       name: fresh(name),
       subresource: state.part(subresource),
+      apiVersion: state.part(apiVersion),
       next: named ?? null,
     };
     state.objectIds.set(oh, e);
-    this.objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, state.part(apiVersion));
+    this.objects.push(e.apiGroup, e.resource, e.namespace, e.name, e.subresource, e.apiVersion);
     return id;
   }
 
@@ -584,10 +636,9 @@ class RunReader {
  */
 export function work(req: WorkRequest, state: WorkState): WorkResult {
   const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
-  if (req.first === 1 || state.actorCount + state.objectCount + state.wordCount > state.limit) {
-    // A new member (its reader knows nothing yet), or full dictionaries.
-    state.reset();
-  }
+  // A new member: its reader knows no id yet.
+  if (req.first === 1) state.reset();
+  else state.trim();
   const r = state.reader();
   r.begin(req);
   const nat = r.nat;
@@ -612,7 +663,9 @@ export function work(req: WorkRequest, state: WorkState): WorkResult {
     numbers: r.numbers.slice(0, r.numberCount),
     fallback: r.fallback,
     bodies: r.bodies,
-    epoch: state.epoch,
+    actorEpoch: state.actorEpoch,
+    objectEpoch: state.objectEpoch,
+    wordEpoch: state.wordEpoch,
     actors: r.actors,
     objects: r.objects,
     words: r.words,

@@ -366,6 +366,62 @@ describe.runIf(built)('native scanner agrees with the JavaScript fast path', () 
     expect(remembered - afterFirst.remembered).toBe(205);
   });
 
+  it('starts the largest dictionary over on its own when they hold more than their limit, with its cache', () => {
+    // Dictionaries of at most 50 entries together, and 600 lines: the scanner's cache forgets only
+    // the ids of the dictionary that starts over, so its answers stay those of the JavaScript path.
+    const decodeAll = (name: (i: number) => string, user: (i: number) => string): { got: WorkResult[]; state: WorkState } => {
+      const lines: string[] = [];
+      for (let i = 0; i < 600; i++) {
+        lines.push(
+          JSON.stringify({
+            kind: 'Event',
+            apiVersion: 'audit.k8s.io/v1',
+            level: 'Metadata',
+            auditID: `a-${i}`,
+            stage: 'ResponseComplete',
+            requestURI: `/api/v1/namespaces/ns/pods/${name(i)}/status`,
+            verb: 'patch',
+            user: { username: user(i) },
+            sourceIPs: [`10.0.0.${i % 3}`],
+            userAgent: 'kubelet/v1.31.0',
+            objectRef: { resource: 'pods', namespace: 'ns', name: name(i), apiVersion: 'v1', subresource: 'status' },
+            responseStatus: { metadata: {}, code: 200 },
+            requestReceivedTimestamp: '2026-01-01T00:00:00.000000Z',
+            stageTimestamp: '2026-01-01T00:00:00.001000Z',
+          }),
+        );
+      }
+      const runs: Buffer[] = [];
+      for (let k = 0; k < lines.length; k += 40) runs.push(Buffer.from(lines.slice(k, k + 40).join('\n') + '\n', 'utf8'));
+      const each = (state: WorkState): WorkResult[] =>
+        runs.map((bytes, k) => work({ id: k, bytes, atEnd: k === runs.length - 1, first: k === 0 ? 1 : 1 + 40 * k, maxLength: 1 << 20 }, state));
+      useNativeScanner(false);
+      const want = each(new WorkState(false, 50));
+      useNativeScanner(true);
+      const state = new WorkState(false, 50);
+      const got = each(state);
+      expect(got).toEqual(want);
+      return { got, state };
+    };
+    const defined = (got: WorkResult[], field: 'actors' | 'objects', width: number): number => got.map((r) => r[field].length / width).reduce((a, b) => a + b);
+    // 600 objects of 2 actors (3 source IPs): past 50 entries together the largest dictionary
+    // starts over before the next run, here the objects' after every second run of 40, 7 times
+    // after the first run's start, which started all three; the 2 actors are defined once.
+    const objects = decodeAll(
+      (i) => `p-${i}`,
+      (i) => `system:node:n${i % 2}`,
+    );
+    expect([objects.state.actorEpoch, objects.state.objectEpoch, objects.state.wordEpoch]).toEqual([1, 8, 1]);
+    expect([defined(objects.got, 'actors', 2), defined(objects.got, 'objects', 6)]).toEqual([2, 600]);
+    // 600 actors writing 2 objects: the actors' dictionary is the one that starts over.
+    const actors = decodeAll(
+      (i) => `p-${i % 2}`,
+      (i) => `system:node:n${i}`,
+    );
+    expect([actors.state.actorEpoch, actors.state.objectEpoch, actors.state.wordEpoch]).toEqual([8, 1, 1]);
+    expect([defined(actors.got, 'actors', 2), defined(actors.got, 'objects', 6)]).toEqual([600, 2]);
+  });
+
   it('reads whole pieces as the per-line path reads their lines, however they are cut', () => {
     // Runs of kube-apiserver lines mixed with what cutLines treats specially: CRLF, a lone CR,
     // blank and whitespace-only lines, prefixed lines, lines past maxLength, a missing last

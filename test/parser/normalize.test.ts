@@ -143,13 +143,18 @@ describe('Normalizer.normalize', () => {
   it('interns actors and objects', () => {
     const n = new Normalizer();
     const a = record({ auditID: 'a' }, n);
-    const b = record({ auditID: 'b', objectRef: { ...CONFLICT_EVENT.objectRef, apiVersion: 'v1beta1' } }, n);
-    const c = record({ auditID: 'c', userAgent: 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc' }, n);
-    expect(b.actor).toBe(a.actor);
+    const b = record({ auditID: 'b', userAgent: 'kubectl/v1.31.0 (linux/amd64) kubernetes/9edcffc' }, n);
+    expect(b.actor).not.toBe(a.actor);
     expect(b.object).toBe(a.object);
-    expect(b.object?.apiVersion).toBe('v1'); // first seen wins
-    expect(c.actor).not.toBe(a.actor);
-    expect(c.object).toBe(a.object);
+    // Another apiVersion of the same object: a new instance with the same key, which replaces
+    // the interned one, so every record's object carries the apiVersion its request named.
+    const c = record({ auditID: 'c', objectRef: { ...CONFLICT_EVENT.objectRef, apiVersion: 'v1beta1' } }, n);
+    const d = record({ auditID: 'd', objectRef: { ...CONFLICT_EVENT.objectRef, apiVersion: 'v1beta1' } }, n);
+    expect(c.actor).toBe(a.actor);
+    expect(c.object).not.toBe(a.object);
+    expect(d.object).toBe(c.object);
+    expect([a.object?.apiVersion, c.object?.apiVersion, c.object?.key]).toEqual(['v1', 'v1beta1', a.object?.key]);
+    expect(record({ auditID: 'e' }, n).object?.apiVersion).toBe('v1');
     expect([n.actorCount, n.objectCount]).toEqual([2, 1]);
   });
 });
@@ -175,9 +180,11 @@ describe('Normalizer generations', () => {
     const n = gens();
     const web = record(on('web', 0), n).object;
     const api = record(on('api', 2), n); // closes the generation web and api are in
-    expect(record(on('web', 3, 'v2'), n).object).toBe(web);
-    expect(web?.apiVersion).toBe('v1'); // its own, not the request's
+    expect(record(on('web', 3), n).object).toBe(web);
     expect(n.objectCount).toBe(2); // web promoted; api still in the previous generation
+    const v2 = record(on('web', 3, 'v2'), n).object; // the same key named with another apiVersion
+    expect([v2 === web, v2?.key, v2?.apiVersion, web?.apiVersion]).toEqual([false, web?.key, 'v2', 'v1']);
+    expect(n.objectCount).toBe(2);
     expect(api.object?.name).toBe('api');
   });
 

@@ -81,8 +81,8 @@ describe('parallel reader', () => {
         objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'log' },
         responseStatus: { metadata: {}, code: 200 },
       }),
-      // Two objects the normalizer's key makes one ('a/b/c/log' both ways): the record takes the
-      // interned object's subresource ('c/log', not long-running), as the single-threaded reader does.
+      // Two objects whose keys are the same ('a/b/c/log' both ways): each record's object has the
+      // parts its own request named, in both readers.
       rc('slash-sub', {
         verb: 'get',
         objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'c/log' },
@@ -91,6 +91,17 @@ describe('parallel reader', () => {
       rc('slash-name', {
         verb: 'get',
         objectRef: { resource: 'pods', namespace: 'a', name: 'b/c', apiVersion: 'v1', subresource: 'log' },
+        responseStatus: { metadata: {}, code: 200 },
+      }),
+      // One HorizontalPodAutoscaler read as autoscaling/v1 and v2: each record's object has its own apiVersion.
+      rc('hpa-v2', {
+        verb: 'get',
+        objectRef: { resource: 'horizontalpodautoscalers', namespace: 'a', name: 'web', apiGroup: 'autoscaling', apiVersion: 'v2' },
+        responseStatus: { metadata: {}, code: 200 },
+      }),
+      rc('hpa-v1', {
+        verb: 'get',
+        objectRef: { resource: 'horizontalpodautoscalers', namespace: 'a', name: 'web', apiGroup: 'autoscaling', apiVersion: 'v1' },
         responseStatus: { metadata: {}, code: 200 },
       }),
       // RequestResponse level: what a record keeps of the bodies comes back from the workers.
@@ -180,14 +191,18 @@ describe('parallel reader', () => {
     expect(r[1].stats[0]!.overlongLines).toBe(403);
     const s = r[1].stats[0]!;
     expect(s.format).toBe('jsonl');
-    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([7604, 6001, 6001, 400, 403]);
+    expect([s.lines, s.events, s.requests, s.badLines, s.overlongLines]).toEqual([8404, 6801, 6801, 400, 403]);
     const byId = new Map(r[1].records.map((x) => [x.auditID, x]));
     expect([byId.get('fm')!.fieldManager, byId.get('fm')!.dryRun]).toEqual(['müller', true]);
     expect([byId.get('fm-escaped')!.fieldManager, byId.get('fm-escaped')!.dryRun, byId.get('fm-escaped')!.isWrite]).toEqual(['kubectl', false, true]);
     expect([byId.get('7-dry')!.fieldManager, byId.get('7-dry')!.dryRun, byId.get('7-dry')!.isWrite]).toEqual(['', true, false]);
     expect([byId.get('log')!.latencyMs, byId.get('7-log')!.latencyMs, byId.get('7-log')!.object!.subresource]).toEqual([-1, -1, 'log']);
     expect(byId.get('7-dry')!.latencyMs).toBeGreaterThan(0);
-    expect([byId.get('slash-name')!.object!.subresource, byId.get('slash-name')!.latencyMs > 0]).toEqual(['c/log', true]);
+    // The same key from other parts (a `/` in the name): `slash-name` asked for the long-running `log`.
+    const [v2, v1] = [byId.get('hpa-v2')!.object!, byId.get('hpa-v1')!.object!];
+    expect([v2.apiVersion, v1.apiVersion, v1.key]).toEqual(['v2', 'v1', v2.key]);
+    const [sub, name] = [byId.get('slash-sub')!, byId.get('slash-name')!];
+    expect([sub.object!.subresource, sub.latencyMs > 0, name.object!.subresource, name.latencyMs, name.object!.key]).toEqual(['c/log', true, 'log', -1, sub.object!.key]);
     expect(r[1].bad[0]).toEqual({ source: file, line: 5, reason: 'line longer than 2048 characters (--max-line-length): skipped' });
     expect(r[1].bad[1]!.line).toBe(6);
     expect(r[1].records[0]!.auditID).toBe('bom');
@@ -202,6 +217,30 @@ describe('parallel reader', () => {
     ]);
     expect(rr[0]!.body!.content).toBe(rr[1]!.body!.content);
     expect(rr[0]!.body!.timestampFields).toBe(rr[1]!.body!.timestampFields); // one shared list
+  });
+
+  it('starts a worker dictionary over on its own when it fills: 45,000 objects written by two actors', async () => {
+    // Past 20,000 entries the worker's largest dictionary, its objects', starts over (twice here)
+    // while its actor and word dictionaries keep their ids: every record must still get its own
+    // object and actor.
+    const dir = tempDir();
+    const file = path.join(dir, 'objects.log');
+    const body: string[] = [];
+    for (let i = 0; i < 45_000; i++) {
+      body.push(
+        eventLine({
+          auditID: `id-${i}`,
+          user: { username: i % 2 === 0 ? 'system:node:a' : 'system:node:b' },
+          objectRef: { resource: 'pods', namespace: 'ns', name: `pod-${i}`, apiVersion: 'v1', subresource: 'status' },
+        }),
+      );
+    }
+    writeFileSync(file, body.join('\n') + '\n');
+    const r = await both(file);
+    expectSame(r);
+    const records = r[1].records;
+    expect(records.length).toBe(45_000);
+    expect(records.filter((x, i) => x.object?.name !== `pod-${i}` || x.actor.username !== (i % 2 === 0 ? 'system:node:a' : 'system:node:b'))).toEqual([]);
   });
 
   it('decodes a range here only when it claims it before the worker does, and reads what a worker reads', async () => {
