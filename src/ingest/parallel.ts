@@ -475,7 +475,12 @@ interface Dictionary {
   objectEpoch: number;
   wordEpoch: number;
   actorDefs: string[];
-  objectDefs: string[];
+  /**
+   * Objects the worker defined in this epoch of its object dictionary. An object is defined in
+   * the answer that first uses it, and made then (it is never looked up again by id after a
+   * generation closes, as actors are), so its definition is read from that answer, not copied.
+   */
+  objectCount: number;
   /** Verbs, source IPs, levels and reasons by id. */
   words: string[];
   /** Interned actors by id, cached until the normalizer closes a generation. */
@@ -512,6 +517,8 @@ export class RunDecoder {
   private ni = 0; // into numbers
   private fi = 0; // into fallback
   private bi = 0; // into bodies
+  /** The id of the answer's first object definition (`run.objects`). */
+  private objectBase = 0;
 
   constructor(private readonly normalizer: Normalizer) {
     this.generation = normalizer.generation;
@@ -527,7 +534,7 @@ export class RunDecoder {
         objectEpoch: run.objectEpoch,
         wordEpoch: run.wordEpoch,
         actorDefs: [],
-        objectDefs: [],
+        objectCount: 0,
         words: [],
         actors: [],
         objects: [],
@@ -542,7 +549,7 @@ export class RunDecoder {
     }
     if (d.objectEpoch !== run.objectEpoch) {
       d.objectEpoch = run.objectEpoch;
-      d.objectDefs = [];
+      d.objectCount = 0;
       d.objects = [];
       d.longRunning = [];
     }
@@ -551,10 +558,8 @@ export class RunDecoder {
       d.words = [];
     }
     for (const s of run.actors) d.actorDefs.push(s);
-    // Names are one per object; the other parts are few, kept once (a copy per definition
-    // would stay until the worker's dictionaries start over).
-    const o = run.objects;
-    for (let k = 0; k < o.length; k++) d.objectDefs.push(k % 6 === 3 ? o[k]! : this.normalizer.part(o[k]!));
+    this.objectBase = d.objectCount;
+    d.objectCount += run.objects.length / 6;
     for (const s of run.words) d.words.push(s);
     this.run = run;
     this.dict = d;
@@ -613,9 +618,11 @@ export class RunDecoder {
     if (objectId >= 0) {
       object = d.objects[objectId] ?? null;
       if (object === null) {
-        const o = d.objectDefs;
-        const b = 6 * objectId;
-        object = d.objects[objectId] = n.newObject(o[b]!, o[b + 1]!, o[b + 2]!, o[b + 3]!, o[b + 4]!, o[b + 5]!);
+        const o = this.run!.objects;
+        const b = 6 * (objectId - this.objectBase);
+        if (b < 0 || b >= o.length) throw new Error(`parser thread answer: object ${objectId} is used before the answer that defines it`);
+        // The name is one per object; the other parts are few, kept once.
+        object = d.objects[objectId] = n.newObject(n.part(o[b]!), n.part(o[b + 1]!), n.part(o[b + 2]!), o[b + 3]!, n.part(o[b + 4]!), n.part(o[b + 5]!));
         d.longRunning[objectId] = isLongRunningSubresource(object.subresource) ? 1 : 0;
       }
       longRunning = d.longRunning[objectId] === 1;

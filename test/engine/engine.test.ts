@@ -142,6 +142,37 @@ describe('AuditIdDedupe', () => {
     expect(d.seen('6f1b0c8e-2f7d-4a43-9a55-000000000000', T0)).toBe(true);
     expect(hash53('x')).not.toBe(hash53('y'));
   });
+
+  it('finds every copy of a burst in one millisecond, past what a page of the table takes', () => {
+    // 100,000 requests in one millisecond: a page takes 48 keys, the others go to their hash homes.
+    const d = new AuditIdDedupe(200_000);
+    const id = (i: number): string => `burst-${i}`;
+    let dup = 0;
+    for (let i = 0; i < 100_000; i++) if (d.seen(id(i), T0 + 0.5, T0 + 0.25)) dup++;
+    expect(dup).toBe(0);
+    // Every tenth again, with both times, then with the received time only (a legacy copy).
+    for (let i = 0; i < 100_000; i += 10) if (d.seen(id(i), T0 + 0.5, T0 + 0.25)) dup++;
+    for (let i = 5; i < 100_000; i += 10) if (d.seen(id(i), T0 + 0.25, T0 + 0.25)) dup++;
+    expect(dup).toBe(20_000);
+    expect(d.seen(id(100_000), T0 + 0.5, T0 + 0.25)).toBe(false);
+  });
+
+  it('finds copies that come back in reverse time order after the table wrapped around its pages and turned a generation', () => {
+    // 1,500 requests 1 ms apart in tables of 4,096 slots (64 pages of 64: they wrap every 64 ms),
+    // then the first 1,000 again, latest first: the first generation (requests 0-999) is the
+    // previous one, the second (1,000-1,499) the current one; each copy is found in the one that
+    // spans its time, and a request never seen in between is not taken for one.
+    const d = new AuditIdDedupe(1_000);
+    const req = (i: number): [string, number, number] => [`wrap-${i}`, T0 + i, T0 + i - 0.3];
+    let dup = 0;
+    for (let i = 0; i < 1_500; i++) if (d.seen(...req(i))) dup++;
+    expect(dup).toBe(0);
+    const again: boolean[] = [];
+    for (let i = 999; i >= 0; i--) again.push(d.seen(...req(i)));
+    expect(again.filter((x) => !x)).toEqual([]);
+    expect(d.seen('wrap-new', T0 + 500, T0 + 499.7)).toBe(false);
+    expect(d.seen('wrap-1200', T0 + 1200, T0 + 1199.7)).toBe(true);
+  });
 });
 
 describe('BoundedSample', () => {
