@@ -223,6 +223,12 @@ export class Normalizer {
    */
   private promoted = 0;
   private regretted = 0;
+  /**
+   * Objects made by {@link newObject} in the current generation: they count in its size as
+   * interned ones do, so the generations close as often whichever reader made the objects, and
+   * the actors they hold stay as few.
+   */
+  private made = 0;
   /** The size at which the current generation closes (see the constructor). */
   private limit: number;
   /** One copy of each few-valued object part (group, version, resource, namespace, subresource). */
@@ -281,7 +287,7 @@ export class Normalizer {
 
   /** Closes the generation when it is `generationMs` old (and holds `generationMin`) or full. */
   private maybeRotate(ts: number): void {
-    const size = this.objects.size + this.actors.size;
+    const size = this.objects.size + this.actors.size + this.made;
     const old = !(ts - this.generationStartMs < this.generationMs);
     if (!old && size < this.limit) return;
     if (size >= this.limit || size >= this.generationMin) {
@@ -289,6 +295,7 @@ export class Normalizer {
       else if ((this.promoted + this.regretted) * 16 < size) this.limit = Math.max(this.limit / 2, this.generationMax);
       this.promoted = 0;
       this.regretted = 0;
+      this.made = 0;
       const closing = this.generation;
       if (this.prevObjects.size > 0) {
         this.dropped.unshift(droppedKeys(this.prevObjects, this.objects));
@@ -586,6 +593,7 @@ export class Normalizer {
    * share it.
    */
   newObject(apiGroup: string, resource: string, namespace: string, name: string, subresource: string, apiVersion: string): ObjectRef {
+    this.made++;
     return this.madeObject(flattened(`${apiGroup}/${resource}/${namespace}/${name}/${subresource}`), apiGroup, resource, namespace, name.length, subresource, apiVersion);
   }
 

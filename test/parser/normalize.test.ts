@@ -176,6 +176,20 @@ describe('Normalizer generations', () => {
     (runInNewContext('gc') as () => void)();
   };
 
+  it('counts the objects newObject made (the parallel reader) in a generation, as interned ones', () => {
+    // A generation of at most 1,000 values: 999 objects made per definition and one record's
+    // actor and object fill it, so the next record opens a new one (without the count, the
+    // generation would hold only two values and stay open for a minute).
+    const n = gens();
+    record(on('first', 0), n);
+    for (let i = 0; i < 999; i++) n.newObject('', 'pods', 'ns', `p-${i}`, 'status', 'v1');
+    expect(n.generation).toBe(0);
+    record(on('next', 0), n);
+    expect(n.generation).toBe(1);
+    const made = n.newObject('', 'pods', 'ns', 'p-0', 'status', 'v1');
+    expect([made.key, made.name, made.subresource, made.label]).toEqual(['/pods/ns/p-0/status', 'p-0', 'status', 'pods/status']);
+  });
+
   it('an object of the previous generation keeps its instance', () => {
     const n = gens();
     const web = record(on('web', 0), n).object;
