@@ -66,6 +66,7 @@ export interface ObjectRef {
   /** `apiGroup/resource/namespace/name/subresource` (empty parts kept), unique per object. */
   readonly key: string;
   readonly apiGroup: string;
+  /** The `apiVersion` this record's request named (instances of one key may differ in it). */
   readonly apiVersion: string;
   readonly resource: string;
   readonly namespace: string;
