@@ -60,6 +60,7 @@ describe('parallel reader', () => {
     const dir = tempDir();
     const file = path.join(dir, 'awkward.log');
     const rc = (id: string, extra: Record<string, unknown> = {}): string => eventLine({ auditID: id, ...extra });
+    const get = (id: string, objectRef: Record<string, string>): string => rc(id, { verb: 'get', objectRef, responseStatus: { metadata: {}, code: 200 } });
     const lines = [
       '\ufeff' + rc('bom'),
       rc('crlf') + '\r',
@@ -83,27 +84,11 @@ describe('parallel reader', () => {
       }),
       // Two objects whose keys are the same ('a/b/c/log' both ways): each record's object has the
       // parts its own request named, in both readers.
-      rc('slash-sub', {
-        verb: 'get',
-        objectRef: { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'c/log' },
-        responseStatus: { metadata: {}, code: 200 },
-      }),
-      rc('slash-name', {
-        verb: 'get',
-        objectRef: { resource: 'pods', namespace: 'a', name: 'b/c', apiVersion: 'v1', subresource: 'log' },
-        responseStatus: { metadata: {}, code: 200 },
-      }),
+      get('slash-sub', { resource: 'pods', namespace: 'a', name: 'b', apiVersion: 'v1', subresource: 'c/log' }),
+      get('slash-name', { resource: 'pods', namespace: 'a', name: 'b/c', apiVersion: 'v1', subresource: 'log' }),
       // One HorizontalPodAutoscaler read as autoscaling/v1 and v2: each record's object has its own apiVersion.
-      rc('hpa-v2', {
-        verb: 'get',
-        objectRef: { resource: 'horizontalpodautoscalers', namespace: 'a', name: 'web', apiGroup: 'autoscaling', apiVersion: 'v2' },
-        responseStatus: { metadata: {}, code: 200 },
-      }),
-      rc('hpa-v1', {
-        verb: 'get',
-        objectRef: { resource: 'horizontalpodautoscalers', namespace: 'a', name: 'web', apiGroup: 'autoscaling', apiVersion: 'v1' },
-        responseStatus: { metadata: {}, code: 200 },
-      }),
+      get('hpa-v2', { resource: 'horizontalpodautoscalers', namespace: 'a', name: 'web', apiGroup: 'autoscaling', apiVersion: 'v2' }),
+      get('hpa-v1', { resource: 'horizontalpodautoscalers', namespace: 'a', name: 'web', apiGroup: 'autoscaling', apiVersion: 'v1' }),
       // RequestResponse level: what a record keeps of the bodies comes back from the workers.
       rc('rr-update', {
         level: 'RequestResponse',
