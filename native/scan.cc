@@ -134,7 +134,7 @@ double parseTime(const uint8_t* s, int32_t n) {
     for (; i < n; i++) {
       int d = s[i] - '0';
       if (d < 0 || d > 9) break;
-      if (i - start < 9) {
+      if (i - start < 6) {  // microseconds, as time.ts keeps
         value = value * 10 + d;
         scale *= 10;
       }

@@ -23,8 +23,11 @@ function digits(s: string, at: number, len: number): number {
 
 /**
  * Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` to UTC epoch milliseconds; digits below the
- * millisecond are kept as the fraction (`…00.123456Z` → `… + 123.456`). Up to 9 fractional
- * digits are used (nanoseconds); more are ignored. `t`/`z` and a space separator are accepted.
+ * millisecond are kept as the fraction (`…00.123456Z` → `… + 123.456`). Up to 6 fractional
+ * digits are used (microseconds); more are cut, not rounded: kube-apiserver's legacy lines print
+ * `time.RFC3339Nano` where the JSON event of the same request has `MicroTime`'s truncated
+ * microseconds, and a copy read from each shape must carry the same time (de-duplication keys on
+ * it). `t`/`z` and a space separator are accepted.
  * Returns `NaN` for anything else, including days past the month's end (`2026-02-31`); never
  * throws. Years below 100 are taken literally (Go's zero time `0001-01-01T00:00:00Z` is year 1,
  * not 1901 as `Date.UTC` would make it).
@@ -55,7 +58,7 @@ export function parseTimestamp(s: string): number {
     for (; i < n; i++) {
       const d = s.charCodeAt(i) - DIGIT_0;
       if (d < 0 || d > 9) break;
-      if (i - start < 9) {
+      if (i - start < 6) {
         value = value * 10 + d;
         scale *= 10;
       }

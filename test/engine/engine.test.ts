@@ -7,6 +7,7 @@ import { DETECTORS } from '../../src/detectors/registry.js';
 import { AuditIdDedupe, hash53 } from '../../src/engine/dedupe.js';
 import { idLanes, LANES } from '../../src/decoding/hash.js';
 import { Engine } from '../../src/engine/engine.js';
+import { parseTimestamp } from '../../src/decoding/time.js';
 import { compileFilter } from '../../src/engine/filters.js';
 import { mergeByTime } from '../../src/engine/merge.js';
 import { ReorderQueue } from '../../src/engine/reorder.js';
@@ -124,6 +125,18 @@ describe('AuditIdDedupe', () => {
   it('keys on auditID and stage time: a reused Audit-ID header on another request is not a copy', () => {
     const d = new AuditIdDedupe(10);
     expect([d.seen('x', 1000.001), d.seen('x', 1000.002), d.seen('x', 1000.001)]).toEqual([false, false, true]);
+  });
+
+  it("matches a legacy line's nanoseconds with the JSON event's microseconds of the same request", () => {
+    // kube-apiserver prints the legacy line's time as RFC3339Nano and cuts MicroTime to µs: a
+    // remainder of 500 ns or more must not make the copy another request.
+    const d = new AuditIdDedupe(10);
+    for (const ns of ['000', '499', '500', '999']) {
+      const id = `legacy-${ns}`;
+      expect(d.seen(id, parseTimestamp('2026-07-01T10:00:00.250000Z'), parseTimestamp('2026-07-01T10:00:00.123456Z'))).toBe(false);
+      const t = parseTimestamp(`2026-07-01T10:00:00.123456${ns}Z`);
+      expect([ns, d.seen(id, t, t)]).toEqual([ns, true]);
+    }
   });
 
   it('matches a copy that carries only one of the two times (legacy text, GKE)', () => {
